@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef ROCE_PCAP_FRAME_PRINT_H
+#define ROCE_PCAP_FRAME_PRINT_H
+
+#include <stdio.h>
+
+#include "wire.h"
+
+/* "#3 len 78 roce IPv4 192.168.1.1 > 192.168.1.2 dscp 26 ecn 2 RC_SEND_ONLY dqpn 0x000012 ... icrc ok" */
+void frame_print_text(FILE *out, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p);
+/* One JSON object on one line. */
+void frame_print_json(FILE *out, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p);
+
+#endif

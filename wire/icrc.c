@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * ICRC (InfiniBand invariant CRC as RoCEv2 carries it, IBA Annex A17):
+ *   CRC-32/IEEE 802.3 over  8 x 0xFF | IP header (variant fields = 1s) | UDP (checksum = 1s) |
+ *                           BTH (byte 4 = 1s) | extended headers | payload | pad
+ * stored least-significant byte first.
+ *
+ * The bulk CRC is DPDK's rte_net_crc (SIMD when EAL allows). rte_net_crc has no seed argument,
+ * so the masked prefix is CRC'd from a small scratch copy and the rest in place, and the two are
+ * joined with zlib's crc32_combine_op (CRC(A|B) = CRC(A)*x^(8|B|) ^ CRC(B)): no payload copy.
+ */
+#include <string.h>
+
+#include <rte_cpuflags.h>
+#include <rte_net_crc.h>
+#include <rte_vect.h>
+#include <zlib.h>
+
+#include "wire.h"
+
+#define PSEUDO_LRH_LEN 8
+/* Longest masked prefix: pseudo-LRH + IPv6 + UDP + BTH. */
+#define MASKED_PREFIX_MAX (PSEUDO_LRH_LEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN + WIRE_BTH_LEN)
+/* Below this many bytes after the prefix, one copy and one CRC beat CRC + combine. */
+#define COPY_THRESHOLD 192
+
+static const char *crc_alg_name = "scalar";
+
+const char *wire_crc_init(void)
+{
+	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+
+#ifdef RTE_ARCH_X86
+	/* Mirrors rte_net_crc's own admission rules so the name we report is the one it uses. */
+	if (simd >= RTE_VECT_SIMD_512 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512DQ) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512VL) > 0 &&
+	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_VPCLMULQDQ) > 0) {
+		rte_net_crc_set_alg(RTE_NET_CRC_AVX512);
+		crc_alg_name = "avx512";
+		return crc_alg_name;
+	}
+	if (simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0) {
+		rte_net_crc_set_alg(RTE_NET_CRC_SSE42);
+		crc_alg_name = "sse42";
+		return crc_alg_name;
+	}
+#elif defined(RTE_ARCH_ARM64)
+	if (simd >= RTE_VECT_SIMD_128 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_PMULL) > 0) {
+		rte_net_crc_set_alg(RTE_NET_CRC_NEON);
+		crc_alg_name = "neon";
+		return crc_alg_name;
+	}
+#endif
+	(void)simd;
+	rte_net_crc_set_alg(RTE_NET_CRC_SCALAR);
+	crc_alg_name = "scalar";
+	return crc_alg_name;
+}
+
+const char *wire_crc_alg_name(void) { return crc_alg_name; }
+
+uint32_t wire_crc32(const void *data, size_t len)
+{
+	return rte_net_crc_calc(data, (uint32_t)len, RTE_NET_CRC32_ETH);
+}
+
+/* Writes the masked IP/UDP (or GRH) + BTH prefix after 8 bytes of 0xFF; returns its length. */
+static size_t masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1)
+{
+	size_t l3_len;
+
+	memset(dst, 0xFF, PSEUDO_LRH_LEN);
+	dst += PSEUDO_LRH_LEN;
+	if ((l3[0] >> 4) == 6 || rocev1) {
+		l3_len = WIRE_IPV6_HLEN + (rocev1 ? 0 : WIRE_UDP_HLEN);
+		memcpy(dst, l3, l3_len + WIRE_BTH_LEN);
+		dst[0] |= 0x0F;                   /* traffic class, high nibble */
+		dst[1] = dst[2] = dst[3] = 0xFF; /* traffic class low nibble + flow label */
+		dst[7] = 0xFF;                    /* hop limit */
+	} else {
+		l3_len = WIRE_IPV4_HLEN + WIRE_UDP_HLEN;
+		memcpy(dst, l3, l3_len + WIRE_BTH_LEN);
+		dst[1] = 0xFF;                 /* DSCP + ECN */
+		dst[8] = 0xFF;                 /* TTL */
+		dst[10] = dst[11] = 0xFF;      /* header checksum */
+	}
+	if (!rocev1)
+		dst[l3_len - 2] = dst[l3_len - 1] = 0xFF; /* UDP checksum */
+	dst[l3_len + 4] = 0xFF;                         /* BTH FECN, BECN, resv6 */
+	return PSEUDO_LRH_LEN + l3_len + WIRE_BTH_LEN;
+}
+
+static uint32_t icrc_common(const uint8_t *l3, size_t covered, bool rocev1)
+{
+	uint8_t buf[MASKED_PREFIX_MAX + COPY_THRESHOLD];
+	size_t prefix = masked_prefix(buf, l3, rocev1);
+	size_t done = prefix - PSEUDO_LRH_LEN;
+	size_t rest = covered > done ? covered - done : 0;
+
+	if (rest <= COPY_THRESHOLD) {
+		memcpy(buf + prefix, l3 + done, rest);
+		return wire_crc32(buf, prefix + rest);
+	}
+	return (uint32_t)crc32_combine_op(wire_crc32(buf, prefix), wire_crc32(l3 + done, rest),
+					  crc32_combine_gen64((z_off64_t)rest));
+}
+
+uint32_t wire_icrc(const uint8_t *l3, size_t covered) { return icrc_common(l3, covered, false); }
+
+uint32_t wire_icrc_v1(const uint8_t *grh, size_t covered) { return icrc_common(grh, covered, true); }
+
+void wire_icrc_seal(uint8_t *frame, const struct wire_pkt *p)
+{
+	size_t covered = (size_t)p->icrc_off - p->l3_off;
+	uint32_t icrc = p->roce_version == 1 ? wire_icrc_v1(frame + p->l3_off, covered)
+					      : wire_icrc(frame + p->l3_off, covered);
+	wire_icrc_store(frame + p->icrc_off, icrc);
+}
+
+/* ---- incremental ------------------------------------------------------------------------- */
+
+wire_crc_shift wire_crc_shift_for(size_t tail) { return (wire_crc_shift)crc32_combine_gen64((z_off64_t)tail); }
+
+/* CRC register contents after feeding `bytes` into a zero register, no final inversion: the
+ * linear part of the CRC, which is what a difference of two messages contributes. */
+static uint32_t raw_crc(const uint8_t *bytes, size_t k)
+{
+	return ~(uint32_t)crc32(0xFFFFFFFFUL, bytes, (uInt)k);
+}
+
+static uint32_t shift_raw(uint32_t raw, wire_crc_shift shift)
+{
+	return (uint32_t)crc32_combine_op(raw, 0, shift);
+}
+
+uint32_t wire_icrc_patch(uint32_t icrc, const uint8_t *old_bytes, const uint8_t *new_bytes, size_t k,
+			 wire_crc_shift shift)
+{
+	uint8_t delta[64];
+	uint32_t raw = 0;
+
+	while (k > 0) {
+		size_t n = k < sizeof(delta) ? k : sizeof(delta);
+		for (size_t i = 0; i < n; i++)
+			delta[i] = old_bytes[i] ^ new_bytes[i];
+		raw = ~(uint32_t)crc32(~raw & 0xFFFFFFFFUL, delta, (uInt)n); /* continue the raw CRC */
+		k -= n;
+		old_bytes += n;
+		new_bytes += n;
+	}
+	return icrc ^ shift_raw(raw, shift);
+}
+
+int wire_icrc_field_init(struct wire_icrc_field *f, unsigned width, size_t tail)
+{
+	if (width == 0 || width > WIRE_ICRC_FIELD_MAX)
+		return -1;
+	f->width = (uint8_t)width;
+	for (unsigned i = 0; i < width; i++) {
+		/* byte i of the field is followed by (width - 1 - i) field bytes and the tail */
+		wire_crc_shift s = wire_crc_shift_for(tail + width - 1 - i);
+		for (unsigned v = 0; v < 256; v++) {
+			uint8_t b = (uint8_t)v;
+			f->table[i][v] = shift_raw(raw_crc(&b, 1), s);
+		}
+	}
+	return 0;
+}
