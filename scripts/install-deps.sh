@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12's archive, whatever the build and the tests need and is missing.
+# Run as root. Idempotent: when everything is present it changes nothing and needs no network.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  gcc meson ninja-build pkg-config
+  libdpdk-dev      # DPDK 22.11 LTS (rte_net_crc, ethdev, ...)
+  dpdk             # DPDK runtime tools and PMDs
+  libibverbs-dev   # rdma-core, needed by the mlx5 PMD
+  libnuma-dev libconfig-dev
+  libpcap-dev      # pcap read/write in roce-pcap (and DPDK's net_pcap)
+  zlib1g-dev       # crc32_combine for the ICRC
+  # tests
+  clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang
+  python3 python3-scapy python3-pytest   # scapy's RoCE layer: an independent ICRC oracle
+  tshark                                 # Wireshark's InfiniBand/RoCE, PFC and IP dissectors
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages: ${missing[*]}; run this script as root" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
+echo "install-deps: done"
