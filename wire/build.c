@@ -98,6 +98,24 @@ static size_t put_ip(uint8_t *p, const struct wire_ip *ip, size_t l4_len)
 	return WIRE_IPV4_HLEN;
 }
 
+/* RFC 768 / RFC 8200 checksum over the pseudo-header and the whole datagram (ICRC included). */
+static void put_udp_checksum(uint8_t *l3, uint8_t version, size_t l4_len)
+{
+	size_t ip_hlen = version == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN;
+	uint8_t *udp = l3 + ip_hlen;
+	uint32_t sum;
+	uint16_t csum;
+
+	if (version == 6)
+		sum = csum_add(0, l3 + 8, 32); /* source and destination addresses */
+	else
+		sum = csum_add(0, l3 + 12, 8);
+	sum += WIRE_IPPROTO_UDP + (uint32_t)l4_len;
+	sum = csum_add(sum, udp, l4_len);
+	csum = csum_fold(sum);
+	wire_put16(udp + 6, csum ? csum : 0xFFFF); /* 0 would mean "no checksum" */
+}
+
 int wire_build_roce(const struct wire_roce_spec *s, uint8_t *buf, size_t cap)
 {
 	const struct wire_opcode_info *op = wire_opcode_info(s->bth.opcode);
@@ -111,6 +129,8 @@ int wire_build_roce(const struct wire_roce_spec *s, uint8_t *buf, size_t cap)
 		return -WIRE_BUILD_BAD_FIELD;
 	if (s->payload_len && !(op->flags & WIRE_OPF_PAYLOAD))
 		return -WIRE_BUILD_NO_PAYLOAD;
+	if (pad_for(s->payload_len) && !(op->flags & WIRE_OPF_END))
+		return -WIRE_BUILD_BAD_PAD;
 	len = wire_roce_frame_len(s);
 	if (s->payload_len > WIRE_MAX_FRAME || len > WIRE_MAX_FRAME)
 		return -WIRE_BUILD_TOO_LONG;
@@ -145,6 +165,8 @@ int wire_build_roce(const struct wire_roce_spec *s, uint8_t *buf, size_t cap)
 
 	wire_icrc_store(buf + off, wire_icrc(buf + l3_off, off - l3_off));
 	off += WIRE_ICRC_LEN;
+	if (s->udp_checksum)
+		put_udp_checksum(buf + l3_off, s->ip.version, l4);
 	if (off < WIRE_MIN_FRAME) {
 		memset(buf + off, 0, WIRE_MIN_FRAME - off);
 		off = WIRE_MIN_FRAME;
@@ -186,6 +208,23 @@ int wire_build_pause(const uint8_t src[6], const uint8_t *dst, uint16_t quanta, 
 		return len;
 	wire_put16(buf + 16, quanta);
 	return len;
+}
+
+const char *wire_build_error_name(int err)
+{
+	static const char *const names[] = {
+		[WIRE_BUILD_OK] = "ok",
+		[WIRE_BUILD_NO_ROOM] = "buffer too small",
+		[WIRE_BUILD_BAD_OPCODE] = "opcode not supported",
+		[WIRE_BUILD_BAD_FIELD] = "field out of range",
+		[WIRE_BUILD_TOO_LONG] = "frame longer than the largest jumbo frame",
+		[WIRE_BUILD_NO_PAYLOAD] = "payload on an opcode that carries none",
+		[WIRE_BUILD_BAD_PAD] = "first/middle packet payload not a multiple of 4 (only last/only packets pad)",
+	};
+
+	if (err < 0)
+		err = -err;
+	return (size_t)err < sizeof(names) / sizeof(names[0]) ? names[err] : "unknown error";
 }
 
 uint16_t wire_udp_sport_from_flow_label(uint32_t fl)

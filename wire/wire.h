@@ -271,6 +271,7 @@ struct wire_roce_spec {
 	struct wire_ext_hdrs ext;
 	const uint8_t *payload; /* NULL: payload of zeros */
 	uint32_t payload_len;   /* bytes before padding; must be 0 for opcodes without payload */
+	bool udp_checksum;      /* compute the UDP checksum; RNICs send 0 (outside the ICRC) */
 };
 
 /* Error codes returned (negated) by the builders. */
@@ -281,8 +282,12 @@ enum wire_build_error {
 	WIRE_BUILD_BAD_FIELD = 3,    /* a field out of range (version, PCP, VID, DSCP, ECN, QPN, PSN...) */
 	WIRE_BUILD_TOO_LONG = 4,     /* frame larger than WIRE_MAX_FRAME */
 	WIRE_BUILD_NO_PAYLOAD = 5,   /* payload given to an opcode that carries none */
+	WIRE_BUILD_BAD_PAD = 6,      /* first/middle packet whose payload is not a multiple of 4:
+				      * IBA lets only the last or only packet of a message pad */
 };
 
+/* Text for a builder's error code (positive or negated). */
+const char *wire_build_error_name(int err);
 /* Length of the frame wire_build_roce() would write (no FCS, before Ethernet padding). */
 size_t wire_roce_frame_len(const struct wire_roce_spec *s);
 /* Writes the frame into buf with a correct ICRC, pads it with zeros to WIRE_MIN_FRAME, and

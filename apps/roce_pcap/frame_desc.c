@@ -66,6 +66,7 @@ static const struct key keys[] = {
 	UINT_KEY("orig", spec.ext.atomic_ack_orig, UINT64_MAX),
 	UINT_KEY("payload", spec.payload_len, WIRE_MAX_FRAME),
 	UINT_KEY("badicrc", bad_icrc, 1),
+	UINT_KEY("udpcsum", spec.udp_checksum, 1),
 	UINT_KEY("enable", pfc_enable, 0xFF),
 	UINT_KEY("quanta", quanta[0], 0xFFFF),
 	UINT_KEY("q0", quanta[0], 0xFFFF),

@@ -16,7 +16,7 @@
 
 #define EXIT_MALFORMED 1
 #define EXIT_USAGE 2
-#define MAX_ALL 512
+#define MAX_ALL 512 /* capacity for the --all set */
 
 static void usage(FILE *out)
 {
@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"\n"
 		"keys: smac dmac vlan pcp dei ip(4|6) sip dip dscp ecn ttl ipid df flowlabel sport dport\n"
 		"      se mig pkey fecn becn dqpn ackreq psn va rkey dmalen syndrome msn qkey srcqp imm\n"
-		"      ieth swap cmp orig payload(length) badicrc(1) enable q0..q7 quanta\n"
+		"      ieth swap cmp orig payload(length) badicrc(1) udpcsum(1) enable q0..q7 quanta\n"
 		"exit: 0 all frames well-formed / check passed, 1 malformed frames / check failed,\n"
 		"      2 usage or I/O error\n");
 }
@@ -79,7 +79,7 @@ static int dump_frames(const char *path, const struct frame_desc *descs, size_t 
 		struct pcap_pkthdr h = {.ts = {.tv_sec = 1, .tv_usec = (suseconds_t)i}};
 
 		if (len < 0) {
-			fprintf(stderr, "roce-pcap: frame %zu: cannot build (error %d)\n", i + 1, -len);
+			fprintf(stderr, "roce-pcap: frame %zu: cannot build: %s\n", i + 1, wire_build_error_name(len));
 			rc = EXIT_USAGE;
 			break;
 		}
@@ -93,30 +93,36 @@ static int dump_frames(const char *path, const struct frame_desc *descs, size_t 
 
 static int cmd_write(int argc, char **argv)
 {
-	static struct frame_desc descs[MAX_ALL];
-	size_t n = 0;
+	struct frame_desc *descs;
+	size_t n = 0, cap = 0;
 	char err[256];
+	int rc = 0;
 
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--all")) {
-			n += frame_desc_all(descs + n, MAX_ALL - n);
-			continue;
-		}
-		if (n == MAX_ALL) {
-			fprintf(stderr, "roce-pcap: at most %d frames per file\n", MAX_ALL);
-			return EXIT_USAGE;
-		}
-		if (frame_desc_parse(argv[i], &descs[n], err, sizeof(err))) {
-			fprintf(stderr, "roce-pcap: frame %d '%s': %s\n", i - 1, argv[i], err);
-			return EXIT_USAGE;
-		}
-		n++;
+	for (int i = 2; i < argc; i++)
+		cap += strcmp(argv[i], "--all") ? 1 : MAX_ALL;
+	descs = calloc(cap ? cap : 1, sizeof(*descs));
+	if (!descs) {
+		fprintf(stderr, "roce-pcap: out of memory for %zu frames\n", cap);
+		return EXIT_USAGE;
 	}
-	return dump_frames(argv[1], descs, n);
+	for (int i = 2; i < argc && rc == 0; i++) {
+		if (!strcmp(argv[i], "--all")) {
+			n += frame_desc_all(descs + n, MAX_ALL);
+		} else if (frame_desc_parse(argv[i], &descs[n], err, sizeof(err))) {
+			fprintf(stderr, "roce-pcap: frame %d '%s': %s\n", i - 1, argv[i], err);
+			rc = EXIT_USAGE;
+		} else {
+			n++;
+		}
+	}
+	if (rc == 0)
+		rc = dump_frames(argv[1], descs, n);
+	free(descs);
+	return rc;
 }
 
 /* ---- read ------------------------------------------------------------------------------------- */

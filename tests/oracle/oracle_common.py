@@ -15,7 +15,6 @@ of the project:
 import ipaddress
 import json
 import os
-import random
 import struct
 import subprocess
 import zlib
@@ -470,6 +469,8 @@ def gen_roce(rng, kind, ipver, vlan, paylen=None, omit_p=0.25, badicrc=False):
         n = 0
         if has_payload:
             n = rng.randint(0, 300) if paylen is None else paylen
+            if kind.endswith("_first") or kind.endswith("_middle"):
+                n -= n % 4  # IBA: only the last/only packet of a message may pad
             if n or rng.random() < 0.5:
                 args.append(("payload", str(n)))
         exp["payload_len"] = n
@@ -517,9 +518,10 @@ def gen_pause(rng):
     return Desc("pause", args, exp)
 
 
-def gen_set(rng, per_combo=3):
+def gen_set(rng, per_combo=3):  # 456 frames; the tool writes at most 512 per file
     """Every opcode x {IPv4, IPv6} x {untagged, VLAN} x per_combo random frames, with payload
-    lengths chosen so that each opcode sees every pad count 0..3; plus CNPs, PFC and PAUSE."""
+    lengths chosen so that each opcode that may pad (last/only) sees every pad count 0..3;
+    plus CNPs, PFC and PAUSE."""
     descs = []
     for kind in ALL_OP_KINDS:
         i = 0

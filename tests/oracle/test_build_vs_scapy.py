@@ -19,12 +19,14 @@ their whole range and payloads of 0..299 bytes (every pad count 0..3), plus CNP,
 * `write --all` covers every opcode x IPv4/IPv6 x untagged/VLAN plus CNP, PFC and PAUSE;
 * the tool reads its own frames back with the values it was asked to write.
 """
-import random
 
 import pytest
 from scapy.all import Ether, IP, IPv6, UDP, Dot1Q, raw, rdpcap, conf  # noqa: F401
 from scapy.contrib.roce import BTH, AETH, CNPPadding
-from scapy.contrib import mac_control as mc
+try:
+    from scapy.contrib import mac_control as mc
+except ImportError:  # pragma: no cover - present in Debian's scapy 2.5.0
+    mc = None
 
 import oracle_common as oc
 
@@ -130,6 +132,8 @@ def test_frames_decode_in_scapy(kind, tool_set, scapy_set):
         assert raw(p) == frame
         tag = desc.arg()
         exp = desc.exp
+        if kind in ("pfc", "pause") and mc is None:
+            pytest.skip("scapy.contrib.mac_control absent")
         if kind == "pfc":
             assert len(frame) == 60, tag
             _check_l2(p, exp, tag)
@@ -231,11 +235,6 @@ def test_tool_reads_back_own_frames(kind, tool_set):
             assert o["pause"] == {"quanta": exp["quanta"]}, tag
             continue
         want_kind = "cnp" if kind == "cnp" else "roce"
-        if exp["pad"] and _first_or_middle(kind) and o["kind"] == "malformed":
-            # IBA 9.2: only the last/only packet of a message may carry pad; a strict parser may
-            # reject a FIRST/MIDDLE packet with PadCnt > 0 ("bad_pad"); that verdict is accepted.
-            assert o["error"] == "bad_pad", "%s: %s/%s" % (tag, o["kind"], o["error"])
-            continue
         assert (o["kind"], o["error"]) == (want_kind, "none"), "%s: %s/%s" % (tag, o["kind"], o["error"])
         assert o["roce_version"] == 2
         assert o["vlan"] == exp["vlan"], tag
@@ -266,18 +265,12 @@ def _readback(tool_set):
     if "objs" not in _READBACK:
         objs, rc = oc.tool_read_json(tool_set.path)
         assert len(objs) == len(tool_set.descs)
-        tolerated = [o for o, d in zip(objs, tool_set.descs) if o["kind"] == "malformed"
-                     and d.exp.get("pad") and _first_or_middle(d.kind) and o["error"] == "bad_pad"]
         malformed = [o for o in objs if o["kind"] == "malformed"]
-        assert rc == (1 if malformed else 0), "read exit %d with %d malformed frames" % (rc, len(malformed))
-        assert len(malformed) == len(tolerated), "malformed verdicts on the tool's own frames: %s" % [
-            (o["frame"], tool_set.descs[o["frame"] - 1].arg(), o["error"]) for o in malformed if o not in tolerated][:10]
+        assert rc == 0, "read exit %d with %d malformed frames" % (rc, len(malformed))
+        assert not malformed, "malformed verdicts on the tool's own frames: %s" % [
+            (o["frame"], tool_set.descs[o["frame"] - 1].arg(), o["error"]) for o in malformed][:10]
         _READBACK["objs"] = objs
     return _READBACK["objs"]
-
-
-def _first_or_middle(kind):
-    return kind.endswith("_first") or kind.endswith("_middle")
 
 
 def _check_json_ext(o, op, ext, tag):
@@ -306,3 +299,56 @@ def _check_json_ext(o, op, ext, tag):
             assert o.get(key) == ext[f], "%s: %s = %r" % (tag, key, o.get(key))
         else:
             assert o.get(key) is None, tag
+
+
+def test_documented_defaults(roce_pcap, tmp_path):
+    """Descriptions without keys get exactly the documented defaults; a 4 KiB payload also works."""
+    frames = oc.tool_write(tmp_path / "def.pcap", ["rc_send_only", "rc_send_only:ip=6", "cnp", "cnp:ip=6", "pfc",
+                                                   "pause", "rc_write_only:ip=6,vlan=7,payload=4096"])
+    d = [oc.decode_frame(f) for f in frames]
+    for x, v6 in ((d[0], False), (d[1], True), (d[2], False), (d[3], True)):
+        cnp = x["bth"]["opcode"] == 0x81
+        assert x["src"] == bytes.fromhex("020000000001") and x["dst"] == bytes.fromhex("020000000002")
+        assert x["vlan"] is None
+        ip = x["ip"]
+        assert (ip["dscp"], ip["ecn"], ip["ttl"]) == ((48 if cnp else 26), 2, 64)
+        if v6:
+            assert (ip["src"], ip["dst"], ip["flow_label"]) == ("fd00::1", "fd00::2", 0)
+        else:
+            assert (ip["src"], ip["dst"], ip["id"], ip["df"], ip["mf"], ip["frag"]) == \
+                ("192.168.1.1", "192.168.1.2", 0, 1, 0, 0)
+            assert ip["csum_ok"]
+        assert (x["udp"]["sport"], x["udp"]["dport"]) == (0xC000, 4791)
+        b = x["bth"]
+        assert (b["opcode"], b["se"], b["mig"], b["pad"], b["tver"], b["pkey"], b["fecn"], b["becn"], b["dqpn"],
+                b["ackreq"], b["psn"], b["resv6"], b["resv7"]) == \
+            ((0x81 if cnp else 0x04), 0, 0, 0, 0, 0xFFFF, 0, (1 if cnp else 0), 0x12, 0, 0, 0, 0)
+        assert x["icrc_wire"] == x["icrc_calc"]
+        if cnp:
+            assert x["cnp_rsvd"] == b"\0" * 16
+            assert x["udp"]["len"] == 8 + 12 + 16 + 4
+        else:
+            assert x["payload"] == b""
+    assert len(frames[0]) == 60  # 58 bytes, zero-padded
+    for x in d[4:6]:
+        assert x["src"] == bytes.fromhex("020000000001") and x["dst"] == bytes.fromhex("0180c2000001")
+        assert x["ethertype"] == 0x8808
+    assert d[4]["mac_ctrl_opcode"] == 0x0101 and d[4]["pfc_vector_hi"] == 0 and d[4]["pfc_enable"] == 0
+    assert d[4]["pfc_quanta"] == [0] * 8
+    assert d[5]["mac_ctrl_opcode"] == 0x0001 and d[5]["pause_quanta"] == 0
+    big = d[6]
+    assert big["vlan"] == {"pcp": 0, "dei": 0, "vid": 7}
+    assert len(frames[6]) == 18 + 40 + 8 + 12 + 16 + 4096 + 4
+    assert big["payload"] == oc.expected_payload(4096) and big["icrc_wire"] == big["icrc_calc"]
+
+
+@pytest.mark.parametrize("args", [["read", "/nonexistent/x.pcap", "--json"], ["read"],
+                                  ["write", "OUT", "no_such_opcode"], ["write", "OUT", "rc_send_only:nokey=1"],
+                                  ["write", "OUT", "rc_send_first:payload=5"], ["write", "OUT", "rc_ack:payload=4"],
+                                  ["write", "OUT", "rc_send_only:psn=0x1000000"]],
+                         ids=["read_missing_file", "read_no_file", "write_unknown_kind", "write_unknown_key",
+                              "write_pad_on_first", "write_payload_on_ack", "write_psn_out_of_range"])
+def test_usage_and_io_errors_exit_2(roce_pcap, tmp_path, args):
+    args = [str(tmp_path / "o.pcap") if a == "OUT" else a for a in args]
+    r = oc.run_tool(*args)
+    assert r.returncode == 2, "exit %d for %s; stderr %s" % (r.returncode, args, r.stderr)

@@ -192,3 +192,23 @@ def test_frames_dissect_in_tshark(kind, tool_set, tshark_set):
                 assert num(m["macc.pause_time"]) == exp["quanta"], tag
         else:
             _check_roce(L, exp, frame, tag)
+
+
+@pytest.mark.parametrize("ipver", [4, 6])
+def test_udp_checksum_option_validated_by_tshark(ipver, roce_pcap, tmp_path):
+    """udpcsum=1 writes a real UDP checksum (pseudo-header, ICRC included) that Wireshark's own
+    checksum validation accepts; without it the checksum is 0, as RNICs send it."""
+    out = tmp_path / "csum.pcap"
+    frames = ["rc_send_only:ip=%d,udpcsum=1,payload=%d,psn=%d" % (ipver, n, n) for n in (0, 1, 33, 1000)]
+    frames.append("rc_write_only:ip=%d,vlan=9,udpcsum=1,payload=77,va=0x1234,rkey=9,dmalen=77" % ipver)
+    frames.append("rc_send_only:ip=%d,payload=8" % ipver)
+    oc.run_tool("write", str(out), *frames, check=0)
+    r = subprocess.run([TSHARK, "-r", str(out), "-o", "udp.check_checksum:TRUE", "-T", "fields",
+                        "-e", "udp.checksum", "-e", "udp.checksum.status"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split("\t") for line in r.stdout.splitlines()]
+    assert len(rows) == len(frames)
+    for row in rows[:-1]:
+        assert int(row[0], 16) != 0 and row[1] == "1", "tshark says checksum %s status %s (1 = good)" % tuple(row)
+    assert int(rows[-1][0], 16) == 0

@@ -78,8 +78,8 @@ def test_masking_sanity(v6):
         for bit in range(8):
             m = bytearray(l3)
             m[off] ^= 1 << bit
-            if off == 0 and (bit >= 4):
-                continue  # version nibble: not a valid packet any more
+            if off == 0 and (bit >= 4 or not v6):
+                continue  # version nibble / IPv4 header length: structural, not a covered value
             same = oc.icrc_v2(bytes(m)) == base
             assert same == bool(masked.get(off, 0) & (1 << bit)), "offset %d bit %d" % (off, bit)
 

@@ -293,6 +293,11 @@ static void test_build_rejects_bad_specs(void)
 	random_spec(&s, WIRE_OP_RC_ACK, payload);
 	s.payload_len = 4;
 	CHECK_EQ(wire_build_roce(&s, buf, sizeof(buf)), -WIRE_BUILD_NO_PAYLOAD);
+	random_spec(&s, WIRE_OP_RC_WRITE_MIDDLE, payload);
+	s.payload_len = 1021;
+	CHECK_EQ(wire_build_roce(&s, buf, sizeof(buf)), -WIRE_BUILD_BAD_PAD);
+	s.payload_len = 1024;
+	CHECK(wire_build_roce(&s, buf, sizeof(buf)) > 0);
 	random_spec(&s, WIRE_OP_RC_SEND_ONLY, payload);
 	s.ip.version = 5;
 	CHECK_EQ(wire_build_roce(&s, buf, sizeof(buf)), -WIRE_BUILD_BAD_FIELD);
