@@ -70,7 +70,7 @@ run_pytest() { # label, env assignments..., -- , pytest args...
 
 for tree in build build-asan; do
   for t in "$tree"/tests/unit/test_*; do
-    [ -x "$t" ] && run_cases "$tree/$(basename "$t")" "$t"
+    [ -f "$t" ] && [ -x "$t" ] && run_cases "$tree/$(basename "$t")" "$t"
   done
   run_one "$tree roce-pcap selfcheck" "$tree/apps/roce-pcap" selfcheck
 done

@@ -26,9 +26,31 @@
 
 static const char *crc_alg_name = "scalar";
 
+/* x^(8n) mod P for every length a frame can have after the masked prefix: saves the ~30 ns
+ * crc32_combine_gen64 would cost per full ICRC. Filled once by wire_crc_init(). */
+static uint32_t shift_by_len[WIRE_MAX_FRAME + 1];
+static bool shift_table_ready;
+
+static void fill_shift_table(void)
+{
+	for (size_t n = 0; n <= WIRE_MAX_FRAME; n++)
+		shift_by_len[n] = (uint32_t)crc32_combine_gen64((z_off64_t)n);
+	shift_table_ready = true;
+}
+
+static uint32_t shift_for_len(size_t n)
+{
+	if (shift_table_ready && n <= WIRE_MAX_FRAME)
+		return shift_by_len[n];
+	return (uint32_t)crc32_combine_gen64((z_off64_t)n);
+}
+
 const char *wire_crc_init(void)
 {
 	uint16_t simd = rte_vect_get_max_simd_bitwidth();
+
+	if (!shift_table_ready)
+		fill_shift_table();
 
 #ifdef RTE_ARCH_X86
 	/* Mirrors rte_net_crc's own admission rules so the name we report is the one it uses. */
@@ -103,8 +125,7 @@ static uint32_t icrc_common(const uint8_t *l3, size_t covered, bool rocev1)
 		memcpy(buf + prefix, l3 + done, rest);
 		return wire_crc32(buf, prefix + rest);
 	}
-	return (uint32_t)crc32_combine_op(wire_crc32(buf, prefix), wire_crc32(l3 + done, rest),
-					  crc32_combine_gen64((z_off64_t)rest));
+	return (uint32_t)crc32_combine_op(wire_crc32(buf, prefix), wire_crc32(l3 + done, rest), shift_for_len(rest));
 }
 
 uint32_t wire_icrc(const uint8_t *l3, size_t covered) { return icrc_common(l3, covered, false); }
@@ -121,7 +142,7 @@ void wire_icrc_seal(uint8_t *frame, const struct wire_pkt *p)
 
 /* ---- incremental ------------------------------------------------------------------------- */
 
-wire_crc_shift wire_crc_shift_for(size_t tail) { return (wire_crc_shift)crc32_combine_gen64((z_off64_t)tail); }
+wire_crc_shift wire_crc_shift_for(size_t tail) { return shift_for_len(tail); }
 
 /* CRC register contents after feeding `bytes` into a zero register, no final inversion: the
  * linear part of the CRC, which is what a difference of two messages contributes. */

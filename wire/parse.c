@@ -37,12 +37,12 @@ static enum wire_kind parse_transport(const uint8_t *f, size_t bth_off, size_t e
 	size_t avail = end - bth_off, rest;
 	const struct wire_opcode_info *op;
 
-	o->bth_off = (uint16_t)bth_off;
+	o->bth_off = (uint32_t)bth_off;
 	o->frame_len = (uint32_t)end;
 	if (avail < WIRE_BTH_LEN + WIRE_ICRC_LEN)
 		return malformed(o, WIRE_ERR_TRUNCATED_BTH);
 	wire_bth_read(f + bth_off, &o->bth);
-	o->icrc_off = (uint16_t)(end - WIRE_ICRC_LEN);
+	o->icrc_off = (uint32_t)(end - WIRE_ICRC_LEN);
 	o->icrc_wire = wire_icrc_load(f + o->icrc_off);
 	if (o->bth.tver != 0)
 		return malformed(o, WIRE_ERR_BAD_BTH_VERSION);
@@ -55,7 +55,7 @@ static enum wire_kind parse_transport(const uint8_t *f, size_t bth_off, size_t e
 	if (avail & 3)
 		return malformed(o, WIRE_ERR_BAD_LENGTH);
 	rest = avail - op->hdr_len - WIRE_ICRC_LEN; /* payload + pad */
-	o->payload_off = (uint16_t)(bth_off + op->hdr_len);
+	o->payload_off = (uint32_t)(bth_off + op->hdr_len);
 	if ((op->flags & WIRE_OPF_CNP) && rest != 0)
 		return malformed(o, WIRE_ERR_BAD_CNP);
 	if (!(op->flags & WIRE_OPF_PAYLOAD) && rest != 0)
@@ -64,7 +64,7 @@ static enum wire_kind parse_transport(const uint8_t *f, size_t bth_off, size_t e
 		return malformed(o, WIRE_ERR_BAD_PAD);
 	o->payload_len = (uint32_t)(rest - o->bth.pad);
 	if (flags & WIRE_PARSE_CHECK_ICRC) {
-		size_t covered = o->icrc_off - o->l3_off;
+		size_t covered = (end - WIRE_ICRC_LEN) - o->l3_off;
 		o->icrc_calc = o->roce_version == 1 ? wire_icrc_v1(f + o->l3_off, covered)
 						    : wire_icrc(f + o->l3_off, covered);
 		o->icrc_checked = true;
@@ -77,7 +77,7 @@ static enum wire_kind parse_transport(const uint8_t *f, size_t bth_off, size_t e
 /* UDP header at l4 with `ip_payload` bytes available per the IP header. */
 static enum wire_kind parse_udp(const uint8_t *f, size_t l4, size_t ip_payload, unsigned flags, struct wire_pkt *o)
 {
-	o->l4_off = (uint16_t)l4;
+	o->l4_off = (uint32_t)l4;
 	if (ip_payload < WIRE_UDP_HLEN)
 		return malformed(o, WIRE_ERR_UDP_LEN);
 	o->udp.sport = wire_get16(f + l4);
@@ -233,7 +233,7 @@ enum wire_kind wire_parse(const uint8_t *f, size_t len, unsigned flags, struct w
 		o->ethertype = wire_get16(f + 16);
 		off += WIRE_VLAN_HLEN;
 	}
-	o->l3_off = (uint16_t)off;
+	o->l3_off = (uint32_t)off;
 	switch (o->ethertype) {
 	case WIRE_ETHERTYPE_IPV4:
 		return parse_ipv4(f, len, off, flags, o);

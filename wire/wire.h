@@ -353,11 +353,12 @@ struct wire_pkt {
 	uint8_t roce_version; /* 2 for RoCEv2, 1 for RoCEv1 (GRH), 0 otherwise */
 	bool icrc_checked;
 	uint16_t ethertype;   /* after the VLAN tag, if any */
-	uint16_t l3_off;      /* offset of the IP header (or GRH) */
-	uint16_t l4_off;      /* offset of the UDP header */
-	uint16_t bth_off;
-	uint16_t payload_off;
-	uint16_t icrc_off;
+	/* Offsets are 32-bit: an IPv6 payload length of 65,535 puts the ICRC past 65,535. */
+	uint32_t l3_off;      /* offset of the IP header (or GRH) */
+	uint32_t l4_off;      /* offset of the UDP header */
+	uint32_t bth_off;
+	uint32_t payload_off;
+	uint32_t icrc_off;
 	uint32_t payload_len; /* excluding pad */
 	uint32_t frame_len;   /* bytes of the frame that belong to it (L2 .. ICRC) */
 	const struct wire_opcode_info *op; /* NULL unless ROCE or CNP */
@@ -378,8 +379,10 @@ struct wire_pkt {
 enum wire_kind wire_parse(const uint8_t *frame, size_t len, unsigned flags, struct wire_pkt *out);
 
 /* ---- ICRC ---------------------------------------------------------------------------------- */
-/* Selects the fastest rte_net_crc algorithm this CPU (and EAL's SIMD limit, after rte_eal_init)
- * allows; call once at start-up. Returns the algorithm's name. Without it the scalar one runs. */
+/* Selects the fastest rte_net_crc algorithm this CPU and EAL's SIMD limit allow, and fills the
+ * table of CRC shift operators the full ICRC uses; call once at start-up (after rte_eal_init,
+ * whose --force-max-simd-bitwidth decides whether AVX512 may run). Returns the algorithm's name.
+ * Before rte_eal_init EAL's SIMD limit reads 0 and the scalar algorithm is chosen. */
 const char *wire_crc_init(void);
 /* Name of the rte_net_crc algorithm in use. */
 const char *wire_crc_alg_name(void);

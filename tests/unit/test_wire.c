@@ -588,6 +588,30 @@ static void test_every_truncation(void)
 	CHECK_EQ(p.error, WIRE_ERR_BAD_MAC_CTRL);
 }
 
+/* IPv4 total length 0xfffc in a 65,550-byte buffer: the ICRC lies past offset 65,535. The
+ * parser must keep its offsets right (ASan checks it reads nothing outside the buffer). */
+static void test_frame_beyond_64k(void)
+{
+	static const uint8_t hdr[58] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x81, 0x00, 0x00, 0x07, 0x08, 0x00, /* VLAN 7, IPv4 */
+		0x45, 0x00, 0xff, 0xfc, 0, 0, 0x40, 0, 0x40, 0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0xc0, 0x00, 0x12, 0xb7, 0xff, 0xe8, 0, 0,                               /* UDP 4791 */
+		0x04, 0x00, 0xff, 0xff, 0, 0, 0, 0x12, 0, 0, 0, 0};                       /* SEND_ONLY */
+	size_t len = 65550;
+	uint8_t *f = calloc(1, len);
+	struct wire_pkt p;
+
+	memcpy(f, hdr, sizeof(hdr));
+	CHECK_EQ(wire_parse(f, len, WIRE_PARSE_CHECK_ICRC, &p), WIRE_KIND_MALFORMED);
+	CHECK_EQ(p.error, WIRE_ERR_ICRC);
+	CHECK_EQ(p.icrc_off, 18 + 0xfffc - 4);
+	CHECK_EQ(p.payload_len, 0xffe8 - 8 - 12 - 4);
+	wire_icrc_seal(f, &p);
+	CHECK_EQ(wire_parse(f, len, WIRE_PARSE_CHECK_ICRC, &p), WIRE_KIND_ROCE);
+	CHECK_EQ(p.icrc_wire, ref_icrc(f + 18, 0xfffc - 4));
+	free(f);
+}
+
 static void test_other_frames(void)
 {
 	uint8_t arp[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 0x08, 0x06};
@@ -622,6 +646,7 @@ int main(void)
 	RUN(test_malformed_transport);
 	RUN(test_malformed_lengths_not_multiple_of_4);
 	RUN(test_every_truncation);
+	RUN(test_frame_beyond_64k);
 	RUN(test_other_frames);
 	return testlib_finish("test_wire");
 }

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The engine's configuration: loaded from a libconfig file, validated completely before EAL
+ * starts anything. Every error names the file, the line and the setting, and says what is
+ * allowed. Setting by setting: docs/config.md.
+ */
+#ifndef ROCE_ENGINE_CONFIG_H
+#define ROCE_ENGINE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_MAX_PORTS 8
+#define CFG_MAX_ROLES 32
+#define CFG_MAX_FLOW_GROUPS 256
+#define CFG_MAX_EAL_ARGS 32
+#define CFG_NAME_LEN 32
+#define CFG_STR_LEN 256
+#define CFG_MAX_QPS_PER_GROUP 65536
+
+struct cfg_eal {
+	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
+	int main_lcore;               /* -1: EAL's default (the first lcore) */
+	unsigned memory_mb;           /* -m; default 256 */
+	bool huge_pages;              /* false: --no-huge (default) */
+	char file_prefix[CFG_STR_LEN];/* default "roce-engine-<pid>" (filled in at load) */
+	char log_level[CFG_NAME_LEN]; /* EAL --log-level, default "notice" */
+	unsigned n_extra;
+	char extra[CFG_MAX_EAL_ARGS][CFG_STR_LEN]; /* further raw EAL arguments */
+};
+
+struct cfg_port {
+	char name[CFG_NAME_LEN];      /* how flows and roles refer to the port */
+	char device[CFG_STR_LEN];     /* DPDK device name: a vdev name (net_ring0, net_pcap0, ...)
+				       * or a PCI address (0000:3b:00.0) */
+	char vdev_args[CFG_STR_LEN];  /* if set, the port is created with --vdev device,vdev_args */
+	bool has_mac;                 /* else the PMD's MAC */
+	uint8_t mac[6];
+	bool has_ipv4, has_ipv6;
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];
+	double link_speed_gbps;       /* 0: read from the PMD (required for vdevs, which report none) */
+	unsigned rx_queues, tx_queues;/* default 1 */
+	unsigned rx_desc, tx_desc;    /* default 1024 */
+	unsigned mtu;                 /* IP MTU, default 1500 */
+	unsigned line;                /* where it was declared, for later errors */
+};
+
+enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3 };
+
+struct cfg_lcore_role {
+	unsigned lcore;
+	unsigned port;                /* index into ports[] */
+	unsigned queue;
+	enum cfg_role role;
+	unsigned line;
+};
+
+enum cfg_transport { CFG_RC, CFG_UC, CFG_UD };
+
+/* Operation mix, by weight (0 = never). UD supports only SEND and SEND with immediate; UC
+ * has no READ. */
+enum cfg_op { CFG_OP_SEND, CFG_OP_SEND_IMM, CFG_OP_WRITE, CFG_OP_WRITE_IMM, CFG_OP_READ, CFG_OP_COUNT };
+
+enum cfg_size_dist { CFG_SIZE_FIXED, CFG_SIZE_UNIFORM, CFG_SIZE_EXPONENTIAL };
+
+struct cfg_size {
+	enum cfg_size_dist dist;
+	uint32_t fixed;               /* bytes, FIXED */
+	uint32_t min, max;            /* bytes, UNIFORM (inclusive); EXPONENTIAL clamps to [min, max] */
+	uint32_t mean;                /* bytes, EXPONENTIAL */
+};
+
+enum cfg_pattern { CFG_PATTERN_CONSTANT, CFG_PATTERN_ONOFF, CFG_PATTERN_POISSON };
+
+struct cfg_flow_group {
+	char name[CFG_NAME_LEN];
+	unsigned port;                /* index into ports[] */
+	uint8_t dst_mac[6];
+	uint8_t ip_version;           /* 4 or 6: the family of dst_ip; the port must have one too */
+	uint8_t dst_ip[16];
+	enum cfg_transport transport;
+	unsigned op_weight[CFG_OP_COUNT];
+	struct cfg_size msg_size;
+	unsigned ib_mtu;              /* 256, 512, 1024, 2048 or 4096; default 1024 */
+	uint32_t qpn, dest_qpn;       /* 24-bit; of the first QP of the group */
+	uint32_t start_psn;           /* 24-bit */
+	uint16_t pkey;                /* default 0xFFFF */
+	uint32_t qkey;                /* UD only, default 0x80010000... no: 0x11111111 */
+	bool sport_entropy;           /* UDP source port from the QPN pair (IB verbs' flow label) */
+	uint16_t sport;               /* else this port (of the first QP) */
+	uint8_t dscp, ecn;            /* default 26, ECT(0) = 2 */
+	bool has_vlan;
+	uint16_t vlan;
+	uint8_t pcp;
+	/* rate: one of the two; 0 = as fast as the lcore can */
+	double rate_gbps;             /* per QP, L2 bits (frame bytes x 8) per second */
+	double rate_pps;              /* per QP */
+	enum cfg_pattern pattern;
+	double on_us, off_us;         /* ONOFF: burst length and pause */
+	/* stop condition per QP: the first that is reached; all 0 = run until the engine stops */
+	uint64_t stop_messages;
+	uint64_t stop_bytes;
+	double stop_seconds;
+	/* expansion */
+	unsigned count;               /* QPs in the group, default 1 */
+	uint32_t qpn_step, dest_qpn_step; /* default 1 */
+	uint16_t sport_step;          /* default 1 (when not entropy) */
+	unsigned line;
+};
+
+struct engine_config {
+	char file[CFG_STR_LEN];       /* the file it came from */
+	struct cfg_eal eal;
+	unsigned n_ports;
+	struct cfg_port ports[CFG_MAX_PORTS];
+	unsigned n_roles;
+	struct cfg_lcore_role roles[CFG_MAX_ROLES];
+	unsigned n_groups;
+	struct cfg_flow_group groups[CFG_MAX_FLOW_GROUPS];
+	/* run settings, also settable on the command line (which wins) */
+	double duration_s;            /* 0 = until every flow stops, or a signal */
+	double stats_interval_s;      /* default 1 */
+	char report[CFG_STR_LEN];     /* JSON report path, empty = none */
+};
+
+/* Loads and validates `path`. On error returns -1 and writes one line into err:
+ *   "FILE:LINE: SETTING: what is wrong (what is allowed)". */
+int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen);
+/* The same from a string (tests); `name` stands for the file name in messages. */
+int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen);
+/* Defaults for everything (what an empty file gives). */
+void config_defaults(struct engine_config *cfg);
+/* Index of the port called `name`, or -1. */
+int config_port_index(const struct engine_config *cfg, const char *name);
+
+#endif
