@@ -144,20 +144,28 @@ static void read_ipv6_like(const uint8_t *h, struct wire_ip *ip)
 	memcpy(ip->dst, h + 24, 16);
 }
 
+/* The IPv6 header, or the GRH of RoCEv1 (same layout): checks version and payload length. */
+static enum wire_error read_ipv6_header(const uint8_t *f, size_t len, size_t off, struct wire_pkt *o, size_t *payload)
+{
+	if (len - off < WIRE_IPV6_HLEN)
+		return WIRE_ERR_TRUNCATED_L3;
+	read_ipv6_like(f + off, &o->ip);
+	if (o->ip.version != 6)
+		return WIRE_ERR_BAD_IP_VERSION;
+	*payload = wire_get16(f + off + 4);
+	if (*payload > len - off - WIRE_IPV6_HLEN)
+		return WIRE_ERR_IP_LEN;
+	return WIRE_ERR_NONE;
+}
+
 static enum wire_kind parse_ipv6(const uint8_t *f, size_t len, size_t off, unsigned flags, struct wire_pkt *o)
 {
-	const uint8_t *h = f + off;
-	size_t payload;
+	size_t payload = 0;
+	enum wire_error e = read_ipv6_header(f, len, off, o, &payload);
 
-	if (len - off < WIRE_IPV6_HLEN)
-		return malformed(o, WIRE_ERR_TRUNCATED_L3);
-	read_ipv6_like(h, &o->ip);
-	if (o->ip.version != 6)
-		return malformed(o, WIRE_ERR_BAD_IP_VERSION);
-	payload = wire_get16(h + 4);
-	if (payload > len - off - WIRE_IPV6_HLEN)
-		return malformed(o, WIRE_ERR_IP_LEN);
-	if (h[6] != WIRE_IPPROTO_UDP) /* extension headers: not RoCEv2 as sent by RNICs */
+	if (e != WIRE_ERR_NONE)
+		return malformed(o, e);
+	if (f[off + 6] != WIRE_IPPROTO_UDP) /* extension headers: not RoCEv2 as RNICs send it */
 		return done(o, WIRE_KIND_OTHER);
 	return parse_udp(f, off + WIRE_IPV6_HLEN, payload, flags, o);
 }
@@ -165,18 +173,12 @@ static enum wire_kind parse_ipv6(const uint8_t *f, size_t len, size_t off, unsig
 /* RoCEv1: a GRH (IPv6-shaped, next header 0x1B) followed directly by the BTH. */
 static enum wire_kind parse_grh(const uint8_t *f, size_t len, size_t off, unsigned flags, struct wire_pkt *o)
 {
-	const uint8_t *h = f + off;
-	size_t payload;
+	size_t payload = 0;
+	enum wire_error e = read_ipv6_header(f, len, off, o, &payload);
 
-	if (len - off < WIRE_IPV6_HLEN)
-		return malformed(o, WIRE_ERR_TRUNCATED_L3);
-	read_ipv6_like(h, &o->ip);
-	if (o->ip.version != 6)
-		return malformed(o, WIRE_ERR_BAD_IP_VERSION);
-	payload = wire_get16(h + 4);
-	if (payload > len - off - WIRE_IPV6_HLEN)
-		return malformed(o, WIRE_ERR_IP_LEN);
-	if (h[6] != WIRE_GRH_NEXT_HDR_BTH)
+	if (e != WIRE_ERR_NONE)
+		return malformed(o, e);
+	if (f[off + 6] != WIRE_GRH_NEXT_HDR_BTH)
 		return done(o, WIRE_KIND_OTHER);
 	o->roce_version = 1;
 	return parse_transport(f, off + WIRE_IPV6_HLEN, off + WIRE_IPV6_HLEN + payload, flags, o);
