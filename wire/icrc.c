@@ -51,6 +51,12 @@ const char *wire_crc_init(void)
 
 	if (!shift_table_ready)
 		fill_shift_table();
+	if (simd == 0) {
+		/* Before rte_eal_init (tools, unit tests) EAL has no SIMD policy yet and the limit
+		 * reads 0: allow what the CPU has rather than fall back to the byte-wise table. */
+		if (rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0)
+			simd = RTE_VECT_SIMD_512;
+	}
 
 #ifdef RTE_ARCH_X86
 	/* Mirrors rte_net_crc's own admission rules so the name we report is the one it uses. */

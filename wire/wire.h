@@ -382,7 +382,8 @@ enum wire_kind wire_parse(const uint8_t *frame, size_t len, unsigned flags, stru
 /* Selects the fastest rte_net_crc algorithm this CPU and EAL's SIMD limit allow, and fills the
  * table of CRC shift operators the full ICRC uses; call once at start-up (after rte_eal_init,
  * whose --force-max-simd-bitwidth decides whether AVX512 may run). Returns the algorithm's name.
- * Before rte_eal_init EAL's SIMD limit reads 0 and the scalar algorithm is chosen. */
+ * Called before rte_eal_init (tools, tests), when EAL has no SIMD limit yet, it allows whatever
+ * the CPU supports. Without any call, rte_net_crc picks its own default. */
 const char *wire_crc_init(void);
 /* Name of the rte_net_crc algorithm in use. */
 const char *wire_crc_alg_name(void);
