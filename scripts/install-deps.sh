@@ -11,6 +11,7 @@ PACKAGES=(
   libibverbs-dev   # rdma-core, needed by the mlx5 PMD
   libnuma-dev libconfig-dev
   libpcap-dev      # pcap read/write in roce-pcap (and DPDK's net_pcap)
+  libjansson-dev   # the JSON report
   zlib1g-dev       # crc32_combine for the ICRC
   # tests
   clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang

@@ -48,10 +48,10 @@ run_one() { # label, command...
 }
 
 # pytest: counts parsed from its summary line.
-run_pytest() { # label, env assignments..., -- , pytest args...
-  local label=$1; shift
+run_pytest() { # label, test folder, env assignments...
+  local label=$1 folder=$2; shift 2
   local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log"
-  env "$@" /usr/bin/python3 -m pytest -q -rfEs -p no:cacheprovider tests/oracle >"$log" 2>&1
+  env "$@" /usr/bin/python3 -m pytest -q -rfEs -p no:cacheprovider "$folder" >"$log" 2>&1
   local rc=$?
   local summary p f s e
   summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
@@ -82,7 +82,9 @@ while IFS= read -r name; do
   [ -n "$name" ] && run_one "libFuzzer $name" meson test -C build-fuzz --print-errorlogs "$name"
 done <<<"$fuzz_tests"
 
-run_pytest "oracle (scapy, tshark, captures) on the ASan build" ROCE_PCAP="$ROOT/build-asan/apps/roce-pcap"
+run_pytest "oracle (scapy, tshark, captures) on the ASan build" tests/oracle ROCE_PCAP="$ROOT/build-asan/apps/roce-pcap"
+run_pytest "engine on virtual devices (release build)" tests/integration ROCE_ENGINE="$ROOT/build/apps/roce-engine" \
+  ROCE_PCAP="$ROOT/build/apps/roce-pcap"
 
 if [ "$skipped" -gt 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"

@@ -71,6 +71,26 @@ static uint16_t csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
+uint16_t wire_ipv4_checksum(const uint8_t *ip)
+{
+	uint32_t sum = csum_add(0, ip, 10);
+
+	return csum_fold(csum_add(sum, ip + 12, WIRE_IPV4_HLEN - 12));
+}
+
+void wire_set_ip_udp_len(uint8_t *l3, uint16_t udp_len)
+{
+	size_t ip_hlen = (l3[0] >> 4) == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN;
+
+	wire_put16(l3 + ip_hlen + 4, udp_len);
+	if (ip_hlen == WIRE_IPV6_HLEN) {
+		wire_put16(l3 + 4, udp_len);
+		return;
+	}
+	wire_put16(l3 + 2, (uint16_t)(WIRE_IPV4_HLEN + udp_len));
+	wire_put16(l3 + 10, wire_ipv4_checksum(l3));
+}
+
 static size_t put_ip(uint8_t *p, const struct wire_ip *ip, size_t l4_len)
 {
 	uint8_t tclass = (uint8_t)(ip->dscp << 2 | ip->ecn);
@@ -94,7 +114,7 @@ static size_t put_ip(uint8_t *p, const struct wire_ip *ip, size_t l4_len)
 	wire_put16(p + 10, 0);
 	memcpy(p + 12, ip->src, 4);
 	memcpy(p + 16, ip->dst, 4);
-	wire_put16(p + 10, csum_fold(csum_add(0, p, WIRE_IPV4_HLEN)));
+	wire_put16(p + 10, wire_ipv4_checksum(p));
 	return WIRE_IPV4_HLEN;
 }
 

@@ -301,6 +301,12 @@ int wire_build_pfc(const uint8_t src[6], const uint8_t *dst, uint8_t class_enabl
 /* 802.3x PAUSE (all priorities). Returns 60 or -(enum wire_build_error). */
 int wire_build_pause(const uint8_t src[6], const uint8_t *dst, uint16_t quanta, uint8_t *buf, size_t cap);
 
+/* IPv4 header checksum of a 20-byte header (its checksum field is ignored). */
+uint16_t wire_ipv4_checksum(const uint8_t *ip);
+/* Writes the IP and UDP length fields of a frame's headers for a UDP datagram of udp_len bytes,
+ * and the IPv4 header checksum. `l3` points at the IP header. */
+void wire_set_ip_udp_len(uint8_t *l3, uint16_t udp_len);
+
 /* RoCEv2 UDP source port from the 20-bit flow label (IB verbs' rdma_flow_label_to_udp_sport),
  * and the flow label both ends derive from a QPN pair (rdma_calc_flow_label). */
 uint16_t wire_udp_sport_from_flow_label(uint32_t flow_label);

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * roce-engine: send and receive RoCEv2 flows described in a configuration file.
+ *
+ *   roce-engine -f CONFIG [options]                 EAL settings from the config's eal section
+ *   roce-engine [EAL options] -- -f CONFIG [options] EAL settings from the command line
+ *
+ * The configuration is loaded and validated completely before EAL starts anything.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "config.h"
+#include "engine.h"
+
+struct cli {
+	const char *config;
+	struct engine_options opt;
+	bool duration_set, interval_set, check_only;
+	const char *report;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: roce-engine -f CONFIG [options]\n"
+		"       roce-engine [EAL options] -- -f CONFIG [options]\n"
+		"\n"
+		"Without '--', EAL's settings come from the config's eal section (lcores, memory,\n"
+		"--no-huge, file prefix, log level) and its ports (one --vdev per virtual device).\n"
+		"\n"
+		"options:\n"
+		"  -f, --config FILE          configuration (libconfig syntax, docs/config.md); required\n"
+		"  -d, --duration SECONDS     stop after this long (0: when every flow has stopped);\n"
+		"                             overrides run.duration_s\n"
+		"  -r, --report FILE.json     write the JSON report there (docs/report.md); overrides run.report\n"
+		"  -i, --stats-interval SEC   live statistics period, default 1; overrides run.stats_interval_s\n"
+		"  -q, --quiet                no live lines (the summary is still printed)\n"
+		"  -c, --check                validate the configuration, print what would run, and exit\n"
+		"  -h, --help                 this text\n"
+		"\n"
+		"Ctrl-C or SIGTERM stops the lcores, drains the queues and still writes the report.\n"
+		"exit status: 0 ran and wrote its report, 2 bad command line, 3 configuration rejected,\n"
+		"             4 EAL or port set-up failed, 5 report not written\n");
+}
+
+static int parse_number(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_cli(int argc, char **argv, struct cli *c)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'f'}, {"duration", required_argument, NULL, 'd'},
+		{"report", required_argument, NULL, 'r'}, {"stats-interval", required_argument, NULL, 'i'},
+		{"quiet", no_argument, NULL, 'q'},        {"check", no_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "f:d:r:i:qch", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': c->config = optarg; break;
+		case 'r': c->report = optarg; break;
+		case 'q': c->opt.quiet = true; break;
+		case 'c': c->check_only = true; break;
+		case 'h': usage(stdout); exit(0);
+		case 'd':
+			if (parse_number(optarg, 0, 1e7, &c->opt.duration_s)) {
+				fprintf(stderr, "roce-engine: --duration: '%s' is not a number of seconds >= 0\n", optarg);
+				return -1;
+			}
+			c->duration_set = true;
+			break;
+		case 'i':
+			if (parse_number(optarg, 0.1, 3600, &c->opt.stats_interval_s)) {
+				fprintf(stderr, "roce-engine: --stats-interval: '%s' is not in 0.1..3600 seconds\n", optarg);
+				return -1;
+			}
+			c->interval_set = true;
+			break;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "roce-engine: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!c->config) {
+		fprintf(stderr, "roce-engine: -f CONFIG is required (see --help)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* EAL's argument vector from the config's eal section and ports. */
+static int eal_args_from_config(const struct engine_config *cfg, char **argv, int max, char *store, size_t store_len)
+{
+	int argc = 0;
+	size_t used = 0;
+	bool all_vdev = true;
+
+#define ARG(...)                                                                                    \
+	do {                                                                                        \
+		int n_ = snprintf(store + used, store_len - used, __VA_ARGS__);                     \
+		if (argc >= max - 1 || n_ < 0 || (size_t)n_ >= store_len - used)                    \
+			return -1;                                                                  \
+		argv[argc++] = store + used;                                                        \
+		used += (size_t)n_ + 1;                                                             \
+	} while (0)
+
+	ARG("roce-engine");
+	ARG("-l");
+	ARG("%s", cfg->eal.lcores);
+	if (cfg->eal.main_lcore >= 0) {
+		ARG("--main-lcore");
+		ARG("%d", cfg->eal.main_lcore);
+	}
+	ARG("-m");
+	ARG("%u", cfg->eal.memory_mb);
+	if (!cfg->eal.huge_pages)
+		ARG("--no-huge");
+	ARG("--file-prefix");
+	ARG("%s", cfg->eal.file_prefix);
+	ARG("--log-level");
+	ARG("%s", cfg->eal.log_level);
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const struct cfg_port *p = &cfg->ports[i];
+		if (strncmp(p->device, "ring:", 5) == 0) /* made by pmd_glue after EAL starts */
+			continue;
+		if (strncmp(p->device, "net_", 4) != 0) {
+			all_vdev = false;
+			continue;
+		}
+		ARG("--vdev");
+		ARG("%s%s%s", p->device, p->vdev_args[0] ? "," : "", p->vdev_args);
+	}
+	if (all_vdev)
+		ARG("--no-pci");
+	for (unsigned i = 0; i < cfg->eal.n_extra; i++)
+		ARG("%s", cfg->eal.extra[i]);
+	argv[argc] = NULL;
+	return argc;
+#undef ARG
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	engine_request_stop();
+}
+
+/* Command line over config: the config's run section gives the defaults. */
+static void merge_run_settings(struct cli *c, const struct engine_config *cfg)
+{
+	if (!c->duration_set)
+		c->opt.duration_s = cfg->duration_s;
+	if (!c->interval_set)
+		c->opt.stats_interval_s = cfg->stats_interval_s > 0 ? cfg->stats_interval_s : 1.0;
+	c->opt.report_path = c->report ? c->report : (cfg->report[0] ? cfg->report : NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct engine_config cfg;
+	static char store[16384];
+	char *eal_argv[CFG_MAX_EAL_ARGS + 3 * CFG_MAX_PORTS + 32];
+	struct cli c = {0};
+	char err[1024];
+	int sep = -1, eal_argc, rc;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			sep = i;
+			break;
+		}
+	argv[sep < 0 ? 0 : sep] = argv[0];
+	if (parse_cli(sep < 0 ? argc : argc - sep, sep < 0 ? argv : argv + sep, &c))
+		return ENGINE_EXIT_USAGE;
+	if (config_load(c.config, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "roce-engine: %s\n", err);
+		return ENGINE_EXIT_CONFIG;
+	}
+	merge_run_settings(&c, &cfg);
+	if (sep < 0) {
+		eal_argc = eal_args_from_config(&cfg, eal_argv, (int)(sizeof(eal_argv) / sizeof(eal_argv[0])), store,
+						sizeof(store));
+		if (eal_argc < 0) {
+			fprintf(stderr, "roce-engine: EAL arguments too long\n");
+			return ENGINE_EXIT_CONFIG;
+		}
+	} else {
+		eal_argc = sep;
+		memcpy(eal_argv, argv, sizeof(char *) * (size_t)sep);
+		eal_argv[sep] = NULL;
+	}
+	if (c.check_only) {
+		printf("roce-engine: %s is valid: %u ports, %u lcore roles, %u flow groups\nEAL:", c.config, cfg.n_ports,
+		       cfg.n_roles, cfg.n_groups);
+		for (int i = 1; i < eal_argc; i++)
+			printf(" %s", eal_argv[i]);
+		printf("\n");
+		return 0;
+	}
+	if (rte_eal_init(eal_argc, eal_argv) < 0) {
+		fprintf(stderr, "roce-engine: EAL initialisation failed (arguments above; see DPDK's message)\n");
+		return ENGINE_EXIT_INIT;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rc = engine_run(&cfg, &c.opt);
+	rte_eal_cleanup();
+	return rc;
+}

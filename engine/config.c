@@ -1,0 +1,1581 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Configuration loader: libconfig text -> struct engine_config, validated completely before
+ * anything touches EAL. One function per section plus small typed getters; every error is one
+ * line "FILE:LINE: SETTING: what is wrong (what is allowed)". Setting by setting:
+ * docs/config.md.
+ *
+ * Plain C, libc and libconfig only, so the loader can be unit-tested and fuzzed without EAL.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libconfig.h>
+
+#include "wire.h"
+
+#define MAX_LCORE 127
+#define MAX_MSG_SIZE (1u << 30)
+#define MAX_QPN 0xFFFFFFu
+#define MAX_FILE_SIZE (16u << 20)
+
+struct loader {
+	const char *file;             /* name used in messages */
+	char *err;
+	size_t errlen;
+	struct engine_config *cfg;
+	uint64_t lcore_set[2];        /* eal.lcores as a bit set */
+	/* the first integer literal libconfig 1.5 would silently wrap (see prescan()) */
+	unsigned ovf_line;
+	char ovf_text[48];
+	int ovf_wrapped;
+	int ovf_kind;                 /* 0 none, 1 decimal 32-bit, 2 hex 32-bit, 3 64-bit */
+};
+
+/* ---- messages ------------------------------------------------------------------------------ */
+
+/* libconfig's own path syntax, so a message's SETTING can be pasted into config_lookup(). */
+static void setting_path(const config_setting_t *s, char *buf, size_t len)
+{
+	const config_setting_t *parent = config_setting_parent(s);
+	size_t n;
+
+	if (!parent) {
+		buf[0] = '\0';
+		return;
+	}
+	setting_path(parent, buf, len);
+	n = strlen(buf);
+	if (n && n + 1 < len)
+		buf[n++] = '.', buf[n] = '\0';
+	if (config_setting_name(s))
+		snprintf(buf + n, len - n, "%s", config_setting_name(s));
+	else
+		snprintf(buf + n, len - n, "[%d]", config_setting_index(s));
+}
+
+/* Writes the one error line. `s` is the setting at fault, or the group that lacks `member`. */
+static int vfail(struct loader *ld, const config_setting_t *s, const char *member, const char *fmt,
+		 va_list ap)
+{
+	char path[256] = "", msg[320];
+	unsigned line = s ? config_setting_source_line(s) : 0;
+	size_t n;
+
+	if (s)
+		setting_path(s, path, sizeof(path));
+	n = strlen(path);
+	if (member)
+		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "", member);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (ld->err && ld->errlen)
+		snprintf(ld->err, ld->errlen, "%s:%u: %s: %s", ld->file, line ? line : 1, path, msg);
+	return -1;
+}
+
+static int fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(ld, s, NULL, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* An error about member `key` of group g: at the member if it is written, else at the group. */
+static int fail_member(struct loader *ld, const config_setting_t *g, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail_member(struct loader *ld, const config_setting_t *g, const char *key, const char *fmt, ...)
+{
+	const config_setting_t *m = config_setting_get_member(g, key);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(ld, m ? m : g, m ? NULL : key, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A user's string, shortened and with control characters replaced, so that the error stays
+ * one short line whatever the file holds. */
+static const char *shown(const char *s, char buf[64])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < 48; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	if (s[i])
+		memcpy(buf + i, "...", 4);
+	else
+		buf[i] = '\0';
+	return buf;
+}
+
+static const char *type_name(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a float";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+/* ---- typed getters -------------------------------------------------------------------------- *
+ * opt_*() return 1 when the member is present and valid, 0 when absent (output untouched),
+ * -1 after writing an error. */
+
+static int want_type(struct loader *ld, const config_setting_t *s, int type, const char *what)
+{
+	if (config_setting_type(s) == type)
+		return 0;
+	return fail(ld, s, "must be %s, not %s", what, type_name(s));
+}
+
+/* Integer value. libconfig 1.5 stores hex literals 0x80000000..0xFFFFFFFF as negative ints: read
+ * hex as unsigned 32-bit, which is what anyone writing 0xFFFFFFFF means. */
+static int int_value(struct loader *ld, const config_setting_t *s, long long *v)
+{
+	*v = 0;
+	if (config_setting_type(s) == CONFIG_TYPE_INT) {
+		*v = config_setting_get_int(s);
+		if (*v < 0 && config_setting_get_format(s) == CONFIG_FORMAT_HEX)
+			*v += 1LL << 32;
+		return 0;
+	}
+	if (config_setting_type(s) == CONFIG_TYPE_INT64) {
+		*v = config_setting_get_int64(s);
+		return 0;
+	}
+	return fail(ld, s, "must be an integer, not %s", type_name(s));
+}
+
+static int int_range(struct loader *ld, const config_setting_t *s, long long lo, long long hi, bool hex,
+		     long long *v)
+{
+	if (int_value(ld, s, v))
+		return -1;
+	if (*v >= lo && *v <= hi)
+		return 0;
+	if (hex)
+		return fail(ld, s, "%s0x%llx is out of range (0x%llx..0x%llx)", *v < 0 ? "-" : "",
+			    (unsigned long long)llabs(*v), lo, hi);
+	return fail(ld, s, "%lld is out of range (%lld..%lld)", *v, lo, hi);
+}
+
+static int opt_int(struct loader *ld, const config_setting_t *g, const char *key, long long lo, long long hi,
+		   bool hex, long long *v)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+
+	if (!s)
+		return 0;
+	return int_range(ld, s, lo, hi, hex, v) ? -1 : 1;
+}
+
+static int opt_uint(struct loader *ld, const config_setting_t *g, const char *key, long long lo, long long hi,
+		    unsigned *out)
+{
+	long long v;
+	int rc = opt_int(ld, g, key, lo, hi, false, &v);
+
+	if (rc == 1)
+		*out = (unsigned)v;
+	return rc;
+}
+
+/* Floats accept integers too: "rate_gbps = 10;" means 10.0. */
+static int float_value(struct loader *ld, const config_setting_t *s, double *v)
+{
+	*v = 0;
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		*v = (double)config_setting_get_int64(s);
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		*v = config_setting_get_float(s);
+		if (isfinite(*v))
+			return 0;
+		return fail(ld, s, "must be a finite number");
+	default:
+		return fail(ld, s, "must be a number, not %s", type_name(s));
+	}
+}
+
+/* lo_open: the lower bound is exclusive (x > lo). */
+static int opt_float(struct loader *ld, const config_setting_t *g, const char *key, double lo, bool lo_open,
+		     double hi, double *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	double v;
+
+	if (!s)
+		return 0;
+	if (float_value(ld, s, &v))
+		return -1;
+	if ((lo_open ? v > lo : v >= lo) && v <= hi) {
+		*out = v;
+		return 1;
+	}
+	if (lo_open)
+		return fail(ld, s, "%g is out of range (> %g and <= %g)", v, lo, hi);
+	return fail(ld, s, "%g is out of range (%g..%g)", v, lo, hi);
+}
+
+static int opt_bool(struct loader *ld, const config_setting_t *g, const char *key, bool *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+
+	if (!s)
+		return 0;
+	if (want_type(ld, s, CONFIG_TYPE_BOOL, "true or false"))
+		return -1;
+	*out = config_setting_get_bool(s);
+	return 1;
+}
+
+static int str_value(struct loader *ld, const config_setting_t *s, char *out, size_t len)
+{
+	const char *v;
+
+	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		return -1;
+	v = config_setting_get_string(s);
+	if (strlen(v) >= len)
+		return fail(ld, s, "too long (at most %zu characters)", len - 1);
+	memcpy(out, v, strlen(v) + 1);
+	return 0;
+}
+
+static int opt_str(struct loader *ld, const config_setting_t *g, const char *key, char *out, size_t len)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+
+	if (!s)
+		return 0;
+	return str_value(ld, s, out, len) ? -1 : 1;
+}
+
+/* Index of the string value of s in the NULL-terminated names[], or -1 with an error. */
+static int pick(struct loader *ld, const config_setting_t *s, const char *const names[], const char *extra)
+{
+	char allowed[200] = "", buf[64];
+	const char *v;
+	int i;
+
+	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		return -1;
+	v = config_setting_get_string(s);
+	for (i = 0; names[i]; i++) {
+		if (!strcmp(v, names[i]))
+			return i;
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s", i ? ", " : "",
+			 names[i]);
+	}
+	return fail(ld, s, "unknown value '%s' (allowed: %s%s)", shown(v, buf), allowed, extra ? extra : "");
+}
+
+static const config_setting_t *required(struct loader *ld, const config_setting_t *g, const char *key,
+					const char *what)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+
+	if (!s) {
+		fail_member(ld, g, key, "missing (required: %s)", what);
+		return NULL;
+	}
+	return s;
+}
+
+/* Rejects members of g not in keys[] (NULL-terminated), so a typo never passes silently. */
+static int known_keys(struct loader *ld, const config_setting_t *g, const char *const keys[])
+{
+	char allowed[400] = "";
+	int i, k, n = config_setting_length(g);
+
+	for (k = 0; keys[k]; k++)
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s", k ? ", " : "",
+			 keys[k]);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+
+		for (k = 0; keys[k]; k++)
+			if (!strcmp(config_setting_name(m), keys[k]))
+				break;
+		if (!keys[k])
+			return fail(ld, m, "unknown setting '%s' (allowed: %s)", config_setting_name(m), allowed);
+	}
+	return 0;
+}
+
+/* A group member that must itself be a group (or absent). */
+static const config_setting_t *opt_group(struct loader *ld, const config_setting_t *g, const char *key, int *rc)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+
+	*rc = 0;
+	if (s && want_type(ld, s, CONFIG_TYPE_GROUP, "a group { ... }"))
+		*rc = -1;
+	return s;
+}
+
+/* ---- value syntax --------------------------------------------------------------------------- */
+
+static bool valid_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max)
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+/* Exactly six colon-separated pairs of hex digits; nothing else. */
+static bool parse_mac(const char *s, uint8_t mac[6])
+{
+	int i;
+
+	if (strlen(s) != 17)
+		return false;
+	for (i = 0; i < 6; i++) {
+		const char *p = s + 3 * i;
+		char hex[3] = { p[0], p[1], '\0' };
+
+		if (!isxdigit((unsigned char)p[0]) || !isxdigit((unsigned char)p[1]) || (i < 5 && p[2] != ':'))
+			return false;
+		mac[i] = (uint8_t)strtoul(hex, NULL, 16);
+	}
+	return true;
+}
+
+static int mac_value(struct loader *ld, const config_setting_t *s, uint8_t mac[6])
+{
+	char buf[64];
+
+	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		return -1;
+	if (!parse_mac(config_setting_get_string(s), mac))
+		return fail(ld, s, "'%s' is not a MAC address (six hex pairs joined by ':', e.g. 02:00:00:00:00:01)",
+			    shown(config_setting_get_string(s), buf));
+	return 0;
+}
+
+/* Parses an EAL -l list ("0-3,5,7-8") into a bit set of lcore ids 0..MAX_LCORE. */
+static bool parse_lcore_list(const char *s, uint64_t set[2])
+{
+	set[0] = set[1] = 0;
+	if (!*s)
+		return false;
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*s))
+			return false;
+		a = b = strtoul(s, &end, 10);
+		s = end;
+		if (*s == '-') {
+			if (!isdigit((unsigned char)*++s))
+				return false;
+			b = strtoul(s, &end, 10);
+			s = end;
+		}
+		if (a > b || b > MAX_LCORE)
+			return false;
+		for (; a <= b; a++)
+			set[a / 64] |= 1ULL << (a % 64);
+		if (!*s)
+			return true;
+		if (*s++ != ',')
+			return false;
+	}
+}
+
+static bool lcore_in(const uint64_t set[2], unsigned long lc)
+{
+	return lc <= MAX_LCORE && (set[lc / 64] >> (lc % 64)) & 1;
+}
+
+static bool is_vdev(const char *dev)
+{
+	return !strncmp(dev, "net_", 4);
+}
+
+static bool hex_run(const char **p, int min, int max)
+{
+	int n = 0;
+
+	while (isxdigit((unsigned char)**p) && n <= max)
+		(*p)++, n++;
+	return n >= min && n <= max;
+}
+
+/* DDDD:BB:DD.F or BB:DD.F, the forms EAL's PCI bus accepts. */
+static bool is_pci_addr(const char *s)
+{
+	const char *p = s;
+
+	if (strchr(s, ':') != strrchr(s, ':')) {
+		if (!hex_run(&p, 4, 4) || *p++ != ':')
+			return false;
+	}
+	if (!hex_run(&p, 2, 2) || *p++ != ':' || !hex_run(&p, 2, 2) || *p++ != '.')
+		return false;
+	return *p >= '0' && *p <= '7' && p[1] == '\0';
+}
+
+/* ring:LINK:a / ring:LINK:b, the two ends of the engine's in-process virtual cable (pmd_glue). */
+static bool is_ring_pair(const char *dev)
+{
+	size_t n;
+
+	if (strncmp(dev, "ring:", 5) != 0)
+		return false;
+	dev += 5;
+	n = strspn(dev, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-");
+	return n >= 1 && n <= 20 && dev[n] == ':' && (dev[n + 1] == 'a' || dev[n + 1] == 'b') && dev[n + 2] == '\0';
+}
+
+/* Devices that report no real link speed. */
+static bool is_virtual(const char *dev) { return is_vdev(dev) || is_ring_pair(dev); }
+
+static bool valid_device(const char *dev)
+{
+	if (is_ring_pair(dev))
+		return true;
+	if (is_vdev(dev))
+		return dev[4] && strspn(dev + 4, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(dev + 4);
+	return is_pci_addr(dev);
+}
+
+/* ---- eal ------------------------------------------------------------------------------------ */
+
+static int eal_lcores(struct loader *ld, const config_setting_t *eal)
+{
+	struct cfg_eal *e = &ld->cfg->eal;
+	const config_setting_t *s = config_setting_get_member(eal, "lcores");
+	long long main_lc;
+	char buf[64];
+	int rc;
+
+	if (s && str_value(ld, s, e->lcores, sizeof(e->lcores)))
+		return -1;
+	if (!parse_lcore_list(e->lcores, ld->lcore_set))
+		return fail(ld, s, "'%s' is not an lcore list (ids 0..%d as ranges and commas, e.g. \"0-3,5\")",
+			    shown(e->lcores, buf), MAX_LCORE);
+	e->main_lcore = -1;
+	rc = opt_int(ld, eal, "main_lcore", 0, MAX_LCORE, false, &main_lc);
+	if (rc < 0)
+		return -1;
+	if (rc == 1 && !lcore_in(ld->lcore_set, (unsigned long)main_lc))
+		return fail_member(ld, eal, "main_lcore", "lcore %lld is not in eal.lcores \"%s\"", main_lc,
+				   shown(e->lcores, buf));
+	if (rc == 1)
+		e->main_lcore = (int)main_lc;
+	/* default: the lowest lcore, which is also what EAL picks */
+	for (unsigned lc = 0; e->main_lcore < 0; lc++)
+		if (lcore_in(ld->lcore_set, lc))
+			e->main_lcore = (int)lc;
+	return 0;
+}
+
+static int eal_log_level(struct loader *ld, const config_setting_t *eal)
+{
+	static const char *const names[] = { "emerg", "alert", "crit", "error", "warning", "notice", "info",
+					     "debug", NULL };
+	const config_setting_t *s = config_setting_get_member(eal, "log_level");
+	struct cfg_eal *e = &ld->cfg->eal;
+	long long v;
+	int i;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_INT || config_setting_type(s) == CONFIG_TYPE_INT64) {
+		if (int_range(ld, s, 1, 8, false, &v))
+			return -1;
+		snprintf(e->log_level, sizeof(e->log_level), "%lld", v);
+		return 0;
+	}
+	/* EAL matches level names by prefix, so the short syslog names work as written */
+	i = pick(ld, s, names, ", or an integer 1..8");
+	if (i < 0)
+		return -1;
+	snprintf(e->log_level, sizeof(e->log_level), "%s", names[i]);
+	return 0;
+}
+
+static int eal_extra_args(struct loader *ld, const config_setting_t *eal)
+{
+	const config_setting_t *s = config_setting_get_member(eal, "extra_args");
+	struct cfg_eal *e = &ld->cfg->eal;
+	int i, n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be an array of strings [\"...\", ...], not %s", type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_EAL_ARGS)
+		return fail(ld, s, "%d arguments are too many (at most %d)", n, CFG_MAX_EAL_ARGS);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *a = config_setting_get_elem(s, (unsigned)i);
+
+		if (str_value(ld, a, e->extra[i], sizeof(e->extra[i])))
+			return -1;
+		if (!e->extra[i][0])
+			return fail(ld, a, "empty argument (each element is one EAL argument)");
+	}
+	e->n_extra = (unsigned)n;
+	return 0;
+}
+
+static int parse_eal(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "lcores", "main_lcore", "memory_mb", "huge_pages", "file_prefix",
+					    "log_level", "extra_args", NULL };
+	struct cfg_eal *e = &ld->cfg->eal;
+	const config_setting_t *eal;
+	char buf[64];
+	int rc;
+
+	eal = opt_group(ld, root, "eal", &rc);
+	if (rc)
+		return -1;
+	if (!eal) /* the defaults; the set is still needed for the roles */
+		return parse_lcore_list(e->lcores, ld->lcore_set) ? 0 : -1;
+	if (known_keys(ld, eal, keys) || eal_lcores(ld, eal))
+		return -1;
+	if (opt_uint(ld, eal, "memory_mb", 16, 65536, &e->memory_mb) < 0 ||
+	    opt_bool(ld, eal, "huge_pages", &e->huge_pages) < 0)
+		return -1;
+	rc = opt_str(ld, eal, "file_prefix", e->file_prefix, sizeof(e->file_prefix));
+	if (rc < 0)
+		return -1;
+	if (rc == 1 && !valid_name(e->file_prefix, 64))
+		return fail_member(ld, eal, "file_prefix", "'%s' is not a valid prefix (1..64 of A-Z a-z 0-9 _ -)",
+				   shown(e->file_prefix, buf));
+	return eal_log_level(ld, eal) || eal_extra_args(ld, eal) ? -1 : 0;
+}
+
+/* ---- ports ---------------------------------------------------------------------------------- */
+
+static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	const config_setting_t *s = required(ld, ps, "device", "a vdev name such as net_ring0, or a PCI address");
+	char buf[64];
+	int rc;
+
+	/* short enough that "--vdev DEVICE,ARGS" fits CFG_STR_LEN; EAL's own limit is 64 */
+	if (!s || str_value(ld, s, p->device, 64))
+		return -1;
+	if (!valid_device(p->device))
+		return fail(ld, s, "'%s' is neither a vdev name (net_<driver><n>, e.g. net_ring0), a ring pair end "
+			    "(ring:LINK:a or ring:LINK:b) nor a PCI address (0000:3b:00.0)", shown(p->device, buf));
+	rc = opt_str(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args) - strlen(p->device) - 1);
+	if (rc < 0)
+		return -1;
+	if (rc == 1 && !is_vdev(p->device))
+		return fail_member(ld, ps, "vdev_args", "only vdevs take arguments (device must start with net_; "
+				   "give PCI devargs with eal.extra_args)");
+	for (const char *c = p->vdev_args; *c; c++)
+		if (isspace((unsigned char)*c) || !isprint((unsigned char)*c))
+			return fail_member(ld, ps, "vdev_args", "contains a space or control character "
+					   "(key=value pairs joined by ',')");
+	return 0;
+}
+
+static int port_addresses(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	const config_setting_t *s;
+	char buf[64];
+
+	s = config_setting_get_member(ps, "mac");
+	if (s) {
+		if (mac_value(ld, s, p->mac))
+			return -1;
+		if (p->mac[0] & 1)
+			return fail(ld, s, "%s is a multicast address (a port needs a unicast MAC: first octet even)",
+				    config_setting_get_string(s));
+		p->has_mac = true;
+	}
+	s = config_setting_get_member(ps, "ipv4");
+	if (s) {
+		if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+			return -1;
+		if (inet_pton(AF_INET, config_setting_get_string(s), p->ipv4) != 1)
+			return fail(ld, s, "'%s' is not an IPv4 address (dotted quad, e.g. 192.168.1.1)",
+				    shown(config_setting_get_string(s), buf));
+		p->has_ipv4 = true;
+	}
+	s = config_setting_get_member(ps, "ipv6");
+	if (s) {
+		if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+			return -1;
+		if (inet_pton(AF_INET6, config_setting_get_string(s), p->ipv6) != 1)
+			return fail(ld, s, "'%s' is not an IPv6 address (e.g. fd00::1)",
+				    shown(config_setting_get_string(s), buf));
+		p->has_ipv6 = true;
+	}
+	if (!p->has_ipv4 && !p->has_ipv6)
+		return fail_member(ld, ps, "ipv4", "missing (a port needs ipv4, ipv6 or both)");
+	return 0;
+}
+
+static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	static const char *const desc[] = { "rx_desc", "tx_desc" };
+	unsigned *dv[] = { &p->rx_desc, &p->tx_desc };
+	int rc;
+
+	if (opt_uint(ld, ps, "rx_queues", 1, 16, &p->rx_queues) < 0 ||
+	    opt_uint(ld, ps, "tx_queues", 1, 16, &p->tx_queues) < 0 ||
+	    opt_uint(ld, ps, "mtu", 576, 9000, &p->mtu) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		rc = opt_uint(ld, ps, desc[i], 64, 16384, dv[i]);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && (*dv[i] & (*dv[i] - 1)))
+			return fail_member(ld, ps, desc[i], "%u is not a power of two (64, 128, ... 16384)", *dv[i]);
+	}
+	rc = opt_float(ld, ps, "link_speed_gbps", 0, true, 800, &p->link_speed_gbps);
+	if (rc < 0)
+		return -1;
+	if (rc == 0 && is_virtual(p->device))
+		return fail_member(ld, ps, "link_speed_gbps", "missing (required for vdev %s: virtual devices "
+				   "report no real speed; 0 < x <= 800)", p->device);
+	return 0;
+}
+
+static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)
+{
+	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
+					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
+					    "mtu", NULL };
+	struct cfg_port *p = &ld->cfg->ports[idx];
+	const config_setting_t *s;
+	char buf[64];
+
+	if (want_type(ld, ps, CONFIG_TYPE_GROUP, "a group { name = ...; device = ...; }") ||
+	    known_keys(ld, ps, keys))
+		return -1;
+	p->rx_queues = p->tx_queues = 1;
+	p->rx_desc = p->tx_desc = 1024;
+	p->mtu = 1500;
+	p->line = config_setting_source_line(ps);
+	s = required(ld, ps, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	if (!s || str_value(ld, s, p->name, sizeof(p->name)))
+		return -1;
+	if (!valid_name(p->name, CFG_NAME_LEN - 1))
+		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(p->name, buf));
+	for (unsigned j = 0; j < idx; j++)
+		if (!strcmp(ld->cfg->ports[j].name, p->name))
+			return fail(ld, s, "duplicate port name '%s' (also at line %u; names must be unique)",
+				    p->name, ld->cfg->ports[j].line);
+	if (port_device(ld, ps, p))
+		return -1;
+	for (unsigned j = 0; j < idx; j++)
+		if (!strcasecmp(ld->cfg->ports[j].device, p->device))
+			return fail_member(ld, ps, "device", "device %s is already port '%s' at line %u (one port "
+					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
+	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ? -1 : 0;
+}
+
+static int parse_ports(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = required(ld, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
+	int n;
+
+	if (!s)
+		return -1;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { ... }, ... ), not %s", type_name(s));
+	n = config_setting_length(s);
+	if (n < 1 || n > CFG_MAX_PORTS)
+		return fail(ld, s, "%d ports (allowed: 1..%d)", n, CFG_MAX_PORTS);
+	for (int i = 0; i < n; i++)
+		if (parse_port(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
+	ld->cfg->n_ports = (unsigned)n;
+	return 0;
+}
+
+/* A member naming a port; returns its index or -1 after an error. */
+static int port_ref(struct loader *ld, const config_setting_t *g)
+{
+	const config_setting_t *s = required(ld, g, "port", "the name of a port in ports");
+	char names[200] = "", buf[64];
+	int idx;
+
+	if (!s || want_type(ld, s, CONFIG_TYPE_STRING, "a string (a port's name)"))
+		return -1;
+	idx = config_port_index(ld->cfg, config_setting_get_string(s));
+	if (idx >= 0)
+		return idx;
+	for (unsigned i = 0; i < ld->cfg->n_ports; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
+			 ld->cfg->ports[i].name);
+	return fail(ld, s, "no port named '%s' (ports: %s)", shown(config_setting_get_string(s), buf), names);
+}
+
+/* ---- lcore roles ---------------------------------------------------------------------------- */
+
+static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_lcore_role *r)
+{
+	const struct cfg_port *p = &ld->cfg->ports[r->port];
+	const char *dir[] = { "", "tx", "rx" };
+
+	if (opt_uint(ld, rs, "queue", 0, 15, &r->queue) < 0)
+		return -1;
+	if ((r->role & CFG_ROLE_TX) && r->queue >= p->tx_queues)
+		return fail_member(ld, rs, "queue", "queue %u is beyond port '%s''s tx queues (0..%u; raise "
+				   "tx_queues)", r->queue, p->name, p->tx_queues - 1);
+	if ((r->role & CFG_ROLE_RX) && r->queue >= p->rx_queues)
+		return fail_member(ld, rs, "queue", "queue %u is beyond port '%s''s rx queues (0..%u; raise "
+				   "rx_queues)", r->queue, p->name, p->rx_queues - 1);
+	for (unsigned j = 0; j < ld->cfg->n_roles; j++) {
+		const struct cfg_lcore_role *o = &ld->cfg->roles[j];
+		unsigned both = (unsigned)(o->role & r->role);
+
+		if (o->port == r->port && o->queue == r->queue && both)
+			return fail(ld, rs, "port '%s' queue %u %s is already polled by the role at line %u (one "
+				    "role per queue and direction)", p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2],
+				    o->line);
+	}
+	return 0;
+}
+
+static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_lcore_role *r)
+{
+	static const char *const keys[] = { "lcore", "port", "queue", "role", NULL };
+	static const char *const roles[] = { "tx", "rx", "txrx", NULL };
+	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX };
+	const config_setting_t *s;
+	char buf[64];
+	long long lc;
+	int i;
+
+	if (want_type(ld, rs, CONFIG_TYPE_GROUP, "a group { lcore = ...; port = ...; role = ...; }") ||
+	    known_keys(ld, rs, keys))
+		return -1;
+	r->line = config_setting_source_line(rs);
+	s = required(ld, rs, "lcore", "an lcore id from eal.lcores");
+	if (!s || int_range(ld, s, 0, MAX_LCORE, false, &lc))
+		return -1;
+	if (!lcore_in(ld->lcore_set, (unsigned long)lc))
+		return fail(ld, s, "lcore %lld is not in eal.lcores \"%s\" (add it there)", lc,
+			    shown(ld->cfg->eal.lcores, buf));
+	if (lc == ld->cfg->eal.main_lcore)
+		return fail(ld, s, "lcore %lld is the main lcore, which prints the stats (use another lcore of "
+			    "eal.lcores, or set eal.main_lcore)", lc);
+	r->lcore = (unsigned)lc;
+	i = port_ref(ld, rs);
+	if (i < 0)
+		return -1;
+	r->port = (unsigned)i;
+	s = required(ld, rs, "role", "tx, rx or txrx");
+	if (!s || (i = pick(ld, s, roles, NULL)) < 0)
+		return -1;
+	r->role = role_of[i];
+	return role_queue(ld, rs, r);
+}
+
+static int parse_roles(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = required(ld, root, "lcores", "a list ( { lcore = 1; port = \"a\"; "
+					     "role = \"txrx\"; }, ... )");
+	int n;
+
+	if (!s)
+		return -1;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { lcore = ...; port = ...; role = ...; }, ... ), not %s",
+			    type_name(s));
+	n = config_setting_length(s);
+	if (n < 1 || n > CFG_MAX_ROLES)
+		return fail(ld, s, "%d roles (allowed: 1..%d)", n, CFG_MAX_ROLES);
+	for (int i = 0; i < n; i++) {
+		if (parse_role(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->roles[i]))
+			return -1;
+		ld->cfg->n_roles++;
+	}
+	return 0;
+}
+
+/* ---- flows ---------------------------------------------------------------------------------- */
+
+static const char *const transport_names[] = { "rc", "uc", "ud", NULL };
+
+static int flow_ops(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const keys[] = { "send", "send_imm", "write", "write_imm", "read", NULL };
+	const config_setting_t *ops;
+	unsigned total = 0;
+	int rc;
+
+	ops = opt_group(ld, fs, "ops", &rc);
+	if (rc)
+		return -1;
+	if (!ops)
+		return 0; /* send = 1 */
+	if (known_keys(ld, ops, keys))
+		return -1;
+	memset(g->op_weight, 0, sizeof(g->op_weight));
+	for (int op = 0; op < CFG_OP_COUNT; op++) {
+		if (opt_uint(ld, ops, keys[op], 0, 1000, &g->op_weight[op]) < 0)
+			return -1;
+		total += g->op_weight[op];
+		if (!g->op_weight[op])
+			continue;
+		if (g->transport == CFG_UD && op >= CFG_OP_WRITE)
+			return fail_member(ld, ops, keys[op], "UD has no %s (UD allows only send and send_imm)",
+					   keys[op]);
+		if (g->transport == CFG_UC && op == CFG_OP_READ)
+			return fail_member(ld, ops, keys[op], "UC has no read (UC allows send, send_imm, write, "
+					   "write_imm)");
+	}
+	if (!total)
+		return fail(ld, ops, "every weight is 0 (at least one of send, send_imm, write, write_imm, read "
+			    "must be 1..1000)");
+	return 0;
+}
+
+static int size_member(struct loader *ld, const config_setting_t *ms, const char *key, uint32_t *out)
+{
+	const config_setting_t *s = required(ld, ms, key, "a size in bytes, 0..1073741824");
+	long long v;
+
+	if (!s || int_range(ld, s, 0, MAX_MSG_SIZE, false, &v))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* message_size: an integer (fixed) or a group naming a distribution. */
+static int flow_size_group(struct loader *ld, const config_setting_t *ms, struct cfg_size *z)
+{
+	static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
+	static const char *const keys[][5] = { { "dist", "size", NULL }, { "dist", "min", "max", NULL },
+					       { "dist", "mean", "min", "max", NULL } };
+	const config_setting_t *s = required(ld, ms, "dist", "fixed, uniform or exponential");
+	int d;
+
+	if (!s || (d = pick(ld, s, dists, NULL)) < 0 || known_keys(ld, ms, keys[d]))
+		return -1;
+	z->dist = (enum cfg_size_dist)d;
+	if (d == CFG_SIZE_FIXED) {
+		if (size_member(ld, ms, "size", &z->fixed))
+			return -1;
+		z->min = z->max = z->mean = z->fixed;
+		return 0;
+	}
+	if (size_member(ld, ms, "min", &z->min) || size_member(ld, ms, "max", &z->max))
+		return -1;
+	if (z->max < z->min)
+		return fail_member(ld, ms, "max", "max %u is below min %u (1 <= min <= max)", z->max, z->min);
+	if (d == CFG_SIZE_UNIFORM) {
+		z->mean = (uint32_t)(((uint64_t)z->min + z->max) / 2);
+		return 0;
+	}
+	if (size_member(ld, ms, "mean", &z->mean))
+		return -1;
+	if (z->mean < z->min || z->mean > z->max)
+		return fail_member(ld, ms, "mean", "mean %u is outside min..max %u..%u (min <= mean <= max)",
+				   z->mean, z->min, z->max);
+	return 0;
+}
+
+static int flow_size(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const config_setting_t *ms = config_setting_get_member(fs, "message_size");
+	struct cfg_size *z = &g->msg_size;
+	long long v;
+
+	/* default: one full packet per message */
+	z->dist = CFG_SIZE_FIXED;
+	z->fixed = z->min = z->max = z->mean = g->ib_mtu;
+	if (ms && config_setting_type(ms) == CONFIG_TYPE_GROUP) {
+		if (flow_size_group(ld, ms, z))
+			return -1;
+	} else if (ms) {
+		if (config_setting_type(ms) != CONFIG_TYPE_INT && config_setting_type(ms) != CONFIG_TYPE_INT64)
+			return fail(ld, ms, "must be an integer or a group { dist = ...; }, not %s", type_name(ms));
+		if (int_range(ld, ms, 0, MAX_MSG_SIZE, false, &v))
+			return -1;
+		z->fixed = z->min = z->max = z->mean = (uint32_t)v;
+	}
+	if (g->transport == CFG_UD && z->max > g->ib_mtu)
+		return fail_member(ld, fs, "message_size", "UD messages are single packets: %u bytes is above the "
+				   "flow's mtu %u (every size <= mtu)", z->max, g->ib_mtu);
+	return 0;
+}
+
+static int flow_mtu(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const struct cfg_port *p = &ld->cfg->ports[g->port];
+	unsigned need;
+	int rc;
+
+	rc = opt_uint(ld, fs, "mtu", 256, 4096, &g->ib_mtu);
+	if (rc < 0)
+		return -1;
+	if (g->ib_mtu & (g->ib_mtu - 1))
+		return fail_member(ld, fs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)", g->ib_mtu);
+	/* the largest packet: payload + IP + UDP + BTH + the longest extended header + ICRC */
+	need = g->ib_mtu + (g->ip_version == 4 ? WIRE_IPV4_HLEN : WIRE_IPV6_HLEN) + WIRE_UDP_HLEN + WIRE_BTH_LEN +
+	       WIRE_ATOMICETH_LEN + WIRE_ICRC_LEN;
+	if (need > p->mtu)
+		return fail_member(ld, fs, "mtu", "IB MTU %u needs an IP MTU of at least %u, port '%s' has %u "
+				   "(lower mtu or raise the port's mtu)", g->ib_mtu, need, p->name, p->mtu);
+	return 0;
+}
+
+static int flow_addresses(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const struct cfg_port *p = &ld->cfg->ports[g->port];
+	const config_setting_t *s;
+	char buf[64];
+	const char *v;
+
+	s = required(ld, fs, "dst_mac", "the destination MAC, e.g. 02:00:00:00:00:02");
+	if (!s || mac_value(ld, s, g->dst_mac))
+		return -1;
+	s = required(ld, fs, "dst_ip", "an IPv4 or IPv6 address");
+	if (!s || want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		return -1;
+	v = config_setting_get_string(s);
+	if (inet_pton(AF_INET, v, g->dst_ip) == 1)
+		g->ip_version = 4;
+	else if (inet_pton(AF_INET6, v, g->dst_ip) == 1)
+		g->ip_version = 6;
+	else
+		return fail(ld, s, "'%s' is not an IPv4 or IPv6 address", shown(v, buf));
+	if ((g->ip_version == 4 && !p->has_ipv4) || (g->ip_version == 6 && !p->has_ipv6))
+		return fail(ld, s, "an IPv%u destination, but port '%s' has no ipv%u address (give the port "
+			    "one, or use an IPv%u destination)", g->ip_version, p->name, g->ip_version,
+			    g->ip_version == 4 ? 6 : 4);
+	return 0;
+}
+
+static int flow_ids(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const char *const keys[] = { "qpn", "dest_qpn" };
+	uint32_t *out[] = { &g->qpn, &g->dest_qpn };
+	const config_setting_t *s;
+	long long v;
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		s = required(ld, fs, keys[i], "a QP number 0x2..0xffffff");
+		if (!s || int_range(ld, s, 2, MAX_QPN, true, &v))
+			return -1;
+		*out[i] = (uint32_t)v;
+	}
+	rc = opt_int(ld, fs, "start_psn", 0, MAX_QPN, true, &v);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		g->start_psn = (uint32_t)v;
+	rc = opt_int(ld, fs, "pkey", 0, 0xFFFF, true, &v);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		g->pkey = (uint16_t)v;
+	rc = opt_int(ld, fs, "qkey", 0, 0xFFFFFFFFLL, true, &v);
+	if (rc < 0)
+		return -1;
+	if (rc == 1 && g->transport != CFG_UD)
+		return fail_member(ld, fs, "qkey", "qkey applies only to UD (this flow is %s)",
+				   transport_names[g->transport]);
+	if (rc == 1)
+		g->qkey = (uint32_t)v;
+	return 0;
+}
+
+static int flow_header_fields(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const ecn_names[] = { "not-ect", "ect1", "ect0", "ce", NULL };
+	const config_setting_t *s;
+	long long v;
+	int rc;
+
+	s = config_setting_get_member(fs, "udp_sport");
+	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
+		static const char *const entropy[] = { "entropy", NULL };
+
+		if (pick(ld, s, entropy, ", or a port 1..65535") < 0)
+			return -1;
+	} else if (s) {
+		if (int_range(ld, s, 1, 65535, false, &v))
+			return -1;
+		g->sport_entropy = false;
+		g->sport = (uint16_t)v;
+	}
+	if ((rc = opt_int(ld, fs, "dscp", 0, 63, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->dscp = (uint8_t)v;
+	s = config_setting_get_member(fs, "ecn");
+	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
+		if ((rc = pick(ld, s, ecn_names, ", or 0..3")) < 0)
+			return -1;
+		g->ecn = (uint8_t)rc;
+	} else if (s) {
+		if (int_range(ld, s, 0, 3, false, &v))
+			return -1;
+		g->ecn = (uint8_t)v;
+	}
+	if ((rc = opt_int(ld, fs, "vlan", 0, 4095, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->has_vlan = true, g->vlan = (uint16_t)v;
+	if ((rc = opt_int(ld, fs, "pcp", 0, 7, false, &v)) < 0)
+		return -1;
+	if (rc == 1 && !g->has_vlan)
+		return fail_member(ld, fs, "pcp", "pcp without vlan (the PCP is a field of the VLAN tag: set vlan "
+				   "too, 0 for priority tagging)");
+	if (rc == 1)
+		g->pcp = (uint8_t)v;
+	return 0;
+}
+
+static int flow_rate(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const struct cfg_port *p = &ld->cfg->ports[g->port];
+	double max = p->link_speed_gbps > 0 ? p->link_speed_gbps : 800;
+	int rg, rp;
+
+	rg = opt_float(ld, fs, "rate_gbps", 0, true, 800, &g->rate_gbps);
+	if (rg < 0)
+		return -1;
+	if (rg == 1 && g->rate_gbps > max)
+		return fail_member(ld, fs, "rate_gbps", "%g Gb/s per QP is above port '%s''s link speed %g Gb/s "
+				   "(> 0 and <= %g)", g->rate_gbps, p->name, max, max);
+	rp = opt_float(ld, fs, "rate_pps", 0, true, 1e9, &g->rate_pps);
+	if (rp < 0)
+		return -1;
+	if (rg == 1 && rp == 1)
+		return fail_member(ld, fs, "rate_pps", "rate_gbps and rate_pps are both set (set one of them)");
+	return 0;
+}
+
+static int flow_pattern(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const names[] = { "constant", "poisson", NULL };
+	static const char *const keys[] = { "type", "on_us", "off_us", NULL };
+	static const char *const onoff[] = { "onoff", NULL };
+	const config_setting_t *s = config_setting_get_member(fs, "pattern");
+	const config_setting_t *t;
+	int i;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+		t = required(ld, s, "type", "onoff");
+		if (known_keys(ld, s, keys) || !t || pick(ld, t, onoff, NULL) < 0)
+			return -1;
+		if (!config_setting_get_member(s, "on_us") || !config_setting_get_member(s, "off_us"))
+			return fail_member(ld, s, config_setting_get_member(s, "on_us") ? "off_us" : "on_us",
+					   "missing (required: microseconds > 0)");
+		if (opt_float(ld, s, "on_us", 0, true, 1e9, &g->on_us) < 0 ||
+		    opt_float(ld, s, "off_us", 0, true, 1e9, &g->off_us) < 0)
+			return -1;
+		g->pattern = CFG_PATTERN_ONOFF;
+	} else {
+		if (config_setting_type(s) != CONFIG_TYPE_STRING)
+			return fail(ld, s, "must be a string or a group { type = \"onoff\"; ... }, not %s",
+				    type_name(s));
+		i = pick(ld, s, names, ", or a group { type = \"onoff\"; on_us = ...; off_us = ...; }");
+		if (i < 0)
+			return -1;
+		g->pattern = i ? CFG_PATTERN_POISSON : CFG_PATTERN_CONSTANT;
+	}
+	if (g->pattern != CFG_PATTERN_CONSTANT && g->rate_gbps == 0 && g->rate_pps == 0)
+		return fail(ld, s, "%s pattern needs a rate (set rate_gbps or rate_pps)",
+			    g->pattern == CFG_PATTERN_POISSON ? "a poisson" : "an onoff");
+	return 0;
+}
+
+static int flow_stop(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const keys[] = { "messages", "bytes", "seconds", NULL };
+	const config_setting_t *st;
+	long long v;
+	int rc;
+
+	st = opt_group(ld, fs, "stop", &rc);
+	if (rc || !st)
+		return rc;
+	if (known_keys(ld, st, keys))
+		return -1;
+	if ((rc = opt_int(ld, st, "messages", 0, LLONG_MAX, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->stop_messages = (uint64_t)v;
+	if ((rc = opt_int(ld, st, "bytes", 0, LLONG_MAX, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->stop_bytes = (uint64_t)v;
+	return opt_float(ld, st, "seconds", 0, false, 1e9, &g->stop_seconds) < 0 ? -1 : 0;
+}
+
+/* count and steps; the last QP's numbers must stay within their fields */
+static int flow_expansion(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	long long v;
+	uint64_t last;
+	int rc;
+
+	if (opt_uint(ld, fs, "count", 1, CFG_MAX_QPS_PER_GROUP, &g->count) < 0)
+		return -1;
+	if ((rc = opt_int(ld, fs, "qpn_step", 1, MAX_QPN, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->qpn_step = (uint32_t)v;
+	if ((rc = opt_int(ld, fs, "dest_qpn_step", 1, MAX_QPN, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->dest_qpn_step = (uint32_t)v;
+	if ((rc = opt_int(ld, fs, "sport_step", 0, 65535, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		g->sport_step = (uint16_t)v;
+	last = g->qpn + (uint64_t)(g->count - 1) * g->qpn_step;
+	if (last > MAX_QPN)
+		return fail_member(ld, fs, "count", "the last QPN would be 0x%llx (qpn + (count-1) * qpn_step must "
+				   "be <= 0xffffff)", (unsigned long long)last);
+	last = g->dest_qpn + (uint64_t)(g->count - 1) * g->dest_qpn_step;
+	if (last > MAX_QPN)
+		return fail_member(ld, fs, "count", "the last dest_qpn would be 0x%llx (dest_qpn + (count-1) * "
+				   "dest_qpn_step must be <= 0xffffff)", (unsigned long long)last);
+	last = g->sport + (uint64_t)(g->count - 1) * g->sport_step;
+	if (!g->sport_entropy && last > 65535)
+		return fail_member(ld, fs, "count", "the last udp_sport would be %llu (udp_sport + (count-1) * "
+				   "sport_step must be <= 65535)", (unsigned long long)last);
+	return 0;
+}
+
+static int flow_needs_tx_role(struct loader *ld, const config_setting_t *fs, const struct cfg_flow_group *g)
+{
+	for (unsigned i = 0; i < ld->cfg->n_roles; i++)
+		if (ld->cfg->roles[i].port == g->port && (ld->cfg->roles[i].role & CFG_ROLE_TX))
+			return 0;
+	return fail_member(ld, fs, "port", "port '%s' has no tx role in lcores (add { lcore = ...; port = \"%s\"; "
+			   "role = \"tx\"; })", ld->cfg->ports[g->port].name, ld->cfg->ports[g->port].name);
+}
+
+static void flow_defaults(struct cfg_flow_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->transport = CFG_RC;
+	g->op_weight[CFG_OP_SEND] = 1;
+	g->ib_mtu = 1024;
+	g->pkey = WIRE_DEFAULT_PKEY;
+	g->qkey = 0x11111111;
+	g->sport_entropy = true;
+	g->dscp = 26;
+	g->ecn = WIRE_ECN_ECT0;
+	g->pattern = CFG_PATTERN_CONSTANT;
+	g->count = 1;
+	g->qpn_step = g->dest_qpn_step = 1;
+	g->sport_step = 1;
+}
+
+static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned idx)
+{
+	static const char *const keys[] = { "name", "port", "dst_mac", "dst_ip", "transport", "ops",
+					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
+					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
+					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
+					    NULL };
+	struct cfg_flow_group *g = &ld->cfg->groups[idx];
+	const config_setting_t *s;
+	char buf[64];
+	int i;
+
+	flow_defaults(g);
+	if (want_type(ld, fs, CONFIG_TYPE_GROUP, "a group { name = ...; port = ...; ... }") ||
+	    known_keys(ld, fs, keys))
+		return -1;
+	g->line = config_setting_source_line(fs);
+	s = required(ld, fs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	if (!s || str_value(ld, s, g->name, sizeof(g->name)))
+		return -1;
+	if (!valid_name(g->name, CFG_NAME_LEN - 1))
+		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(g->name, buf));
+	for (unsigned j = 0; j < idx; j++)
+		if (!strcmp(ld->cfg->groups[j].name, g->name))
+			return fail(ld, s, "duplicate flow name '%s' (also at line %u; names must be unique)", g->name,
+				    ld->cfg->groups[j].line);
+	if ((i = port_ref(ld, fs)) < 0)
+		return -1;
+	g->port = (unsigned)i;
+	if (flow_needs_tx_role(ld, fs, g))
+		return -1;
+	s = config_setting_get_member(fs, "transport");
+	if (s && (i = pick(ld, s, transport_names, NULL)) < 0)
+		return -1;
+	if (s)
+		g->transport = (enum cfg_transport)i;
+	return flow_addresses(ld, fs, g) || flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) ||
+	       flow_ids(ld, fs, g) || flow_header_fields(ld, fs, g) || flow_rate(ld, fs, g) ||
+	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_expansion(ld, fs, g) ? -1 : 0;
+}
+
+static bool group_has_qpn(const struct cfg_flow_group *g, uint32_t q)
+{
+	return q >= g->qpn && (q - g->qpn) % g->qpn_step == 0 && (q - g->qpn) / g->qpn_step < g->count;
+}
+
+/* QPNs identify QPs on a port (ACKs and responses come back addressed to them), so the QPs of
+ * all groups on one port must not share one. Exact, with a 2 MiB bit map of the 24-bit space. */
+static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
+{
+	const struct engine_config *c = ld->cfg;
+	uint8_t *used = NULL;
+	int rc = 0;
+
+	for (unsigned port = 0; port < c->n_ports && !rc; port++) {
+		unsigned on_port = 0;
+
+		for (unsigned k = 0; k < c->n_groups; k++)
+			on_port += c->groups[k].port == port;
+		if (on_port < 2)
+			continue;
+		if (!used && !(used = malloc((MAX_QPN + 1) / 8)))
+			return fail(ld, flows, "out of memory checking QPNs");
+		memset(used, 0, (MAX_QPN + 1) / 8);
+		for (unsigned k = 0; k < c->n_groups && !rc; k++) {
+			const struct cfg_flow_group *g = &c->groups[k];
+
+			for (unsigned i = 0; g->port == port && i < g->count && !rc; i++) {
+				uint32_t q = g->qpn + i * g->qpn_step;
+
+				if (!(used[q / 8] & (1u << (q % 8)))) {
+					used[q / 8] |= (uint8_t)(1u << (q % 8));
+					continue;
+				}
+				for (unsigned j = 0; j < k; j++)
+					if (c->groups[j].port == port && group_has_qpn(&c->groups[j], q)) {
+						rc = fail_member(ld, config_setting_get_elem(flows, k), "qpn",
+							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at line %u on "
+							"port '%s' (the QPNs of one port must not overlap)", q, g->name,
+							c->groups[j].name, c->groups[j].line, c->ports[port].name);
+						break;
+					}
+			}
+		}
+	}
+	free(used);
+	return rc;
+}
+
+static int parse_flows(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "flows");
+	int n;
+
+	if (!s)
+		return 0; /* receive only */
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { name = ...; port = ...; ... }, ... ), not %s", type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_FLOW_GROUPS)
+		return fail(ld, s, "%d flow groups (allowed: 0..%d)", n, CFG_MAX_FLOW_GROUPS);
+	for (int i = 0; i < n; i++) {
+		if (parse_flow(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
+		ld->cfg->n_groups++;
+	}
+	return check_qpn_overlap(ld, s);
+}
+
+/* ---- run ------------------------------------------------------------------------------------ */
+
+static int parse_run(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", NULL };
+	struct engine_config *c = ld->cfg;
+	const config_setting_t *run;
+	int rc;
+
+	run = opt_group(ld, root, "run", &rc);
+	if (rc || !run)
+		return rc;
+	if (known_keys(ld, run, keys) || opt_float(ld, run, "duration_s", 0, false, 1e9, &c->duration_s) < 0 ||
+	    opt_float(ld, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
+	    opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- what libconfig 1.5 would let pass silently ------------------------------------------------ *
+ * libconfig 1.5 stores an integer literal that does not fit 32 bits (without the L suffix) as its
+ * low 32 bits, silently: "qpn = 4294967298;" would become 2. So the text is scanned first for
+ * such literals, for strings and comments left open, and for @include, which is not supported
+ * (one file holds the whole config, so every line number refers to it). */
+
+static void note_overflow(struct loader *ld, unsigned line, const char *start, const char *end, int kind,
+			  int wrapped)
+{
+	size_t n = (size_t)(end - start);
+
+	if (ld->ovf_kind)
+		return;
+	if (n >= sizeof(ld->ovf_text))
+		n = sizeof(ld->ovf_text) - 1;
+	memcpy(ld->ovf_text, start, n);
+	ld->ovf_text[n] = '\0';
+	ld->ovf_line = line;
+	ld->ovf_kind = kind;
+	ld->ovf_wrapped = wrapped;
+}
+
+/* One number token at *pp (sign included); advances past it. */
+static void scan_number(struct loader *ld, const char **pp, unsigned line)
+{
+	const char *start = *pp, *p = *pp;
+	char tmp[64];
+	long long v;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		const char *h = p += 2;
+		size_t sig;
+		bool l64;
+
+		while (*h == '0')
+			h++;
+		while (isxdigit((unsigned char)*p))
+			p++;
+		sig = (size_t)(p - h);
+		l64 = *p == 'L';
+		while (*p == 'L')
+			p++;
+		if (sig > (l64 ? 16u : 8u))
+			note_overflow(ld, line, start, p, l64 ? 3 : 2, (int)strtoul(start, NULL, 16));
+		*pp = p;
+		return;
+	}
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.' || *p == 'e' || *p == 'E') { /* a float: libconfig handles those */
+		while (isdigit((unsigned char)*p) || *p == '.' || *p == 'e' || *p == 'E' ||
+		       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
+			p++;
+		*pp = p;
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%.*s", (int)(p - start), start);
+	errno = 0;
+	v = strtoll(tmp, NULL, 10);
+	if (*p == 'L') {
+		if (errno == ERANGE)
+			note_overflow(ld, line, start, p, 3, 0);
+		while (*p == 'L')
+			p++;
+	} else if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+		note_overflow(ld, line, start, p, 1, (int)v);
+	}
+	*pp = p;
+}
+
+/* libconfig 1.5 silently drops a string or comment left open at the end of the text (and leaks
+ * the string), which would hide everything after it. */
+static int unterminated(struct loader *ld, unsigned line, const char *what)
+{
+	snprintf(ld->err, ld->errlen, "%s:%u: syntax error: unterminated %s", ld->file, line, what);
+	return -1;
+}
+
+static int prescan(struct loader *ld, const char *p)
+{
+	unsigned line = 1, start;
+
+	while (*p) {
+		if (*p == '\n') {
+			line++, p++;
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*p && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			for (p += 2, start = line; *p && !(p[0] == '*' && p[1] == '/'); p++)
+				line += *p == '\n';
+			if (!*p)
+				return unterminated(ld, start, "comment /* without */");
+			p += 2;
+		} else if (*p == '"') {
+			for (p++, start = line; *p && *p != '"'; p++) {
+				line += *p == '\n';
+				if (*p == '\\' && p[1])
+					p++;
+			}
+			if (!*p)
+				return unterminated(ld, start, "string (no closing \")");
+			p++;
+		} else if (*p == '@' && !strncmp(p, "@include", 8)) {
+			snprintf(ld->err, ld->errlen, "%s:%u: @include: not supported (one file holds the whole "
+				 "configuration)", ld->file, line);
+			return -1;
+		} else if (isalpha((unsigned char)*p) || *p == '*' || *p == '_') {
+			while (isalnum((unsigned char)*p) || *p == '*' || *p == '_' || *p == '-')
+				p++;
+		} else if (isdigit((unsigned char)*p) ||
+			   ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]))) {
+			scan_number(ld, &p, line);
+		} else {
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* The setting that holds the overflowing literal: an integer on its line with the wrapped value. */
+static const config_setting_t *find_int_at(const config_setting_t *s, unsigned line, int kind, int wrapped)
+{
+	int n;
+
+	if (config_setting_source_line(s) == line &&
+	    ((config_setting_type(s) == CONFIG_TYPE_INT && kind != 3 && config_setting_get_int(s) == wrapped) ||
+	     (config_setting_type(s) == CONFIG_TYPE_INT64 && kind == 3)))
+		return s;
+	if (!config_setting_is_aggregate(s))
+		return NULL;
+	n = config_setting_length(s);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *f = find_int_at(config_setting_get_elem(s, (unsigned)i), line, kind, wrapped);
+
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+static int report_overflow(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const why[] = { "", "does not fit a 32-bit integer (write it with an L suffix for "
+					   "64 bits)", "does not fit 32 bits (hex is 32-bit unless written with an L "
+					   "suffix)", "does not fit a 64-bit integer" };
+	const config_setting_t *s = find_int_at(root, ld->ovf_line, ld->ovf_kind, ld->ovf_wrapped);
+
+	if (s)
+		return fail(ld, s, "%s %s", ld->ovf_text, why[ld->ovf_kind]);
+	snprintf(ld->err, ld->errlen, "%s:%u: %s %s", ld->file, ld->ovf_line, ld->ovf_text, why[ld->ovf_kind]);
+	return -1;
+}
+
+/* ---- entry points --------------------------------------------------------------------------- */
+
+void config_defaults(struct engine_config *cfg)
+{
+	cpu_set_t cpus;
+	int ncpu = 1;
+
+	memset(cfg, 0, sizeof(*cfg));
+	/* the CPUs this process may run on, which is what EAL can pin lcores to */
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		ncpu = CPU_COUNT(&cpus);
+	else if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		ncpu = 2;
+	snprintf(cfg->eal.lcores, sizeof(cfg->eal.lcores), "%s", ncpu >= 2 ? "0-1" : "0");
+	cfg->eal.main_lcore = 0;
+	cfg->eal.memory_mb = 256;
+	cfg->eal.huge_pages = false;
+	snprintf(cfg->eal.file_prefix, sizeof(cfg->eal.file_prefix), "roce-engine-%ld", (long)getpid());
+	snprintf(cfg->eal.log_level, sizeof(cfg->eal.log_level), "notice");
+	cfg->duration_s = 0;
+	cfg->stats_interval_s = 1.0;
+}
+
+int config_port_index(const struct engine_config *cfg, const char *name)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++)
+		if (!strcmp(cfg->ports[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int load_root(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "run", NULL };
+
+	if (ld->ovf_kind)
+		return report_overflow(ld, root);
+	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
+	       parse_roles(ld, root) || parse_flows(ld, root) || parse_run(ld, root) ? -1 : 0;
+}
+
+int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen)
+{
+	char dummy[1];
+	struct loader ld = { .file = name ? name : "(string)", .err = err && errlen ? err : dummy,
+			     .errlen = err && errlen ? errlen : sizeof(dummy), .cfg = cfg };
+	config_t lc;
+	int rc;
+
+	ld.err[0] = '\0';
+	config_defaults(cfg);
+	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.file);
+	if (prescan(&ld, text))
+		return -1;
+	config_init(&lc);
+	if (!config_read_string(&lc, text)) {
+		snprintf(ld.err, ld.errlen, "%s:%d: syntax error: %s", ld.file, config_error_line(&lc),
+			 config_error_text(&lc) ? config_error_text(&lc) : "unreadable");
+		rc = -1;
+	} else {
+		rc = load_root(&ld, config_root_setting(&lc));
+	}
+	config_destroy(&lc);
+	return rc;
+}
+
+/* Read here rather than by libconfig, so a missing file gets strerror's words and the loader
+ * has the text for prescan(). */
+int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t n = 0;
+	int rc, e;
+
+	if (f) {
+		text = malloc(MAX_FILE_SIZE + 1);
+		n = text ? fread(text, 1, MAX_FILE_SIZE + 1, f) : 0;
+	}
+	e = !f ? errno : !text ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : n > MAX_FILE_SIZE ? EFBIG : 0;
+	if (f)
+		fclose(f);
+	if (e) {
+		free(text);
+		config_defaults(cfg);
+		if (err && errlen)
+			snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
+		return -1;
+	}
+	text[n] = '\0';
+	rc = config_load_string(text, path, cfg, err, errlen);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+
+#include "engine.h"
+#include "engine_state.h"
+
+#define RX_QPS_PER_LCORE 65536
+#define DRAIN_QUIET_MS 50   /* RX is stopped once nothing arrived for this long after TX stopped */
+#define DRAIN_MAX_MS 2000
+#define LAG_MAX_US 10000    /* a QP more than 10 ms behind its schedule skips ahead, no burst */
+
+static volatile sig_atomic_t stop_requested;
+
+void engine_request_stop(void) { stop_requested = 1; }
+
+/* ---- set-up -------------------------------------------------------------------------------- */
+
+static int setup_ports(struct engine *e, char *err, size_t errlen)
+{
+	unsigned n_lcores = rte_lcore_count();
+
+	for (unsigned i = 0; i < e->cfg->n_ports; i++) {
+		if (port_setup(&e->cfg->ports[i], n_lcores, &e->ports[i], err, errlen))
+			return -1;
+		e->pool_size[i] = port_pool_size(&e->cfg->ports[i], n_lcores);
+		e->n_ports++;
+	}
+	return 0;
+}
+
+static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, size_t errlen)
+{
+	if (!e->work[lcore]) {
+		if (!rte_lcore_is_enabled(lcore) || lcore == rte_get_main_lcore()) {
+			snprintf(err, errlen, "lcore %u is not a worker lcore of this EAL (check eal.lcores / -l)", lcore);
+			return NULL;
+		}
+		e->work[lcore] = rte_zmalloc_socket("lcore_work", sizeof(struct lcore_work), RTE_CACHE_LINE_SIZE,
+						    (int)rte_lcore_to_socket_id(lcore));
+		if (!e->work[lcore]) {
+			snprintf(err, errlen, "out of memory for lcore %u", lcore);
+			return NULL;
+		}
+		e->work[lcore]->lcore = lcore;
+		e->n_work++;
+	}
+	return e->work[lcore];
+}
+
+static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err, size_t errlen)
+{
+	struct lcore_work *w = work_of(e, r->lcore, err, errlen);
+	const struct port_info *p = &e->ports[r->port];
+
+	if (!w)
+		return -1;
+	if ((r->role & CFG_ROLE_TX) && w->n_tx < LCORE_MAX_ROLES) {
+		struct tx_role *t = &w->tx[w->n_tx++];
+		t->port = (uint16_t)r->port;
+		t->port_id = p->port_id;
+		t->queue = (uint16_t)r->queue;
+		t->pool = p->pool;
+		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
+	}
+	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {
+		struct rx_role *x = &w->rx[w->n_rx++];
+		x->port = (uint16_t)r->port;
+		x->port_id = p->port_id;
+		x->queue = (uint16_t)r->queue;
+		if (!w->rx_ctx)
+			w->rx_ctx = rx_ctx_create(r->lcore, e->cfg->n_ports, RX_QPS_PER_LCORE,
+						  (int)rte_lcore_to_socket_id(r->lcore));
+		if (!w->rx_ctx) {
+			snprintf(err, errlen, "lcore %u: cannot create the receiver table (%u QPs)", r->lcore, RX_QPS_PER_LCORE);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The TX roles of a port, in lcore order: QPs of the port's flows are dealt to them in turn. */
+static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role **out)
+{
+	unsigned n = 0;
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			if (e->work[l]->tx[i].port == port)
+				out[n++] = &e->work[l]->tx[i];
+	return n;
+}
+
+static int plan_qps(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->cfg;
+	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
+	unsigned next_slot = 0, deal[CFG_MAX_PORTS] = {0};
+
+	for (unsigned g = 0; g < cfg->n_groups; g++)
+		e->n_qps += cfg->groups[g].count;
+	if (e->n_qps == 0)
+		return 0;
+	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct qp_tx *) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	if (!e->qps || !e->heap_slots) {
+		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->n_qps);
+		return -1;
+	}
+	/* size each role's heap first, then fill */
+	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &cfg->groups[g];
+		unsigned n = tx_roles_of_port(e, grp->port, roles);
+
+		if (n == 0) {
+			snprintf(err, errlen, "%s:%u: flows.%s: port %s has no TX role", cfg->file, grp->line, grp->name,
+				 cfg->ports[grp->port].name);
+			return -1;
+		}
+		for (unsigned i = 0; i < grp->count; i++, q++)
+			roles[deal[grp->port]++ % n]->n_qps++;
+	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			struct tx_role *t = &e->work[l]->tx[i];
+			t->heap = e->heap_slots + next_slot;
+			next_slot += t->n_qps;
+			t->n_qps = 0;
+		}
+	memset(deal, 0, sizeof(deal));
+	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &cfg->groups[g];
+		unsigned n = tx_roles_of_port(e, grp->port, roles);
+
+		for (unsigned i = 0; i < grp->count; i++, q++) {
+			struct tx_role *t = roles[deal[grp->port]++ % n];
+			qp_tx_init(&e->qps[q], grp, i, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz,
+				   e->start_tsc);
+			e->qps[q].port = (uint16_t)grp->port;
+			t->heap[t->n_qps++] = &e->qps[q];
+		}
+	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			tx_role_init_heap(&e->work[l]->tx[i]);
+	return 0;
+}
+
+/* ---- running --------------------------------------------------------------------------------- */
+
+static void launch(struct engine *e)
+{
+	lcore_reset_stop();
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		if (e->work[l])
+			rte_eal_remote_launch(lcore_main, e->work[l], l);
+}
+
+static bool all_tx_finished(const struct engine *e)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		if (e->work[l] && e->work[l]->n_tx && !__atomic_load_n(&e->work[l]->tx_finished, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+static uint64_t rx_frames_total(const struct engine *e)
+{
+	struct port_totals t;
+	uint64_t n = 0;
+
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		stats_port_totals(e, p, &t);
+		n += t.rx_frames;
+	}
+	return n;
+}
+
+/* Main lcore: live lines until the run ends, then TX stop, RX drain, RX stop. */
+static void supervise(struct engine *e, const struct engine_options *opt)
+{
+	struct port_totals prev[CFG_MAX_PORTS] = {0};
+	uint64_t interval = (uint64_t)(opt->stats_interval_s * (double)e->tsc_hz);
+	uint64_t deadline = opt->duration_s > 0 ? e->start_tsc + (uint64_t)(opt->duration_s * (double)e->tsc_hz) : 0;
+	uint64_t next_line = e->start_tsc + interval, last_line = e->start_tsc;
+
+	for (;;) {
+		uint64_t now = rte_rdtsc();
+		if (stop_requested) {
+			e->stopped_by = "signal";
+			break;
+		}
+		if (deadline && now >= deadline) {
+			e->stopped_by = "duration";
+			break;
+		}
+		if (e->n_qps && all_tx_finished(e)) {
+			e->stopped_by = "flows_done";
+			break;
+		}
+		if (now >= next_line) {
+			if (!opt->quiet)
+				stats_print_interval(e, (double)(now - e->start_tsc) / (double)e->tsc_hz,
+						     (double)(now - last_line) / (double)e->tsc_hz, prev);
+			last_line = now;
+			next_line += interval;
+		}
+		rte_delay_us_sleep(1000);
+	}
+	lcore_request_tx_stop();
+	e->end_tsc = rte_rdtsc();
+	/* RX goes on until the frames in flight (rings, queues) have arrived */
+	uint64_t quiet = e->tsc_hz * DRAIN_QUIET_MS / 1000, stop_at = rte_rdtsc() + e->tsc_hz * DRAIN_MAX_MS / 1000;
+	uint64_t seen = rx_frames_total(e), since = rte_rdtsc();
+	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet) {
+		rte_delay_us_sleep(5000);
+		uint64_t n = rx_frames_total(e);
+		if (n != seen) {
+			seen = n;
+			since = rte_rdtsc();
+		}
+	}
+	lcore_request_rx_stop();
+	rte_eal_mp_wait_lcore();
+}
+
+/* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
+static void teardown(struct engine *e)
+{
+	for (unsigned p = 0; p < e->n_ports; p++)
+		port_teardown(&e->ports[p]);
+	for (unsigned p = 0; p < e->n_ports; p++)
+		e->pool_in_use_at_exit[p] = rte_mempool_in_use_count(e->ports[p].pool);
+}
+
+static void release(struct engine *e)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		if (!e->work[l])
+			continue;
+		rx_ctx_free(e->work[l]->rx_ctx);
+		rte_free(e->work[l]);
+	}
+	rte_free(e->qps);
+	rte_free(e->heap_slots);
+	for (unsigned p = 0; p < e->n_ports; p++)
+		rte_mempool_free(e->ports[p].pool);
+}
+
+int engine_run(const struct engine_config *cfg, const struct engine_options *opt)
+{
+	static struct engine e;
+	char err[512];
+	int rc = ENGINE_EXIT_OK;
+
+	memset(&e, 0, sizeof(e));
+	e.cfg = cfg;
+	e.tsc_hz = rte_get_tsc_hz();
+	if (opt->report_path && report_check_path(opt->report_path, err, sizeof(err))) {
+		fprintf(stderr, "roce-engine: %s\n", err);
+		return ENGINE_EXIT_REPORT;
+	}
+	printf("roce-engine: ICRC with rte_net_crc %s\n", wire_crc_init());
+	if (setup_ports(&e, err, sizeof(err)))
+		goto init_failed;
+	for (unsigned p = 0; p < e.n_ports; p++)
+		port_print_capabilities(&e.ports[p]);
+	for (unsigned i = 0; i < cfg->n_roles; i++)
+		if (add_role(&e, &cfg->roles[i], err, sizeof(err)))
+			goto init_failed;
+	e.start_tsc = rte_rdtsc() + e.tsc_hz / 100; /* 10 ms to let every lcore start */
+	if (plan_qps(&e, err, sizeof(err)))
+		goto init_failed;
+	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
+	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
+	launch(&e);
+	supervise(&e, opt);
+	stats_capture_pmd(&e);
+	teardown(&e);
+	stats_print_summary(&e);
+	if (opt->report_path) {
+		if (report_write(&e, opt->report_path, err, sizeof(err))) {
+			fprintf(stderr, "roce-engine: %s\n", err);
+			rc = ENGINE_EXIT_REPORT;
+		} else {
+			printf("roce-engine: report written to %s\n", opt->report_path);
+		}
+	}
+	release(&e);
+	return rc;
+
+init_failed:
+	fprintf(stderr, "roce-engine: %s\n", err);
+	teardown(&e);
+	release(&e);
+	return ENGINE_EXIT_INIT;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The engine's run-time state, shared by engine.c (life cycle), stats.c (live lines and totals)
+ * and report.c (the JSON report). Not part of the public API.
+ */
+#ifndef ROCE_ENGINE_STATE_H
+#define ROCE_ENGINE_STATE_H
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "config.h"
+#include "lcore.h"
+#include "port.h"
+#include "receiver.h"
+#include "requester.h"
+
+#define ENGINE_MAX_XSTATS 256
+
+struct engine {
+	const struct engine_config *cfg;
+	struct port_info ports[CFG_MAX_PORTS];
+	unsigned n_ports;
+	struct qp_tx *qps;
+	unsigned n_qps;
+	struct qp_tx **heap_slots;     /* backing store of the TX roles' heaps */
+	struct lcore_work *work[RTE_MAX_LCORE];
+	unsigned n_work;
+	uint64_t tsc_hz, start_tsc, end_tsc;
+	const char *stopped_by;        /* "duration", "flows_done", "signal" */
+	unsigned pool_size[CFG_MAX_PORTS];
+	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
+	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */
+	struct rte_eth_stats hw[CFG_MAX_PORTS];
+	unsigned n_xstats[CFG_MAX_PORTS];
+	struct rte_eth_xstat_name xstat_names[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
+	uint64_t xstat_values[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
+};
+
+/* Reads every port's rte_eth_stats and xstats into the engine state. */
+void stats_capture_pmd(struct engine *e);
+
+/* Totals, summed over lcores (relaxed reads of single-writer counters). */
+struct port_totals {
+	uint64_t tx_packets, tx_bytes;
+	uint64_t rx_frames, rx_bytes, rx_malformed;
+	uint64_t mbuf_alloc_fail, tx_ring_full;
+	struct rx_port_counters rx;    /* every RX counter of the port */
+};
+
+void stats_port_totals(const struct engine *e, unsigned port, struct port_totals *t);
+/* Receiver counters of (port, qpn) summed over RX lcores; false when no frame arrived. */
+bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_qp_counters *out);
+/* Config index of the local port whose MAC is `mac`, or -1 (the flow goes elsewhere). */
+int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6]);
+/* One live line per port since the previous call. */
+void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev);
+void stats_print_summary(const struct engine *e);
+
+/* Writes the JSON report atomically (temporary file, then rename). 0 or -1 with err. */
+int report_write(const struct engine *e, const char *path, char *err, size_t errlen);
+/* Checks at start-up that the report's directory is writable. */
+int report_check_path(const char *path, char *err, size_t errlen);
+
+static inline uint64_t stat_read(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+#endif

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_prefetch.h>
+
+#include "lcore.h"
+
+static bool tx_stop, rx_stop;
+
+void lcore_request_tx_stop(void) { __atomic_store_n(&tx_stop, true, __ATOMIC_RELEASE); }
+void lcore_request_rx_stop(void) { __atomic_store_n(&rx_stop, true, __ATOMIC_RELEASE); }
+void lcore_reset_stop(void)
+{
+	__atomic_store_n(&tx_stop, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&rx_stop, false, __ATOMIC_RELEASE);
+}
+
+#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+
+/* ---- the pacing heap --------------------------------------------------------------------- */
+
+static void heap_sift_down(struct qp_tx **h, unsigned n, unsigned i)
+{
+	struct qp_tx *x = h[i];
+
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1]->next_fp < h[c]->next_fp)
+			c++;
+		if (h[c]->next_fp >= x->next_fp)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+void tx_role_init_heap(struct tx_role *r)
+{
+	r->heap_n = r->n_qps;
+	for (unsigned i = r->heap_n / 2; i-- > 0;)
+		heap_sift_down(r->heap, r->heap_n, i);
+}
+
+/* ---- TX ------------------------------------------------------------------------------------ */
+
+/* Sends what the PMD refused last time; true when nothing is left pending. */
+static bool flush_pending(struct tx_role *r)
+{
+	uint16_t sent;
+
+	if (r->n_pending == 0)
+		return true;
+	sent = rte_eth_tx_burst(r->port_id, r->queue, r->pending + r->pending_off, (uint16_t)r->n_pending);
+	r->pending_off += sent;
+	r->n_pending -= sent;
+	if (r->n_pending)
+		return false;
+	r->pending_off = 0;
+	return true;
+}
+
+/* Fills up to a burst with the packets of QPs that are due, earliest first. */
+static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
+{
+	uint64_t now_fp = now_tsc << PACE_SHIFT;
+	unsigned n = 0;
+
+	if (r->heap_n == 0 || r->heap[0]->next_fp > now_fp)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
+		STAT_ADD(r->mbuf_alloc_fail, 1);
+		return 0;
+	}
+	while (n < ENGINE_BURST && r->heap_n && r->heap[0]->next_fp <= now_fp) {
+		struct qp_tx *qp = r->heap[0];
+
+		if (qp->next_fp + r->lag_max_fp < now_fp) /* stalled: resume pacing, don't burst */
+			qp->next_fp = now_fp - r->lag_max_fp;
+		qp_tx_next(qp, burst[n++], now_tsc);
+		if (qp->done)
+			r->heap[0] = r->heap[--r->heap_n];
+		if (r->heap_n)
+			heap_sift_down(r->heap, r->heap_n, 0);
+	}
+	if (n < ENGINE_BURST)
+		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);
+	return n;
+}
+
+static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
+{
+	struct rte_mbuf *burst[ENGINE_BURST];
+	unsigned n;
+	uint16_t sent;
+
+	if (!flush_pending(r))
+		return;
+	n = build_burst(r, burst, now_tsc);
+	if (n == 0)
+		return;
+	sent = rte_eth_tx_burst(r->port_id, r->queue, burst, (uint16_t)n);
+	if (sent < n) {
+		STAT_ADD(r->tx_ring_full, 1);
+		for (unsigned i = sent; i < n; i++)
+			r->pending[i - sent] = burst[i];
+		r->n_pending = n - sent;
+	}
+}
+
+static bool tx_role_finished(const struct tx_role *r) { return r->heap_n == 0 && r->n_pending == 0; }
+
+/* At stop: give the PMD a moment for what is pending, then free it (never leak an mbuf). */
+static void tx_role_drain(struct tx_role *r)
+{
+	uint64_t until = rte_rdtsc() + rte_get_tsc_hz() / 100;
+
+	while (!flush_pending(r) && rte_rdtsc() < until)
+		;
+	if (r->n_pending)
+		rte_pktmbuf_free_bulk(r->pending + r->pending_off, r->n_pending);
+	r->n_pending = 0;
+	r->pending_off = 0;
+}
+
+/* ---- RX ------------------------------------------------------------------------------------ */
+
+static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
+{
+	struct rte_mbuf *burst[ENGINE_BURST];
+	uint16_t n = rte_eth_rx_burst(r->port_id, r->queue, burst, ENGINE_BURST);
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = burst[i];
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(burst[i + 1], void *));
+		if (m->nb_segs == 1) {
+			rx_account(w->rx_ctx, r->port, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
+		} else {
+			uint32_t len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
+			const uint8_t *f = rte_pktmbuf_read(m, 0, len, w->scratch);
+			rx_account(w->rx_ctx, r->port, f, len);
+		}
+	}
+	if (n)
+		rte_pktmbuf_free_bulk(burst, n);
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+int lcore_main(void *arg)
+{
+	struct lcore_work *w = arg;
+	bool tx_done = w->n_tx == 0;
+
+	while (!__atomic_load_n(&rx_stop, __ATOMIC_ACQUIRE)) {
+		uint64_t now = rte_rdtsc();
+
+		if (!tx_done) {
+			bool all = true;
+			for (unsigned i = 0; i < w->n_tx; i++) {
+				tx_role_poll(&w->tx[i], now);
+				all &= tx_role_finished(&w->tx[i]);
+			}
+			if (all || __atomic_load_n(&tx_stop, __ATOMIC_ACQUIRE)) {
+				for (unsigned i = 0; i < w->n_tx; i++)
+					tx_role_drain(&w->tx[i]);
+				tx_done = true;
+				__atomic_store_n(&w->tx_finished, true, __ATOMIC_RELEASE);
+			}
+		}
+		for (unsigned i = 0; i < w->n_rx; i++)
+			rx_role_poll(w, &w->rx[i]);
+		if (tx_done && w->n_rx == 0)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * What one worker lcore does: its TX roles (a port queue and the QPs it paces) and its RX roles
+ * (a port queue whose frames it accounts), polled in one loop, in the manner of DPDK's l2fwd.
+ */
+#ifndef ROCE_ENGINE_LCORE_H
+#define ROCE_ENGINE_LCORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "requester.h"
+#include "receiver.h"
+
+#define ENGINE_BURST 32
+#define LCORE_MAX_ROLES 16
+
+struct rte_mempool;
+struct rte_mbuf;
+
+struct tx_role {
+	uint16_t port;            /* config index */
+	uint16_t port_id;         /* DPDK port */
+	uint16_t queue;
+	struct rte_mempool *pool;
+	struct qp_tx **heap;      /* min-heap of the role's QPs by next send time */
+	unsigned heap_n;
+	unsigned n_qps;
+	struct rte_mbuf *pending[ENGINE_BURST]; /* built but refused by the PMD: sent first next time */
+	unsigned n_pending, pending_off;
+	uint64_t lag_max_fp;      /* a QP further behind than this is not allowed to catch up */
+	uint64_t mbuf_alloc_fail; /* read by the main lcore */
+	uint64_t tx_ring_full;
+};
+
+struct rx_role {
+	uint16_t port;
+	uint16_t port_id;
+	uint16_t queue;
+};
+
+struct lcore_work {
+	unsigned lcore;
+	unsigned n_tx, n_rx;
+	struct tx_role tx[LCORE_MAX_ROLES];
+	struct rx_role rx[LCORE_MAX_ROLES];
+	struct rx_ctx *rx_ctx;
+	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
+	uint8_t scratch[WIRE_MAX_FRAME]; /* multi-segment frames are copied here to be parsed */
+};
+
+/* Stop requests from the main lcore: TX first, then RX after the in-flight frames drained. */
+void lcore_request_tx_stop(void);
+void lcore_request_rx_stop(void);
+void lcore_reset_stop(void);
+
+/* Builds the heap of a TX role once its QPs are attached. */
+void tx_role_init_heap(struct tx_role *r);
+/* The worker loop (rte_eal_remote_launch). */
+int lcore_main(void *work);
+
+#endif

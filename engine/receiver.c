@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+
+#include "receiver.h"
+
+struct rx_ctx {
+	struct rte_hash *index;      /* (port << 24 | qpn) -> position in qps[] */
+	unsigned max_qps;
+	unsigned n_ports;
+	struct rx_qp *qps;           /* by hash position */
+	struct rx_port_counters *ports;
+};
+
+#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define PSN_MASK 0xFFFFFFu
+
+struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = max_qps,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = socket,
+	};
+	struct rx_ctx *ctx = rte_zmalloc_socket("rx_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE, socket);
+
+	if (!ctx)
+		return NULL;
+	snprintf(name, sizeof(name), "rxqp_%u", lcore);
+	ctx->max_qps = max_qps;
+	ctx->n_ports = n_ports;
+	ctx->index = rte_hash_create(&hp);
+	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * max_qps, RTE_CACHE_LINE_SIZE, socket);
+	ctx->ports = rte_zmalloc_socket("rx_ports", sizeof(struct rx_port_counters) * n_ports, RTE_CACHE_LINE_SIZE, socket);
+	if (!ctx->index || !ctx->qps || !ctx->ports) {
+		rx_ctx_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+void rx_ctx_free(struct rx_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	rte_hash_free(ctx->index);
+	rte_free(ctx->qps);
+	rte_free(ctx->ports);
+	rte_free(ctx);
+}
+
+static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, uint32_t qpn)
+{
+	uint32_t key = (uint32_t)port << 24 | qpn;
+	int32_t pos = rte_hash_lookup(ctx->index, &key);
+
+	if (pos >= 0)
+		return &ctx->qps[pos];
+	pos = rte_hash_add_key(ctx->index, &key);
+	if (pos < 0) {
+		STAT_ADD(pc->rx_qp_table_full, 1);
+		return NULL;
+	}
+	ctx->qps[pos].port = port;
+	ctx->qps[pos].qpn = qpn;
+	return &ctx->qps[pos];
+}
+
+/* Signed distance a - b of two 24-bit PSNs (the IBA comparison, as rxe's psn_compare). */
+static inline int32_t psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
+
+static void window_shift(uint64_t w[2], uint32_t k)
+{
+	if (k >= 128) {
+		w[0] = w[1] = 0;
+	} else if (k >= 64) {
+		w[1] = w[0] << (k - 64);
+		w[0] = 0;
+	} else if (k > 0) {
+		w[1] = w[1] << k | w[0] >> (64 - k);
+		w[0] <<= k;
+	}
+}
+
+/* PSN bookkeeping: a gap counts its PSNs as lost; one of them arriving later turns a loss
+ * into an out-of-order arrival; a PSN seen twice is a duplicate. Returns false for a duplicate
+ * (whose payload and message are not counted again). */
+static bool track_psn(struct rx_qp *q, uint32_t psn)
+{
+	int32_t d;
+	uint32_t back;
+
+	if (!q->started || q->resync) {
+		q->started = true;
+		q->resync = false;
+		q->next_psn = (psn + 1) & PSN_MASK;
+		q->window[0] = 1;
+		q->window[1] = 0;
+		return true;
+	}
+	d = psn_diff(psn, q->next_psn);
+	if (d >= 0) {
+		STAT_ADD(q->c.lost, (uint64_t)d);
+		window_shift(q->window, (uint32_t)d + 1);
+		q->window[0] |= 1;
+		q->next_psn = (psn + 1) & PSN_MASK;
+		return true;
+	}
+	back = (uint32_t)(-d) - 1; /* 0: the highest PSN seen */
+	if (back >= RX_PSN_WINDOW || (q->window[back / 64] >> (back % 64) & 1)) {
+		STAT_ADD(q->c.duplicates, 1);
+		return false;
+	}
+	q->window[back / 64] |= 1ULL << (back % 64);
+	STAT_ADD(q->c.out_of_order, 1);
+	if (q->c.lost)
+		STAT_ADD(q->c.lost, (uint64_t)-1);
+	return true;
+}
+
+static void account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, const uint8_t *frame,
+			 uint32_t len, const struct wire_pkt *p)
+{
+	struct rx_qp *q = qp_for(ctx, pc, port, p->bth.dqpn);
+	const struct wire_opcode_info *op = p->op;
+
+	if (!q)
+		return;
+	STAT_ADD(q->c.packets, 1);
+	STAT_ADD(q->c.bytes, len); /* as received: Ethernet padding included, FCS not */
+	if (p->ip.ecn == WIRE_ECN_CE)
+		STAT_ADD(q->c.ecn_ce, 1);
+	if (p->kind == WIRE_KIND_CNP) {
+		STAT_ADD(q->c.cnp, 1);
+		return;
+	}
+	if (p->kind == WIRE_KIND_MALFORMED) { /* only ICRC errors get here */
+		STAT_ADD(q->c.icrc_errors, 1);
+		return;
+	}
+	if (!track_psn(q, p->bth.psn))
+		return;
+	if (op->flags & WIRE_OPF_PAYLOAD)
+		STAT_ADD(q->c.payload_bytes, p->payload_len);
+	if ((op->flags & WIRE_OPF_REQUEST) && (op->flags & WIRE_OPF_END))
+		STAT_ADD(q->c.messages, 1);
+	if (p->bth.opcode == WIRE_OP_RC_READ_REQUEST) {
+		/* the request took one PSN per response packet; the path MTU that sets their number
+		 * is the requester's, so the next request's PSN is taken as it comes */
+		struct wire_ext_hdrs ext;
+		wire_ext_read(frame + p->bth_off, op, &ext);
+		q->resync = ext.reth.dma_len > 256;
+	}
+}
+
+static void account_mac_control(struct rx_port_counters *pc, const struct wire_pkt *p)
+{
+	if (p->kind == WIRE_KIND_PAUSE) {
+		STAT_ADD(pc->pause_rx, 1);
+		return;
+	}
+	for (int i = 0; i < WIRE_PFC_PRIORITIES; i++) {
+		if (!(p->pfc_enable >> i & 1))
+			continue;
+		STAT_ADD(pc->pfc_rx[i], 1);
+		if (p->quanta[i])
+			STAT_ADD(pc->pfc_xoff_rx[i], 1);
+	}
+}
+
+void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len)
+{
+	struct rx_port_counters *pc = &ctx->ports[port];
+	struct wire_pkt p;
+
+	wire_parse(frame, len, WIRE_PARSE_CHECK_ICRC, &p);
+	STAT_ADD(pc->frames, 1);
+	STAT_ADD(pc->bytes, len);
+	STAT_ADD(pc->kind[p.kind], 1);
+	switch (p.kind) {
+	case WIRE_KIND_ROCE:
+	case WIRE_KIND_CNP:
+		account_roce(ctx, pc, port, frame, len, &p);
+		break;
+	case WIRE_KIND_PFC:
+	case WIRE_KIND_PAUSE:
+		account_mac_control(pc, &p);
+		break;
+	case WIRE_KIND_MALFORMED:
+		STAT_ADD(pc->error[p.error], 1);
+		if (p.error == WIRE_ERR_ICRC && p.op)
+			account_roce(ctx, pc, port, frame, len, &p);
+		break;
+	default:
+		break;
+	}
+}
+
+const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port) { return &ctx->ports[port]; }
+
+unsigned rx_qp_count(const struct rx_ctx *ctx) { return ctx->max_qps; }
+
+/* NULL for an unused position. */
+const struct rx_qp *rx_qp_at(const struct rx_ctx *ctx, unsigned i)
+{
+	const struct rx_qp *q = &ctx->qps[i];
+
+	return q->c.packets ? q : NULL;
+}
+
+const struct rx_qp *rx_qp_find(const struct rx_ctx *ctx, uint16_t port, uint32_t qpn)
+{
+	uint32_t key = (uint32_t)port << 24 | qpn;
+	int32_t pos = rte_hash_lookup(ctx->index, &key);
+
+	return pos >= 0 ? &ctx->qps[pos] : NULL;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The receiving side, per RX lcore: every frame is classified by the wire parser; RoCE frames
+ * are accounted to a receiver QP keyed by (port, destination QPN) with PSN tracking (lost,
+ * duplicate, out of order), ICRC errors and ECN-CE marks; malformed frames are counted by
+ * reason and dropped; PFC and PAUSE frames are counted per priority.
+ *
+ * Receiver QPs come from a table sized at start-up (rte_hash); a QPN seen for the first time
+ * takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`.
+ */
+#ifndef ROCE_ENGINE_RECEIVER_H
+#define ROCE_ENGINE_RECEIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+#define RX_PSN_WINDOW 128 /* PSNs behind the highest seen that are told apart: late or duplicate */
+
+struct rx_qp_counters {
+	uint64_t packets, bytes; /* bytes: Ethernet frame bytes without FCS */
+	uint64_t messages;       /* last/only packets of requests received */
+	uint64_t payload_bytes;
+	uint64_t lost;           /* PSNs skipped and not (yet) seen */
+	uint64_t out_of_order;   /* arrived after a later PSN */
+	uint64_t duplicates;
+	uint64_t icrc_errors;
+	uint64_t ecn_ce;
+	uint64_t cnp;            /* CNPs addressed to this QPN */
+};
+
+struct rx_qp {
+	uint16_t port;
+	uint32_t qpn;
+	bool started;
+	bool resync;             /* the next PSN is taken as is (after a READ request) */
+	uint32_t next_psn;       /* one past the highest PSN seen */
+	uint64_t window[RX_PSN_WINDOW / 64]; /* bit i: PSN next_psn - 1 - i was received */
+	struct rx_qp_counters c;
+};
+
+struct rx_port_counters {
+	uint64_t frames, bytes;
+	uint64_t kind[WIRE_KIND_COUNT];
+	uint64_t error[WIRE_ERR_COUNT];
+	uint64_t pfc_rx[WIRE_PFC_PRIORITIES]; /* PFC frames with the priority's enable bit set */
+	uint64_t pfc_xoff_rx[WIRE_PFC_PRIORITIES]; /* ... and a non-zero pause time */
+	uint64_t pause_rx;
+	uint64_t rx_qp_table_full;
+	uint64_t not_contiguous; /* multi-segment mbufs, copied before parsing */
+};
+
+struct rx_ctx;
+
+/* A context for one lcore: room for `max_qps` receiver QPs over `n_ports` ports. NULL on error. */
+struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket);
+void rx_ctx_free(struct rx_ctx *ctx);
+/* Accounts one frame received on config port `port`. */
+void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len);
+/* Reading (from another lcore, relaxed): the port's counters and the receiver QPs. */
+const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port);
+unsigned rx_qp_count(const struct rx_ctx *ctx);
+const struct rx_qp *rx_qp_at(const struct rx_ctx *ctx, unsigned i);
+/* The receiver QP for (port, qpn), or NULL. */
+const struct rx_qp *rx_qp_find(const struct rx_ctx *ctx, uint16_t port, uint32_t qpn);
+
+#endif

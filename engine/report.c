@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The JSON report (schema: docs/report.md), built with jansson and written atomically: to a
+ * temporary file beside the target, then renamed over it, so a reader never sees half a report.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <rte_ethdev.h>
+
+#include "engine_state.h"
+
+static json_t *u64_array(const uint64_t *v, unsigned n)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(a, json_integer((json_int_t)v[i]));
+	return a;
+}
+
+static json_t *xstats_of(const struct engine *e, unsigned p)
+{
+	json_t *o = json_object();
+
+	for (unsigned i = 0; i < e->n_xstats[p]; i++)
+		json_object_set_new(o, e->xstat_names[p][i].name, json_integer((json_int_t)e->xstat_values[p][i]));
+	return o;
+}
+
+static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
+{
+	struct port_totals t;
+	uint64_t zero[WIRE_PFC_PRIORITIES] = {0};
+	json_t *o = json_object();
+
+	stats_port_totals(e, p, &t);
+	json_object_set_new(o, "name", json_string(e->ports[p].name));
+	json_object_set_new(o, "device", json_string(e->cfg->ports[p].device));
+	json_object_set_new(o, "driver", json_string(e->ports[p].driver));
+	json_object_set_new(o, "link_speed_gbps", json_real(e->ports[p].link_speed_gbps));
+	json_object_set_new(o, "tx_packets", json_integer((json_int_t)t.tx_packets));
+	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
+	json_object_set_new(o, "rx_packets", json_integer((json_int_t)t.rx_frames));
+	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)t.rx_bytes));
+	json_object_set_new(o, "rx_dropped",
+			    json_integer((json_int_t)(t.rx_malformed + t.rx.rx_qp_table_full + hw->imissed + hw->rx_nombuf)));
+	json_object_set_new(o, "rx_malformed", json_integer((json_int_t)t.rx_malformed));
+	json_object_set_new(o, "rx_other", json_integer((json_int_t)t.rx.kind[WIRE_KIND_OTHER]));
+	json_object_set_new(o, "rx_cnp", json_integer((json_int_t)t.rx.kind[WIRE_KIND_CNP]));
+	json_object_set_new(o, "pfc_tx", u64_array(zero, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pfc_rx", u64_array(t.rx.pfc_rx, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t.rx.pause_rx));
+	json_object_set_new(o, "mbuf_alloc_failures", json_integer((json_int_t)t.mbuf_alloc_fail));
+	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
+	json_object_set_new(o, "mbufs", json_integer((json_int_t)e->pool_size[p]));
+	json_object_set_new(o, "mbufs_in_use_at_exit", json_integer((json_int_t)e->pool_in_use_at_exit[p]));
+	json_object_set_new(o, "pmd", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ipackets", (json_int_t)hw->ipackets,
+						"opackets", (json_int_t)hw->opackets, "ibytes", (json_int_t)hw->ibytes,
+						"obytes", (json_int_t)hw->obytes, "imissed", (json_int_t)hw->imissed,
+						"ierrors", (json_int_t)hw->ierrors, "oerrors", (json_int_t)hw->oerrors,
+						"rx_nombuf", (json_int_t)hw->rx_nombuf));
+	json_object_set_new(o, "xstats", xstats_of(e, p));
+	return o;
+}
+
+static const char *transport_name(enum cfg_transport t) { return t == CFG_RC ? "rc" : t == CFG_UC ? "uc" : "ud"; }
+
+static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double secs)
+{
+	const struct cfg_flow_group *g = qp->group;
+	struct rx_qp_counters rx = {0};
+	int dst_port = stats_local_port_of_mac(e, g->dst_mac);
+	bool local = dst_port >= 0 && stats_rx_qp(e, (unsigned)dst_port, qp->dest_qpn, &rx);
+	uint64_t goodput_bytes = local ? rx.payload_bytes : qp->c.payload_bytes;
+	char name[CFG_NAME_LEN + 16];
+	json_t *o = json_object();
+
+	if (g->count > 1)
+		snprintf(name, sizeof(name), "%s[%u]", g->name, qp->index);
+	else
+		snprintf(name, sizeof(name), "%s", g->name);
+	json_object_set_new(o, "name", json_string(name));
+	json_object_set_new(o, "group", json_string(g->name));
+	json_object_set_new(o, "port", json_string(e->cfg->ports[qp->port].name));
+	json_object_set_new(o, "transport", json_string(transport_name(g->transport)));
+	json_object_set_new(o, "qpn", json_integer(qp->qpn));
+	json_object_set_new(o, "dest_qpn", json_integer(qp->dest_qpn));
+	json_object_set_new(o, "tx_packets", json_integer((json_int_t)qp->c.tx_packets));
+	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)qp->c.tx_bytes));
+	json_object_set_new(o, "messages", json_integer((json_int_t)qp->c.messages));
+	json_object_set_new(o, "message_bytes", json_integer((json_int_t)qp->c.payload_bytes));
+	json_object_set_new(o, "receiver", local ? json_string(e->cfg->ports[dst_port].name) : json_null());
+	json_object_set_new(o, "rx_packets", json_integer((json_int_t)rx.packets));
+	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)rx.bytes));
+	json_object_set_new(o, "rx_messages", json_integer((json_int_t)rx.messages));
+	json_object_set_new(o, "goodput_gbps", json_real(secs > 0 ? (double)goodput_bytes * 8 / secs / 1e9 : 0));
+	json_object_set_new(o, "lost", json_integer((json_int_t)rx.lost));
+	json_object_set_new(o, "out_of_order", json_integer((json_int_t)rx.out_of_order));
+	json_object_set_new(o, "duplicates", json_integer((json_int_t)rx.duplicates));
+	json_object_set_new(o, "retransmits", json_integer(0));
+	json_object_set_new(o, "icrc_errors", json_integer((json_int_t)rx.icrc_errors));
+	json_object_set_new(o, "ecn_ce", json_integer((json_int_t)rx.ecn_ce));
+	json_object_set_new(o, "cnp_tx", json_integer(0));
+	json_object_set_new(o, "cnp_rx", json_integer(0));
+	return o;
+}
+
+static json_t *rx_qp_json(const struct engine *e, const struct rx_qp *q)
+{
+	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", e->cfg->ports[q->port].name, "qpn",
+			 (json_int_t)q->qpn, "packets", (json_int_t)q->c.packets, "bytes", (json_int_t)q->c.bytes,
+			 "messages", (json_int_t)q->c.messages, "payload_bytes", (json_int_t)q->c.payload_bytes, "lost",
+			 (json_int_t)q->c.lost, "out_of_order", (json_int_t)q->c.out_of_order, "duplicates",
+			 (json_int_t)q->c.duplicates, "icrc_errors", (json_int_t)q->c.icrc_errors, "ecn_ce",
+			 (json_int_t)q->c.ecn_ce, "cnp_rx", (json_int_t)q->c.cnp);
+}
+
+static json_t *errors_json(const struct engine *e)
+{
+	json_t *o = json_object();
+	uint64_t table_full = 0;
+
+	for (int r = 1; r < WIRE_ERR_COUNT; r++) {
+		uint64_t n = 0;
+		for (unsigned p = 0; p < e->n_ports; p++) {
+			struct port_totals t;
+			stats_port_totals(e, p, &t);
+			n += t.rx.error[r];
+			if (r == 1)
+				table_full += t.rx.rx_qp_table_full;
+		}
+		json_object_set_new(o, wire_error_name((enum wire_error)r), json_integer((json_int_t)n));
+	}
+	json_object_set_new(o, "rx_qp_table_full", json_integer((json_int_t)table_full));
+	return o;
+}
+
+static json_t *build(const struct engine *e)
+{
+	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
+	json_t *root = json_object(), *ports = json_array(), *flows = json_array(), *rxqps = json_array();
+
+	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "config", json_string(e->cfg->file));
+	json_object_set_new(root, "duration_s", json_real(secs));
+	json_object_set_new(root, "stopped_by", json_string(e->stopped_by ? e->stopped_by : "unknown"));
+	json_object_set_new(root, "icrc_crc_algorithm", json_string(wire_crc_alg_name()));
+	for (unsigned p = 0; p < e->n_ports; p++)
+		json_array_append_new(ports, port_json(e, p, &e->hw[p]));
+	for (unsigned q = 0; q < e->n_qps; q++)
+		json_array_append_new(flows, flow_json(e, &e->qps[q], secs));
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		if (!e->work[l] || !e->work[l]->rx_ctx)
+			continue;
+		for (unsigned i = 0; i < rx_qp_count(e->work[l]->rx_ctx); i++) {
+			const struct rx_qp *q = rx_qp_at(e->work[l]->rx_ctx, i);
+			if (q)
+				json_array_append_new(rxqps, rx_qp_json(e, q));
+		}
+	}
+	json_object_set_new(root, "ports", ports);
+	json_object_set_new(root, "flows", flows);
+	json_object_set_new(root, "rx_qps", rxqps);
+	json_object_set_new(root, "errors", errors_json(e));
+	return root;
+}
+
+int report_check_path(const char *path, char *err, size_t errlen)
+{
+	char copy[CFG_STR_LEN * 4];
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	const char *dir = dirname(copy);
+	if (access(dir, W_OK) != 0) {
+		snprintf(err, errlen, "report %s: directory %s is not writable: %s", path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int report_write(const struct engine *e, const char *path, char *err, size_t errlen)
+{
+	char tmp[CFG_STR_LEN * 4 + 32];
+	json_t *root = build(e);
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (rc != 0 || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "cannot write report %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Totals over lcores, live lines and the final summary. Counters have one writer each (the
+ * lcore that owns them); the main lcore reads them relaxed, so a line may be a burst behind.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "engine_state.h"
+
+static void add_rx_counters(struct rx_port_counters *dst, const struct rx_port_counters *src)
+{
+	const uint64_t *s = (const uint64_t *)src;
+	uint64_t *d = (uint64_t *)dst;
+
+	/* the struct is all uint64_t: add field by field */
+	for (size_t i = 0; i < sizeof(*src) / sizeof(uint64_t); i++)
+		d[i] += stat_read(&s[i]);
+}
+
+void stats_port_totals(const struct engine *e, unsigned port, struct port_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		if (e->qps[q].port != port)
+			continue;
+		t->tx_packets += stat_read(&e->qps[q].c.tx_packets);
+		t->tx_bytes += stat_read(&e->qps[q].c.tx_bytes);
+	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lcore_work *w = e->work[l];
+		if (!w)
+			continue;
+		for (unsigned i = 0; i < w->n_tx; i++) {
+			if (w->tx[i].port != port)
+				continue;
+			t->mbuf_alloc_fail += stat_read(&w->tx[i].mbuf_alloc_fail);
+			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
+		}
+		if (w->rx_ctx)
+			add_rx_counters(&t->rx, rx_port_counters(w->rx_ctx, (uint16_t)port));
+	}
+	t->rx_frames = t->rx.frames;
+	t->rx_bytes = t->rx.bytes;
+	t->rx_malformed = t->rx.kind[WIRE_KIND_MALFORMED];
+}
+
+bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_qp_counters *out)
+{
+	bool found = false;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct rx_qp *q;
+		if (!e->work[l] || !e->work[l]->rx_ctx)
+			continue;
+		q = rx_qp_find(e->work[l]->rx_ctx, (uint16_t)port, qpn);
+		if (!q)
+			continue;
+		found = true;
+		const uint64_t *s = (const uint64_t *)&q->c;
+		uint64_t *d = (uint64_t *)out;
+		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+			d[i] += stat_read(&s[i]);
+	}
+	return found;
+}
+
+void stats_capture_pmd(struct engine *e)
+{
+	static struct rte_eth_xstat xs[ENGINE_MAX_XSTATS];
+
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		uint16_t id = e->ports[p].port_id;
+		int n = rte_eth_xstats_get(id, xs, ENGINE_MAX_XSTATS);
+
+		rte_eth_stats_get(id, &e->hw[p]);
+		e->n_xstats[p] = 0;
+		if (n <= 0 || n > ENGINE_MAX_XSTATS ||
+		    rte_eth_xstats_get_names(id, e->xstat_names[p], ENGINE_MAX_XSTATS) != n)
+			continue;
+		for (int i = 0; i < n; i++)
+			e->xstat_values[p][xs[i].id] = xs[i].value;
+		e->n_xstats[p] = (unsigned)n;
+	}
+}
+
+int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6])
+{
+	for (unsigned p = 0; p < e->n_ports; p++)
+		if (!memcmp(e->ports[p].mac, mac, 6))
+			return (int)p;
+	return -1;
+}
+
+static double per_s(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
+
+void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev)
+{
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct port_totals t;
+
+		stats_port_totals(e, p, &t);
+		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu\n", t_s,
+		       e->ports[p].name, per_s(t.tx_packets, prev[p].tx_packets, dt_s) / 1e6,
+		       per_s(t.tx_bytes, prev[p].tx_bytes, dt_s) * 8 / 1e9, per_s(t.rx_frames, prev[p].rx_frames, dt_s) / 1e6,
+		       per_s(t.rx_bytes, prev[p].rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed);
+		prev[p] = t;
+	}
+	fflush(stdout);
+}
+
+void stats_print_summary(const struct engine *e)
+{
+	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
+	uint64_t msgs = 0, lost = 0, ooo = 0, dup = 0;
+
+	for (unsigned q = 0; q < e->n_qps; q++)
+		msgs += stat_read(&e->qps[q].c.messages);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		if (!e->work[l] || !e->work[l]->rx_ctx)
+			continue;
+		for (unsigned i = 0; i < rx_qp_count(e->work[l]->rx_ctx); i++) {
+			const struct rx_qp *q = rx_qp_at(e->work[l]->rx_ctx, i);
+			if (!q)
+				continue;
+			lost += q->c.lost;
+			ooo += q->c.out_of_order;
+			dup += q->c.duplicates;
+		}
+	}
+	printf("summary: %.3f s (stopped by %s), %u QPs, %llu messages sent; receivers: lost %llu, out of order %llu, "
+	       "duplicates %llu\n",
+	       secs, e->stopped_by ? e->stopped_by : "?", e->n_qps, (unsigned long long)msgs, (unsigned long long)lost,
+	       (unsigned long long)ooo, (unsigned long long)dup);
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct port_totals t;
+		stats_port_totals(e, p, &t);
+		printf("summary: port %-8s tx %llu frames %llu bytes (%.3f Gb/s) | rx %llu frames %llu bytes | malformed "
+		       "%llu | mbufs not returned %u\n",
+		       e->ports[p].name, (unsigned long long)t.tx_packets, (unsigned long long)t.tx_bytes,
+		       secs > 0 ? (double)t.tx_bytes * 8 / secs / 1e9 : 0, (unsigned long long)t.rx_frames,
+		       (unsigned long long)t.rx_bytes, (unsigned long long)t.rx_malformed, e->pool_in_use_at_exit[p]);
+	}
+}

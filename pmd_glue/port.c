@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "port.h"
+
+#define MBUF_CACHE 256
+#define BURST_SLACK 512 /* mbufs held in TX pending buffers and RX bursts per lcore */
+/* L2 header, one VLAN tag and the FCS around the IP MTU */
+#define L2_OVERHEAD (14 + 4 + 4)
+
+unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores)
+{
+	return cp->rx_queues * cp->rx_desc + cp->tx_queues * cp->tx_desc + n_lcores * (MBUF_CACHE + BURST_SLACK);
+}
+
+/* "ring:LINK:a" and "ring:LINK:b" are the two ends of a virtual cable inside one process: two
+ * rte_rings per queue, crossed, so that what end a sends end b receives and back. (DPDK's
+ * net_ring vdev gives a port whose TX ring is its own RX ring: a loopback, not a pair.) */
+static int ring_pair_port(const struct cfg_port *cp, uint16_t *port_id, char *err, size_t errlen)
+{
+	char link[21], side, rname[RTE_RING_NAMESIZE];
+	struct rte_ring *rx[16], *tx[16];
+	unsigned nq = cp->rx_queues > cp->tx_queues ? cp->rx_queues : cp->tx_queues;
+	int id;
+
+	if (sscanf(cp->device, "ring:%20[A-Za-z0-9_-]:%c", link, &side) != 2 || (side != 'a' && side != 'b') ||
+	    nq > 16) {
+		snprintf(err, errlen, "port %s: device '%s': expected ring:LINK:a or ring:LINK:b", cp->name, cp->device);
+		return -1;
+	}
+	for (unsigned q = 0; q < nq; q++) {
+		for (int dir = 0; dir < 2; dir++) { /* dir 0: a->b, 1: b->a */
+			struct rte_ring *r;
+			snprintf(rname, sizeof(rname), "%s_%s%u", link, dir ? "ba" : "ab", q);
+			r = rte_ring_lookup(rname);
+			if (!r)
+				r = rte_ring_create(rname, cp->rx_desc > cp->tx_desc ? cp->rx_desc : cp->tx_desc, SOCKET_ID_ANY,
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (!r) {
+				snprintf(err, errlen, "port %s: cannot create ring %s: %s", cp->name, rname, rte_strerror(rte_errno));
+				return -1;
+			}
+			/* end a transmits on a->b and receives on b->a; end b the other way */
+			if ((dir == 0) == (side == 'a'))
+				tx[q] = r;
+			else
+				rx[q] = r;
+		}
+	}
+	id = rte_eth_from_rings(cp->device, rx, nq, tx, nq, SOCKET_ID_ANY);
+	if (id < 0) {
+		snprintf(err, errlen, "port %s: cannot make a port of %s: %s", cp->name, cp->device, rte_strerror(rte_errno));
+		return -1;
+	}
+	*port_id = (uint16_t)id;
+	return 0;
+}
+
+static int find_port(const struct cfg_port *cp, uint16_t *port_id, char *err, size_t errlen)
+{
+	if (strncmp(cp->device, "ring:", 5) == 0)
+		return ring_pair_port(cp, port_id, err, errlen);
+	if (rte_eth_dev_get_port_by_name(cp->device, port_id) == 0)
+		return 0;
+	snprintf(err, errlen, "port %s: no DPDK device '%s' (is the vdev declared, or the PCI device bound to a DPDK driver?)",
+		 cp->name, cp->device);
+	return -1;
+}
+
+static struct rte_mempool *make_pool(const struct cfg_port *cp, uint16_t port_id, unsigned n_lcores, unsigned socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned room = cp->mtu + L2_OVERHEAD + RTE_PKTMBUF_HEADROOM;
+
+	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
+		room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	snprintf(name, sizeof(name), "mbufs_port%u", port_id);
+	return rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0, (uint16_t)room,
+				       (int)socket);
+}
+
+static int configure(const struct cfg_port *cp, struct port_info *p, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf = {0};
+	struct rte_eth_dev_info info;
+	int rc;
+
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc) {
+		snprintf(err, errlen, "port %s: cannot read device info: %s", cp->name, rte_strerror(-rc));
+		return -1;
+	}
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	if (cp->rx_queues > info.max_rx_queues || cp->tx_queues > info.max_tx_queues) {
+		snprintf(err, errlen, "port %s (%s): %u RX / %u TX queues asked, the device has at most %u / %u", cp->name,
+			 info.driver_name, cp->rx_queues, cp->tx_queues, info.max_rx_queues, info.max_tx_queues);
+		return -1;
+	}
+	if (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	if (cp->mtu > info.max_mtu) {
+		snprintf(err, errlen, "port %s (%s): mtu %u above the device's maximum %u", cp->name, info.driver_name,
+			 cp->mtu, info.max_mtu);
+		return -1;
+	}
+	conf.rxmode.mtu = cp->mtu;
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)cp->rx_queues, (uint16_t)cp->tx_queues, &conf);
+	if (rc) {
+		snprintf(err, errlen, "port %s: rte_eth_dev_configure: %s", cp->name, rte_strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_queues(const struct cfg_port *cp, struct port_info *p, char *err, size_t errlen)
+{
+	uint16_t nb_rxd = (uint16_t)cp->rx_desc, nb_txd = (uint16_t)cp->tx_desc;
+	int rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nb_rxd, &nb_txd);
+
+	for (unsigned q = 0; rc == 0 && q < cp->rx_queues; q++)
+		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, nb_rxd, p->socket, NULL, p->pool);
+	for (unsigned q = 0; rc == 0 && q < cp->tx_queues; q++)
+		rc = rte_eth_tx_queue_setup(p->port_id, (uint16_t)q, nb_txd, p->socket, NULL);
+	if (rc)
+		snprintf(err, errlen, "port %s: queue set-up: %s", cp->name, rte_strerror(-rc));
+	return rc ? -1 : 0;
+}
+
+static void apply_mac_and_speed(const struct cfg_port *cp, struct port_info *p)
+{
+	struct rte_ether_addr mac;
+	struct rte_eth_link link;
+
+	if (cp->has_mac) {
+		memcpy(mac.addr_bytes, cp->mac, 6);
+		/* some vdevs cannot change their MAC; the engine then uses the configured one in
+		 * its frames anyway and runs promiscuous */
+		rte_eth_dev_default_mac_addr_set(p->port_id, &mac);
+		memcpy(p->mac, cp->mac, 6);
+	} else if (rte_eth_macaddr_get(p->port_id, &mac) == 0) {
+		memcpy(p->mac, mac.addr_bytes, 6);
+	}
+	p->link_speed_gbps = cp->link_speed_gbps;
+	if (p->link_speed_gbps == 0 && rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
+	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
+		p->link_speed_gbps = link.link_speed / 1000.0;
+}
+
+int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", cp->name);
+	if (find_port(cp, &p->port_id, err, errlen))
+		return -1;
+	rc = rte_eth_dev_socket_id(p->port_id);
+	p->socket = rc < 0 ? rte_socket_id() : (unsigned)rc;
+	p->rx_queues = cp->rx_queues;
+	p->tx_queues = cp->tx_queues;
+	p->pool = make_pool(cp, p->port_id, n_lcores, p->socket);
+	if (!p->pool) {
+		snprintf(err, errlen, "port %s: cannot create a mempool of %u mbufs: %s (raise eal.memory_mb)", cp->name,
+			 port_pool_size(cp, n_lcores), rte_strerror(rte_errno));
+		return -1;
+	}
+	if (configure(cp, p, err, errlen) || setup_queues(cp, p, err, errlen))
+		return -1;
+	apply_mac_and_speed(cp, p);
+	rte_eth_promiscuous_enable(p->port_id);
+	rc = rte_eth_dev_start(p->port_id);
+	if (rc) {
+		snprintf(err, errlen, "port %s: rte_eth_dev_start: %s", cp->name, rte_strerror(-rc));
+		return -1;
+	}
+	p->started = true;
+	return 0;
+}
+
+void port_teardown(struct port_info *p)
+{
+	if (!p->started)
+		return;
+	rte_eth_dev_stop(p->port_id);
+	rte_eth_dev_close(p->port_id);
+	p->started = false;
+}
+
+void port_print_capabilities(const struct port_info *p)
+{
+	struct rte_eth_dev_info info;
+	bool ts = false, multiseg = false;
+
+	if (rte_eth_dev_info_get(p->port_id, &info) == 0) {
+		ts = info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+		multiseg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	}
+	printf("port %s: dpdk port %u, driver %s, mac %02x:%02x:%02x:%02x:%02x:%02x, %.0f Gb/s, %u rxq / %u txq, "
+	       "socket %u; rx hw timestamp %s, tx multi-seg %s\n",
+	       p->name, p->port_id, p->driver, p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
+	       p->link_speed_gbps, p->rx_queues, p->tx_queues, p->socket, ts ? "yes" : "no", multiseg ? "yes" : "no");
+}

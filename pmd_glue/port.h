@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Port bring-up: find the DPDK port of a configured device, configure its queues with a
+ * mempool sized for them, apply MAC and MTU, start it, and report what it can and cannot do.
+ */
+#ifndef ROCE_PMD_GLUE_PORT_H
+#define ROCE_PMD_GLUE_PORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rte_mempool;
+struct cfg_port;
+
+struct port_info {
+	uint16_t port_id;
+	char name[32];          /* the config's name */
+	char driver[32];
+	uint8_t mac[6];
+	double link_speed_gbps; /* configured, else the PMD's */
+	unsigned socket;
+	unsigned rx_queues, tx_queues;
+	struct rte_mempool *pool;
+	bool started;
+};
+
+/* Mbufs a port needs: its descriptors, per-lcore caches and in-flight bursts. */
+unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores);
+/* Brings one port up. On error returns -1 with a one-line reason in err. */
+int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *out, char *err, size_t errlen);
+/* Stops and closes the port (its queues' mbufs go back to the pool); the pool stays. */
+void port_teardown(struct port_info *p);
+/* One line on stdout: driver, MAC, speed, queues, offloads that matter to the engine. */
+void port_print_capabilities(const struct port_info *p);
+
+#endif
