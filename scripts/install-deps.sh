@@ -8,6 +8,7 @@ PACKAGES=(
   gcc meson ninja-build pkg-config
   libdpdk-dev      # DPDK 22.11 LTS (rte_net_crc, ethdev, ...)
   dpdk             # DPDK runtime tools and PMDs
+  dpdk-dev         # dpdk-testpmd, the yardstick of the benchmarks in bench/
   libibverbs-dev   # rdma-core, needed by the mlx5 PMD
   libnuma-dev libconfig-dev
   libpcap-dev      # pcap read/write in roce-pcap (and DPDK's net_pcap)

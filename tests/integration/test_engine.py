@@ -265,3 +265,15 @@ def test_rate_accuracy(engine, rate, count):
             want = float(val)
         # a shared two-core VM: 5% here; bench/ holds the 1% check
         assert abs(got - want) / want < 0.05, "QP %s: %.4g, wanted %.4g" % (fl["name"], got, want)
+
+
+def test_default_config_runs(engine, tmp_path):
+    """The README's main job: configs/default.cfg as shipped, for one second."""
+    from conftest import ROOT
+    text = (ROOT / "configs" / "default.cfg").read_text()
+    rc, rep, out = engine.run(text, "-d", "1")
+    assert rc == 0, out
+    a, b = rep["ports"]
+    assert a["tx_packets"] > 100000 and b["rx_packets"] == a["tx_packets"]
+    assert {f["group"] for f in rep["flows"]} == {"rc-write", "ud-send"}
+    assert all(f["lost"] == 0 and f["rx_messages"] > 0 for f in rep["flows"])
