@@ -110,7 +110,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	if (e->n_qps == 0)
 		return 0;
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
-	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct qp_tx *) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	if (!e->qps || !e->heap_slots) {
 		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->n_qps);
 		return -1;
@@ -145,7 +145,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			qp_tx_init(&e->qps[q], grp, i, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz,
 				   e->start_tsc);
 			e->qps[q].port = (uint16_t)grp->port;
-			t->heap[t->n_qps++] = &e->qps[q];
+			t->heap[t->n_qps++] = (struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q]};
 		}
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)

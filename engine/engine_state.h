@@ -23,7 +23,7 @@ struct engine {
 	unsigned n_ports;
 	struct qp_tx *qps;
 	unsigned n_qps;
-	struct qp_tx **heap_slots;     /* backing store of the TX roles' heaps */
+	struct pace_slot *heap_slots;  /* backing store of the TX roles' heaps */
 	struct lcore_work *work[RTE_MAX_LCORE];
 	unsigned n_work;
 	uint64_t tsc_hz, start_tsc, end_tsc;

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <stddef.h>
+
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -20,17 +22,17 @@ void lcore_reset_stop(void)
 
 /* ---- the pacing heap --------------------------------------------------------------------- */
 
-static void heap_sift_down(struct qp_tx **h, unsigned n, unsigned i)
+static void heap_sift_down(struct pace_slot *h, unsigned n, unsigned i)
 {
-	struct qp_tx *x = h[i];
+	struct pace_slot x = h[i];
 
 	for (;;) {
 		unsigned c = 2 * i + 1;
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1]->next_fp < h[c]->next_fp)
+		if (c + 1 < n && h[c + 1].next_fp < h[c].next_fp)
 			c++;
-		if (h[c]->next_fp >= x->next_fp)
+		if (h[c].next_fp >= x.next_fp)
 			break;
 		h[i] = h[c];
 		i = c;
@@ -69,22 +71,31 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
 	unsigned n = 0;
 
-	if (r->heap_n == 0 || r->heap[0]->next_fp > now_fp)
+	if (r->heap_n == 0 || r->heap[0].next_fp > now_fp)
 		return 0;
 	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
-	while (n < ENGINE_BURST && r->heap_n && r->heap[0]->next_fp <= now_fp) {
-		struct qp_tx *qp = r->heap[0];
+	while (n < ENGINE_BURST && r->heap_n && r->heap[0].next_fp <= now_fp) {
+		struct qp_tx *qp = r->heap[0].qp;
 
 		if (qp->next_fp + r->lag_max_fp < now_fp) /* stalled: resume pacing, don't burst */
 			qp->next_fp = now_fp - r->lag_max_fp;
 		qp_tx_next(qp, burst[n++], now_tsc);
 		if (qp->done)
 			r->heap[0] = r->heap[--r->heap_n];
-		if (r->heap_n)
+		else
+			r->heap[0].next_fp = qp->next_fp;
+		if (r->heap_n) {
 			heap_sift_down(r->heap, r->heap_n, 0);
+			/* the next QP to send: its state and its first shape, while this one is built */
+			const char *next = (const char *)r->heap[0].qp;
+			rte_prefetch0(next);
+			rte_prefetch0(next + RTE_CACHE_LINE_SIZE);
+			rte_prefetch0(next + offsetof(struct qp_tx, shapes));
+			rte_prefetch0(next + offsetof(struct qp_tx, shapes) + RTE_CACHE_LINE_SIZE);
+		}
 	}
 	if (n < ENGINE_BURST)
 		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);

@@ -6,7 +6,6 @@
 
 #include "requester.h"
 
-enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
 
 /* Opcode (low 5 bits) per operation and position in the message; the transport base is added.
  * READ is a single request packet whatever the length. */
@@ -102,24 +101,6 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 	qp->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
 }
 
-void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc)
-{
-	init_exp_table();
-	memset(qp, 0, sizeof(*qp));
-	qp->group = g;
-	qp->index = index;
-	qp->qpn = g->qpn + index * g->qpn_step;
-	qp->dest_qpn = g->dest_qpn + index * g->dest_qpn_step;
-	qp->psn = g->start_psn;
-	qp->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
-	qp->va = 0x100000000ULL + (uint64_t)qp->qpn * 0x10000000ULL;
-	qp->rkey = 0x1000 + qp->qpn;
-	qp->imm = qp->qpn;
-	build_template(qp, g, port, src_mac);
-	init_pacing(qp, g, tsc_hz, start_tsc);
-}
-
 static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)
 {
 	uint64_t v;
@@ -141,6 +122,8 @@ static uint8_t pick_op(struct qp_tx *qp)
 	const unsigned *w = qp->group->op_weight;
 	unsigned total = 0, r;
 
+	if (qp->only_op >= 0) /* one operation: no draw */
+		return (uint8_t)qp->only_op;
 	for (int i = 0; i < CFG_OP_COUNT; i++)
 		total += w[i];
 	r = rng_below(&qp->rng, total);
@@ -188,50 +171,201 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 /* Counters are read by the main lcore while this lcore writes them: single writer, relaxed. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
-uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
+/* ---- one packet --------------------------------------------------------------------------- */
+
+struct pkt_plan {
+	enum seg_pos pos;
+	uint8_t opcode;
+	uint32_t payload;
+};
+
+static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
+{
+	uint32_t mtu = qp->group->ib_mtu, left = qp->msg_len - qp->msg_off;
+
+	if (qp->msg_op == CFG_OP_READ) {
+		pp->pos = POS_ONLY;
+		pp->payload = 0;
+	} else {
+		pp->payload = left < mtu ? left : mtu;
+		pp->pos = qp->msg_off == 0 ? (left <= mtu ? POS_ONLY : POS_FIRST) : (left <= mtu ? POS_LAST : POS_MIDDLE);
+	}
+	pp->opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[qp->msg_op][pp->pos]);
+}
+
+/* IPv4 header checksum after the total length changed from the template's (RFC 1624). */
+static void ipv4_len_update(uint8_t *ip, uint16_t old_len, uint16_t new_len)
+{
+	uint32_t sum = (uint16_t)~wire_get16(ip + 10) + (uint16_t)~old_len + new_len;
+
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	wire_put16(ip + 2, new_len);
+	wire_put16(ip + 10, (uint16_t)~sum);
+}
+
+/* Any packet, from the L2-L4 template: BTH and extended headers written, payload zeroed, the
+ * ICRC computed over the whole packet. Returns the frame length before Ethernet padding. */
+static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp, uint32_t psn, uint8_t *f)
 {
 	const struct cfg_flow_group *g = qp->group;
-	const struct wire_opcode_info *info;
+	const struct wire_opcode_info *info = wire_opcode_info(pp->opcode);
 	struct wire_ext_hdrs ext = {0};
 	struct wire_bth bth = {0};
-	uint32_t mtu = g->ib_mtu, left, payload;
-	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *), *p;
-	enum seg_pos pos;
-	uint16_t udp_len, len;
+	uint8_t *l3 = f + qp->l3_off, *p = f + qp->hdr_len;
+	uint16_t udp_len;
 
-	if (!qp->in_message)
-		start_message(qp);
-	left = qp->msg_len - qp->msg_off;
-	if (qp->msg_op == CFG_OP_READ) {
-		pos = POS_ONLY;
-		payload = 0;
-	} else {
-		payload = left < mtu ? left : mtu;
-		pos = qp->msg_off == 0 ? (left <= mtu ? POS_ONLY : POS_FIRST) : (left <= mtu ? POS_LAST : POS_MIDDLE);
-	}
-	bth.opcode = (uint8_t)(transport_base[g->transport] + op_code[qp->msg_op][pos]);
-	info = wire_opcode_info(bth.opcode);
-	bth.pad = (uint8_t)((4 - (payload & 3)) & 3);
+	bth.opcode = pp->opcode;
+	bth.pad = (uint8_t)((4 - (pp->payload & 3)) & 3);
 	bth.pkey = g->pkey;
 	bth.dqpn = qp->dest_qpn;
-	bth.psn = qp->psn;
-	bth.ackreq = g->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
+	bth.psn = psn;
+	bth.ackreq = g->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
 	bth.se = (info->flags & WIRE_OPF_IMM) != 0;
 	ext.reth = (struct wire_reth){.va = qp->va, .rkey = qp->rkey, .dma_len = qp->msg_len};
 	ext.immdt = qp->imm;
 	ext.deth = (struct wire_deth){.qkey = g->qkey, .src_qp = qp->qpn};
 
 	memcpy(f, qp->hdr, qp->hdr_len);
-	p = f + qp->hdr_len;
 	wire_bth_write(p, &bth);
 	wire_ext_write(p, info, &ext);
 	p += info->hdr_len;
-	memset(p, 0, payload + bth.pad);
-	p += payload + bth.pad;
+	memset(p, 0, pp->payload + bth.pad);
+	p += pp->payload + bth.pad;
 	udp_len = (uint16_t)(p - (f + qp->hdr_len) + WIRE_UDP_HLEN + WIRE_ICRC_LEN);
-	wire_set_ip_udp_len(f + qp->l3_off, udp_len);
-	wire_icrc_store(p, wire_icrc(f + qp->l3_off, (size_t)(p - (f + qp->l3_off))));
-	len = (uint16_t)(p + WIRE_ICRC_LEN - f);
+	if (g->ip_version == 4)
+		ipv4_len_update(l3, wire_get16(qp->hdr + qp->l3_off + 2), (uint16_t)(WIRE_IPV4_HLEN + udp_len));
+	else
+		wire_put16(l3 + 4, udp_len);
+	wire_put16(f + qp->hdr_len - WIRE_UDP_HLEN + 4, udp_len);
+	wire_icrc_store(p, wire_icrc(l3, (size_t)(p - l3)));
+	return (uint16_t)(p + WIRE_ICRC_LEN - f);
+}
+
+/* A packet whose every byte but the PSN is known in advance: the shape's headers, zero payload,
+ * and the ICRC moved from the shape's (made with PSN 0) by one table lookup per PSN byte. */
+static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, uint8_t *f)
+{
+	uint8_t psn_bytes[3], zero[3] = {0, 0, 0};
+
+	memcpy(f, s->hdr, s->hdr_len);
+	memset(f + s->hdr_len, 0, (size_t)(s->frame_len - WIRE_ICRC_LEN - s->hdr_len));
+	wire_put24(psn_bytes, psn);
+	memcpy(f + s->bth_off + 9, psn_bytes, 3);
+	wire_icrc_store(f + s->frame_len - WIRE_ICRC_LEN, wire_icrc_field_update(s->psn_field, s->icrc_base, zero, psn_bytes));
+	return s->frame_len;
+}
+
+/* ---- shapes: built at start-up for fixed-size flows ----------------------------------------- */
+
+/* PSN tables depend only on how many covered bytes follow the PSN: shared by every shape with
+ * the same tail, filled at start-up (single-threaded), read-only afterwards. */
+#define MAX_PSN_TABLES 64
+static struct wire_icrc_field psn_tables[MAX_PSN_TABLES];
+static size_t psn_table_tail[MAX_PSN_TABLES];
+static unsigned n_psn_tables;
+
+static const struct wire_icrc_field *psn_table_for(size_t tail)
+{
+	for (unsigned i = 0; i < n_psn_tables; i++)
+		if (psn_table_tail[i] == tail)
+			return &psn_tables[i];
+	if (n_psn_tables == MAX_PSN_TABLES)
+		return NULL;
+	wire_icrc_field_init(&psn_tables[n_psn_tables], 3, tail);
+	psn_table_tail[n_psn_tables] = tail;
+	return &psn_tables[n_psn_tables++];
+}
+
+static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
+{
+	static uint8_t scratch[WIRE_MAX_FRAME];
+	struct pkt_plan pp = {.pos = pos};
+	struct qp_shape *s;
+	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
+
+	if (qp->n_shapes == QP_MAX_SHAPES)
+		return false;
+	pp.payload = op == CFG_OP_READ ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
+					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
+	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
+	s = &qp->shapes[qp->n_shapes];
+	s->frame_len = write_generic(qp, &pp, 0, scratch);
+	s->hdr_len = (uint16_t)(qp->hdr_len + wire_opcode_info(pp.opcode)->hdr_len);
+	s->bth_off = qp->hdr_len;
+	s->icrc_base = wire_icrc_load(scratch + s->frame_len - WIRE_ICRC_LEN);
+	s->psn_field = psn_table_for((size_t)(s->frame_len - WIRE_ICRC_LEN - (s->bth_off + 12)));
+	if (!s->psn_field || s->hdr_len > sizeof(s->hdr))
+		return false;
+	memcpy(s->hdr, scratch, s->hdr_len);
+	qp->shape_of[op][pos] = (int8_t)qp->n_shapes++;
+	return true;
+}
+
+/* Every (operation, position) a fixed message size can give: READ one request; others ONLY, or
+ * FIRST, MIDDLE (when more than two packets) and LAST. */
+static void build_shapes(struct qp_tx *qp)
+{
+	const struct cfg_flow_group *g = qp->group;
+	uint32_t size = g->msg_size.fixed, mtu = g->ib_mtu;
+
+	memset(qp->shape_of, -1, sizeof(qp->shape_of));
+	if (g->msg_size.dist != CFG_SIZE_FIXED)
+		return;
+	qp->msg_len = size; /* what the RETH of every message will say */
+	for (int op = 0; op < CFG_OP_COUNT; op++) {
+		if (!g->op_weight[op])
+			continue;
+		if (op == CFG_OP_READ || size <= mtu) {
+			add_shape(qp, (enum cfg_op)op, POS_ONLY);
+			continue;
+		}
+		add_shape(qp, (enum cfg_op)op, POS_FIRST);
+		if (size > 2 * mtu)
+			add_shape(qp, (enum cfg_op)op, POS_MIDDLE);
+		add_shape(qp, (enum cfg_op)op, POS_LAST);
+	}
+	qp->msg_len = 0;
+}
+
+void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
+		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc)
+{
+	init_exp_table();
+	memset(qp, 0, sizeof(*qp));
+	qp->group = g;
+	qp->index = index;
+	qp->qpn = g->qpn + index * g->qpn_step;
+	qp->dest_qpn = g->dest_qpn + index * g->dest_qpn_step;
+	qp->psn = g->start_psn;
+	qp->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
+	qp->va = 0x100000000ULL + (uint64_t)qp->qpn * 0x10000000ULL;
+	qp->rkey = 0x1000 + qp->qpn;
+	qp->imm = qp->qpn;
+	build_template(qp, g, port, src_mac);
+	build_shapes(qp);
+	qp->only_op = -1;
+	for (int op = 0, n = 0; op < CFG_OP_COUNT; op++)
+		if (g->op_weight[op] && n++ == 0)
+			qp->only_op = (int8_t)op;
+		else if (g->op_weight[op])
+			qp->only_op = -1;
+	init_pacing(qp, g, tsc_hz, start_tsc);
+}
+
+uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t mtu = qp->group->ib_mtu, left;
+	struct pkt_plan pp;
+	int8_t shape;
+	uint16_t len;
+
+	if (!qp->in_message)
+		start_message(qp);
+	plan_packet(qp, &pp);
+	shape = qp->shape_of[qp->msg_op][pp.pos];
+	len = shape >= 0 ? write_from_shape(&qp->shapes[shape], qp->psn, f) : write_generic(qp, &pp, qp->psn, f);
 	if (len < WIRE_MIN_FRAME) {
 		memset(f + len, 0, WIRE_MIN_FRAME - len);
 		len = WIRE_MIN_FRAME;
@@ -240,11 +374,12 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->pkt_len = len;
 
 	/* a READ request consumes one PSN per response packet it asks for */
+	left = qp->msg_len - qp->msg_off;
 	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? (left ? (left + mtu - 1) / mtu : 1) : 1)) & 0xFFFFFF;
-	qp->msg_off += qp->msg_op == CFG_OP_READ ? left : payload;
+	qp->msg_off += qp->msg_op == CFG_OP_READ ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
-	if (pos == POS_LAST || pos == POS_ONLY) {
+	if (pp.pos == POS_LAST || pp.pos == POS_ONLY) {
 		qp->in_message = false;
 		STAT_ADD(qp->c.messages, 1);
 		STAT_ADD(qp->c.payload_bytes, qp->msg_len);

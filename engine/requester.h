@@ -28,6 +28,21 @@ struct qp_counters {
 	uint64_t payload_bytes;
 };
 
+enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS_COUNT };
+
+/* A packet a fixed-size flow sends again and again, identical but for its PSN: headers ready to
+ * copy and the ICRC it has with PSN 0, so the TX path needs no CRC over the packet. */
+#define QP_MAX_SHAPES 4
+#define QP_SHAPE_HDR_MAX 112 /* Ethernet + VLAN + IPv6 + UDP + BTH + RETH + ImmDt = 106 */
+struct qp_shape {
+	uint16_t frame_len;     /* without Ethernet padding */
+	uint16_t hdr_len;       /* up to the end of the extended headers; the payload is zeros */
+	uint16_t bth_off;
+	uint32_t icrc_base;
+	const struct wire_icrc_field *psn_field;
+	uint8_t hdr[QP_SHAPE_HDR_MAX];
+};
+
 struct qp_tx {
 	/* pacing (hot) */
 	uint64_t next_fp;      /* when the next packet may go, TSC << PACE_SHIFT */
@@ -39,6 +54,7 @@ struct qp_tx {
 	uint32_t msg_len;      /* bytes of the current message */
 	uint32_t msg_off;      /* bytes already sent; msg_len when the next message must start */
 	uint8_t msg_op;        /* enum cfg_op */
+	int8_t only_op;        /* the flow's single operation, or -1 for a weighted mix */
 	bool in_message;
 	bool done;             /* stop condition reached */
 	uint64_t rng;
@@ -55,6 +71,10 @@ struct qp_tx {
 	/* stop */
 	uint64_t stop_tsc;     /* 0: none */
 	struct qp_counters c;
+	/* fast path for fixed-size flows */
+	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
+	uint8_t n_shapes;
+	struct qp_shape shapes[QP_MAX_SHAPES];
 } __attribute__((aligned(64)));
 
 /* Prepares QP `index` of `group` to send from a port with this MAC and address. */

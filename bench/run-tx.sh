@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Single-lcore TX rate of roce-engine next to dpdk-testpmd, both on net_null, measured in the
+# same run: 64-byte-payload RC RDMA WRITE ONLY frames (138 bytes: Ethernet 14, IPv4 20, UDP 8,
+# BTH 12, RETH 16, payload 64, ICRC 4) over 1,024 QPs, unpaced, against
+# `dpdk-testpmd --forward-mode=txonly --txpkts=138` on the same lcore.
+# Usage: bench/run-tx.sh [BUILD_DIR] [SECONDS] [QPS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+secs=${2:-5}
+qps=${3:-1024}
+tmp=$(mktemp -d /tmp/bench-tx.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# --- dpdk-testpmd: mean of the per-second Tx-pps lines after the first ---------------------------
+timeout -s INT $((secs + 3)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --file-prefix "bench-tpm-$$" --no-pci \
+  --vdev net_null0 --log-level=error -- --forward-mode=txonly --txpkts=138 --stats-period 1 \
+  --nb-cores=1 --total-num-mbufs=16384 >"$tmp/testpmd.log" 2>&1 || true
+testpmd_pps=$(grep -oE 'Tx-pps: +[0-9]+' "$tmp/testpmd.log" | awk '{print $2}' | awk '$1 > 0' | tail -n +2 |
+  awk '{s += $1; n++} END {if (n) printf "%.0f", s / n; else print 0}')
+
+# --- roce-engine ----------------------------------------------------------------------------------
+cat >"$tmp/tx.cfg" <<CFG
+eal = { lcores = "0-1"; memory_mb = 1024; file_prefix = "bench-eng-$$"; log_level = "error"; };
+ports = ( { name = "n"; device = "net_null0"; mac = "02:00:00:00:00:01"; ipv4 = "192.168.1.1";
+            link_speed_gbps = 100.0; tx_desc = 1024; } );
+lcores = ( { lcore = 1; port = "n"; queue = 0; role = "tx"; } );
+flows = ( { name = "w"; port = "n"; dst_mac = "02:00:00:00:00:02"; dst_ip = "192.168.1.2";
+            transport = "rc"; ops = { write = 1; }; message_size = 64; mtu = 1024;
+            qpn = 0x100; dest_qpn = 0x10000; count = $qps; } );
+CFG
+"$build/apps/roce-engine" -f "$tmp/tx.cfg" -d "$secs" -q -r "$tmp/report.json" >"$tmp/engine.log" 2>&1
+read -r engine_pps frame <<<"$(python3 -c "
+import json; r = json.load(open('$tmp/report.json')); p = r['ports'][0]
+print(round(p['tx_packets'] / r['duration_s']), p['tx_bytes'] // max(1, p['tx_packets']))")"
+
+ratio=$(awk -v a="$engine_pps" -v b="$testpmd_pps" 'BEGIN {printf "%.3f", b ? a / b : 0}')
+printf 'frame %s bytes, %s QPs, %s s each\n' "$frame" "$qps" "$secs"
+printf 'dpdk-testpmd txonly: %10.2f Mpps\n' "$(awk -v x="$testpmd_pps" 'BEGIN {print x / 1e6}')"
+printf 'roce-engine:         %10.2f Mpps\n' "$(awk -v x="$engine_pps" 'BEGIN {print x / 1e6}')"
+printf 'ratio engine/testpmd: %s (target >= 0.9)\n' "$ratio"
+echo "RESULT bench=tx frame=$frame qps=$qps testpmd_pps=$testpmd_pps engine_pps=$engine_pps ratio=$ratio"
