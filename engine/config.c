@@ -671,7 +671,7 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 {
 	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
 					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
-					    "mtu", NULL };
+					    "mtu", "rx_drop_probability", NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -698,7 +698,10 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 		if (!strcasecmp(ld->cfg->ports[j].device, p->device))
 			return fail_member(ld, ps, "device", "device %s is already port '%s' at line %u (one port "
 					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
-	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ? -1 : 0;
+	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
+			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0
+		       ? -1
+		       : 0;
 }
 
 static int parse_ports(struct loader *ld, const config_setting_t *root)
@@ -1199,6 +1202,31 @@ static void flow_defaults(struct cfg_flow_group *g)
 	g->count = 1;
 	g->qpn_step = g->dest_qpn_step = 1;
 	g->sport_step = 1;
+	g->retry_timeout_us = 1000;
+	g->retry_limit = 7;
+	g->max_outstanding = 32;
+}
+
+/* rc = { retry_timeout_us; retry_limit; max_outstanding; ack_every; }: RC only. */
+static int flow_reliability(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const keys[] = { "retry_timeout_us", "retry_limit", "max_outstanding", "ack_every", NULL };
+	const config_setting_t *rs;
+	int rc;
+
+	rs = opt_group(ld, fs, "rc", &rc);
+	if (rc || !rs)
+		return rc;
+	if (g->transport != CFG_RC)
+		return fail_member(ld, fs, "rc", "only for transport rc (reliability settings)");
+	if (known_keys(ld, rs, keys))
+		return -1;
+	return opt_float(ld, rs, "retry_timeout_us", 1, false, 1e8, &g->retry_timeout_us) < 0 ||
+			       opt_uint(ld, rs, "retry_limit", 0, 1000, &g->retry_limit) < 0 ||
+			       opt_uint(ld, rs, "max_outstanding", 1, 64, &g->max_outstanding) < 0 ||
+			       opt_uint(ld, rs, "ack_every", 0, 1000000, &g->ack_every) < 0
+		       ? -1
+		       : 0;
 }
 
 static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned idx)
@@ -1207,7 +1235,7 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
 					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
 					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
-					    NULL };
+					    "rc", NULL };
 	struct cfg_flow_group *g = &ld->cfg->groups[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -1239,7 +1267,10 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 		g->transport = (enum cfg_transport)i;
 	return flow_addresses(ld, fs, g) || flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) ||
 	       flow_ids(ld, fs, g) || flow_header_fields(ld, fs, g) || flow_rate(ld, fs, g) ||
-	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_expansion(ld, fs, g) ? -1 : 0;
+	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_reliability(ld, fs, g) ||
+			       flow_expansion(ld, fs, g)
+		       ? -1
+		       : 0;
 }
 
 static bool group_has_qpn(const struct cfg_flow_group *g, uint32_t q)

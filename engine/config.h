@@ -44,6 +44,7 @@ struct cfg_port {
 	unsigned rx_queues, tx_queues;/* default 1 */
 	unsigned rx_desc, tx_desc;    /* default 1024 */
 	unsigned mtu;                 /* IP MTU, default 1500 */
+	double rx_drop_probability;   /* loss injection for tests: frames dropped on RX, 0..1 */
 	unsigned line;                /* where it was declared, for later errors */
 };
 
@@ -103,6 +104,13 @@ struct cfg_flow_group {
 	uint64_t stop_messages;
 	uint64_t stop_bytes;
 	double stop_seconds;
+	/* RC reliability (the group `rc = { ... }`) */
+	double retry_timeout_us;      /* retransmit from the oldest unacknowledged PSN after this
+				       * long without progress; default 1000 */
+	unsigned retry_limit;         /* retries without progress before the QP errors out; default 7 */
+	unsigned max_outstanding;     /* messages in flight (sent, not acknowledged); 1..64, default 32 */
+	unsigned ack_every;           /* responder: also ACK every N packets without AckReq; 0 = only
+				       * AckReq (default) */
 	/* expansion */
 	unsigned count;               /* QPs in the group, default 1 */
 	uint32_t qpn_step, dest_qpn_step; /* default 1 */

@@ -9,14 +9,19 @@
 #include <rte_launch.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
+#include "completer.h"
 #include "engine.h"
 #include "engine_state.h"
+#include "responder.h"
 
 #define RX_QPS_PER_LCORE 65536
 #define DRAIN_QUIET_MS 50   /* RX is stopped once nothing arrived for this long after TX stopped */
 #define DRAIN_MAX_MS 2000
 #define LAG_MAX_US 10000    /* a QP more than 10 ms behind its schedule skips ahead, no burst */
+#define WAIT_NS 2000        /* an RC QP with a full window looks again 2 us later */
+#define COMP_RING_SIZE 16384
 
 static volatile sig_atomic_t stop_requested;
 
@@ -70,12 +75,15 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->queue = (uint16_t)r->queue;
 		t->pool = p->pool;
 		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
+		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}
 	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {
 		struct rx_role *x = &w->rx[w->n_rx++];
 		x->port = (uint16_t)r->port;
 		x->port_id = p->port_id;
 		x->queue = (uint16_t)r->queue;
+		x->drop_below = (uint32_t)(e->cfg->ports[r->port].rx_drop_probability * 4294967295.0);
+		w->rng = 0x9E3779B97F4A7C15ULL ^ r->lcore;
 		if (!w->rx_ctx)
 			w->rx_ctx = rx_ctx_create(r->lcore, e->cfg->n_ports, RX_QPS_PER_LCORE,
 						  (int)rte_lcore_to_socket_id(r->lcore));
@@ -97,6 +105,48 @@ static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role
 			if (e->work[l]->tx[i].port == port)
 				out[n++] = &e->work[l]->tx[i];
 	return n;
+}
+
+/* RC: a completer ring per TX role, the index the RX side finds requesters in, responders for
+ * the flows whose destination is local, and where each lcore's answers go. */
+static int plan_rc(struct engine *e, char *err, size_t errlen)
+{
+	uint8_t macs[CFG_MAX_PORTS][6];
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct lcore_work *w = e->work[l];
+		for (unsigned i = 0; w && i < w->n_tx; i++) {
+			struct tx_role *t = &w->tx[i];
+			char name[RTE_RING_NAMESIZE];
+
+			t->qps = e->qps;
+			snprintf(name, sizeof(name), "comp_%u_%u", l, i);
+			t->comp_ring = completer_ring_create(name, COMP_RING_SIZE, (int)rte_lcore_to_socket_id(l));
+			if (!t->comp_ring) {
+				snprintf(err, errlen, "cannot create completer ring %s", name);
+				return -1;
+			}
+			for (unsigned q = 0; q < t->n_qps; q++)
+				t->heap[q].qp->comp_ring = t->comp_ring;
+		}
+		for (unsigned p = 0; w && p < e->n_ports; p++) {
+			w->resp[p].pool = e->ports[p].pool;
+			w->resp[p].port_id = e->ports[p].port_id;
+			for (unsigned i = 0; i < w->n_tx; i++)
+				if (w->tx[i].port == p) {
+					w->resp[p].queue = w->tx[i].queue;
+					w->resp[p].has_queue = true;
+					break;
+				}
+		}
+	}
+	for (unsigned p = 0; p < e->n_ports; p++)
+		memcpy(macs[p], e->ports[p].mac, 6);
+	if (completer_index_build(e->qps, e->n_qps) || responder_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports)) {
+		snprintf(err, errlen, "out of memory for the RC tables (raise eal.memory_mb)");
+		return -1;
+	}
+	return 0;
 }
 
 static int plan_qps(struct engine *e, char *err, size_t errlen)
@@ -151,7 +201,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			tx_role_init_heap(&e->work[l]->tx[i]);
-	return 0;
+	return plan_rc(e, err, errlen);
 }
 
 /* ---- running --------------------------------------------------------------------------------- */
@@ -246,9 +296,13 @@ static void release(struct engine *e)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		if (!e->work[l])
 			continue;
+		for (unsigned i = 0; i < e->work[l]->n_tx; i++)
+			rte_ring_free(e->work[l]->tx[i].comp_ring);
 		rx_ctx_free(e->work[l]->rx_ctx);
 		rte_free(e->work[l]);
 	}
+	completer_index_free();
+	responder_table_free();
 	rte_free(e->qps);
 	rte_free(e->heap_slots);
 	for (unsigned p = 0; p < e->n_ports; p++)

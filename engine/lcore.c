@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "completer.h"
 #include "lcore.h"
 
 static bool tx_stop, rx_stop;
@@ -77,9 +78,24 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
-	while (n < ENGINE_BURST && r->heap_n && r->heap[0].next_fp <= now_fp) {
+	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && r->heap[0].next_fp <= now_fp &&
+				 looks < 4 * ENGINE_BURST;
+	     looks++) {
 		struct qp_tx *qp = r->heap[0].qp;
 
+		if (qp->done) {
+			r->heap[0] = r->heap[--r->heap_n];
+			if (r->heap_n)
+				heap_sift_down(r->heap, r->heap_n, 0);
+			continue;
+		}
+		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait: look again later */
+			r->heap[0].next_fp = now_fp + r->wait_fp;
+			if (qp->done)
+				r->heap[0].next_fp = 0;
+			heap_sift_down(r->heap, r->heap_n, 0);
+			continue;
+		}
 		if (qp->next_fp + r->lag_max_fp < now_fp) /* stalled: resume pacing, don't burst */
 			qp->next_fp = now_fp - r->lag_max_fp;
 		qp_tx_next(qp, burst[n++], now_tsc);
@@ -108,6 +124,8 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 	unsigned n;
 	uint16_t sent;
 
+	if (r->comp_ring)
+		completer_drain(r->comp_ring, r->qps, now_tsc);
 	if (!flush_pending(r))
 		return;
 	n = build_burst(r, burst, now_tsc);
@@ -139,6 +157,48 @@ static void tx_role_drain(struct tx_role *r)
 
 /* ---- RX ------------------------------------------------------------------------------------ */
 
+static inline uint32_t rng32(uint64_t *s)
+{
+	uint64_t x = *s;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return (uint32_t)((x * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+/* RC frames go on to the responder (requests) or the completer (ACKs, NAKs, READ responses). */
+static void dispatch_rc(struct lcore_work *w, uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
+{
+	struct resp_qp *q;
+
+	if (p->kind != WIRE_KIND_ROCE || p->bth.opcode >= WIRE_TRANSPORT_UC || p->roce_version != 2)
+		return;
+	if (p->op->flags & WIRE_OPF_RESPONSE) {
+		if (!completer_post(port, frame, p))
+			rx_count_rc_unknown(w->rx_ctx, port);
+		return;
+	}
+	q = responder_find(port, p->bth.dqpn);
+	if (!q)
+		return;
+	responder_request(q, frame, p, &w->resp[port]);
+	if (q->rd_active && w->n_reads < sizeof(w->reads) / sizeof(w->reads[0]))
+		w->reads[w->n_reads++] = q;
+}
+
+/* Pending READ answers, then everything queued for the PMD. */
+static void answer(struct lcore_work *w)
+{
+	for (unsigned i = 0; i < w->n_reads;)
+		if (responder_pump(w->reads[i], &w->resp[w->reads[i]->port]))
+			i++;
+		else
+			w->reads[i] = w->reads[--w->n_reads];
+	for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
+		resp_out_flush(&w->resp[p]);
+}
+
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct rte_mbuf *burst[ENGINE_BURST];
@@ -146,16 +206,25 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = burst[i];
+		const uint8_t *f;
+		struct wire_pkt p;
+		uint32_t len;
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(burst[i + 1], void *));
-		if (m->nb_segs == 1) {
-			rx_account(w->rx_ctx, r->port, rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
-		} else {
-			uint32_t len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
-			const uint8_t *f = rte_pktmbuf_read(m, 0, len, w->scratch);
-			rx_account(w->rx_ctx, r->port, f, len);
+		if (r->drop_below && rng32(&w->rng) < r->drop_below) {
+			rx_count_injected_drop(w->rx_ctx, r->port);
+			continue;
 		}
+		if (m->nb_segs == 1) {
+			f = rte_pktmbuf_mtod(m, const uint8_t *);
+			len = m->data_len;
+		} else {
+			len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
+			f = rte_pktmbuf_read(m, 0, len, w->scratch);
+		}
+		rx_account(w->rx_ctx, r->port, f, len, &p);
+		dispatch_rc(w, r->port, f, &p);
 	}
 	if (n)
 		rte_pktmbuf_free_bulk(burst, n);
@@ -186,8 +255,15 @@ int lcore_main(void *arg)
 		}
 		for (unsigned i = 0; i < w->n_rx; i++)
 			rx_role_poll(w, &w->rx[i]);
+		answer(w);
 		if (tx_done && w->n_rx == 0)
 			break;
+	}
+	/* answers the PMD never took go back to their pool */
+	for (unsigned p = 0; p < CFG_MAX_PORTS; p++) {
+		if (w->resp[p].n)
+			rte_pktmbuf_free_bulk(w->resp[p].buf, w->resp[p].n);
+		w->resp[p].n = 0;
 	}
 	return 0;
 }

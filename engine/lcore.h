@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "requester.h"
+#include "config.h"
 #include "receiver.h"
+#include "requester.h"
+#include "responder.h"
 
 #define ENGINE_BURST 32
 #define LCORE_MAX_ROLES 16
@@ -35,6 +37,9 @@ struct tx_role {
 	struct rte_mbuf *pending[ENGINE_BURST]; /* built but refused by the PMD: sent first next time */
 	unsigned n_pending, pending_off;
 	uint64_t lag_max_fp;      /* a QP further behind than this is not allowed to catch up */
+	uint64_t wait_fp;         /* an RC QP whose window is full looks again this much later */
+	struct rte_ring *comp_ring; /* completer events for this role's RC QPs */
+	struct qp_tx *qps;        /* the engine's QP array (events name QPs by index) */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */
 	uint64_t tx_ring_full;
 };
@@ -43,6 +48,7 @@ struct rx_role {
 	uint16_t port;
 	uint16_t port_id;
 	uint16_t queue;
+	uint32_t drop_below;      /* loss injection: drop when a 32-bit random draw is below this */
 };
 
 struct lcore_work {
@@ -52,6 +58,11 @@ struct lcore_work {
 	struct rx_role rx[LCORE_MAX_ROLES];
 	struct rx_ctx *rx_ctx;
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
+	uint64_t rng;             /* loss injection draws */
+	/* RC responders answered from this lcore: one output per port, READs still being answered */
+	struct resp_out resp[CFG_MAX_PORTS];
+	unsigned n_reads;
+	struct resp_qp *reads[256];
 	uint8_t scratch[WIRE_MAX_FRAME]; /* multi-segment frames are copied here to be parsed */
 };
 

@@ -175,28 +175,30 @@ static void account_mac_control(struct rx_port_counters *pc, const struct wire_p
 	}
 }
 
-void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len)
+void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].injected_drops, 1); }
+void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].rc_unknown_qp, 1); }
+
+void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)
 {
 	struct rx_port_counters *pc = &ctx->ports[port];
-	struct wire_pkt p;
 
-	wire_parse(frame, len, WIRE_PARSE_CHECK_ICRC, &p);
+	wire_parse(frame, len, WIRE_PARSE_CHECK_ICRC, p);
 	STAT_ADD(pc->frames, 1);
 	STAT_ADD(pc->bytes, len);
-	STAT_ADD(pc->kind[p.kind], 1);
-	switch (p.kind) {
+	STAT_ADD(pc->kind[p->kind], 1);
+	switch (p->kind) {
 	case WIRE_KIND_ROCE:
 	case WIRE_KIND_CNP:
-		account_roce(ctx, pc, port, frame, len, &p);
+		account_roce(ctx, pc, port, frame, len, p);
 		break;
 	case WIRE_KIND_PFC:
 	case WIRE_KIND_PAUSE:
-		account_mac_control(pc, &p);
+		account_mac_control(pc, p);
 		break;
 	case WIRE_KIND_MALFORMED:
-		STAT_ADD(pc->error[p.error], 1);
-		if (p.error == WIRE_ERR_ICRC && p.op)
-			account_roce(ctx, pc, port, frame, len, &p);
+		STAT_ADD(pc->error[p->error], 1);
+		if (p->error == WIRE_ERR_ICRC && p->op)
+			account_roce(ctx, pc, port, frame, len, p);
 		break;
 	default:
 		break;

@@ -49,6 +49,8 @@ struct rx_port_counters {
 	uint64_t pause_rx;
 	uint64_t rx_qp_table_full;
 	uint64_t not_contiguous; /* multi-segment mbufs, copied before parsing */
+	uint64_t injected_drops; /* dropped on purpose (rx_drop_probability) */
+	uint64_t rc_unknown_qp;  /* ACKs/NAKs/READ responses for no local requester, or its ring full */
 };
 
 struct rx_ctx;
@@ -56,8 +58,11 @@ struct rx_ctx;
 /* A context for one lcore: room for `max_qps` receiver QPs over `n_ports` ports. NULL on error. */
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket);
 void rx_ctx_free(struct rx_ctx *ctx);
-/* Accounts one frame received on config port `port`. */
-void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len);
+/* Accounts one frame received on config port `port`; the parsed frame is left in *p. */
+void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p);
+/* Counters the lcore loop keeps in the same table. */
+void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port);
+void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port);
 /* Reading (from another lcore, relaxed): the port's counters and the receiver QPs. */
 const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port);
 unsigned rx_qp_count(const struct rx_ctx *ctx);

@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 
 #include "engine_state.h"
+#include "responder.h"
 
 static json_t *u64_array(const uint64_t *v, unsigned n)
 {
@@ -30,6 +31,16 @@ static json_t *xstats_of(const struct engine *e, unsigned p)
 	for (unsigned i = 0; i < e->n_xstats[p]; i++)
 		json_object_set_new(o, e->xstat_names[p][i].name, json_integer((json_int_t)e->xstat_values[p][i]));
 	return o;
+}
+
+static uint64_t responses_dropped(const struct engine *e, unsigned p)
+{
+	uint64_t n = 0;
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		if (e->work[l])
+			n += stat_read(&e->work[l]->resp[p].dropped);
+	return n;
 }
 
 static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
@@ -56,6 +67,9 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "pfc_rx", u64_array(t.rx.pfc_rx, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t.rx.pause_rx));
 	json_object_set_new(o, "mbuf_alloc_failures", json_integer((json_int_t)t.mbuf_alloc_fail));
+	json_object_set_new(o, "rx_injected_drops", json_integer((json_int_t)t.rx.injected_drops));
+	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));
+	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(e, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
 	json_object_set_new(o, "mbufs", json_integer((json_int_t)e->pool_size[p]));
 	json_object_set_new(o, "mbufs_in_use_at_exit", json_integer((json_int_t)e->pool_in_use_at_exit[p]));
@@ -102,11 +116,30 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "lost", json_integer((json_int_t)rx.lost));
 	json_object_set_new(o, "out_of_order", json_integer((json_int_t)rx.out_of_order));
 	json_object_set_new(o, "duplicates", json_integer((json_int_t)rx.duplicates));
-	json_object_set_new(o, "retransmits", json_integer(0));
+	json_object_set_new(o, "retransmits", json_integer((json_int_t)qp->c.retransmits));
 	json_object_set_new(o, "icrc_errors", json_integer((json_int_t)rx.icrc_errors));
 	json_object_set_new(o, "ecn_ce", json_integer((json_int_t)rx.ecn_ce));
 	json_object_set_new(o, "cnp_tx", json_integer(0));
 	json_object_set_new(o, "cnp_rx", json_integer(0));
+	if (g->transport == CFG_RC) {
+		const struct resp_qp *rq = local ? responder_find((uint16_t)dst_port, qp->dest_qpn) : NULL;
+		json_object_set_new(o, "rc", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}",
+			"completions", (json_int_t)qp->c.completions, "retransmits", (json_int_t)qp->c.retransmits,
+			"timeouts", (json_int_t)qp->c.timeouts, "acks_rx", (json_int_t)qp->c.acks_rx,
+			"naks_rx", (json_int_t)qp->c.naks_rx, "rnr_naks_rx", (json_int_t)qp->c.rnr_naks_rx,
+			"read_responses_rx", (json_int_t)qp->c.read_resp_rx, "outstanding", (json_int_t)qp->log_n,
+			"error", qp->c.errors != 0));
+		if (rq) {
+			json_object_set_new(o, "responder", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+				"delivered_messages", (json_int_t)rq->c.delivered_messages,
+				"delivered_bytes", (json_int_t)rq->c.delivered_bytes, "acks_tx", (json_int_t)rq->c.acks_tx,
+				"naks_tx", (json_int_t)rq->c.naks_tx, "read_responses_tx", (json_int_t)rq->c.read_resp_tx,
+				"atomic_acks_tx", (json_int_t)rq->c.atomic_acks_tx, "duplicates", (json_int_t)rq->c.duplicates,
+				"out_of_sequence", (json_int_t)rq->c.out_of_sequence));
+			/* RC: delivered means accepted in sequence by the responder, each message once */
+			json_object_set_new(o, "rx_messages", json_integer((json_int_t)rq->c.delivered_messages));
+		}
+	}
 	return o;
 }
 

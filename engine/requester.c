@@ -135,10 +135,33 @@ static uint8_t pick_op(struct qp_tx *qp)
 	return CFG_OP_SEND;
 }
 
+static uint32_t npsn_of(uint8_t op, uint32_t len, uint32_t mtu)
+{
+	(void)op; /* a READ takes one PSN per response packet: the same count */
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i) { return &qp->log[(qp->log_head + i) % QP_MSG_LOG]; }
+
+/* The next message: the one to send again after a rewind, else a new one (logged for RC). */
 static void start_message(struct qp_tx *qp)
 {
-	qp->msg_op = pick_op(qp);
-	qp->msg_len = pick_size(qp, &qp->group->msg_size);
+	bool rc = qp->group->transport == CFG_RC;
+
+	if (rc && qp->cur < qp->log_n) {
+		const struct qp_msg *m = log_at(qp, qp->cur);
+		qp->msg_op = m->op;
+		qp->msg_len = m->len;
+		qp->psn = m->first_psn;
+	} else {
+		qp->msg_op = pick_op(qp);
+		qp->msg_len = pick_size(qp, &qp->group->msg_size);
+		if (rc) {
+			*log_at(qp, qp->log_n) = (struct qp_msg){.first_psn = qp->psn, .len = qp->msg_len, .op = qp->msg_op,
+								 .npsn = npsn_of(qp->msg_op, qp->msg_len, qp->group->ib_mtu)};
+			qp->cur = qp->log_n++;
+		}
+	}
 	qp->msg_off = 0;
 	qp->in_message = true;
 }
@@ -165,7 +188,9 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 
 	if ((g->stop_messages && qp->c.messages >= g->stop_messages) ||
 	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->stop_tsc && now_tsc >= qp->stop_tsc))
-		qp->done = true;
+		qp->stopping = true;
+	/* an RC QP is done when everything it sent has been acknowledged */
+	qp->done = qp->stopping && (g->transport != CFG_RC || qp->log_n == 0);
 }
 
 /* Counters are read by the main lcore while this lcore writes them: single writer, relaxed. */
@@ -337,13 +362,16 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index
 	qp->index = index;
 	qp->qpn = g->qpn + index * g->qpn_step;
 	qp->dest_qpn = g->dest_qpn + index * g->dest_qpn_step;
-	qp->psn = g->start_psn;
+	qp->psn = qp->una = qp->psn_high = g->start_psn;
 	qp->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
 	qp->va = 0x100000000ULL + (uint64_t)qp->qpn * 0x10000000ULL;
 	qp->rkey = 0x1000 + qp->qpn;
 	qp->imm = qp->qpn;
 	build_template(qp, g, port, src_mac);
 	build_shapes(qp);
+	qp->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
+	qp->tsc_per_us = tsc_hz / 1000000;
+	qp->progress_tsc = start_tsc;
 	qp->only_op = -1;
 	for (int op = 0, n = 0; op < CFG_OP_COUNT; op++)
 		if (g->op_weight[op] && n++ == 0)
@@ -351,6 +379,135 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index
 		else if (g->op_weight[op])
 			qp->only_op = -1;
 	init_pacing(qp, g, tsc_hz, start_tsc);
+}
+
+/* ---- RC: window, completer, retransmission ------------------------------------------------- */
+
+/* a before b in 24-bit PSN order (rxe's psn_compare) */
+static inline bool psn_before(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) < 0; }
+
+/* RNR NAK timer codes in microseconds (IBA table 45; code 0 is 655.36 ms). */
+static const uint32_t rnr_us[32] = {655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280,
+				     1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920,
+				     122880, 163840, 245760, 327680, 491520};
+
+/* Sends again from `psn` on: the logged message that holds it becomes the current one. */
+static void rewind_to(struct qp_tx *qp, uint32_t psn)
+{
+	for (unsigned i = 0; i < qp->log_n; i++) {
+		const struct qp_msg *m = log_at(qp, i);
+		uint32_t off = (psn - m->first_psn) & 0xFFFFFF;
+
+		if (off >= m->npsn)
+			continue;
+		qp->cur = (uint8_t)i;
+		qp->msg_op = m->op;
+		qp->msg_len = m->len;
+		if (m->op == CFG_OP_READ) { /* a READ is asked again whole */
+			qp->psn = m->first_psn;
+			qp->msg_off = 0;
+		} else {
+			qp->psn = psn;
+			qp->msg_off = off * qp->group->ib_mtu;
+		}
+		qp->in_message = true;
+		return;
+	}
+}
+
+static void qp_error(struct qp_tx *qp)
+{
+	STAT_ADD(qp->c.errors, 1);
+	qp->stopping = true;
+	qp->done = true;
+}
+
+/* Everything up to and including `psn` is acknowledged: retire the messages it covers. */
+static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
+{
+	uint32_t next = (psn + 1) & 0xFFFFFF;
+	unsigned popped = 0;
+
+	if (!psn_before(qp->una, next) || psn_before(qp->psn_high, next))
+		return; /* old news, or beyond what was sent */
+	qp->una = next;
+	while (qp->log_n) {
+		struct qp_msg *m = log_at(qp, 0);
+		uint32_t last = (m->first_psn + m->npsn - 1) & 0xFFFFFF;
+		if (psn_before(psn, last))
+			break;
+		qp->log_head = (uint8_t)((qp->log_head + 1) % QP_MSG_LOG);
+		qp->log_n--;
+		popped++;
+		STAT_ADD(qp->c.completions, 1);
+	}
+	if (qp->cur >= popped) {
+		qp->cur = (uint8_t)(qp->cur - popped);
+	} else { /* the message being sent again was acknowledged meanwhile */
+		qp->cur = 0;
+		qp->in_message = false;
+		qp->psn = qp->psn_high;
+	}
+	if (qp->in_message && psn_before(qp->psn, qp->una))
+		rewind_to(qp, qp->una);
+	qp->retries = 0;
+	qp->progress_tsc = now_tsc;
+	qp->done = qp->stopping && qp->log_n == 0;
+}
+
+void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+{
+	if (qp->done)
+		return;
+	switch (ev->kind) {
+	case COMP_ACK:
+		STAT_ADD(qp->c.acks_rx, 1);
+		if (ev->read_resp)
+			STAT_ADD(qp->c.read_resp_rx, 1);
+		ack_through(qp, ev->psn, now_tsc);
+		break;
+	case COMP_NAK_SEQ: /* the responder expects ev->psn: all before it arrived */
+		STAT_ADD(qp->c.naks_rx, 1);
+		ack_through(qp, (ev->psn - 1) & 0xFFFFFF, now_tsc);
+		if (++qp->retries > qp->group->retry_limit)
+			qp_error(qp);
+		else if (qp->log_n)
+			rewind_to(qp, ev->psn);
+		break;
+	case COMP_RNR_NAK:
+		STAT_ADD(qp->c.rnr_naks_rx, 1);
+		qp->rnr_until_tsc = now_tsc + qp->tsc_per_us * rnr_us[ev->syndrome & 0x1F];
+		if (qp->log_n)
+			rewind_to(qp, ev->psn);
+		break;
+	case COMP_NAK_FATAL:
+	default:
+		STAT_ADD(qp->c.naks_rx, 1);
+		qp_error(qp);
+		break;
+	}
+}
+
+bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
+{
+	if (qp->group->transport != CFG_RC)
+		return true;
+	if (qp->done)
+		return false;
+	if (qp->log_n && now_tsc - qp->progress_tsc > qp->timeout_cycles) {
+		STAT_ADD(qp->c.timeouts, 1);
+		if (++qp->retries > qp->group->retry_limit) {
+			qp_error(qp);
+			return false;
+		}
+		qp->progress_tsc = now_tsc;
+		rewind_to(qp, qp->una);
+	}
+	if (qp->rnr_until_tsc > now_tsc)
+		return false;
+	if (qp->in_message || qp->cur < qp->log_n)
+		return true;
+	return !qp->stopping && qp->log_n < qp->group->max_outstanding;
 }
 
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
@@ -373,16 +530,26 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->data_len = len;
 	m->pkt_len = len;
 
+	bool resend = psn_before(qp->psn, qp->psn_high);
+
 	/* a READ request consumes one PSN per response packet it asks for */
 	left = qp->msg_len - qp->msg_off;
-	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? (left ? (left + mtu - 1) / mtu : 1) : 1)) & 0xFFFFFF;
+	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1)) & 0xFFFFFF;
+	if (!psn_before(qp->psn, qp->psn_high))
+		qp->psn_high = qp->psn;
 	qp->msg_off += qp->msg_op == CFG_OP_READ ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
+	if (resend)
+		STAT_ADD(qp->c.retransmits, 1);
 	if (pp.pos == POS_LAST || pp.pos == POS_ONLY) {
 		qp->in_message = false;
-		STAT_ADD(qp->c.messages, 1);
-		STAT_ADD(qp->c.payload_bytes, qp->msg_len);
+		if (qp->group->transport == CFG_RC)
+			qp->cur++;
+		if (!resend) {
+			STAT_ADD(qp->c.messages, 1);
+			STAT_ADD(qp->c.payload_bytes, qp->msg_len);
+		}
 		check_stop(qp, now_tsc);
 	}
 	advance_pacing(qp, len);

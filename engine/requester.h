@@ -23,9 +23,36 @@ struct rte_mbuf;
 
 struct qp_counters {
 	uint64_t tx_packets;
-	uint64_t tx_bytes; /* Ethernet frame bytes without FCS */
-	uint64_t messages; /* messages whose last packet was sent */
+	uint64_t tx_bytes;     /* Ethernet frame bytes without FCS */
+	uint64_t messages;     /* messages whose last packet was sent (first transmission) */
 	uint64_t payload_bytes;
+	/* RC requester and completer */
+	uint64_t completions;  /* messages acknowledged (or READ responses all received) */
+	uint64_t retransmits;  /* packets sent again after a NAK or a timeout */
+	uint64_t timeouts;
+	uint64_t acks_rx, naks_rx, rnr_naks_rx;
+	uint64_t read_resp_rx;
+	uint64_t errors;       /* 1 when the QP went to the error state */
+};
+
+/* An RC message in flight, kept until acknowledged so that it can be sent again. */
+#define QP_MSG_LOG 64
+struct qp_msg {
+	uint32_t first_psn;
+	uint32_t npsn;         /* PSNs it takes: its packets, or a READ's response packets */
+	uint32_t len;
+	uint8_t op;
+};
+
+/* What the receiving lcore tells the QP's owner (over a ring). */
+enum comp_kind { COMP_ACK, COMP_NAK_SEQ, COMP_NAK_FATAL, COMP_RNR_NAK };
+struct comp_event {
+	uint32_t qp;           /* index in the engine's QP array */
+	uint32_t psn;
+	uint8_t kind;          /* enum comp_kind */
+	uint8_t syndrome;
+	uint8_t read_resp;     /* a READ response packet (counted) */
+	uint8_t pad;
 };
 
 enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS_COUNT };
@@ -56,7 +83,8 @@ struct qp_tx {
 	uint8_t msg_op;        /* enum cfg_op */
 	int8_t only_op;        /* the flow's single operation, or -1 for a weighted mix */
 	bool in_message;
-	bool done;             /* stop condition reached */
+	bool stopping;         /* stop condition reached: no new message */
+	bool done;             /* stopping and nothing left to acknowledge, or in error */
 	uint64_t rng;
 	/* identity and template */
 	const struct cfg_flow_group *group;
@@ -71,6 +99,18 @@ struct qp_tx {
 	/* stop */
 	uint64_t stop_tsc;     /* 0: none */
 	struct qp_counters c;
+	/* RC: messages in flight, oldest first (ring) */
+	uint32_t una;          /* oldest unacknowledged PSN */
+	uint32_t psn_high;     /* one past the highest PSN ever sent */
+	uint8_t log_head, log_n;
+	uint8_t cur;           /* message being sent, relative to log_head (== log_n: a new one) */
+	uint16_t retries;
+	uint64_t progress_tsc; /* last time una moved (or a retry started) */
+	uint64_t timeout_cycles;
+	uint64_t tsc_per_us;
+	uint64_t rnr_until_tsc;
+	struct qp_msg log[QP_MSG_LOG];
+	struct rte_ring *comp_ring; /* completer events for this QP's owner lcore */
 	/* fast path for fixed-size flows */
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
 	uint8_t n_shapes;
@@ -83,6 +123,10 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *group, uint32_t i
 /* Writes the QP's next packet into m (which must have room for a full frame) and advances its
  * state and pacing; returns the frame length. */
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);
+/* RC: whether the QP may send now (window, RNR wait, error); also runs the retransmit timer. */
+bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc);
+/* RC completer: applies an ACK / NAK / READ response event from the receiving side. */
+void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc);
 /* Largest frame the group can produce (for mbuf sizing checks). */
 uint32_t qp_max_frame(const struct cfg_flow_group *group);
 

@@ -41,6 +41,9 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 		}
 		if (w->rx_ctx)
 			add_rx_counters(&t->rx, rx_port_counters(w->rx_ctx, (uint16_t)port));
+		/* RC answers (ACKs, NAKs, READ responses) sent from this lcore */
+		t->tx_packets += stat_read(&w->resp[port].tx_packets);
+		t->tx_bytes += stat_read(&w->resp[port].tx_bytes);
 	}
 	t->rx_frames = t->rx.frames;
 	t->rx_bytes = t->rx.bytes;

@@ -72,14 +72,18 @@ def test_ring_pair_exact_counts(engine, transport, ops, size, mtu):
     msgs, count = 500, 3
     f = flow("f", "a", MAC_B, ip_b, transport='"%s"' % transport, ops=ops, message_size=size, mtu=mtu,
              qpn="0x100", dest_qpn="0x300", count=count, rate_gbps=2.0, stop="{ messages = %d; }" % msgs)
-    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f]))
+    # RC: b answers with ACKs, so both ends send and receive
+    roles = [role(1, "a", "txrx"), role(1, "b", "txrx")] if transport == "rc" else [role(1, "a", "tx"), role(1, "b", "rx")]
+    rc, rep, out = engine.run(cfg(ports, roles, [f]))
     assert rc == 0, out
     assert rep["stopped_by"] == "flows_done"
     per_msg = max(1, -(-size // mtu))
     a, b = rep["ports"]
     assert a["tx_packets"] == count * msgs * per_msg
     assert b["rx_packets"] == a["tx_packets"] and b["rx_bytes"] == a["tx_bytes"]
-    assert a["rx_packets"] == 0 and b["tx_packets"] == 0
+    acks = count * msgs if transport == "rc" else 0  # one ACK per message (AckReq on its last packet)
+    assert b["tx_packets"] == acks and a["rx_packets"] == acks
+    assert b["responses_dropped"] == 0 and a["rc_unknown_qp"] == 0
     assert b["rx_malformed"] == 0 and b["rx_dropped"] == 0
     assert [p["mbufs_in_use_at_exit"] for p in rep["ports"]] == [0, 0]
     assert len(rep["flows"]) == count
@@ -91,7 +95,11 @@ def test_ring_pair_exact_counts(engine, transport, ops, size, mtu):
         assert fl["tx_bytes"] == fl["rx_bytes"]
         assert fl["message_bytes"] == msgs * size
         assert (fl["lost"], fl["out_of_order"], fl["duplicates"], fl["icrc_errors"]) == (0, 0, 0, 0)
-    assert sum(q["packets"] for q in rep["rx_qps"]) == b["rx_packets"]
+        if transport == "rc":
+            assert fl["rc"]["completions"] == msgs and fl["rc"]["retransmits"] == 0
+            assert fl["rc"]["acks_rx"] == msgs and fl["responder"]["acks_tx"] == msgs
+            assert fl["responder"]["delivered_messages"] == msgs
+    assert sum(q["packets"] for q in rep["rx_qps"] if q["port"] == "b") == b["rx_packets"]
     assert all(v == 0 for v in rep["errors"].values())
 
 
@@ -102,8 +110,11 @@ def _tx_pcap_run(engine, tmp_path, transport, ops, size, mtu, v6=False, count=2,
     ip = "fd00::1" if v6 else "192.168.9.1"
     dst = "fd00::2" if v6 else "192.168.9.2"
     p = port("p", "net_pcap0", MAC_A, ip, 'vdev_args = "tx_pcap=%s"; mtu = 4200;' % pcap)
+    # RC with nobody to answer: no retries (the QP errors out at its first timeout, nothing is sent again)
+    extra = {"rc": "{ retry_limit = 0; retry_timeout_us = 2000.0; }"} if transport == "rc" else {}
     f = flow("f", "p", MAC_B, dst, transport='"%s"' % transport, ops=ops, message_size=size, mtu=mtu,
-             qpn="0x40", dest_qpn="0x80", start_psn="0xfffff0", count=count, stop="{ messages = %d; }" % msgs)
+             qpn="0x40", dest_qpn="0x80", start_psn="0xfffff0", count=count, stop="{ messages = %d; }" % msgs,
+             **extra)
     rc, rep, out = engine.run(cfg([p], [role(1, "p", "tx")], [f]))
     assert rc == 0, out
     return rep, rdpcap(str(pcap))
@@ -215,7 +226,7 @@ def test_rx_pcap_counts_and_reasons(engine, tmp_path):
 
 def test_sigterm_still_writes_report(tmp_path):
     ports, ip_b = pair_ports("sig")
-    f = flow("f", "a", MAC_B, ip_b, rate_gbps=1.0, message_size=1000, qpn=2, dest_qpn=3)
+    f = flow("f", "a", MAC_B, ip_b, transport='"uc"', rate_gbps=1.0, message_size=1000, qpn=2, dest_qpn=3)
     (tmp_path / "s.cfg").write_text(cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f]))
     rep = tmp_path / "s.json"
     p = subprocess.Popen([str(engine_path()), "-f", str(tmp_path / "s.cfg"), "-r", str(rep), "-i", "0.2"],
@@ -249,7 +260,7 @@ def test_unwritable_report_path_fails_before_traffic(engine):
 def test_rate_accuracy(engine, rate, count):
     dur = 2.0
     p = port("n", "net_null0", MAC_A, "192.168.3.1")
-    body = dict(message_size=1000, mtu=1024, qpn=2, dest_qpn=3, count=count)
+    body = dict(transport='"uc"', message_size=1000, mtu=1024, qpn=2, dest_qpn=3, count=count)
     key, val = [s.strip() for s in rate.split("=")]
     body[key] = val
     f = flow("f", "n", MAC_B, "192.168.3.2", **body)
@@ -277,3 +288,53 @@ def test_default_config_runs(engine, tmp_path):
     assert a["tx_packets"] > 100000 and b["rx_packets"] == a["tx_packets"]
     assert {f["group"] for f in rep["flows"]} == {"rc-write", "ud-send"}
     assert all(f["lost"] == 0 and f["rx_messages"] > 0 for f in rep["flows"])
+
+
+# ---- RC semantics between two engine ports --------------------------------------------------------
+
+def test_rc_read_responses(engine):
+    ports, ip_b = pair_ports("rd")
+    msgs, count = 200, 2
+    f = flow("r", "a", MAC_B, ip_b, transport='"rc"', ops="{ read = 1; }", message_size=5000, mtu=1024,
+             qpn=0x10, dest_qpn=0x20, count=count, rate_gbps=1.0, stop="{ messages = %d; }" % msgs)
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f]))
+    assert rc == 0, out
+    a, b = rep["ports"]
+    assert a["tx_packets"] == count * msgs            # one request per READ
+    assert b["tx_packets"] == count * msgs * 5        # ceil(5000 / 1024) responses each
+    assert a["rx_packets"] == b["tx_packets"]
+    for fl in rep["flows"]:
+        assert fl["rc"]["completions"] == msgs and fl["rc"]["read_responses_rx"] == msgs * 5
+        assert fl["responder"]["read_responses_tx"] == msgs * 5
+        assert fl["rc"]["retransmits"] == 0 and not fl["rc"]["error"]
+
+
+@pytest.mark.parametrize("ops,size", [("{ write = 1; }", 3000), ("{ write = 2; send = 1; read = 1; }", 2500)])
+def test_rc_loss_injection_delivers_every_message_once(engine, ops, size):
+    ports, ip_b = pair_ports("loss")
+    lossy = 'rx_drop_probability = 0.03;'
+    ports = [p.replace("link_speed_gbps = 100.0;", "link_speed_gbps = 100.0; " + lossy) for p in ports]
+    msgs, count, mtu = 300, 4, 1024
+    f = flow("w", "a", MAC_B, ip_b, transport='"rc"', ops=ops, message_size=size, mtu=mtu, qpn=0x100,
+             dest_qpn=0x200, count=count, stop="{ messages = %d; }" % msgs,
+             rc="{ retry_timeout_us = 300.0; retry_limit = 200; max_outstanding = 16; }")
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f]))
+    assert rc == 0, out
+    assert rep["stopped_by"] == "flows_done"
+    a, b = rep["ports"]
+    assert a["rx_injected_drops"] > 0 and b["rx_injected_drops"] > 0
+    total_retx = 0
+    for fl in rep["flows"]:
+        r, resp = fl["rc"], fl["responder"]
+        assert not r["error"] and r["outstanding"] == 0
+        assert fl["messages"] == msgs and r["completions"] == msgs
+        assert resp["delivered_messages"] == msgs, "delivered %d of %d" % (resp["delivered_messages"], msgs)
+        assert r["naks_rx"] <= resp["naks_tx"]
+        total_retx += r["retransmits"]
+        if ops == "{ write = 1; }":
+            per_msg = -(-size // mtu)
+            # every packet is a first transmission or a counted retransmission
+            assert fl["tx_packets"] == msgs * per_msg + r["retransmits"]
+            assert resp["delivered_bytes"] == msgs * size
+    assert total_retx > 0
+    assert [p["mbufs_in_use_at_exit"] for p in rep["ports"]] == [0, 0]

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "completer.h"
+
+#define DRAIN_BURST 64
+
+static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position; read-only once running */
+static uint32_t *qp_of_position;
+static struct qp_tx *all_qps;
+
+int completer_index_build(struct qp_tx *qps, unsigned n_qps)
+{
+	struct rte_hash_parameters hp = {
+		.name = "rc_requesters",
+		.entries = n_qps < 8 ? 8 : n_qps,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_jhash,
+		.socket_id = SOCKET_ID_ANY,
+	};
+
+	all_qps = qps;
+	index_by_qpn = rte_hash_create(&hp);
+	qp_of_position = rte_zmalloc("rc_requester_pos", sizeof(uint32_t) * hp.entries, 0);
+	if (!index_by_qpn || !qp_of_position)
+		return -1;
+	for (unsigned i = 0; i < n_qps; i++) {
+		uint32_t key = (uint32_t)qps[i].port << 24 | qps[i].qpn;
+		int32_t pos;
+
+		if (qps[i].group->transport != CFG_RC)
+			continue;
+		pos = rte_hash_add_key(index_by_qpn, &key);
+		if (pos < 0)
+			return -1;
+		qp_of_position[pos] = i;
+	}
+	return 0;
+}
+
+void completer_index_free(void)
+{
+	rte_hash_free(index_by_qpn);
+	rte_free(qp_of_position);
+	index_by_qpn = NULL;
+	qp_of_position = NULL;
+}
+
+struct rte_ring *completer_ring_create(const char *name, unsigned size, int socket)
+{
+	return rte_ring_create_elem(name, sizeof(struct comp_event), size, socket, RING_F_SC_DEQ);
+}
+
+/* The AETH syndrome's meaning for the requester. */
+static enum comp_kind kind_of(uint8_t syndrome)
+{
+	switch (syndrome & WIRE_AETH_TYPE_MASK) {
+	case WIRE_AETH_ACK:
+		return COMP_ACK;
+	case WIRE_AETH_RNR_NAK:
+		return COMP_RNR_NAK;
+	default:
+		return syndrome == WIRE_AETH_NAK_PSN_SEQ_ERR ? COMP_NAK_SEQ : COMP_NAK_FATAL;
+	}
+}
+
+bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
+{
+	uint32_t key = (uint32_t)port << 24 | p->bth.dqpn;
+	struct comp_event ev = {.psn = p->bth.psn, .kind = COMP_ACK};
+	int32_t pos;
+
+	if (!index_by_qpn || (pos = rte_hash_lookup(index_by_qpn, &key)) < 0)
+		return false;
+	ev.qp = qp_of_position[pos];
+	if (p->op->ext_mask & WIRE_EXT_BIT(WIRE_EXT_AETH)) {
+		ev.syndrome = frame[p->bth_off + p->op->offset[WIRE_EXT_AETH]];
+		ev.kind = (uint8_t)kind_of(ev.syndrome);
+	}
+	ev.read_resp = p->bth.opcode >= WIRE_OP_RC_READ_RESP_FIRST && p->bth.opcode <= WIRE_OP_RC_READ_RESP_ONLY;
+	/* a READ response MIDDLE/FIRST acknowledges the PSNs before it, the LAST/ONLY its own */
+	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
+}
+
+void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)
+{
+	struct comp_event ev[DRAIN_BURST];
+	unsigned n = rte_ring_dequeue_burst_elem(r, ev, sizeof(ev[0]), DRAIN_BURST, NULL);
+
+	for (unsigned i = 0; i < n; i++)
+		qp_tx_complete(&qps[ev[i].qp], &ev[i], now_tsc);
+}

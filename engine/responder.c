@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "responder.h"
+
+#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define PSN_MASK 0xFFFFFFu
+
+static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position, read-only once running */
+static struct resp_qp *table;         /* by position */
+static unsigned n_table, cap_table, n_positions;
+
+static inline int32_t psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
+
+static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
+{
+	for (unsigned p = 0; p < n_ports; p++)
+		if (!memcmp(port_macs[p], mac, 6))
+			return (int)p;
+	return -1;
+}
+
+int responder_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
+{
+	struct rte_hash_parameters hp = {.name = "rc_responders", .key_len = sizeof(uint32_t),
+					 .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY};
+
+	cap_table = 0;
+	for (unsigned g = 0; g < cfg->n_groups; g++)
+		if (cfg->groups[g].transport == CFG_RC && local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
+			cap_table += cfg->groups[g].count;
+	if (cap_table == 0)
+		return 0;
+	hp.entries = cap_table < 8 ? 8 : cap_table;
+	n_positions = hp.entries;
+	index_by_qpn = rte_hash_create(&hp);
+	table = rte_zmalloc("rc_responders", sizeof(struct resp_qp) * hp.entries, RTE_CACHE_LINE_SIZE);
+	if (!index_by_qpn || !table)
+		return -1;
+	for (unsigned g = 0; g < cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &cfg->groups[g];
+		int port = local_port_of(grp->dst_mac, port_macs, n_ports);
+
+		if (grp->transport != CFG_RC || port < 0)
+			continue;
+		for (unsigned i = 0; i < grp->count; i++) {
+			uint32_t qpn = grp->dest_qpn + i * grp->dest_qpn_step;
+			uint32_t key = (uint32_t)port << 24 | qpn;
+			int32_t pos = rte_hash_add_key(index_by_qpn, &key);
+			struct resp_qp *q;
+
+			if (pos < 0)
+				return -1;
+			q = &table[pos];
+			q->port = (uint16_t)port;
+			q->qpn = qpn;
+			q->peer_qpn = grp->qpn + i * grp->qpn_step;
+			q->mtu = grp->ib_mtu;
+			q->ack_every = grp->ack_every;
+			q->pkey = grp->pkey;
+			q->epsn = grp->start_psn;
+			n_table++;
+		}
+	}
+	return 0;
+}
+
+void responder_table_free(void)
+{
+	rte_hash_free(index_by_qpn);
+	rte_free(table);
+	index_by_qpn = NULL;
+	table = NULL;
+	n_table = cap_table = n_positions = 0;
+}
+
+unsigned responder_count(void) { return table ? n_positions : 0; }
+
+/* NULL for an unused position. */
+struct resp_qp *responder_at(unsigned i) { return table && table[i].mtu ? &table[i] : NULL; }
+
+struct resp_qp *responder_find(uint16_t port, uint32_t qpn)
+{
+	uint32_t key = (uint32_t)port << 24 | qpn;
+	int32_t pos;
+
+	if (!index_by_qpn)
+		return NULL;
+	pos = rte_hash_lookup(index_by_qpn, &key);
+	return pos >= 0 ? &table[pos] : NULL;
+}
+
+/* ---- answers ------------------------------------------------------------------------------- */
+
+/* The answers' headers: the request's, with addresses swapped, to the peer QP. */
+static void learn_peer(struct resp_qp *q, const struct wire_pkt *p)
+{
+	struct wire_roce_spec *r = &q->reply;
+
+	memset(r, 0, sizeof(*r));
+	memcpy(r->l2.src, p->l2.dst, 6);
+	memcpy(r->l2.dst, p->l2.src, 6);
+	r->l2.vlan = p->l2.vlan;
+	r->l2.vid = p->l2.vid;
+	r->l2.pcp = p->l2.pcp;
+	r->ip = p->ip;
+	memcpy(r->ip.src, p->ip.dst, 16);
+	memcpy(r->ip.dst, p->ip.src, 16);
+	r->ip.ttl = 64;
+	r->ip.ecn = p->ip.ecn == WIRE_ECN_CE ? WIRE_ECN_ECT0 : p->ip.ecn;
+	r->ip.df = true;
+	r->udp.sport = p->udp.sport;
+	r->bth.pkey = q->pkey;
+	r->bth.dqpn = q->peer_qpn;
+	q->have_peer = true;
+}
+
+static void emit(struct resp_qp *q, struct resp_out *out, uint8_t opcode, uint32_t psn, uint8_t syndrome,
+		 uint32_t payload, uint64_t atomic_orig)
+{
+	struct wire_roce_spec s = q->reply;
+	struct rte_mbuf *m;
+	int len;
+
+	if (!out->has_queue || out->n == RESP_OUT_MAX || !(m = rte_pktmbuf_alloc(out->pool))) {
+		STAT_ADD(out->dropped, 1);
+		return;
+	}
+	s.bth.opcode = opcode;
+	s.bth.psn = psn & PSN_MASK;
+	s.ext.aeth = (struct wire_aeth){.syndrome = syndrome, .msn = q->msn & PSN_MASK};
+	s.ext.atomic_ack_orig = atomic_orig;
+	s.payload_len = payload;
+	len = wire_build_roce(&s, rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m));
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		STAT_ADD(out->dropped, 1);
+		return;
+	}
+	m->data_len = m->pkt_len = (uint32_t)len;
+	out->buf[out->n++] = m;
+}
+
+static void ack(struct resp_qp *q, struct resp_out *out, uint32_t psn)
+{
+	emit(q, out, WIRE_OP_RC_ACK, psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0, 0);
+	STAT_ADD(q->c.acks_tx, 1);
+	q->since_ack = 0;
+}
+
+bool responder_pump(struct resp_qp *q, struct resp_out *out)
+{
+	while (q->rd_active && out->n < RESP_OUT_MAX) {
+		uint32_t sent = q->rd_len - q->rd_left, chunk = q->rd_left < q->mtu ? q->rd_left : q->mtu;
+		bool first = sent == 0, last = q->rd_left <= q->mtu;
+		uint8_t op = first && last ? WIRE_OP_RC_READ_RESP_ONLY
+			     : first       ? WIRE_OP_RC_READ_RESP_FIRST
+			     : last        ? WIRE_OP_RC_READ_RESP_LAST
+					   : WIRE_OP_RC_READ_RESP_MIDDLE;
+
+		emit(q, out, op, q->rd_psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, chunk, 0);
+		STAT_ADD(q->c.read_resp_tx, 1);
+		q->rd_psn = (q->rd_psn + 1) & PSN_MASK;
+		q->rd_left -= chunk;
+		q->rd_active = !last;
+	}
+	return q->rd_active;
+}
+
+static void start_read(struct resp_qp *q, struct resp_out *out, uint32_t psn, uint32_t len)
+{
+	q->rd_active = true;
+	q->rd_psn = psn;
+	q->rd_len = q->rd_left = len;
+	if (len == 0) { /* a zero-length READ still gets its one response */
+		emit(q, out, WIRE_OP_RC_READ_RESP_ONLY, psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0, 0);
+		STAT_ADD(q->c.read_resp_tx, 1);
+		q->rd_active = false;
+		return;
+	}
+	responder_pump(q, out);
+}
+
+static uint64_t do_atomic(struct resp_qp *q, uint8_t opcode, const struct wire_ext_hdrs *e)
+{
+	uint64_t orig = q->atomic_mem;
+
+	if (opcode == WIRE_OP_RC_FETCH_ADD)
+		q->atomic_mem += e->atomic.swap_add;
+	else if (q->atomic_mem == e->atomic.compare)
+		q->atomic_mem = e->atomic.swap_add;
+	return orig;
+}
+
+/* A request behind ePSN: answer it again (rxe's duplicate_request). */
+static void duplicate(struct resp_qp *q, const struct wire_pkt *p, const struct wire_ext_hdrs *e, struct resp_out *out)
+{
+	STAT_ADD(q->c.duplicates, 1);
+	if (p->bth.opcode == WIRE_OP_RC_READ_REQUEST)
+		start_read(q, out, p->bth.psn, e->reth.dma_len);
+	else if (p->bth.ackreq || (p->op->flags & WIRE_OPF_END))
+		ack(q, out, (q->epsn - 1) & PSN_MASK);
+}
+
+void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wire_pkt *p, struct resp_out *out)
+{
+	struct wire_ext_hdrs e;
+	int32_t d = psn_diff(p->bth.psn, q->epsn);
+
+	if (!q->have_peer)
+		learn_peer(q, p);
+	wire_ext_read(frame + p->bth_off, p->op, &e);
+	if (d > 0) { /* a gap: one NAK, then silence until ePSN comes */
+		STAT_ADD(q->c.out_of_sequence, 1);
+		if (!q->nak_sent) {
+			emit(q, out, WIRE_OP_RC_ACK, q->epsn, WIRE_AETH_NAK_PSN_SEQ_ERR, 0, 0);
+			STAT_ADD(q->c.naks_tx, 1);
+			q->nak_sent = true;
+		}
+		return;
+	}
+	if (d < 0) {
+		duplicate(q, p, &e, out);
+		return;
+	}
+	q->nak_sent = false;
+	switch (p->bth.opcode) {
+	case WIRE_OP_RC_READ_REQUEST:
+		q->epsn = (q->epsn + (e.reth.dma_len ? (e.reth.dma_len + q->mtu - 1) / q->mtu : 1)) & PSN_MASK;
+		q->msn++;
+		STAT_ADD(q->c.delivered_messages, 1);
+		start_read(q, out, p->bth.psn, e.reth.dma_len);
+		return;
+	case WIRE_OP_RC_COMPARE_SWAP:
+	case WIRE_OP_RC_FETCH_ADD:
+		q->epsn = (q->epsn + 1) & PSN_MASK;
+		q->msn++;
+		STAT_ADD(q->c.delivered_messages, 1);
+		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0,
+		     do_atomic(q, p->bth.opcode, &e));
+		STAT_ADD(q->c.atomic_acks_tx, 1);
+		return;
+	default: /* SEND, WRITE */
+		q->epsn = (q->epsn + 1) & PSN_MASK;
+		STAT_ADD(q->c.delivered_bytes, p->payload_len);
+		if (p->op->flags & WIRE_OPF_END) {
+			q->msn++;
+			STAT_ADD(q->c.delivered_messages, 1);
+		}
+		q->since_ack++;
+		if (p->bth.ackreq || (q->ack_every && q->since_ack >= q->ack_every))
+			ack(q, out, p->bth.psn);
+	}
+}
+
+void resp_out_flush(struct resp_out *out)
+{
+	uint64_t bytes = 0;
+	uint16_t sent;
+
+	if (out->n == 0)
+		return;
+	for (unsigned i = 0; i < out->n; i++)
+		bytes += out->buf[i]->pkt_len;
+	sent = rte_eth_tx_burst(out->port_id, out->queue, out->buf, (uint16_t)out->n);
+	for (unsigned i = sent; i < out->n; i++) /* still ours: not sent yet */
+		bytes -= out->buf[i]->pkt_len;
+	STAT_ADD(out->tx_packets, sent);
+	STAT_ADD(out->tx_bytes, bytes);
+	if (sent && sent < out->n)
+		memmove(out->buf, out->buf + sent, (out->n - sent) * sizeof(out->buf[0]));
+	out->n -= sent;
+}
