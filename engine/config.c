@@ -1202,7 +1202,7 @@ static void flow_defaults(struct cfg_flow_group *g)
 	g->count = 1;
 	g->qpn_step = g->dest_qpn_step = 1;
 	g->sport_step = 1;
-	g->retry_timeout_us = 1000;
+	g->retry_timeout_us = 67108.864; /* IB's usual local ACK timeout 14: 4.096 us x 2^14 */
 	g->retry_limit = 7;
 	g->max_outstanding = 32;
 }
@@ -1339,6 +1339,99 @@ static int parse_flows(struct loader *ld, const config_setting_t *root)
 		ld->cfg->n_groups++;
 	}
 	return check_qpn_overlap(ld, s);
+}
+
+/* ---- collectives ----------------------------------------------------------------------------- */
+
+static const char *const collective_types[] = {"ring", "incast", "all_to_all", "custom", NULL};
+
+static int collective_flows(struct loader *ld, const config_setting_t *cs, struct cfg_collective *c, unsigned idx)
+{
+	const config_setting_t *fl = required(ld, cs, "flows", "a list of flow names [\"a\", \"b\", ...]");
+	int n;
+
+	if (!fl)
+		return -1;
+	if (config_setting_type(fl) != CONFIG_TYPE_ARRAY && config_setting_type(fl) != CONFIG_TYPE_LIST)
+		return fail(ld, fl, "must be an array of flow names [\"a\", \"b\"], not %s", type_name(fl));
+	n = config_setting_length(fl);
+	if (n < 1 || n > CFG_MAX_COLLECTIVE_FLOWS)
+		return fail(ld, fl, "%d flows (allowed: 1..%d)", n, CFG_MAX_COLLECTIVE_FLOWS);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(fl, (unsigned)i);
+		const char *name = config_setting_get_string(e);
+		unsigned g;
+
+		if (!name)
+			return fail(ld, e, "element %d is not a string (a flow name)", i);
+		for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
+			;
+		if (g == ld->cfg->n_groups)
+			return fail(ld, e, "no flow named '%s' (flows are declared in the flows list)", name);
+		if (ld->cfg->group_collective[g] >= 0)
+			return fail(ld, e, "flow '%s' is already in collective '%s' (a flow belongs to one collective)",
+				    name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
+		if (ld->cfg->groups[g].stop_messages || ld->cfg->groups[g].stop_bytes || ld->cfg->groups[g].stop_seconds > 0)
+			return fail(ld, e, "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
+				    name, ld->cfg->groups[g].line);
+		ld->cfg->group_collective[g] = (int)idx;
+		c->flows[c->n_flows++] = g;
+	}
+	return 0;
+}
+
+static int parse_collective(struct loader *ld, const config_setting_t *cs, unsigned idx)
+{
+	static const char *const keys[] = {"name", "type", "flows", "phases", NULL};
+	struct cfg_collective *c = &ld->cfg->collectives[idx];
+	const config_setting_t *s;
+	char buf[64];
+	int i;
+
+	if (want_type(ld, cs, CONFIG_TYPE_GROUP, "a group { name = ...; flows = [...]; phases = N; }") ||
+	    known_keys(ld, cs, keys))
+		return -1;
+	c->line = config_setting_source_line(cs);
+	c->type = CFG_COLL_CUSTOM;
+	s = required(ld, cs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	if (!s || str_value(ld, s, c->name, sizeof(c->name)))
+		return -1;
+	if (!valid_name(c->name, CFG_NAME_LEN - 1))
+		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(c->name, buf));
+	for (unsigned j = 0; j < idx; j++)
+		if (!strcmp(ld->cfg->collectives[j].name, c->name))
+			return fail(ld, s, "duplicate collective name '%s' (also at line %u)", c->name,
+				    ld->cfg->collectives[j].line);
+	s = config_setting_get_member(cs, "type");
+	if (s && (i = pick(ld, s, collective_types, NULL)) < 0)
+		return -1;
+	if (s)
+		c->type = (enum cfg_collective_type)i;
+	if (!required(ld, cs, "phases", "the number of phases, 1..4096"))
+		return -1;
+	if (opt_uint(ld, cs, "phases", 1, CFG_MAX_PHASES, &c->phases) < 0)
+		return -1;
+	return collective_flows(ld, cs, c, idx);
+}
+
+static int parse_collectives(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "collectives");
+	int n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { name = ...; flows = [...]; phases = N; }, ... ), not %s", type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_COLLECTIVES)
+		return fail(ld, s, "%d collectives (allowed: 0..%d)", n, CFG_MAX_COLLECTIVES);
+	for (int i = 0; i < n; i++) {
+		if (parse_collective(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
+		ld->cfg->n_collectives++;
+	}
+	return 0;
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
@@ -1537,6 +1630,8 @@ void config_defaults(struct engine_config *cfg)
 	snprintf(cfg->eal.log_level, sizeof(cfg->eal.log_level), "notice");
 	cfg->duration_s = 0;
 	cfg->stats_interval_s = 1.0;
+	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
+		cfg->group_collective[g] = -1;
 }
 
 int config_port_index(const struct engine_config *cfg, const char *name)
@@ -1549,12 +1644,15 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 
 static int load_root(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "run", NULL };
+	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "run", NULL };
 
 	if (ld->ovf_kind)
 		return report_overflow(ld, root);
 	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
-	       parse_roles(ld, root) || parse_flows(ld, root) || parse_run(ld, root) ? -1 : 0;
+			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
+			       parse_run(ld, root)
+		       ? -1
+		       : 0;
 }
 
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen)

@@ -18,6 +18,9 @@
 #define CFG_NAME_LEN 32
 #define CFG_STR_LEN 256
 #define CFG_MAX_QPS_PER_GROUP 65536
+#define CFG_MAX_COLLECTIVES 16
+#define CFG_MAX_COLLECTIVE_FLOWS 64
+#define CFG_MAX_PHASES 4096
 
 struct cfg_eal {
 	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
@@ -106,7 +109,7 @@ struct cfg_flow_group {
 	double stop_seconds;
 	/* RC reliability (the group `rc = { ... }`) */
 	double retry_timeout_us;      /* retransmit from the oldest unacknowledged PSN after this
-				       * long without progress; default 1000 */
+				       * long without progress; default 67108.864 (IB timeout 14) */
 	unsigned retry_limit;         /* retries without progress before the QP errors out; default 7 */
 	unsigned max_outstanding;     /* messages in flight (sent, not acknowledged); 1..64, default 32 */
 	unsigned ack_every;           /* responder: also ACK every N packets without AckReq; 0 = only
@@ -115,6 +118,21 @@ struct cfg_flow_group {
 	unsigned count;               /* QPs in the group, default 1 */
 	uint32_t qpn_step, dest_qpn_step; /* default 1 */
 	uint16_t sport_step;          /* default 1 (when not entropy) */
+	unsigned line;
+};
+
+/* A collective: flow groups that send in lock-step phases, as the steps of an AI-training
+ * collective (ring all-reduce, incast, all-to-all): each QP of each group sends one message per
+ * phase, and phase k+1 starts when every QP has completed phase k (RC: acknowledged; UC/UD:
+ * sent). The report gives each phase's completion time. */
+enum cfg_collective_type { CFG_COLL_RING, CFG_COLL_INCAST, CFG_COLL_ALL_TO_ALL, CFG_COLL_CUSTOM };
+
+struct cfg_collective {
+	char name[CFG_NAME_LEN];
+	enum cfg_collective_type type; /* a label for the report; the flows give the topology */
+	unsigned n_flows;
+	unsigned flows[CFG_MAX_COLLECTIVE_FLOWS]; /* indices into groups[] */
+	unsigned phases;
 	unsigned line;
 };
 
@@ -127,6 +145,9 @@ struct engine_config {
 	struct cfg_lcore_role roles[CFG_MAX_ROLES];
 	unsigned n_groups;
 	struct cfg_flow_group groups[CFG_MAX_FLOW_GROUPS];
+	unsigned n_collectives;
+	struct cfg_collective collectives[CFG_MAX_COLLECTIVES];
+	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */
 	/* run settings, also settable on the command line (which wins) */
 	double duration_s;            /* 0 = until every flow stops, or a signal */
 	double stats_interval_s;      /* default 1 */

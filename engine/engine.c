@@ -11,6 +11,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "collective.h"
 #include "completer.h"
 #include "engine.h"
 #include "engine_state.h"
@@ -201,6 +202,14 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			tx_role_init_heap(&e->work[l]->tx[i]);
+	if (collectives_create(cfg, e->start_tsc, &e->collectives)) {
+		snprintf(err, errlen, "out of memory for the collectives");
+		return -1;
+	}
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		int c = cfg->group_collective[e->qps[q].group - cfg->groups];
+		e->qps[q].coll = c >= 0 ? &e->collectives[c] : NULL;
+	}
 	return plan_rc(e, err, errlen);
 }
 
@@ -303,6 +312,7 @@ static void release(struct engine *e)
 	}
 	completer_index_free();
 	responder_table_free();
+	collectives_free(e->collectives, e->cfg->n_collectives);
 	rte_free(e->qps);
 	rte_free(e->heap_slots);
 	for (unsigned p = 0; p < e->n_ports; p++)

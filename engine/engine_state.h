@@ -9,6 +9,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
+#include "collective.h"
 #include "config.h"
 #include "lcore.h"
 #include "port.h"
@@ -24,6 +25,7 @@ struct engine {
 	struct qp_tx *qps;
 	unsigned n_qps;
 	struct pace_slot *heap_slots;  /* backing store of the TX roles' heaps */
+	struct collective_rt *collectives; /* one per config collective */
 	struct lcore_work *work[RTE_MAX_LCORE];
 	unsigned n_work;
 	uint64_t tsc_hz, start_tsc, end_tsc;

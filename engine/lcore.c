@@ -89,7 +89,10 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 				heap_sift_down(r->heap, r->heap_n, 0);
 			continue;
 		}
-		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait: look again later */
+		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait, phase: look again later */
+			/* time spent waiting earns no credit: the rate resumes from now, without a burst */
+			if (qp->next_fp < now_fp)
+				qp->next_fp = now_fp;
 			r->heap[0].next_fp = now_fp + r->wait_fp;
 			if (qp->done)
 				r->heap[0].next_fp = 0;

@@ -145,7 +145,8 @@ static void account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16
 		STAT_ADD(q->c.icrc_errors, 1);
 		return;
 	}
-	if (!track_psn(q, p->bth.psn))
+	/* responses (ACKs, READ responses) do not number every PSN: only requests are tracked */
+	if (!(op->flags & WIRE_OPF_RESPONSE) && !track_psn(q, p->bth.psn))
 		return;
 	if (op->flags & WIRE_OPF_PAYLOAD)
 		STAT_ADD(q->c.payload_bytes, p->payload_len);

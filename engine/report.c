@@ -173,6 +173,42 @@ static json_t *errors_json(const struct engine *e)
 	return o;
 }
 
+static const char *const coll_type_names[] = {"ring", "incast", "all_to_all", "custom"};
+
+static json_t *collectives_json(const struct engine *e)
+{
+	json_t *a = json_array();
+	double us_per_tsc = 1e6 / (double)e->tsc_hz;
+
+	for (unsigned i = 0; i < e->cfg->n_collectives; i++) {
+		const struct collective_rt *c = &e->collectives[i];
+		unsigned done = collective_phases_done(c);
+		json_t *o = json_object(), *flows = json_array(), *times = json_array(), *starts = json_array(),
+		       *ends = json_array();
+
+		for (unsigned f = 0; f < c->cfg->n_flows; f++)
+			json_array_append_new(flows, json_string(e->cfg->groups[c->cfg->flows[f]].name));
+		for (unsigned p = 0; p < done; p++) {
+			json_array_append_new(times, json_real((double)(c->end_tsc[p] - c->start_tsc[p]) * us_per_tsc));
+			json_array_append_new(starts, json_real((double)(c->start_tsc[p] - c->start_tsc[0]) * us_per_tsc));
+			json_array_append_new(ends, json_real((double)(c->end_tsc[p] - c->start_tsc[0]) * us_per_tsc));
+		}
+		json_object_set_new(o, "name", json_string(c->cfg->name));
+		json_object_set_new(o, "type", json_string(coll_type_names[c->cfg->type]));
+		json_object_set_new(o, "flows", flows);
+		json_object_set_new(o, "qps", json_integer(c->n_qps));
+		json_object_set_new(o, "phases", json_integer(c->cfg->phases));
+		json_object_set_new(o, "phases_completed", json_integer(done));
+		json_object_set_new(o, "phase_completion_us", times);
+		json_object_set_new(o, "phase_start_us", starts);
+		json_object_set_new(o, "phase_end_us", ends);
+		json_object_set_new(o, "total_us",
+				    json_real(done ? (double)(c->end_tsc[done - 1] - c->start_tsc[0]) * us_per_tsc : 0));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *build(const struct engine *e)
 {
 	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
@@ -200,6 +236,7 @@ static json_t *build(const struct engine *e)
 	json_object_set_new(root, "flows", flows);
 	json_object_set_new(root, "rx_qps", rxqps);
 	json_object_set_new(root, "errors", errors_json(e));
+	json_object_set_new(root, "collectives", collectives_json(e));
 	return root;
 }
 

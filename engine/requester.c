@@ -187,6 +187,7 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	const struct cfg_flow_group *g = qp->group;
 
 	if ((g->stop_messages && qp->c.messages >= g->stop_messages) ||
+	    (qp->coll && qp->c.messages >= qp->coll->cfg->phases) ||
 	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->stop_tsc && now_tsc >= qp->stop_tsc))
 		qp->stopping = true;
 	/* an RC QP is done when everything it sent has been acknowledged */
@@ -440,6 +441,8 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 		qp->log_n--;
 		popped++;
 		STAT_ADD(qp->c.completions, 1);
+		if (qp->coll)
+			collective_completed(qp->coll, (uint32_t)(qp->c.completions - 1), now_tsc);
 	}
 	if (qp->cur >= popped) {
 		qp->cur = (uint8_t)(qp->cur - popped);
@@ -490,6 +493,16 @@ void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_
 
 bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 {
+	bool new_message = !qp->in_message && (qp->group->transport != CFG_RC || qp->cur >= qp->log_n);
+
+	/* a collective's next phase is not released yet; once it is, the message is paced from now
+	 * (time spent at the barrier earns no credit) */
+	if (qp->coll && new_message) {
+		if (!collective_may_start(qp->coll, qp->c.messages))
+			return false;
+		if (qp->next_fp < now_tsc << PACE_SHIFT)
+			qp->next_fp = now_tsc << PACE_SHIFT;
+	}
 	if (qp->group->transport != CFG_RC)
 		return true;
 	if (qp->done)
@@ -549,6 +562,9 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 		if (!resend) {
 			STAT_ADD(qp->c.messages, 1);
 			STAT_ADD(qp->c.payload_bytes, qp->msg_len);
+			/* UC and UD complete a message by sending it */
+			if (qp->coll && qp->group->transport != CFG_RC)
+				collective_completed(qp->coll, (uint32_t)(qp->c.messages - 1), now_tsc);
 		}
 		check_stop(qp, now_tsc);
 	}

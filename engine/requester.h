@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "collective.h"
 #include "config.h"
 #include "wire.h"
 
@@ -111,6 +112,7 @@ struct qp_tx {
 	uint64_t rnr_until_tsc;
 	struct qp_msg log[QP_MSG_LOG];
 	struct rte_ring *comp_ring; /* completer events for this QP's owner lcore */
+	struct collective_rt *coll; /* the collective whose phases gate this QP, or NULL */
 	/* fast path for fixed-size flows */
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
 	uint8_t n_shapes;

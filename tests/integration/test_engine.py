@@ -338,3 +338,40 @@ def test_rc_loss_injection_delivers_every_message_once(engine, ops, size):
             assert resp["delivered_bytes"] == msgs * size
     assert total_retx > 0
     assert [p["mbufs_in_use_at_exit"] for p in rep["ports"]] == [0, 0]
+
+
+# ---- collectives: phases ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,phases,flows", [("ring-allreduce-4.cfg", 6, 4), ("incast-4to1.cfg", 10, 4),
+                                              ("all-to-all-3.cfg", 8, 6)])
+def test_shipped_collectives_run_in_phases(engine, name, phases, flows):
+    from conftest import ROOT
+    rc, rep, out = engine.run((ROOT / "configs" / name).read_text())
+    assert rc == 0, out
+    assert rep["stopped_by"] == "flows_done"
+    (c,) = rep["collectives"]
+    assert c["phases"] == phases and c["phases_completed"] == phases and c["qps"] == flows
+    starts, ends = c["phase_start_us"], c["phase_end_us"]
+    for k in range(1, phases):
+        # the barrier: phase k starts when the last QP completed phase k-1
+        assert starts[k] == pytest.approx(ends[k - 1], abs=1e-3)
+        assert ends[k] > starts[k]
+    assert c["total_us"] == pytest.approx(ends[-1])
+    for f in rep["flows"]:
+        assert f["messages"] == phases and f["rc"]["completions"] == phases
+        assert f["responder"]["delivered_messages"] == phases
+
+
+def test_uc_collective_completes_on_send(engine):
+    ports, ip_b = pair_ports("ucc")
+    f1 = flow("x", "a", MAC_B, ip_b, transport='"uc"', ops="{ write = 1; }", message_size=8192, mtu=1024,
+              qpn=0x10, dest_qpn=0x20, count=3, rate_gbps=5.0)
+    coll = 'collectives = ( { name = "c"; type = "custom"; flows = ["x"]; phases = 5; } );'
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f1], run=coll))
+    assert rc == 0, out
+    (c,) = rep["collectives"]
+    assert c["phases_completed"] == 5 and c["qps"] == 3
+    # 8 packets of 1,086 bytes (with FCS) at 5 Gb/s per QP, paced from the phase's start: the last
+    # one leaves 7 gaps after the first
+    assert min(c["phase_completion_us"]) >= 7 * 1086 * 8 / 5e9 * 1e6 * 0.99
+    assert all(f["messages"] == 5 and f["rx_messages"] == 5 for f in rep["flows"])
