@@ -375,3 +375,47 @@ def test_uc_collective_completes_on_send(engine):
     # one leaves 7 gaps after the first
     assert min(c["phase_completion_us"]) >= 7 * 1086 * 8 / 5e9 * 1e6 * 0.99
     assert all(f["messages"] == 5 and f["rx_messages"] == 5 for f in rep["flows"])
+
+
+# ---- two processes over net_memif -------------------------------------------------------------------
+
+def test_two_processes_over_memif(tmp_path):
+    """A sender and a receiver in two processes, joined by a memif socket (file in tmp_path)."""
+    sock = tmp_path / "memif.sock"
+    msgs, count = 2000, 2
+    common = 'link_speed_gbps = 100.0;'
+    snd = cfg([port("s", "net_memif0", MAC_A, "192.168.20.1",
+                    'vdev_args = "role=server,id=0,socket=%s,socket-abstract=no"; %s' % (sock, ""))],
+              [role(1, "s", "txrx")],
+              [flow("u", "s", MAC_B, "192.168.20.2", transport='"uc"', ops="{ write = 1; send = 1; }",
+                    message_size=1500, mtu=1024, qpn=0x30, dest_qpn=0x40, count=count, rate_gbps=1.0,
+                    stop="{ messages = %d; }" % msgs)])
+    rcv = cfg([port("r", "net_memif0", MAC_B, "192.168.20.2",
+                    'vdev_args = "role=client,id=0,socket=%s,socket-abstract=no";' % sock)],
+              [role(1, "r", "rx")], [])
+    (tmp_path / "s.cfg").write_text(snd)
+    (tmp_path / "r.cfg").write_text(rcv)
+    exe = str(engine_path())
+    # the server end (sender) makes the socket; it can send once the client end has connected and
+    # polled. The sender has a duration too, as a guard should the receiver never come.
+    sender = subprocess.Popen([exe, "-f", str(tmp_path / "s.cfg"), "-q", "-d", "20", "-r", str(tmp_path / "s.json")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+    time.sleep(1.0)
+    receiver = subprocess.Popen([exe, "-f", str(tmp_path / "r.cfg"), "-q", "-d", "6", "-r", str(tmp_path / "r.json")],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+    sout, _ = sender.communicate(timeout=60)
+    rout, _ = receiver.communicate(timeout=60)
+    assert sender.returncode == 0, sout
+    assert receiver.returncode == 0, rout
+    assert "stopped by flows_done" in sout, sout
+    s = json.loads((tmp_path / "s.json").read_text())
+    r = json.loads((tmp_path / "r.json").read_text())
+    sent = s["ports"][0]["tx_packets"]
+    assert sent == sum(f["tx_packets"] for f in s["flows"]) and all(f["messages"] == msgs for f in s["flows"])
+    assert r["ports"][0]["rx_packets"] == sent
+    qps = {q["qpn"]: q for q in r["rx_qps"]}
+    for i, f in enumerate(s["flows"]):
+        q = qps[0x40 + i]
+        assert q["messages"] == msgs and q["packets"] == f["tx_packets"]
+        assert (q["lost"], q["out_of_order"], q["duplicates"], q["icrc_errors"]) == (0, 0, 0, 0)
+    assert r["ports"][0]["mbufs_in_use_at_exit"] == 0 and s["ports"][0]["mbufs_in_use_at_exit"] == 0
