@@ -667,11 +667,27 @@ static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_
 	return 0;
 }
 
+static int port_steering(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	static const char *const names[] = {"auto", "off", "rules", "isolate", NULL};
+	const config_setting_t *s = config_setting_get_member(ps, "steering");
+	int i;
+
+	if (!s)
+		return 0;
+	if ((i = pick(ld, s, names, NULL)) < 0)
+		return -1;
+	p->steering = (enum cfg_steering)i;
+	if (p->steering >= CFG_STEER_RULES && is_ring_pair(p->device))
+		return fail(ld, s, "ring pair end %s has no rte_flow: steering must be auto or off", p->device);
+	return 0;
+}
+
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)
 {
 	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
 					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
-					    "mtu", "rx_drop_probability", NULL };
+					    "mtu", "rx_drop_probability", "steering", NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -699,7 +715,8 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 			return fail_member(ld, ps, "device", "device %s is already port '%s' at line %u (one port "
 					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
-			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0
+			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0 ||
+			       port_steering(ld, ps, p)
 		       ? -1
 		       : 0;
 }

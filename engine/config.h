@@ -48,6 +48,12 @@ struct cfg_port {
 	unsigned rx_desc, tx_desc;    /* default 1024 */
 	unsigned mtu;                 /* IP MTU, default 1500 */
 	double rx_drop_probability;   /* loss injection for tests: frames dropped on RX, 0..1 */
+	enum cfg_steering {
+		CFG_STEER_AUTO,       /* PCI devices: try rte_flow rules, report if refused; vdevs: off */
+		CFG_STEER_OFF,
+		CFG_STEER_RULES,      /* rte_flow rules for UDP 4791 and MAC control, or fail */
+		CFG_STEER_ISOLATE,    /* the rules, in flow-isolated mode (nothing else reaches us) */
+	} steering;
 	unsigned line;                /* where it was declared, for later errors */
 };
 

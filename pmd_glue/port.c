@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "port.h"
+#include "steering.h"
 
 #define MBUF_CACHE 256
 #define BURST_SLACK 512 /* mbufs held in TX pending buffers and RX bursts per lcore */
@@ -154,6 +155,32 @@ static void apply_mac_and_speed(const struct cfg_port *cp, struct port_info *p)
 		p->link_speed_gbps = link.link_speed / 1000.0;
 }
 
+/* rte_flow rules for UDP 4791 and MAC control: required when asked for, tried on physical ports
+ * by default (a refusal is reported at start-up, not discovered mid-run). */
+static int setup_steering(const struct cfg_port *cp, struct port_info *p, char *err, size_t errlen)
+{
+	bool is_virtual = strncmp(cp->device, "net_", 4) == 0 || strncmp(cp->device, "ring:", 5) == 0;
+	char why[256];
+
+	if (cp->steering == CFG_STEER_OFF || (cp->steering == CFG_STEER_AUTO && is_virtual)) {
+		snprintf(p->steering_state, sizeof(p->steering_state), "off");
+		return 0;
+	}
+	if (steering_install(p->port_id, cp->name, cp->rx_queues, cp->has_ipv4, cp->has_ipv6, &p->steering, why,
+			     sizeof(why)) == 0) {
+		snprintf(p->steering_state, sizeof(p->steering_state), "%s (%u rules)",
+			 cp->steering == CFG_STEER_ISOLATE ? "isolated" : "rules", p->steering.n_rules);
+		return 0;
+	}
+	if (cp->steering == CFG_STEER_AUTO) {
+		snprintf(p->steering_state, sizeof(p->steering_state), "none: the PMD refused the rules");
+		printf("roce-engine: %s\n", why);
+		return 0;
+	}
+	snprintf(err, errlen, "%s", why);
+	return -1;
+}
+
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p, char *err, size_t errlen)
 {
 	int rc;
@@ -172,6 +199,8 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p
 			 port_pool_size(cp, n_lcores), rte_strerror(rte_errno));
 		return -1;
 	}
+	if (cp->steering == CFG_STEER_ISOLATE && steering_isolate(p->port_id, cp->name, err, errlen))
+		return -1;
 	if (configure(cp, p, err, errlen) || setup_queues(cp, p, err, errlen))
 		return -1;
 	apply_mac_and_speed(cp, p);
@@ -182,13 +211,14 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p
 		return -1;
 	}
 	p->started = true;
-	return 0;
+	return setup_steering(cp, p, err, errlen);
 }
 
 void port_teardown(struct port_info *p)
 {
 	if (!p->started)
 		return;
+	steering_remove(p->port_id, &p->steering);
 	rte_eth_dev_stop(p->port_id);
 	rte_eth_dev_close(p->port_id);
 	p->started = false;
@@ -204,7 +234,8 @@ void port_print_capabilities(const struct port_info *p)
 		multiseg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	}
 	printf("port %s: dpdk port %u, driver %s, mac %02x:%02x:%02x:%02x:%02x:%02x, %.0f Gb/s, %u rxq / %u txq, "
-	       "socket %u; rx hw timestamp %s, tx multi-seg %s\n",
+	       "socket %u; rx hw timestamp %s, tx multi-seg %s, steering %s\n",
 	       p->name, p->port_id, p->driver, p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
-	       p->link_speed_gbps, p->rx_queues, p->tx_queues, p->socket, ts ? "yes" : "no", multiseg ? "yes" : "no");
+	       p->link_speed_gbps, p->rx_queues, p->tx_queues, p->socket, ts ? "yes" : "no", multiseg ? "yes" : "no",
+	       p->steering_state);
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "steering.h"
+
 struct rte_mempool;
 struct cfg_port;
 
@@ -23,6 +25,8 @@ struct port_info {
 	unsigned rx_queues, tx_queues;
 	struct rte_mempool *pool;
 	bool started;
+	struct steering steering;
+	char steering_state[96]; /* what the start-up line says about it */
 };
 
 /* Mbufs a port needs: its descriptors, per-lcore caches and in-flight bursts. */

@@ -419,3 +419,16 @@ def test_two_processes_over_memif(tmp_path):
         assert q["messages"] == msgs and q["packets"] == f["tx_packets"]
         assert (q["lost"], q["out_of_order"], q["duplicates"], q["icrc_errors"]) == (0, 0, 0, 0)
     assert r["ports"][0]["mbufs_in_use_at_exit"] == 0 and s["ports"][0]["mbufs_in_use_at_exit"] == 0
+
+
+def test_steering_refusal_is_reported_at_start(engine):
+    """net_tap's rte_flow needs kernel qdiscs this machine may lack: asked for rules, the engine
+    either installs them and says so, or stops at start-up naming the rule the PMD refused."""
+    p = port("t", "net_tap0", MAC_A, "192.168.30.1", 'vdev_args = "iface=rtap%d"; steering = "rules";' % os.getpid())
+    rc, rep, out = engine.run(cfg([p], [role(1, "t", "txrx")], []), "-d", "0.5")
+    if rc == 0:
+        assert "steering rules (3 rules)" in out
+    else:
+        assert rc == 4, out
+        assert "refuses the rte_flow rule for UDP 4791 over IPv4" in out and "steering = \"off\"" in out
+        assert rep is None
