@@ -213,6 +213,29 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	return plan_rc(e, err, errlen);
 }
 
+/* Planning 65,536 QPs takes a while: the schedules start from when it is done, not before (a
+ * QP behind its schedule at start would be clamped, losing its first packets' time). */
+static void start_after_planning(struct engine *e)
+{
+	uint64_t start = rte_rdtsc() + e->tsc_hz / 100;
+	uint64_t delta = start > e->start_tsc ? start - e->start_tsc : 0;
+
+	if (delta == 0)
+		return;
+	for (unsigned q = 0; q < e->n_qps; q++)
+		qp_tx_shift_time(&e->qps[q], delta);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			struct tx_role *t = &e->work[l]->tx[i];
+			for (unsigned q = 0; q < t->n_qps; q++)
+				t->heap[q].next_fp = t->heap[q].qp->next_fp;
+			tx_role_init_heap(t);
+		}
+	for (unsigned c = 0; c < e->cfg->n_collectives; c++)
+		e->collectives[c].start_tsc[0] += delta;
+	e->start_tsc = start;
+}
+
 /* ---- running --------------------------------------------------------------------------------- */
 
 static void launch(struct engine *e)
@@ -343,6 +366,7 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	e.start_tsc = rte_rdtsc() + e.tsc_hz / 100; /* 10 ms to let every lcore start */
 	if (plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
+	start_after_planning(&e);
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
 	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
 	launch(&e);

@@ -93,12 +93,29 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 		qp->fp_per_byte = (uint64_t)((double)tsc_hz * 8.0 / (g->rate_gbps * 1e9) * one);
 	if (g->rate_pps > 0)
 		qp->fp_per_pkt = (uint64_t)((double)tsc_hz / g->rate_pps * one);
+	/* stagger the group's QPs over one packet time, so that thousands of slow QPs do not all
+	 * fall due at the same instant at start-up */
+	if (g->count > 1) {
+		uint32_t typical = (g->msg_size.max < g->ib_mtu ? g->msg_size.max : g->ib_mtu) + 90;
+		uint64_t gap = qp->fp_per_pkt + qp->fp_per_byte * typical;
+		qp->next_fp += (uint64_t)((double)gap * qp->index / g->count);
+	}
 	if (g->pattern == CFG_PATTERN_ONOFF) {
 		qp->onoff_on_fp = (uint64_t)(g->on_us * 1e-6 * (double)tsc_hz * one);
 		qp->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
 		qp->onoff_end_fp = qp->next_fp + qp->onoff_on_fp;
 	}
 	qp->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
+}
+
+void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
+{
+	qp->next_fp += delta_tsc << PACE_SHIFT;
+	if (qp->onoff_on_fp)
+		qp->onoff_end_fp += delta_tsc << PACE_SHIFT;
+	if (qp->stop_tsc)
+		qp->stop_tsc += delta_tsc;
+	qp->progress_tsc += delta_tsc;
 }
 
 static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)

@@ -125,6 +125,8 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *group, uint32_t i
 /* Writes the QP's next packet into m (which must have room for a full frame) and advances its
  * state and pacing; returns the frame length. */
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);
+/* Moves every time of the QP `delta` cycles later (planning took longer than foreseen). */
+void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc);
 /* RC: whether the QP may send now (window, RNR wait, error); also runs the retransmit timer. */
 bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc);
 /* RC completer: applies an ACK / NAK / READ response event from the receiving side. */
