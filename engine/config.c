@@ -848,7 +848,8 @@ static const char *const transport_names[] = { "rc", "uc", "ud", NULL };
 
 static int flow_ops(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
 {
-	static const char *const keys[] = { "send", "send_imm", "write", "write_imm", "read", NULL };
+	static const char *const keys[] = { "send", "send_imm", "write", "write_imm", "read", "fetch_add",
+					    "compare_swap", NULL };
 	const config_setting_t *ops;
 	unsigned total = 0;
 	int rc;
@@ -870,13 +871,13 @@ static int flow_ops(struct loader *ld, const config_setting_t *fs, struct cfg_fl
 		if (g->transport == CFG_UD && op >= CFG_OP_WRITE)
 			return fail_member(ld, ops, keys[op], "UD has no %s (UD allows only send and send_imm)",
 					   keys[op]);
-		if (g->transport == CFG_UC && op == CFG_OP_READ)
-			return fail_member(ld, ops, keys[op], "UC has no read (UC allows send, send_imm, write, "
-					   "write_imm)");
+		if (g->transport == CFG_UC && op >= CFG_OP_READ)
+			return fail_member(ld, ops, keys[op], "UC has no %s (UC allows send, send_imm, write, "
+					   "write_imm)", keys[op]);
 	}
 	if (!total)
-		return fail(ld, ops, "every weight is 0 (at least one of send, send_imm, write, write_imm, read "
-			    "must be 1..1000)");
+		return fail(ld, ops, "every weight is 0 (at least one of send, send_imm, write, write_imm, read, "
+			    "fetch_add, compare_swap must be 1..1000)");
 	return 0;
 }
 

@@ -71,7 +71,11 @@ enum cfg_transport { CFG_RC, CFG_UC, CFG_UD };
 
 /* Operation mix, by weight (0 = never). UD supports only SEND and SEND with immediate; UC
  * has no READ. */
-enum cfg_op { CFG_OP_SEND, CFG_OP_SEND_IMM, CFG_OP_WRITE, CFG_OP_WRITE_IMM, CFG_OP_READ, CFG_OP_COUNT };
+enum cfg_op {
+	CFG_OP_SEND, CFG_OP_SEND_IMM, CFG_OP_WRITE, CFG_OP_WRITE_IMM, CFG_OP_READ,
+	CFG_OP_FETCH_ADD, CFG_OP_COMPARE_SWAP, /* RC atomics on an 8-byte remote value */
+	CFG_OP_COUNT
+};
 
 enum cfg_size_dist { CFG_SIZE_FIXED, CFG_SIZE_UNIFORM, CFG_SIZE_EXPONENTIAL };
 

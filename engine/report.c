@@ -130,12 +130,13 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 			"read_responses_rx", (json_int_t)qp->c.read_resp_rx, "outstanding", (json_int_t)qp->log_n,
 			"error", qp->c.errors != 0));
 		if (rq) {
-			json_object_set_new(o, "responder", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
+			json_object_set_new(o, "responder", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}",
 				"delivered_messages", (json_int_t)rq->c.delivered_messages,
 				"delivered_bytes", (json_int_t)rq->c.delivered_bytes, "acks_tx", (json_int_t)rq->c.acks_tx,
 				"naks_tx", (json_int_t)rq->c.naks_tx, "read_responses_tx", (json_int_t)rq->c.read_resp_tx,
 				"atomic_acks_tx", (json_int_t)rq->c.atomic_acks_tx, "duplicates", (json_int_t)rq->c.duplicates,
-				"out_of_sequence", (json_int_t)rq->c.out_of_sequence));
+				"out_of_sequence", (json_int_t)rq->c.out_of_sequence, "atomic_value",
+				(json_int_t)rq->atomic_mem));
 			/* RC: delivered means accepted in sequence by the responder, each message once */
 			json_object_set_new(o, "rx_messages", json_integer((json_int_t)rq->c.delivered_messages));
 		}

@@ -15,7 +15,13 @@ static const uint8_t op_code[CFG_OP_COUNT][4] = {
 	[CFG_OP_WRITE] = {0x06, 0x07, 0x08, 0x0A},
 	[CFG_OP_WRITE_IMM] = {0x06, 0x07, 0x09, 0x0B},
 	[CFG_OP_READ] = {0x0C, 0x0C, 0x0C, 0x0C},
+	[CFG_OP_FETCH_ADD] = {0x14, 0x14, 0x14, 0x14},
+	[CFG_OP_COMPARE_SWAP] = {0x13, 0x13, 0x13, 0x13},
 };
+
+/* READ requests and atomics are one packet without payload, whatever the message size. */
+static inline bool single_request(uint8_t op) { return op >= CFG_OP_READ; }
+#define ATOMIC_LEN 8
 
 static const uint8_t transport_base[] = {[CFG_RC] = WIRE_TRANSPORT_RC, [CFG_UC] = WIRE_TRANSPORT_UC,
 					 [CFG_UD] = WIRE_TRANSPORT_UD};
@@ -154,7 +160,9 @@ static uint8_t pick_op(struct qp_tx *qp)
 
 static uint32_t npsn_of(uint8_t op, uint32_t len, uint32_t mtu)
 {
-	(void)op; /* a READ takes one PSN per response packet: the same count */
+	if (op == CFG_OP_FETCH_ADD || op == CFG_OP_COMPARE_SWAP)
+		return 1;
+	/* SEND/WRITE: one PSN per packet; a READ one per response packet: the same count */
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
@@ -172,7 +180,7 @@ static void start_message(struct qp_tx *qp)
 		qp->psn = m->first_psn;
 	} else {
 		qp->msg_op = pick_op(qp);
-		qp->msg_len = pick_size(qp, &qp->group->msg_size);
+		qp->msg_len = qp->msg_op >= CFG_OP_FETCH_ADD ? ATOMIC_LEN : pick_size(qp, &qp->group->msg_size);
 		if (rc) {
 			*log_at(qp, qp->log_n) = (struct qp_msg){.first_psn = qp->psn, .len = qp->msg_len, .op = qp->msg_op,
 								 .npsn = npsn_of(qp->msg_op, qp->msg_len, qp->group->ib_mtu)};
@@ -226,7 +234,7 @@ static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 {
 	uint32_t mtu = qp->group->ib_mtu, left = qp->msg_len - qp->msg_off;
 
-	if (qp->msg_op == CFG_OP_READ) {
+	if (single_request(qp->msg_op)) {
 		pp->pos = POS_ONLY;
 		pp->payload = 0;
 	} else {
@@ -266,6 +274,9 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 	bth.ackreq = g->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
 	bth.se = (info->flags & WIRE_OPF_IMM) != 0;
 	ext.reth = (struct wire_reth){.va = qp->va, .rkey = qp->rkey, .dma_len = qp->msg_len};
+	/* fetch-add adds 1; compare-swap swaps 0 for the QPN (once: later compares fail) */
+	ext.atomic = (struct wire_atomiceth){.va = qp->va, .rkey = qp->rkey,
+					     .swap_add = pp->opcode == WIRE_OP_RC_FETCH_ADD ? 1 : qp->qpn, .compare = 0};
 	ext.immdt = qp->imm;
 	ext.deth = (struct wire_deth){.qkey = g->qkey, .src_qp = qp->qpn};
 
@@ -329,7 +340,7 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 
 	if (qp->n_shapes == QP_MAX_SHAPES)
 		return false;
-	pp.payload = op == CFG_OP_READ ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
+	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
 	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
 	s = &qp->shapes[qp->n_shapes];
@@ -359,7 +370,7 @@ static void build_shapes(struct qp_tx *qp)
 	for (int op = 0; op < CFG_OP_COUNT; op++) {
 		if (!g->op_weight[op])
 			continue;
-		if (op == CFG_OP_READ || size <= mtu) {
+		if (single_request((uint8_t)op) || size <= mtu) {
 			add_shape(qp, (enum cfg_op)op, POS_ONLY);
 			continue;
 		}
@@ -421,7 +432,7 @@ static void rewind_to(struct qp_tx *qp, uint32_t psn)
 		qp->cur = (uint8_t)i;
 		qp->msg_op = m->op;
 		qp->msg_len = m->len;
-		if (m->op == CFG_OP_READ) { /* a READ is asked again whole */
+		if (single_request(m->op)) { /* a READ is asked again whole, an atomic is one packet */
 			qp->psn = m->first_psn;
 			qp->msg_off = 0;
 		} else {
@@ -565,9 +576,10 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	/* a READ request consumes one PSN per response packet it asks for */
 	left = qp->msg_len - qp->msg_off;
 	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1)) & 0xFFFFFF;
+	/* (an atomic, like a SEND or WRITE packet, takes one PSN) */
 	if (!psn_before(qp->psn, qp->psn_high))
 		qp->psn_high = qp->psn;
-	qp->msg_off += qp->msg_op == CFG_OP_READ ? left : pp.payload;
+	qp->msg_off += single_request(qp->msg_op) ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
 	if (resend)

@@ -204,6 +204,10 @@ static void duplicate(struct resp_qp *q, const struct wire_pkt *p, const struct 
 	STAT_ADD(q->c.duplicates, 1);
 	if (p->bth.opcode == WIRE_OP_RC_READ_REQUEST)
 		start_read(q, out, p->bth.psn, e->reth.dma_len);
+	else if ((p->bth.opcode == WIRE_OP_RC_FETCH_ADD || p->bth.opcode == WIRE_OP_RC_COMPARE_SWAP) && q->have_atomic &&
+		 p->bth.psn == q->last_atomic_psn) /* the same answer again; the atomic is not redone */
+		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0,
+		     q->last_atomic_orig);
 	else if (p->bth.ackreq || (p->op->flags & WIRE_OPF_END))
 		ack(q, out, (q->epsn - 1) & PSN_MASK);
 }
@@ -242,8 +246,11 @@ void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wir
 		q->epsn = (q->epsn + 1) & PSN_MASK;
 		q->msn++;
 		STAT_ADD(q->c.delivered_messages, 1);
+		q->last_atomic_orig = do_atomic(q, p->bth.opcode, &e);
+		q->last_atomic_psn = p->bth.psn;
+		q->have_atomic = true;
 		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0,
-		     do_atomic(q, p->bth.opcode, &e));
+		     q->last_atomic_orig);
 		STAT_ADD(q->c.atomic_acks_tx, 1);
 		return;
 	default: /* SEND, WRITE */

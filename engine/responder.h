@@ -41,6 +41,9 @@ struct resp_qp {
 	bool nak_sent;
 	bool have_peer;              /* the reply headers were learned from a request */
 	uint64_t atomic_mem;         /* the 8 bytes atomics operate on */
+	bool have_atomic;            /* the last atomic's answer, replayed for a duplicate of it */
+	uint32_t last_atomic_psn;
+	uint64_t last_atomic_orig;
 	/* READ responses still to send */
 	bool rd_active;
 	uint32_t rd_psn, rd_left, rd_len;

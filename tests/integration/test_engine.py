@@ -432,3 +432,26 @@ def test_steering_refusal_is_reported_at_start(engine):
         assert rc == 4, out
         assert "refuses the rte_flow rule for UDP 4791 over IPv4" in out and "steering = \"off\"" in out
         assert rep is None
+
+
+def test_rc_atomics(engine):
+    """FETCH_ADD and COMPARE_SWAP answered with atomic ACKs; with loss, each executes once."""
+    ports, ip_b = pair_ports("atom")
+    ports = [p.replace("link_speed_gbps = 100.0;", "link_speed_gbps = 100.0; rx_drop_probability = 0.02;")
+             for p in ports]
+    msgs = 400
+    f1 = flow("fa", "a", MAC_B, ip_b, transport='"rc"', ops="{ fetch_add = 1; }", qpn=0x50, dest_qpn=0x60,
+              count=2, stop="{ messages = %d; }" % msgs, rc="{ retry_timeout_us = 300.0; retry_limit = 100; }")
+    f2 = flow("cs", "a", MAC_B, ip_b, transport='"rc"', ops="{ compare_swap = 1; write = 1; }", message_size=100,
+              qpn=0x70, dest_qpn=0x80, stop="{ messages = %d; }" % msgs,
+              rc="{ retry_timeout_us = 300.0; retry_limit = 100; }")
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f1, f2]))
+    assert rc == 0, out
+    for fl in rep["flows"]:
+        assert fl["rc"]["completions"] == msgs and fl["responder"]["delivered_messages"] == msgs
+        if fl["group"] == "fa":
+            # every FETCH_ADD added 1 exactly once, retransmitted or not
+            assert fl["responder"]["atomic_value"] == msgs
+            assert fl["responder"]["atomic_acks_tx"] >= msgs
+        else:
+            assert fl["responder"]["atomic_value"] == fl["qpn"]  # the first compare-swap succeeded
