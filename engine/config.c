@@ -1452,6 +1452,76 @@ static int parse_collectives(struct loader *ld, const config_setting_t *root)
 	return 0;
 }
 
+/* ---- responders ------------------------------------------------------------------------------ */
+
+static int parse_responder(struct loader *ld, const config_setting_t *rs, unsigned idx)
+{
+	static const char *const keys[] = {"port", "qpn", "peer_qpn", "count", "qpn_step", "peer_qpn_step", "mtu",
+					   "start_psn", "ack_every", "pkey", NULL};
+	struct cfg_responder *r = &ld->cfg->responders[idx];
+	unsigned v = 0;
+	int i;
+
+	if (want_type(ld, rs, CONFIG_TYPE_GROUP, "a group { port = ...; qpn = ...; peer_qpn = ...; }") ||
+	    known_keys(ld, rs, keys))
+		return -1;
+	r->line = config_setting_source_line(rs);
+	r->count = 1;
+	r->qpn_step = r->peer_qpn_step = 1;
+	r->ib_mtu = 1024;
+	r->pkey = WIRE_DEFAULT_PKEY;
+	if ((i = port_ref(ld, rs)) < 0)
+		return -1;
+	r->port = (unsigned)i;
+	if (!required(ld, rs, "qpn", "0x2..0xFFFFFF") || !required(ld, rs, "peer_qpn", "0x2..0xFFFFFF"))
+		return -1;
+	if (opt_uint(ld, rs, "qpn", 2, 0xFFFFFF, &v) < 0)
+		return -1;
+	r->qpn = v;
+	if (opt_uint(ld, rs, "peer_qpn", 2, 0xFFFFFF, &v) < 0)
+		return -1;
+	r->peer_qpn = v;
+	if (opt_uint(ld, rs, "count", 1, CFG_MAX_QPS_PER_GROUP, &r->count) < 0 ||
+	    opt_uint(ld, rs, "qpn_step", 1, 0xFFFFFF, &r->qpn_step) < 0 ||
+	    opt_uint(ld, rs, "peer_qpn_step", 1, 0xFFFFFF, &r->peer_qpn_step) < 0 ||
+	    opt_uint(ld, rs, "start_psn", 0, 0xFFFFFF, &r->start_psn) < 0 ||
+	    opt_uint(ld, rs, "ack_every", 0, 1000000, &r->ack_every) < 0)
+		return -1;
+	if (opt_uint(ld, rs, "pkey", 0, 0xFFFF, &v) < 0)
+		return -1;
+	if (config_setting_get_member(rs, "pkey"))
+		r->pkey = (uint16_t)v;
+	if (opt_uint(ld, rs, "mtu", 256, 4096, &r->ib_mtu) < 0)
+		return -1;
+	if (r->ib_mtu & (r->ib_mtu - 1))
+		return fail_member(ld, rs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)", r->ib_mtu);
+	if ((unsigned long long)r->qpn + (unsigned long long)(r->count - 1) * r->qpn_step > 0xFFFFFF ||
+	    (unsigned long long)r->peer_qpn + (unsigned long long)(r->count - 1) * r->peer_qpn_step > 0xFFFFFF)
+		return fail_member(ld, rs, "count", "the last qpn or peer_qpn would pass 0xFFFFFF");
+	return 0;
+}
+
+static int parse_responders(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "responders");
+	int n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
+			    type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_RESPONDERS)
+		return fail(ld, s, "%d responder groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
+	for (int i = 0; i < n; i++) {
+		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
+		ld->cfg->n_responders++;
+	}
+	return 0;
+}
+
 /* ---- run ------------------------------------------------------------------------------------ */
 
 static int parse_run(struct loader *ld, const config_setting_t *root)
@@ -1662,13 +1732,14 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 
 static int load_root(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "run", NULL };
+	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders", "run",
+					    NULL };
 
 	if (ld->ovf_kind)
 		return report_overflow(ld, root);
 	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
-			       parse_run(ld, root)
+			       parse_responders(ld, root) || parse_run(ld, root)
 		       ? -1
 		       : 0;
 }

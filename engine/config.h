@@ -21,6 +21,7 @@
 #define CFG_MAX_COLLECTIVES 16
 #define CFG_MAX_COLLECTIVE_FLOWS 64
 #define CFG_MAX_PHASES 4096
+#define CFG_MAX_RESPONDERS 64
 
 struct cfg_eal {
 	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
@@ -146,6 +147,19 @@ struct cfg_collective {
 	unsigned line;
 };
 
+/* RC responder QPs for requesters in another process (local flows get theirs automatically). */
+struct cfg_responder {
+	unsigned port;                /* where the requests arrive */
+	uint32_t qpn, peer_qpn;       /* of the first QP: this responder's QPN, the requester's */
+	unsigned count;
+	uint32_t qpn_step, peer_qpn_step;
+	unsigned ib_mtu;              /* the requester's path MTU (READ responses are cut to it) */
+	uint32_t start_psn;           /* the requester's first PSN */
+	unsigned ack_every;
+	uint16_t pkey;
+	unsigned line;
+};
+
 struct engine_config {
 	char file[CFG_STR_LEN];       /* the file it came from */
 	struct cfg_eal eal;
@@ -155,6 +169,8 @@ struct engine_config {
 	struct cfg_lcore_role roles[CFG_MAX_ROLES];
 	unsigned n_groups;
 	struct cfg_flow_group groups[CFG_MAX_FLOW_GROUPS];
+	unsigned n_responders;
+	struct cfg_responder responders[CFG_MAX_RESPONDERS];
 	unsigned n_collectives;
 	struct cfg_collective collectives[CFG_MAX_COLLECTIVES];
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */

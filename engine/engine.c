@@ -158,8 +158,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		e->n_qps += cfg->groups[g].count;
-	if (e->n_qps == 0)
-		return 0;
+	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders` */
+		return plan_rc(e, err, errlen);
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	if (!e->qps || !e->heap_slots) {

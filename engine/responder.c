@@ -26,6 +26,35 @@ static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], uns
 	return -1;
 }
 
+/* The config's `responders`: QPs answering requesters of another process. */
+static int add_configured(const struct engine_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->n_responders; i++) {
+		const struct cfg_responder *r = &cfg->responders[i];
+
+		for (unsigned k = 0; k < r->count; k++) {
+			uint32_t qpn = r->qpn + k * r->qpn_step;
+			uint32_t key = (uint32_t)r->port << 24 | qpn;
+			int32_t pos = rte_hash_add_key(index_by_qpn, &key);
+			struct resp_qp *q;
+
+			if (pos < 0)
+				return -1;
+			q = &table[pos];
+			memset(q, 0, sizeof(*q));
+			q->port = (uint16_t)r->port;
+			q->qpn = qpn;
+			q->peer_qpn = r->peer_qpn + k * r->peer_qpn_step;
+			q->mtu = r->ib_mtu;
+			q->ack_every = r->ack_every;
+			q->pkey = r->pkey;
+			q->epsn = r->start_psn;
+			n_table++;
+		}
+	}
+	return 0;
+}
+
 int responder_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
 	struct rte_hash_parameters hp = {.name = "rc_responders", .key_len = sizeof(uint32_t),
@@ -35,6 +64,8 @@ int responder_table_build(const struct engine_config *cfg, const uint8_t port_ma
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		if (cfg->groups[g].transport == CFG_RC && local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
 			cap_table += cfg->groups[g].count;
+	for (unsigned i = 0; i < cfg->n_responders; i++)
+		cap_table += cfg->responders[i].count;
 	if (cap_table == 0)
 		return 0;
 	hp.entries = cap_table < 8 ? 8 : cap_table;
@@ -68,7 +99,7 @@ int responder_table_build(const struct engine_config *cfg, const uint8_t port_ma
 			n_table++;
 		}
 	}
-	return 0;
+	return add_configured(cfg);
 }
 
 void responder_table_free(void)

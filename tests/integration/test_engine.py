@@ -455,3 +455,39 @@ def test_rc_atomics(engine):
             assert fl["responder"]["atomic_acks_tx"] >= msgs
         else:
             assert fl["responder"]["atomic_value"] == fl["qpn"]  # the first compare-swap succeeded
+
+
+def test_rc_between_two_processes(tmp_path):
+    """RC requester and responder in two processes over net_memif, with loss on both ends: every
+    message is acknowledged, and delivered once, by a responder declared in the receiver's config."""
+    sock = tmp_path / "rc.sock"
+    msgs, count = 500, 2
+    lossy = "rx_drop_probability = 0.02;"
+    snd = cfg([port("s", "net_memif0", MAC_A, "192.168.21.1",
+                    'vdev_args = "role=server,id=0,socket=%s,socket-abstract=no"; %s' % (sock, lossy))],
+              [role(1, "s", "txrx")],
+              [flow("w", "s", MAC_B, "192.168.21.2", transport='"rc"', ops="{ write = 2; read = 1; }",
+                    message_size=3000, mtu=1024, qpn=0x30, dest_qpn=0x40, count=count,
+                    stop="{ messages = %d; }" % msgs, rc="{ retry_timeout_us = 2000.0; retry_limit = 100; }")])
+    rcv = cfg([port("r", "net_memif0", MAC_B, "192.168.21.2",
+                    'vdev_args = "role=client,id=0,socket=%s,socket-abstract=no"; %s' % (sock, lossy))],
+              [role(1, "r", "txrx")], [],
+              run='responders = ( { port = "r"; qpn = 0x40; peer_qpn = 0x30; count = %d; mtu = 1024; } );' % count)
+    (tmp_path / "s.cfg").write_text(snd)
+    (tmp_path / "r.cfg").write_text(rcv)
+    exe = str(engine_path())
+    sender = subprocess.Popen([exe, "-f", str(tmp_path / "s.cfg"), "-q", "-d", "30", "-r", str(tmp_path / "s.json")],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+    time.sleep(1.0)
+    receiver = subprocess.Popen([exe, "-f", str(tmp_path / "r.cfg"), "-q", "-d", "8", "-r", str(tmp_path / "r.json")],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+    sout, _ = sender.communicate(timeout=60)
+    rout, _ = receiver.communicate(timeout=60)
+    assert sender.returncode == 0 and receiver.returncode == 0, sout + rout
+    assert "stopped by flows_done" in sout, sout
+    s = json.loads((tmp_path / "s.json").read_text())
+    for f in s["flows"]:
+        assert f["messages"] == msgs and f["rc"]["completions"] == msgs and not f["rc"]["error"]
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["ports"][0]["rx_injected_drops"] > 0 and s["ports"][0]["rx_injected_drops"] > 0
+    assert r["ports"][0]["responses_dropped"] == 0
