@@ -69,6 +69,10 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 
 	if (!w)
 		return -1;
+	if (rte_lcore_to_socket_id(r->lcore) != p->socket)
+		printf("roce-engine: warning: lcore %u (NUMA node %u) polls port %s on node %u: every frame crosses "
+		       "the interconnect (pin the port's roles to lcores of its node)\n",
+		       r->lcore, rte_lcore_to_socket_id(r->lcore), p->name, p->socket);
 	if ((r->role & CFG_ROLE_TX) && w->n_tx < LCORE_MAX_ROLES) {
 		struct tx_role *t = &w->tx[w->n_tx++];
 		t->port = (uint16_t)r->port;

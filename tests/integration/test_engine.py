@@ -491,3 +491,57 @@ def test_rc_between_two_processes(tmp_path):
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["ports"][0]["rx_injected_drops"] > 0 and s["ports"][0]["rx_injected_drops"] > 0
     assert r["ports"][0]["responses_dropped"] == 0
+
+
+# ---- patterns, stop conditions, header fields ---------------------------------------------------------
+
+@pytest.mark.parametrize("pattern,factor", [('"poisson"', 1.0), ('{ type = "onoff"; on_us = 200.0; off_us = 600.0; }', 0.25)])
+def test_rate_patterns_average(engine, pattern, factor):
+    """Poisson gaps keep the mean rate; ON/OFF bursts send at the rate during ON only."""
+    p = port("n", "net_null0", MAC_A, "192.168.3.1")
+    f = flow("f", "n", MAC_B, "192.168.3.2", transport='"uc"', message_size=1000, mtu=1024, qpn=2, dest_qpn=3,
+             count=4, rate_gbps=1.0, pattern=pattern)
+    rc, rep, out = engine.run(cfg([p], [role(1, "n", "tx")], [f]), "-d", "2")
+    assert rc == 0, out
+    for fl in rep["flows"]:
+        got = (fl["tx_bytes"] + 4 * fl["tx_packets"]) * 8 / rep["duration_s"] / 1e9
+        assert abs(got - factor) / factor < 0.05, "%s: %.4f Gb/s, wanted %.4f" % (fl["name"], got, factor)
+
+
+@pytest.mark.parametrize("stop,check", [("{ bytes = 300000; }", "bytes"), ("{ seconds = 0.5; }", "seconds")])
+def test_stop_conditions(engine, stop, check):
+    p = port("n", "net_null0", MAC_A, "192.168.3.1")
+    f = flow("f", "n", MAC_B, "192.168.3.2", transport='"uc"', message_size=1000, mtu=1024, qpn=2, dest_qpn=3,
+             count=2, rate_gbps=0.1, stop=stop)
+    rc, rep, out = engine.run(cfg([p], [role(1, "n", "tx")], [f]), "-d", "5")
+    assert rc == 0, out
+    assert rep["stopped_by"] == "flows_done"
+    for fl in rep["flows"]:
+        if check == "bytes":  # stops at the first message boundary at or past the limit
+            assert fl["message_bytes"] == 300000
+        else:
+            assert rep["duration_s"] < 1.0
+            sent_s = fl["tx_bytes"] * 8 / 0.1e9
+            assert 0.45 < sent_s < 0.55
+
+
+def test_header_fields_vlan_dscp_ecn_sport(engine, tmp_path):
+    pcap = tmp_path / "h.pcap"
+    p = port("p", "net_pcap0", MAC_A, "fd00::1", 'vdev_args = "tx_pcap=%s";' % pcap)
+    f = flow("f", "p", MAC_B, "fd00::2", transport='"uc"', message_size=100, mtu=1024, qpn=0x10, dest_qpn=0x20,
+             count=3, udp_sport=50000, sport_step=7, dscp=46, ecn='"ce"', vlan=300, pcp=5, pkey="0x8001",
+             stop="{ messages = 2; }")
+    rc, rep, out = engine.run(cfg([p], [role(1, "p", "tx")], [f]))
+    assert rc == 0, out
+    frames = rdpcap(str(pcap))
+    assert len(frames) == 6
+    seen = set()
+    for fr in frames:
+        d = oc.decode_frame(raw(fr))
+        assert d["vlan"] == {"pcp": 5, "dei": 0, "vid": 300}
+        assert d["ip"]["version"] == 6 and (d["ip"]["dscp"], d["ip"]["ecn"]) == (46, 3)
+        assert d["bth"]["pkey"] == 0x8001 and d["icrc_wire"] == d["icrc_calc"]
+        i = d["bth"]["dqpn"] - 0x20
+        assert d["udp"]["sport"] == 50000 + 7 * i
+        seen.add(i)
+    assert seen == {0, 1, 2}
