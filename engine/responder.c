@@ -26,31 +26,39 @@ static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], uns
 	return -1;
 }
 
+/* One responder QP in the table; -1 when the table is full. */
+static int add_responder(uint16_t port, uint32_t qpn, uint32_t peer_qpn, uint32_t mtu, uint32_t ack_every,
+			 uint16_t pkey, uint32_t start_psn)
+{
+	uint32_t key = (uint32_t)port << 24 | qpn;
+	int32_t pos = rte_hash_add_key(index_by_qpn, &key);
+	struct resp_qp *q;
+
+	if (pos < 0)
+		return -1;
+	q = &table[pos];
+	memset(q, 0, sizeof(*q));
+	q->port = port;
+	q->qpn = qpn;
+	q->peer_qpn = peer_qpn;
+	q->mtu = mtu;
+	q->ack_every = ack_every;
+	q->pkey = pkey;
+	q->epsn = start_psn;
+	n_table++;
+	return 0;
+}
+
 /* The config's `responders`: QPs answering requesters of another process. */
 static int add_configured(const struct engine_config *cfg)
 {
 	for (unsigned i = 0; i < cfg->n_responders; i++) {
 		const struct cfg_responder *r = &cfg->responders[i];
 
-		for (unsigned k = 0; k < r->count; k++) {
-			uint32_t qpn = r->qpn + k * r->qpn_step;
-			uint32_t key = (uint32_t)r->port << 24 | qpn;
-			int32_t pos = rte_hash_add_key(index_by_qpn, &key);
-			struct resp_qp *q;
-
-			if (pos < 0)
+		for (unsigned k = 0; k < r->count; k++)
+			if (add_responder((uint16_t)r->port, r->qpn + k * r->qpn_step, r->peer_qpn + k * r->peer_qpn_step,
+					  r->ib_mtu, r->ack_every, r->pkey, r->start_psn))
 				return -1;
-			q = &table[pos];
-			memset(q, 0, sizeof(*q));
-			q->port = (uint16_t)r->port;
-			q->qpn = qpn;
-			q->peer_qpn = r->peer_qpn + k * r->peer_qpn_step;
-			q->mtu = r->ib_mtu;
-			q->ack_every = r->ack_every;
-			q->pkey = r->pkey;
-			q->epsn = r->start_psn;
-			n_table++;
-		}
 	}
 	return 0;
 }
@@ -80,24 +88,10 @@ int responder_table_build(const struct engine_config *cfg, const uint8_t port_ma
 
 		if (grp->transport != CFG_RC || port < 0)
 			continue;
-		for (unsigned i = 0; i < grp->count; i++) {
-			uint32_t qpn = grp->dest_qpn + i * grp->dest_qpn_step;
-			uint32_t key = (uint32_t)port << 24 | qpn;
-			int32_t pos = rte_hash_add_key(index_by_qpn, &key);
-			struct resp_qp *q;
-
-			if (pos < 0)
+		for (unsigned i = 0; i < grp->count; i++)
+			if (add_responder((uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step,
+					  grp->ib_mtu, grp->ack_every, grp->pkey, grp->start_psn))
 				return -1;
-			q = &table[pos];
-			q->port = (uint16_t)port;
-			q->qpn = qpn;
-			q->peer_qpn = grp->qpn + i * grp->qpn_step;
-			q->mtu = grp->ib_mtu;
-			q->ack_every = grp->ack_every;
-			q->pkey = grp->pkey;
-			q->epsn = grp->start_psn;
-			n_table++;
-		}
 	}
 	return add_configured(cfg);
 }

@@ -379,6 +379,27 @@ def test_uc_collective_completes_on_send(engine):
 
 # ---- two processes over net_memif -------------------------------------------------------------------
 
+def run_two_processes(tmp_path, snd, rcv, sender_s, receiver_s):
+    """Sender (memif server end, which makes the socket and can send once the client end has
+    connected and polled) then receiver, each with a duration as a guard. Returns both reports
+    and outputs."""
+    (tmp_path / "s.cfg").write_text(snd)
+    (tmp_path / "r.cfg").write_text(rcv)
+    exe = str(engine_path())
+    sender = subprocess.Popen([exe, "-f", str(tmp_path / "s.cfg"), "-q", "-d", str(sender_s), "-r",
+                               str(tmp_path / "s.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, cwd=str(tmp_path))
+    time.sleep(1.0)
+    receiver = subprocess.Popen([exe, "-f", str(tmp_path / "r.cfg"), "-q", "-d", str(receiver_s), "-r",
+                                 str(tmp_path / "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, cwd=str(tmp_path))
+    sout, _ = sender.communicate(timeout=60)
+    rout, _ = receiver.communicate(timeout=60)
+    assert sender.returncode == 0 and receiver.returncode == 0, sout + rout
+    assert "stopped by flows_done" in sout, sout
+    return json.loads((tmp_path / "s.json").read_text()), json.loads((tmp_path / "r.json").read_text())
+
+
 def test_two_processes_over_memif(tmp_path):
     """A sender and a receiver in two processes, joined by a memif socket (file in tmp_path)."""
     sock = tmp_path / "memif.sock"
@@ -393,23 +414,7 @@ def test_two_processes_over_memif(tmp_path):
     rcv = cfg([port("r", "net_memif0", MAC_B, "192.168.20.2",
                     'vdev_args = "role=client,id=0,socket=%s,socket-abstract=no";' % sock)],
               [role(1, "r", "rx")], [])
-    (tmp_path / "s.cfg").write_text(snd)
-    (tmp_path / "r.cfg").write_text(rcv)
-    exe = str(engine_path())
-    # the server end (sender) makes the socket; it can send once the client end has connected and
-    # polled. The sender has a duration too, as a guard should the receiver never come.
-    sender = subprocess.Popen([exe, "-f", str(tmp_path / "s.cfg"), "-q", "-d", "20", "-r", str(tmp_path / "s.json")],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
-    time.sleep(1.0)
-    receiver = subprocess.Popen([exe, "-f", str(tmp_path / "r.cfg"), "-q", "-d", "6", "-r", str(tmp_path / "r.json")],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
-    sout, _ = sender.communicate(timeout=60)
-    rout, _ = receiver.communicate(timeout=60)
-    assert sender.returncode == 0, sout
-    assert receiver.returncode == 0, rout
-    assert "stopped by flows_done" in sout, sout
-    s = json.loads((tmp_path / "s.json").read_text())
-    r = json.loads((tmp_path / "r.json").read_text())
+    s, r = run_two_processes(tmp_path, snd, rcv, 20, 6)
     sent = s["ports"][0]["tx_packets"]
     assert sent == sum(f["tx_packets"] for f in s["flows"]) and all(f["messages"] == msgs for f in s["flows"])
     assert r["ports"][0]["rx_packets"] == sent
@@ -473,22 +478,9 @@ def test_rc_between_two_processes(tmp_path):
                     'vdev_args = "role=client,id=0,socket=%s,socket-abstract=no"; %s' % (sock, lossy))],
               [role(1, "r", "txrx")], [],
               run='responders = ( { port = "r"; qpn = 0x40; peer_qpn = 0x30; count = %d; mtu = 1024; } );' % count)
-    (tmp_path / "s.cfg").write_text(snd)
-    (tmp_path / "r.cfg").write_text(rcv)
-    exe = str(engine_path())
-    sender = subprocess.Popen([exe, "-f", str(tmp_path / "s.cfg"), "-q", "-d", "30", "-r", str(tmp_path / "s.json")],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
-    time.sleep(1.0)
-    receiver = subprocess.Popen([exe, "-f", str(tmp_path / "r.cfg"), "-q", "-d", "8", "-r", str(tmp_path / "r.json")],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
-    sout, _ = sender.communicate(timeout=60)
-    rout, _ = receiver.communicate(timeout=60)
-    assert sender.returncode == 0 and receiver.returncode == 0, sout + rout
-    assert "stopped by flows_done" in sout, sout
-    s = json.loads((tmp_path / "s.json").read_text())
+    s, r = run_two_processes(tmp_path, snd, rcv, 30, 8)
     for f in s["flows"]:
         assert f["messages"] == msgs and f["rc"]["completions"] == msgs and not f["rc"]["error"]
-    r = json.loads((tmp_path / "r.json").read_text())
     assert r["ports"][0]["rx_injected_drops"] > 0 and s["ports"][0]["rx_injected_drops"] > 0
     assert r["ports"][0]["responses_dropped"] == 0
 
