@@ -44,3 +44,5 @@ done
 echo
 cat "$out".scalar "$out".sse42 "$out".avx512 | grep -E '^(RESULT|SCALING) '
 rm -f "$out".scalar "$out".sse42 "$out".avx512
+# bench_icrc's EAL runtime directories (tmpfs) are not removed by EAL itself
+rm -rf /var/run/dpdk/bench-icrc-* 2>/dev/null || true

@@ -10,7 +10,8 @@ build=${1:-build}
 secs=${2:-5}
 qps=${3:-1024}
 tmp=$(mktemp -d /tmp/bench-tx.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+# testpmd leaves its EAL runtime directory (a tmpfs) behind: remove it with ours
+trap 'rm -rf "$tmp" "/var/run/dpdk/bench-tpm-$$"' EXIT
 
 # --- dpdk-testpmd: mean of the per-second Tx-pps lines after the first ---------------------------
 timeout -s INT $((secs + 3)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --file-prefix "bench-tpm-$$" --no-pci \

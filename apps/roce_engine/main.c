@@ -7,7 +7,9 @@
  *
  * The configuration is loaded and validated completely before EAL starts anything.
  */
+#include <dirent.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +160,27 @@ static int eal_args_from_config(const struct engine_config *cfg, char **argv, in
 #undef ARG
 }
 
+/* EAL leaves its runtime directory (/var/run/dpdk/PREFIX: memory maps, sockets) behind, in a
+ * tmpfs: a test suite of many short runs would fill memory with them. Nothing uses it once EAL
+ * has been cleaned up. */
+static void remove_runtime_dir(const char *dir)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -180,7 +203,7 @@ int main(int argc, char **argv)
 	static char store[16384];
 	char *eal_argv[CFG_MAX_EAL_ARGS + 3 * CFG_MAX_PORTS + 32];
 	struct cli c = {0};
-	char err[1024];
+	char err[1024], runtime_dir[PATH_MAX];
 	int sep = -1, eal_argc, rc;
 
 	for (int i = 1; i < argc; i++)
@@ -223,6 +246,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	rc = engine_run(&cfg, &c.opt);
+	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
+	remove_runtime_dir(runtime_dir);
 	return rc;
 }
