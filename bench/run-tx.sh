@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Single-lcore TX rate of roce-engine next to dpdk-testpmd, both on net_null, measured in the
-# same run: 64-byte-payload RC RDMA WRITE ONLY frames (138 bytes: Ethernet 14, IPv4 20, UDP 8,
-# BTH 12, RETH 16, payload 64, ICRC 4) over 1,024 QPs, unpaced, against
+# same run: 64-byte-payload UC RDMA WRITE ONLY frames (138 bytes: Ethernet 14, IPv4 20, UDP 8,
+# BTH 12, RETH 16, payload 64, ICRC 4) over 1,024 QPs, unpaced (UC: net_null answers nothing), against
 # `dpdk-testpmd --forward-mode=txonly --txpkts=138` on the same lcore.
 # Usage: bench/run-tx.sh [BUILD_DIR] [SECONDS] [QPS]
 set -euo pipefail
@@ -27,7 +27,7 @@ ports = ( { name = "n"; device = "net_null0"; mac = "02:00:00:00:00:01"; ipv4 = 
             link_speed_gbps = 100.0; tx_desc = 1024; } );
 lcores = ( { lcore = 1; port = "n"; queue = 0; role = "tx"; } );
 flows = ( { name = "w"; port = "n"; dst_mac = "02:00:00:00:00:02"; dst_ip = "192.168.1.2";
-            transport = "rc"; ops = { write = 1; }; message_size = 64; mtu = 1024;
+            transport = "uc"; ops = { write = 1; }; message_size = 64; mtu = 1024;
             qpn = 0x100; dest_qpn = 0x10000; count = $qps; } );
 CFG
 "$build/apps/roce-engine" -f "$tmp/tx.cfg" -d "$secs" -q -r "$tmp/report.json" >"$tmp/engine.log" 2>&1

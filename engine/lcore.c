@@ -44,6 +44,11 @@ static void heap_sift_down(struct pace_slot *h, unsigned n, unsigned i)
 void tx_role_init_heap(struct tx_role *r)
 {
 	r->heap_n = r->n_qps;
+	r->rr = 0;
+	r->unpaced = r->n_qps > 0;
+	for (unsigned i = 0; i < r->n_qps; i++)
+		if (r->heap[i].qp->fp_per_byte || r->heap[i].qp->fp_per_pkt || r->heap[i].qp->onoff_on_fp)
+			r->unpaced = false;
 	for (unsigned i = r->heap_n / 2; i-- > 0;)
 		heap_sift_down(r->heap, r->heap_n, i);
 }
@@ -67,6 +72,16 @@ static bool flush_pending(struct tx_role *r)
 }
 
 /* Fills up to a burst with the packets of QPs that are due, earliest first. */
+static inline void prefetch_qp(const struct qp_tx *qp)
+{
+	const char *p = (const char *)qp;
+
+	rte_prefetch0(p);
+	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(p + offsetof(struct qp_tx, shapes));
+	rte_prefetch0(p + offsetof(struct qp_tx, shapes) + RTE_CACHE_LINE_SIZE);
+}
+
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
@@ -109,12 +124,39 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		if (r->heap_n) {
 			heap_sift_down(r->heap, r->heap_n, 0);
 			/* the next QP to send: its state and its first shape, while this one is built */
-			const char *next = (const char *)r->heap[0].qp;
-			rte_prefetch0(next);
-			rte_prefetch0(next + RTE_CACHE_LINE_SIZE);
-			rte_prefetch0(next + offsetof(struct qp_tx, shapes));
-			rte_prefetch0(next + offsetof(struct qp_tx, shapes) + RTE_CACHE_LINE_SIZE);
+			prefetch_qp(r->heap[0].qp);
 		}
+	}
+	if (n < ENGINE_BURST)
+		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);
+	return n;
+}
+
+/* Unpaced QPs (no rate): each in turn, one packet each, no heap to keep in order. */
+static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
+{
+	unsigned n = 0;
+
+	if (r->heap_n == 0)
+		return 0;
+	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
+		STAT_ADD(r->mbuf_alloc_fail, 1);
+		return 0;
+	}
+	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && looks < 4 * ENGINE_BURST; looks++) {
+		struct qp_tx *qp = r->heap[r->rr].qp;
+
+		if (!qp->done && qp_tx_can_send(qp, now_tsc))
+			qp_tx_next(qp, burst[n++], now_tsc);
+		if (qp->done) { /* finished: the last QP takes its place */
+			r->heap[r->rr] = r->heap[--r->heap_n];
+		} else {
+			r->rr++;
+		}
+		if (r->rr >= r->heap_n)
+			r->rr = 0;
+		if (r->heap_n)
+			prefetch_qp(r->heap[r->rr + 1 < r->heap_n ? r->rr + 1 : 0].qp);
 	}
 	if (n < ENGINE_BURST)
 		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);
@@ -131,7 +173,7 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 		completer_drain(r->comp_ring, r->qps, now_tsc);
 	if (!flush_pending(r))
 		return;
-	n = build_burst(r, burst, now_tsc);
+	n = r->unpaced ? build_burst_rr(r, burst, now_tsc) : build_burst(r, burst, now_tsc);
 	if (n == 0)
 		return;
 	sent = rte_eth_tx_burst(r->port_id, r->queue, burst, (uint16_t)n);

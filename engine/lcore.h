@@ -34,6 +34,8 @@ struct tx_role {
 	struct pace_slot *heap;   /* min-heap of the role's QPs by next send time */
 	unsigned heap_n;
 	unsigned n_qps;
+	bool unpaced;             /* no QP has a rate: plain round robin over heap[], no ordering */
+	unsigned rr;              /* round-robin cursor */
 	struct rte_mbuf *pending[ENGINE_BURST]; /* built but refused by the PMD: sent first next time */
 	unsigned n_pending, pending_off;
 	uint64_t lag_max_fp;      /* a QP further behind than this is not allowed to catch up */
