@@ -137,7 +137,8 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 {
 	unsigned n = 0;
 
-	if (r->heap_n == 0)
+	/* not before the run's start (the QPs' first send time) */
+	if (r->heap_n == 0 || r->heap[r->rr].qp->next_fp > now_tsc << PACE_SHIFT)
 		return 0;
 	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);

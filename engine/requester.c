@@ -537,7 +537,7 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 		return true;
 	if (qp->done)
 		return false;
-	if (qp->log_n && now_tsc - qp->progress_tsc > qp->timeout_cycles) {
+	if (qp->log_n && (int64_t)(now_tsc - qp->progress_tsc) > (int64_t)qp->timeout_cycles) {
 		STAT_ADD(qp->c.timeouts, 1);
 		if (++qp->retries > qp->group->retry_limit) {
 			qp_error(qp);
