@@ -227,8 +227,13 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 struct pkt_plan {
 	enum seg_pos pos;
 	uint8_t opcode;
+	bool ackreq;
 	uint32_t payload;
 };
+
+/* rxe's rule: AckReq on the last packet of a message, and on any packet after more than this
+ * many without one, so long messages are acknowledged as they go. */
+#define MAX_PKTS_PER_ACKREQ 64
 
 static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 {
@@ -242,6 +247,7 @@ static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 		pp->pos = qp->msg_off == 0 ? (left <= mtu ? POS_ONLY : POS_FIRST) : (left <= mtu ? POS_LAST : POS_MIDDLE);
 	}
 	pp->opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[qp->msg_op][pp->pos]);
+	pp->ackreq = qp->group->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
 }
 
 /* IPv4 header checksum after the total length changed from the template's (RFC 1624). */
@@ -271,7 +277,7 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 	bth.pkey = g->pkey;
 	bth.dqpn = qp->dest_qpn;
 	bth.psn = psn;
-	bth.ackreq = g->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
+	bth.ackreq = pp->ackreq;
 	bth.se = (info->flags & WIRE_OPF_IMM) != 0;
 	ext.reth = (struct wire_reth){.va = qp->va, .rkey = qp->rkey, .dma_len = qp->msg_len};
 	/* fetch-add adds 1; compare-swap swaps 0 for the QPN (once: later compares fail) */
@@ -296,25 +302,26 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 	return (uint16_t)(p + WIRE_ICRC_LEN - f);
 }
 
-/* A packet whose every byte but the PSN is known in advance: the shape's headers, zero payload,
- * and the ICRC moved from the shape's (made with PSN 0) by one table lookup per PSN byte. */
-static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, uint8_t *f)
+/* A packet whose every byte but BTH bytes 8..11 (AckReq, PSN) is known in advance: the shape's
+ * headers, zero payload, and the ICRC moved from the shape's (made with PSN 0) by one table
+ * lookup per byte of that word. */
+static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, bool ackreq, uint8_t *f)
 {
-	uint8_t psn_bytes[3], zero[3] = {0, 0, 0};
+	const uint8_t *was = s->hdr + s->bth_off + 8;
+	uint8_t now[4] = {(uint8_t)(ackreq ? 0x80 : 0), (uint8_t)(psn >> 16), (uint8_t)(psn >> 8), (uint8_t)psn};
 
 	/* a fixed-size copy compiles to a few vector moves (the mbuf has the room); the bytes past
 	 * the headers are then overwritten by the zero payload */
 	memcpy(f, s->hdr, QP_SHAPE_HDR_MAX);
 	memset(f + s->hdr_len, 0, (size_t)(s->frame_len - WIRE_ICRC_LEN - s->hdr_len));
-	wire_put24(psn_bytes, psn);
-	memcpy(f + s->bth_off + 9, psn_bytes, 3);
-	wire_icrc_store(f + s->frame_len - WIRE_ICRC_LEN, wire_icrc_field_update(s->psn_field, s->icrc_base, zero, psn_bytes));
+	memcpy(f + s->bth_off + 8, now, 4);
+	wire_icrc_store(f + s->frame_len - WIRE_ICRC_LEN, wire_icrc_field_update(s->psn_field, s->icrc_base, was, now));
 	return s->frame_len;
 }
 
 /* ---- shapes: built at start-up for fixed-size flows ----------------------------------------- */
 
-/* PSN tables depend only on how many covered bytes follow the PSN: shared by every shape with
+/* PSN tables (BTH bytes 8..11) depend only on how many covered bytes follow: shared by every shape with
  * the same tail, filled at start-up (single-threaded), read-only afterwards. */
 #define MAX_PSN_TABLES 64
 static struct wire_icrc_field psn_tables[MAX_PSN_TABLES];
@@ -328,7 +335,7 @@ static const struct wire_icrc_field *psn_table_for(size_t tail)
 			return &psn_tables[i];
 	if (n_psn_tables == MAX_PSN_TABLES)
 		return NULL;
-	wire_icrc_field_init(&psn_tables[n_psn_tables], 3, tail);
+	wire_icrc_field_init(&psn_tables[n_psn_tables], 4, tail); /* AckReq byte + PSN */
 	psn_table_tail[n_psn_tables] = tail;
 	return &psn_tables[n_psn_tables++];
 }
@@ -345,6 +352,7 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
 	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
+	pp.ackreq = qp->group->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
 	s = &qp->shapes[qp->n_shapes];
 	s->frame_len = write_generic(qp, &pp, 0, scratch);
 	s->hdr_len = (uint16_t)(qp->hdr_len + wire_opcode_info(pp.opcode)->hdr_len);
@@ -564,8 +572,15 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	if (!qp->in_message)
 		start_message(qp);
 	plan_packet(qp, &pp);
+	if (qp->group->transport == CFG_RC) {
+		if (++qp->since_ackreq >= MAX_PKTS_PER_ACKREQ)
+			pp.ackreq = true;
+		if (pp.ackreq)
+			qp->since_ackreq = 0;
+	}
 	shape = qp->shape_of[qp->msg_op][pp.pos];
-	len = shape >= 0 ? write_from_shape(&qp->shapes[shape], qp->psn, f) : write_generic(qp, &pp, qp->psn, f);
+	len = shape >= 0 ? write_from_shape(&qp->shapes[shape], qp->psn, pp.ackreq, f)
+			 : write_generic(qp, &pp, qp->psn, f);
 	if (len < WIRE_MIN_FRAME) {
 		memset(f + len, 0, WIRE_MIN_FRAME - len);
 		len = WIRE_MIN_FRAME;

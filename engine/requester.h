@@ -106,6 +106,7 @@ struct qp_tx {
 	uint8_t log_head, log_n;
 	uint8_t cur;           /* message being sent, relative to log_head (== log_n: a new one) */
 	uint16_t retries;
+	uint16_t since_ackreq;  /* packets sent since the last with AckReq */
 	uint64_t progress_tsc; /* last time una moved (or a retry started) */
 	uint64_t timeout_cycles;
 	uint64_t tsc_per_us;

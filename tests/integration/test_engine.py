@@ -110,8 +110,9 @@ def _tx_pcap_run(engine, tmp_path, transport, ops, size, mtu, v6=False, count=2,
     ip = "fd00::1" if v6 else "192.168.9.1"
     dst = "fd00::2" if v6 else "192.168.9.2"
     p = port("p", "net_pcap0", MAC_A, ip, 'vdev_args = "tx_pcap=%s"; mtu = 4200;' % pcap)
-    # RC with nobody to answer: no retries (the QP errors out at its first timeout, nothing is sent again)
-    extra = {"rc": "{ retry_limit = 0; retry_timeout_us = 2000.0; }"} if transport == "rc" else {}
+    # RC with nobody to answer: no retries (the QP errors out at its first timeout, 0.5 s after its
+    # last send, long enough for a loaded machine to send all 12 messages; nothing is sent again)
+    extra = {"rc": "{ retry_limit = 0; retry_timeout_us = 500000.0; }"} if transport == "rc" else {}
     f = flow("f", "p", MAC_B, dst, transport='"%s"' % transport, ops=ops, message_size=size, mtu=mtu,
              qpn="0x40", dest_qpn="0x80", start_psn="0xfffff0", count=count, stop="{ messages = %d; }" % msgs,
              **extra)
@@ -537,3 +538,17 @@ def test_header_fields_vlan_dscp_ecn_sport(engine, tmp_path):
         assert d["udp"]["sport"] == 50000 + 7 * i
         seen.add(i)
     assert seen == {0, 1, 2}
+
+
+def test_rc_ackreq_every_64_packets(engine):
+    """rxe's rule: a long message asks for an ACK on its 64th packet as well as on its last."""
+    ports, ip_b = pair_ports("ack64")
+    msgs = 20
+    f = flow("w", "a", MAC_B, ip_b, transport='"rc"', ops="{ write = 1; }", message_size=98 * 1024, mtu=1024,
+             qpn=0x10, dest_qpn=0x20, rate_gbps=5.0, stop="{ messages = %d; }" % msgs)
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f]))
+    assert rc == 0, out
+    (fl,) = rep["flows"]
+    # 98 packets a message: AckReq on packets 64 and 98 -> 2 ACKs a message
+    assert fl["responder"]["acks_tx"] == 2 * msgs and fl["rc"]["acks_rx"] == 2 * msgs
+    assert fl["rc"]["completions"] == msgs and fl["rc"]["retransmits"] == 0
