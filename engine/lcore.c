@@ -132,7 +132,9 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	return n;
 }
 
-/* Unpaced QPs (no rate): each in turn, one packet each, no heap to keep in order. */
+/* Unpaced QPs (no rate): each in turn, up to RR_QUANTUM packets a visit while its state is in
+ * cache, no heap to keep in order. */
+#define RR_QUANTUM 8
 static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	unsigned n = 0;
@@ -147,7 +149,7 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && looks < 4 * ENGINE_BURST; looks++) {
 		struct qp_tx *qp = r->heap[r->rr].qp;
 
-		if (!qp->done && qp_tx_can_send(qp, now_tsc))
+		for (unsigned k = 0; k < RR_QUANTUM && n < ENGINE_BURST && !qp->done && qp_tx_can_send(qp, now_tsc); k++)
 			qp_tx_next(qp, burst[n++], now_tsc);
 		if (qp->done) { /* finished: the last QP takes its place */
 			r->heap[r->rr] = r->heap[--r->heap_n];
