@@ -159,14 +159,19 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	const struct engine_config *cfg = e->cfg;
 	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
 	unsigned next_slot = 0, deal[CFG_MAX_PORTS] = {0};
+	size_t extra_bytes = 0;
+	uint8_t *extra;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		e->n_qps += cfg->groups[g].count;
 	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders` */
 		return plan_rc(e, err, errlen);
+	for (unsigned g = 0; g < cfg->n_groups; g++)
+		extra_bytes += qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	e->qp_extra = rte_zmalloc("qp_extra", extra_bytes ? extra_bytes : 64, RTE_CACHE_LINE_SIZE);
 	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
-	if (!e->qps || !e->heap_slots) {
+	if (!e->qps || !e->qp_extra || !e->heap_slots) {
 		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->n_qps);
 		return -1;
 	}
@@ -191,6 +196,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			t->n_qps = 0;
 		}
 	memset(deal, 0, sizeof(deal));
+	extra = e->qp_extra;
 	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		unsigned n = tx_roles_of_port(e, grp->port, roles);
@@ -198,9 +204,11 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		for (unsigned i = 0; i < grp->count; i++, q++) {
 			struct tx_role *t = roles[deal[grp->port]++ % n];
 			qp_tx_init(&e->qps[q], grp, i, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz,
-				   e->start_tsc);
+				   e->start_tsc, extra);
+			extra += qp_tx_extra_size(grp);
 			e->qps[q].port = (uint16_t)grp->port;
-			t->heap[t->n_qps++] = (struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q]};
+			t->heap[t->n_qps++] =
+				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
 		}
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
@@ -341,6 +349,7 @@ static void release(struct engine *e)
 	responder_table_free();
 	collectives_free(e->collectives, e->cfg->n_collectives);
 	rte_free(e->qps);
+	rte_free(e->qp_extra);
 	rte_free(e->heap_slots);
 	for (unsigned p = 0; p < e->n_ports; p++)
 		rte_mempool_free(e->ports[p].pool);

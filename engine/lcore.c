@@ -72,14 +72,14 @@ static bool flush_pending(struct tx_role *r)
 }
 
 /* Fills up to a burst with the packets of QPs that are due, earliest first. */
-static inline void prefetch_qp(const struct qp_tx *qp)
+static inline void prefetch_qp(const struct pace_slot *slot)
 {
-	const char *p = (const char *)qp;
+	const char *p = (const char *)slot->qp;
 
 	rte_prefetch0(p);
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0(p + offsetof(struct qp_tx, shapes));
-	rte_prefetch0(p + offsetof(struct qp_tx, shapes) + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(slot->shapes);
+	rte_prefetch0((const char *)slot->shapes + RTE_CACHE_LINE_SIZE);
 }
 
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
@@ -124,7 +124,7 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		if (r->heap_n) {
 			heap_sift_down(r->heap, r->heap_n, 0);
 			/* the next QP to send: its state and its first shape, while this one is built */
-			prefetch_qp(r->heap[0].qp);
+			prefetch_qp(&r->heap[0]);
 		}
 	}
 	if (n < ENGINE_BURST)
@@ -159,7 +159,7 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 		if (r->rr >= r->heap_n)
 			r->rr = 0;
 		if (r->heap_n)
-			prefetch_qp(r->heap[r->rr + 1 < r->heap_n ? r->rr + 1 : 0].qp);
+			prefetch_qp(&r->heap[r->rr + 1 < r->heap_n ? r->rr + 1 : 0]);
 	}
 	if (n < ENGINE_BURST)
 		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);

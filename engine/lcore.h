@@ -24,6 +24,7 @@ struct rte_mbuf;
 struct pace_slot {
 	uint64_t next_fp;
 	struct qp_tx *qp;
+	const void *shapes;       /* the QP's shapes, so both can be prefetched without a dependent load */
 };
 
 struct tx_role {

@@ -166,7 +166,7 @@ static uint32_t npsn_of(uint8_t op, uint32_t len, uint32_t mtu)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
-static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i) { return &qp->log[(qp->log_head + i) % QP_MSG_LOG]; }
+static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i) { return &qp->log[(qp->log_head + i) & qp->log_mask]; }
 
 /* The next message: the one to send again after a rewind, else a new one (logged for RC). */
 static void start_message(struct qp_tx *qp)
@@ -340,6 +340,37 @@ static const struct wire_icrc_field *psn_table_for(size_t tail)
 	return &psn_tables[n_psn_tables++];
 }
 
+/* How many shapes a fixed-size flow's messages take: per operation, ONLY, or FIRST [MIDDLE]
+ * LAST. Capped at QP_MAX_SHAPES (further ones go the general way). */
+static unsigned shapes_needed(const struct cfg_flow_group *g)
+{
+	uint32_t size = g->msg_size.fixed, mtu = g->ib_mtu;
+	unsigned n = 0;
+
+	if (g->msg_size.dist != CFG_SIZE_FIXED)
+		return 0;
+	for (int op = 0; op < CFG_OP_COUNT; op++)
+		if (g->op_weight[op])
+			n += single_request((uint8_t)op) || size <= mtu ? 1 : size > 2 * mtu ? 3 : 2;
+	return n < QP_MAX_SHAPES ? n : QP_MAX_SHAPES;
+}
+
+static uint32_t log_entries(const struct cfg_flow_group *g)
+{
+	uint32_t n = 1;
+
+	while (n < g->max_outstanding)
+		n <<= 1;
+	return g->transport == CFG_RC ? n : 0;
+}
+
+size_t qp_tx_extra_size(const struct cfg_flow_group *g)
+{
+	size_t bytes = shapes_needed(g) * sizeof(struct qp_shape) + log_entries(g) * sizeof(struct qp_msg);
+
+	return (bytes + 63) & ~(size_t)63;
+}
+
 static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 {
 	static uint8_t scratch[WIRE_MAX_FRAME];
@@ -347,7 +378,7 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	struct qp_shape *s;
 	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
 
-	if (qp->n_shapes == QP_MAX_SHAPES)
+	if (qp->n_shapes == shapes_needed(qp->group))
 		return false;
 	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
@@ -393,10 +424,13 @@ static void build_shapes(struct qp_tx *qp)
 }
 
 void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc)
+		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra)
 {
 	init_exp_table();
 	memset(qp, 0, sizeof(*qp));
+	qp->shapes = extra;
+	qp->log = (struct qp_msg *)((char *)extra + shapes_needed(g) * sizeof(struct qp_shape));
+	qp->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
 	qp->group = g;
 	qp->index = index;
 	qp->qpn = g->qpn + index * g->qpn_step;
@@ -475,7 +509,7 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 		uint32_t last = (m->first_psn + m->npsn - 1) & 0xFFFFFF;
 		if (psn_before(psn, last))
 			break;
-		qp->log_head = (uint8_t)((qp->log_head + 1) % QP_MSG_LOG);
+		qp->log_head = (uint8_t)((qp->log_head + 1) & qp->log_mask);
 		qp->log_n--;
 		popped++;
 		STAT_ADD(qp->c.completions, 1);

@@ -111,18 +111,24 @@ struct qp_tx {
 	uint64_t timeout_cycles;
 	uint64_t tsc_per_us;
 	uint64_t rnr_until_tsc;
-	struct qp_msg log[QP_MSG_LOG];
+	struct qp_msg *log;    /* RC: a ring of log_mask + 1 entries (a power of two >= max_outstanding) */
+	uint32_t log_mask;
 	struct rte_ring *comp_ring; /* completer events for this QP's owner lcore */
 	struct collective_rt *coll; /* the collective whose phases gate this QP, or NULL */
 	/* fast path for fixed-size flows */
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
 	uint8_t n_shapes;
-	struct qp_shape shapes[QP_MAX_SHAPES];
+	struct qp_shape *shapes; /* qp_extra_shapes(group) of them, out of line */
 } __attribute__((aligned(64)));
 
-/* Prepares QP `index` of `group` to send from a port with this MAC and address. */
+/* Memory a QP of the group needs beyond struct qp_tx (its shapes and, for RC, its message log),
+ * which the caller provides to qp_tx_init: sized at start-up, so a QP carries only what its
+ * flow uses (a UC QP with one shape: struct qp_tx + 136 bytes). */
+size_t qp_tx_extra_size(const struct cfg_flow_group *group);
+/* Prepares QP `index` of `group` to send from a port with this MAC and address; `extra` points
+ * at qp_tx_extra_size(group) zeroed, 64-byte-aligned bytes. */
 void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *group, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc);
+		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra);
 /* Writes the QP's next packet into m (which must have room for a full frame) and advances its
  * state and pacing; returns the frame length. */
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);
