@@ -36,8 +36,8 @@ struct qp_counters {
 	uint64_t errors;       /* 1 when the QP went to the error state */
 };
 
-/* An RC message in flight, kept until acknowledged so that it can be sent again. */
-#define QP_MSG_LOG 64
+/* An RC message in flight, kept until acknowledged so that it can be sent again. A QP keeps at
+ * most flows.rc.max_outstanding (<= 64, so log_n and log_head fit a byte) of them. */
 struct qp_msg {
 	uint32_t first_psn;
 	uint32_t npsn;         /* PSNs it takes: its packets, or a READ's response packets */
