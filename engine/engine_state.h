@@ -11,6 +11,7 @@
 
 #include "collective.h"
 #include "config.h"
+#include "counters.h"
 #include "lcore.h"
 #include "port.h"
 #include "receiver.h"
@@ -65,6 +66,5 @@ int report_write(const struct engine *e, const char *path, char *err, size_t err
 /* Checks at start-up that the report's directory is writable. */
 int report_check_path(const char *path, char *err, size_t errlen);
 
-static inline uint64_t stat_read(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
 
 #endif

@@ -7,6 +7,7 @@
 #include <rte_prefetch.h>
 
 #include "completer.h"
+#include "counters.h"
 #include "lcore.h"
 
 static bool tx_stop, rx_stop;
@@ -19,7 +20,6 @@ void lcore_reset_stop(void)
 	__atomic_store_n(&rx_stop, false, __ATOMIC_RELEASE);
 }
 
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 /* ---- the pacing heap --------------------------------------------------------------------- */
 
@@ -204,16 +204,6 @@ static void tx_role_drain(struct tx_role *r)
 }
 
 /* ---- RX ------------------------------------------------------------------------------------ */
-
-static inline uint32_t rng32(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return (uint32_t)((x * 0x2545F4914F6CDD1DULL) >> 32);
-}
 
 /* RC frames go on to the responder (requests) or the completer (ACKs, NAKs, READ responses). */
 static void dispatch_rc(struct lcore_work *w, uint16_t port, const uint8_t *frame, const struct wire_pkt *p)

@@ -6,6 +6,7 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
+#include "counters.h"
 #include "receiver.h"
 
 struct rx_ctx {
@@ -16,7 +17,6 @@ struct rx_ctx {
 	struct rx_port_counters *ports;
 };
 
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 #define PSN_MASK 0xFFFFFFu
 
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket)
@@ -73,8 +73,6 @@ static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uin
 	return &ctx->qps[pos];
 }
 
-/* Signed distance a - b of two 24-bit PSNs (the IBA comparison, as rxe's psn_compare). */
-static inline int32_t psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
 
 static void window_shift(uint64_t w[2], uint32_t k)
 {
@@ -105,7 +103,7 @@ static bool track_psn(struct rx_qp *q, uint32_t psn)
 		q->window[1] = 0;
 		return true;
 	}
-	d = psn_diff(psn, q->next_psn);
+	d = wire_psn_diff(psn, q->next_psn);
 	if (d >= 0) {
 		STAT_ADD(q->c.lost, (uint64_t)d);
 		window_shift(q->window, (uint32_t)d + 1);

@@ -4,6 +4,7 @@
 
 #include <rte_mbuf.h>
 
+#include "counters.h"
 #include "requester.h"
 
 
@@ -38,18 +39,6 @@ static void init_exp_table(void)
 		exp_q16[i] = (uint32_t)(-log((i + 0.5) / 1024.0) * 65536.0);
 }
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
-/* Uniform in [0, n) by multiply-shift (Lemire), no division. */
-static inline uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(((rng_next(s) >> 32) * n) >> 32); }
 
 uint32_t qp_max_frame(const struct cfg_flow_group *g)
 {
@@ -219,8 +208,6 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	qp->done = qp->stopping && (g->transport != CFG_RC || qp->log_n == 0);
 }
 
-/* Counters are read by the main lcore while this lcore writes them: single writer, relaxed. */
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 /* ---- one packet --------------------------------------------------------------------------- */
 
@@ -457,7 +444,7 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index
 /* ---- RC: window, completer, retransmission ------------------------------------------------- */
 
 /* a before b in 24-bit PSN order (rxe's psn_compare) */
-static inline bool psn_before(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) < 0; }
+static inline bool psn_before(uint32_t a, uint32_t b) { return wire_psn_diff(a, b) < 0; }
 
 /* RNR NAK timer codes in microseconds (IBA table 45; code 0 is 655.36 ms). */
 static const uint32_t rnr_us[32] = {655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280,

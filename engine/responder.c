@@ -7,16 +7,15 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "counters.h"
 #include "responder.h"
 
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 #define PSN_MASK 0xFFFFFFu
 
 static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position, read-only once running */
 static struct resp_qp *table;         /* by position */
 static unsigned n_table, cap_table, n_positions;
 
-static inline int32_t psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
 
 static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
 {
@@ -240,7 +239,7 @@ static void duplicate(struct resp_qp *q, const struct wire_pkt *p, const struct 
 void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wire_pkt *p, struct resp_out *out)
 {
 	struct wire_ext_hdrs e;
-	int32_t d = psn_diff(p->bth.psn, q->epsn);
+	int32_t d = wire_psn_diff(p->bth.psn, q->epsn);
 
 	if (!q->have_peer)
 		learn_peer(q, p);

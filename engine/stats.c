@@ -10,16 +10,6 @@
 
 #include "engine_state.h"
 
-static void add_rx_counters(struct rx_port_counters *dst, const struct rx_port_counters *src)
-{
-	const uint64_t *s = (const uint64_t *)src;
-	uint64_t *d = (uint64_t *)dst;
-
-	/* the struct is all uint64_t: add field by field */
-	for (size_t i = 0; i < sizeof(*src) / sizeof(uint64_t); i++)
-		d[i] += stat_read(&s[i]);
-}
-
 void stats_port_totals(const struct engine *e, unsigned port, struct port_totals *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -40,7 +30,8 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
 		}
 		if (w->rx_ctx)
-			add_rx_counters(&t->rx, rx_port_counters(w->rx_ctx, (uint16_t)port));
+			stat_sum((uint64_t *)&t->rx, (const uint64_t *)rx_port_counters(w->rx_ctx, (uint16_t)port),
+				 sizeof(t->rx) / sizeof(uint64_t));
 		/* RC answers (ACKs, NAKs, READ responses) sent from this lcore */
 		t->tx_packets += stat_read(&w->resp[port].tx_packets);
 		t->tx_bytes += stat_read(&w->resp[port].tx_bytes);
@@ -63,10 +54,7 @@ bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_
 		if (!q)
 			continue;
 		found = true;
-		const uint64_t *s = (const uint64_t *)&q->c;
-		uint64_t *d = (uint64_t *)out;
-		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			d[i] += stat_read(&s[i]);
+		stat_sum((uint64_t *)out, (const uint64_t *)&q->c, sizeof(*out) / sizeof(uint64_t));
 	}
 	return found;
 }

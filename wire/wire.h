@@ -258,6 +258,9 @@ struct wire_ext_hdrs {
 void wire_bth_read(const uint8_t *bth, struct wire_bth *out);
 void wire_bth_write(uint8_t *bth, const struct wire_bth *in);
 static inline void wire_bth_set_psn(uint8_t *bth, uint32_t psn) { wire_put24(bth + 9, psn & 0xFFFFFF); }
+/* Signed distance a - b of two 24-bit PSNs (IBA's comparison; positive when a is ahead by less
+ * than 2^23). */
+static inline int32_t wire_psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
 /* Extended headers at `bth` for the opcode's table row. */
 void wire_ext_read(const uint8_t *bth, const struct wire_opcode_info *op, struct wire_ext_hdrs *out);
 void wire_ext_write(uint8_t *bth, const struct wire_opcode_info *op, const struct wire_ext_hdrs *in);
