@@ -459,6 +459,8 @@ static bool is_ring_pair(const char *dev)
 /* Devices that report no real link speed. */
 static bool is_virtual(const char *dev) { return is_vdev(dev) || is_ring_pair(dev); }
 
+bool config_device_is_virtual(const char *device) { return is_virtual(device); }
+
 static bool valid_device(const char *dev)
 {
 	if (is_ring_pair(dev))

@@ -187,6 +187,9 @@ int config_load(const char *path, struct engine_config *cfg, char *err, size_t e
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen);
 /* Defaults for everything (what an empty file gives). */
 void config_defaults(struct engine_config *cfg);
+/* A virtual device (a vdev `net_...` or an end of the in-process `ring:` cable): no real link
+ * speed, no rte_flow steering by default. */
+bool config_device_is_virtual(const char *device);
 /* Index of the port called `name`, or -1. */
 int config_port_index(const struct engine_config *cfg, const char *name);
 

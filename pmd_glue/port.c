@@ -159,10 +159,9 @@ static void apply_mac_and_speed(const struct cfg_port *cp, struct port_info *p)
  * by default (a refusal is reported at start-up, not discovered mid-run). */
 static int setup_steering(const struct cfg_port *cp, struct port_info *p, char *err, size_t errlen)
 {
-	bool is_virtual = strncmp(cp->device, "net_", 4) == 0 || strncmp(cp->device, "ring:", 5) == 0;
 	char why[256];
 
-	if (cp->steering == CFG_STEER_OFF || (cp->steering == CFG_STEER_AUTO && is_virtual)) {
+	if (cp->steering == CFG_STEER_OFF || (cp->steering == CFG_STEER_AUTO && config_device_is_virtual(cp->device))) {
 		snprintf(p->steering_state, sizeof(p->steering_state), "off");
 		return 0;
 	}
