@@ -78,7 +78,12 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->port = (uint16_t)r->port;
 		t->port_id = p->port_id;
 		t->queue = (uint16_t)r->queue;
-		t->pool = p->pool;
+		t->pool = port_tx_pool_create(&e->cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore));
+		if (!t->pool) {
+			snprintf(err, errlen, "lcore %u: cannot create a TX mempool of %u mbufs for port %s: %s (raise eal.memory_mb)",
+				 r->lcore, port_tx_pool_size(&e->cfg->ports[r->port]), p->name, rte_strerror(rte_errno));
+			return -1;
+		}
 		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
 		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}
@@ -333,6 +338,9 @@ static void teardown(struct engine *e)
 		port_teardown(&e->ports[p]);
 	for (unsigned p = 0; p < e->n_ports; p++)
 		e->pool_in_use_at_exit[p] = rte_mempool_in_use_count(e->ports[p].pool);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			e->pool_in_use_at_exit[e->work[l]->tx[i].port] += rte_mempool_in_use_count(e->work[l]->tx[i].pool);
 }
 
 static void release(struct engine *e)
@@ -340,8 +348,10 @@ static void release(struct engine *e)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		if (!e->work[l])
 			continue;
-		for (unsigned i = 0; i < e->work[l]->n_tx; i++)
+		for (unsigned i = 0; i < e->work[l]->n_tx; i++) {
 			rte_ring_free(e->work[l]->tx[i].comp_ring);
+			rte_mempool_free(e->work[l]->tx[i].pool);
+		}
 		rx_ctx_free(e->work[l]->rx_ctx);
 		rte_free(e->work[l]);
 	}

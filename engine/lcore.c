@@ -71,6 +71,10 @@ static bool flush_pending(struct tx_role *r)
 	return true;
 }
 
+/* Packets a QP may send in one visit: enough to pay for the visit, few enough that QPs due
+ * together interleave. */
+#define QUANTUM 8u
+
 /* Fills up to a burst with the packets of QPs that are due, earliest first. */
 static inline void prefetch_qp(const struct pace_slot *slot)
 {
@@ -89,7 +93,7 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 
 	if (r->heap_n == 0 || r->heap[0].next_fp > now_fp)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
+	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
@@ -116,7 +120,8 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		}
 		if (qp->next_fp + r->lag_max_fp < now_fp) /* stalled: resume pacing, don't burst */
 			qp->next_fp = now_fp - r->lag_max_fp;
-		qp_tx_next(qp, burst[n++], now_tsc);
+		/* what is due of it, up to a quantum, while its state is in cache */
+		n += qp_tx_fill(qp, burst + n, RTE_MIN(QUANTUM, ENGINE_BURST - n), now_tsc, now_fp);
 		if (qp->done)
 			r->heap[0] = r->heap[--r->heap_n];
 		else
@@ -128,13 +133,11 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		}
 	}
 	if (n < ENGINE_BURST)
-		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);
+		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
 	return n;
 }
 
-/* Unpaced QPs (no rate): each in turn, up to RR_QUANTUM packets a visit while its state is in
- * cache, no heap to keep in order. */
-#define RR_QUANTUM 8
+/* Unpaced QPs (no rate): each in turn, up to QUANTUM packets a visit, no heap to keep in order. */
 static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	unsigned n = 0;
@@ -142,15 +145,14 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 	/* not before the run's start (the QPs' first send time) */
 	if (r->heap_n == 0 || r->heap[r->rr].qp->next_fp > now_tsc << PACE_SHIFT)
 		return 0;
-	if (rte_pktmbuf_alloc_bulk(r->pool, burst, ENGINE_BURST) != 0) {
+	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
 	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && looks < 4 * ENGINE_BURST; looks++) {
 		struct qp_tx *qp = r->heap[r->rr].qp;
 
-		for (unsigned k = 0; k < RR_QUANTUM && n < ENGINE_BURST && !qp->done && qp_tx_can_send(qp, now_tsc); k++)
-			qp_tx_next(qp, burst[n++], now_tsc);
+		n += qp_tx_fill(qp, burst + n, RTE_MIN(QUANTUM, ENGINE_BURST - n), now_tsc, UINT64_MAX);
 		if (qp->done) { /* finished: the last QP takes its place */
 			r->heap[r->rr] = r->heap[--r->heap_n];
 		} else {
@@ -162,7 +164,7 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 			prefetch_qp(&r->heap[r->rr + 1 < r->heap_n ? r->rr + 1 : 0]);
 	}
 	if (n < ENGINE_BURST)
-		rte_pktmbuf_free_bulk(burst + n, ENGINE_BURST - n);
+		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
 	return n;
 }
 

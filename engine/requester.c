@@ -290,20 +290,42 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 }
 
 /* A packet whose every byte but BTH bytes 8..11 (AckReq, PSN) is known in advance: the shape's
- * headers, zero payload, and the ICRC moved from the shape's (made with PSN 0) by one table
- * lookup per byte of that word. */
+ * bytes, the rest of the zero payload, and the ICRC moved from the shape's (made with PSN 0) by
+ * one table lookup per byte of that word. */
+static inline void copy_shape(const struct qp_shape *s, uint8_t *f)
+{
+	/* a fixed-size copy compiles to a few vector moves (the mbuf has the room; bytes past the
+	 * frame are not sent); only payloads reaching past it need their zeros written */
+	memcpy(f, s->bytes, QP_SHAPE_COPY);
+	if (s->icrc_off <= QP_SHAPE_COPY)
+		return;
+	if (s->icrc_off <= QP_SHAPE_COPY + 64) /* small payloads: one fixed-size store, no call */
+		memset(f + QP_SHAPE_COPY, 0, 64);
+	else
+		memset(f + QP_SHAPE_COPY, 0, (size_t)(s->icrc_off - QP_SHAPE_COPY));
+}
+
 static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, bool ackreq, uint8_t *f)
 {
-	const uint8_t *was = s->hdr + s->bth_off + 8;
+	const uint8_t *was = s->bytes + s->bth_off + 8;
 	uint8_t now[4] = {(uint8_t)(ackreq ? 0x80 : 0), (uint8_t)(psn >> 16), (uint8_t)(psn >> 8), (uint8_t)psn};
 
-	/* a fixed-size copy compiles to a few vector moves (the mbuf has the room); the bytes past
-	 * the headers are then overwritten by the zero payload */
-	memcpy(f, s->hdr, QP_SHAPE_HDR_MAX);
-	memset(f + s->hdr_len, 0, (size_t)(s->frame_len - WIRE_ICRC_LEN - s->hdr_len));
+	copy_shape(s, f);
 	memcpy(f + s->bth_off + 8, now, 4);
-	wire_icrc_store(f + s->frame_len - WIRE_ICRC_LEN, wire_icrc_field_update(s->psn_field, s->icrc_base, was, now));
+	wire_icrc_store(f + s->icrc_off, wire_icrc_field_update(s->psn_field, s->icrc_base, was, now));
 	return s->frame_len;
+}
+
+/* The same for a shape without AckReq, the PSN's three bytes straight into the table (the shape
+ * holds PSN 0, so they are the bytes that changed). */
+static inline void write_fast(const struct qp_shape *s, uint32_t psn, uint8_t *f)
+{
+	const struct wire_icrc_field *t = s->psn_field;
+
+	copy_shape(s, f);
+	wire_put32(f + s->bth_off + 8, psn);
+	wire_icrc_store(f + s->icrc_off, s->icrc_base ^ t->table[1][(psn >> 16) & 0xFF] ^
+						   t->table[2][(psn >> 8) & 0xFF] ^ t->table[3][psn & 0xFF]);
 }
 
 /* ---- shapes: built at start-up for fixed-size flows ----------------------------------------- */
@@ -364,6 +386,8 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	struct pkt_plan pp = {.pos = pos};
 	struct qp_shape *s;
 	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
+	uint16_t len;
+	uint64_t gap;
 
 	if (qp->n_shapes == shapes_needed(qp->group))
 		return false;
@@ -372,14 +396,21 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
 	pp.ackreq = qp->group->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
 	s = &qp->shapes[qp->n_shapes];
-	s->frame_len = write_generic(qp, &pp, 0, scratch);
+	/* bytes past the frame are copied too (as padding or zeros the payload writes over) */
+	memset(scratch, 0, QP_SHAPE_COPY > WIRE_MIN_FRAME ? QP_SHAPE_COPY : WIRE_MIN_FRAME);
+	len = write_generic(qp, &pp, 0, scratch);
+	s->icrc_off = (uint16_t)(len - WIRE_ICRC_LEN);
+	s->frame_len = len < WIRE_MIN_FRAME ? WIRE_MIN_FRAME : len;
 	s->hdr_len = (uint16_t)(qp->hdr_len + wire_opcode_info(pp.opcode)->hdr_len);
 	s->bth_off = qp->hdr_len;
-	s->icrc_base = wire_icrc_load(scratch + s->frame_len - WIRE_ICRC_LEN);
-	s->psn_field = psn_table_for((size_t)(s->frame_len - WIRE_ICRC_LEN - (s->bth_off + 12)));
-	if (!s->psn_field || s->hdr_len > sizeof(s->hdr))
+	s->payload = pp.payload;
+	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
+	s->psn_field = psn_table_for((size_t)(s->icrc_off - (s->bth_off + 12)));
+	gap = qp->fp_per_pkt + qp->fp_per_byte * (uint64_t)(s->frame_len + 4);
+	s->gap_fp = gap ? gap : 1;
+	if (!s->psn_field || s->hdr_len > QP_SHAPE_COPY)
 		return false;
-	memcpy(s->hdr, scratch, s->hdr_len);
+	memcpy(s->bytes, scratch, QP_SHAPE_COPY);
 	qp->shape_of[op][pos] = (int8_t)qp->n_shapes++;
 	return true;
 }
@@ -410,6 +441,34 @@ static void build_shapes(struct qp_tx *qp)
 	qp->msg_len = 0;
 }
 
+/* Whether every packet of the QP can come from a shape in whole calls (qp_tx_fill): RC (window,
+ * retransmission), READs and atomics (PSN per response, one request), size and operation draws,
+ * and Poisson or ON/OFF gaps need the general path. */
+static void init_fast(struct qp_tx *qp)
+{
+	const struct cfg_flow_group *g = qp->group;
+	uint32_t size = g->msg_size.fixed;
+	int op = qp->only_op;
+
+	qp->fast = g->transport != CFG_RC && g->msg_size.dist == CFG_SIZE_FIXED && g->pattern == CFG_PATTERN_CONSTANT &&
+		   op >= 0 && !single_request((uint8_t)op);
+	if (!qp->fast)
+		return;
+	if (size <= g->ib_mtu)
+		qp->fast = qp->shape_of[op][POS_ONLY] >= 0;
+	else
+		qp->fast = qp->shape_of[op][POS_FIRST] >= 0 && qp->shape_of[op][POS_LAST] >= 0 &&
+			   (size <= 2 * g->ib_mtu || qp->shape_of[op][POS_MIDDLE] >= 0);
+	/* a fixed size turns a byte budget into a message count (a zero-byte flow never reaches one) */
+	qp->fast_stop_msgs = g->stop_messages;
+	if (g->stop_bytes && size) {
+		uint64_t by_bytes = (g->stop_bytes + size - 1) / size;
+		if (!qp->fast_stop_msgs || by_bytes < qp->fast_stop_msgs)
+			qp->fast_stop_msgs = by_bytes;
+	}
+	qp->msg_len = size;
+}
+
 void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
 		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra)
 {
@@ -428,6 +487,7 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index
 	qp->rkey = 0x1000 + qp->qpn;
 	qp->imm = qp->qpn;
 	build_template(qp, g, port, src_mac);
+	init_pacing(qp, g, tsc_hz, start_tsc); /* before the shapes, which keep their pacing gap */
 	build_shapes(qp);
 	qp->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
 	qp->tsc_per_us = tsc_hz / 1000000;
@@ -438,7 +498,7 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index
 			qp->only_op = (int8_t)op;
 		else if (g->op_weight[op])
 			qp->only_op = -1;
-	init_pacing(qp, g, tsc_hz, start_tsc);
+	init_fast(qp);
 }
 
 /* ---- RC: window, completer, retransmission ------------------------------------------------- */
@@ -637,4 +697,71 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	}
 	advance_pacing(qp, len);
 	return len;
+}
+
+/* Fast QPs: only the message position changes from packet to packet (every message has the same
+ * size), so a call runs the stop checks at message starts and the counters and pacing once. */
+static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t until_fp)
+{
+	const int8_t *shape_of = qp->shape_of[qp->only_op];
+	uint32_t psn = qp->psn, off = qp->msg_off, len = qp->msg_len, mtu = qp->group->ib_mtu;
+	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
+	uint64_t may_start = qp->fast_stop_msgs ? qp->fast_stop_msgs - qp->c.messages : UINT64_MAX;
+	unsigned n = 0;
+
+	if (qp->stopping)
+		may_start = 0;
+	for (; n < max && next <= until_fp; n++) {
+		uint32_t left = len - off;
+		enum seg_pos pos;
+		const struct qp_shape *s;
+
+		if (off == 0) {
+			if (msgs >= may_start)
+				break;
+			pos = left <= mtu ? POS_ONLY : POS_FIRST;
+		} else {
+			pos = left <= mtu ? POS_LAST : POS_MIDDLE;
+		}
+		s = &qp->shapes[shape_of[pos]];
+		write_fast(s, psn, rte_pktmbuf_mtod(m[n], uint8_t *));
+		m[n]->data_len = s->frame_len;
+		m[n]->pkt_len = s->frame_len;
+		bytes += s->frame_len;
+		next += s->gap_fp;
+		psn = (psn + 1) & 0xFFFFFF;
+		off += s->payload;
+		if (off >= len) {
+			off = 0;
+			msgs++;
+		}
+	}
+	qp->psn = qp->psn_high = psn;
+	qp->next_fp = next;
+	qp->msg_off = off;
+	qp->in_message = off != 0;
+	STAT_ADD(qp->c.tx_packets, n);
+	STAT_ADD(qp->c.tx_bytes, bytes);
+	STAT_ADD(qp->c.messages, msgs);
+	STAT_ADD(qp->c.payload_bytes, msgs * len);
+	/* UC and UD are done once the last message has gone */
+	if (msgs >= may_start && off == 0)
+		qp->stopping = qp->done = true;
+	return n;
+}
+
+unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t now_tsc, uint64_t until_fp)
+{
+	unsigned n = 0;
+
+	if (qp->done)
+		return 0;
+	if (qp->fast && !qp->coll) {
+		if (qp->stop_tsc && now_tsc >= qp->stop_tsc)
+			qp->stopping = true;
+		return fill_fast(qp, m, max, until_fp);
+	}
+	while (n < max && qp->next_fp <= until_fp && !qp->done && qp_tx_can_send(qp, now_tsc))
+		qp_tx_next(qp, m[n++], now_tsc);
+	return n;
 }

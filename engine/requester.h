@@ -58,17 +58,21 @@ struct comp_event {
 
 enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS_COUNT };
 
-/* A packet a fixed-size flow sends again and again, identical but for its PSN: headers ready to
- * copy and the ICRC it has with PSN 0, so the TX path needs no CRC over the packet. */
+/* A packet a fixed-size flow sends again and again, identical but for its PSN (and AckReq): the
+ * frame's first QP_SHAPE_COPY bytes ready to copy (headers, then the payload's zeros and any
+ * Ethernet padding) and the ICRC it has with PSN 0, so the TX path needs no CRC over the packet. */
 #define QP_MAX_SHAPES 4
-#define QP_SHAPE_HDR_MAX 112 /* Ethernet + VLAN + IPv6 + UDP + BTH + RETH + ImmDt = 106 */
+#define QP_SHAPE_COPY 128 /* > Ethernet + VLAN + IPv6 + UDP + BTH + RETH + ImmDt = 106 */
 struct qp_shape {
-	uint16_t frame_len;     /* without Ethernet padding */
-	uint16_t hdr_len;       /* up to the end of the extended headers; the payload is zeros */
+	uint8_t bytes[QP_SHAPE_COPY];
+	uint16_t frame_len;     /* on the wire (padded to the Ethernet minimum), without FCS */
+	uint16_t icrc_off;      /* where the ICRC goes: the payload's zeros end here */
+	uint16_t hdr_len;       /* up to the end of the extended headers */
 	uint16_t bth_off;
 	uint32_t icrc_base;
+	uint32_t payload;       /* payload bytes it carries */
 	const struct wire_icrc_field *psn_field;
-	uint8_t hdr[QP_SHAPE_HDR_MAX];
+	uint64_t gap_fp;        /* the time it takes at the flow's rate (pacing), at least one tick */
 };
 
 struct qp_tx {
@@ -118,6 +122,8 @@ struct qp_tx {
 	/* fast path for fixed-size flows */
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
 	uint8_t n_shapes;
+	bool fast;             /* every packet from a shape, whole calls of them: see qp_tx_fill */
+	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
 	struct qp_shape *shapes; /* qp_extra_shapes(group) of them, out of line */
 } __attribute__((aligned(64)));
 
@@ -132,6 +138,12 @@ void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *group, uint32_t i
 /* Writes the QP's next packet into m (which must have room for a full frame) and advances its
  * state and pacing; returns the frame length. */
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);
+/* Writes up to `max` packets of the QP into m[] (mbufs with room for a full frame) while its next
+ * send time is at most until_fp (TSC << PACE_SHIFT; UINT64_MAX when unpaced); returns how many.
+ * For fast QPs (a fixed message size, one SEND or WRITE operation, UC or UD, a constant rate or
+ * none, no collective) the message, stop, pacing and counter work is done once per call and each
+ * packet is a shape copy, a PSN and three table lookups; other QPs go packet by packet. */
+unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t now_tsc, uint64_t until_fp);
 /* Moves every time of the QP `delta` cycles later (planning took longer than foreseen). */
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc);
 /* RC: whether the QP may send now (window, RNR wait, error); also runs the retransmit timer. */

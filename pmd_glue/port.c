@@ -76,16 +76,30 @@ static int find_port(const struct cfg_port *cp, uint16_t *port_id, char *err, si
 	return -1;
 }
 
+static unsigned mbuf_room(const struct cfg_port *cp)
+{
+	unsigned room = cp->mtu + L2_OVERHEAD + RTE_PKTMBUF_HEADROOM;
+
+	return room < RTE_MBUF_DEFAULT_BUF_SIZE ? RTE_MBUF_DEFAULT_BUF_SIZE : room;
+}
+
 static struct rte_mempool *make_pool(const struct cfg_port *cp, uint16_t port_id, unsigned n_lcores, unsigned socket)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
-	unsigned room = cp->mtu + L2_OVERHEAD + RTE_PKTMBUF_HEADROOM;
 
-	if (room < RTE_MBUF_DEFAULT_BUF_SIZE)
-		room = RTE_MBUF_DEFAULT_BUF_SIZE;
 	snprintf(name, sizeof(name), "mbufs_port%u", port_id);
-	return rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0, (uint16_t)room,
+	return rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
 				       (int)socket);
+}
+
+unsigned port_tx_pool_size(const struct cfg_port *cp) { return cp->tx_desc + 2 * MBUF_CACHE + BURST_SLACK; }
+
+struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "tx_l%u_r%u", lcore, role);
+	return rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp), (int)socket);
 }
 
 static int configure(const struct cfg_port *cp, struct port_info *p, char *err, size_t errlen)

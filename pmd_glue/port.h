@@ -31,6 +31,11 @@ struct port_info {
 
 /* Mbufs a port needs: its descriptors, per-lcore caches and in-flight bursts. */
 unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores);
+/* A TX role's own pool: only that role takes mbufs from it (raw, without rte_pktmbuf_reset),
+ * and nobody but the PMD and a peer's RX (which free them) touches their headers, so the fields
+ * rte_pktmbuf_init set stay as they were and a packet needs only its lengths written. */
+unsigned port_tx_pool_size(const struct cfg_port *cp);
+struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket);
 /* Brings one port up. On error returns -1 with a one-line reason in err. */
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *out, char *err, size_t errlen);
 /* Stops and closes the port (its queues' mbufs go back to the pool); the pool stays. */

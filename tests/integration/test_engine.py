@@ -131,6 +131,12 @@ def _positions(n_pkts):
     ("uc", "{ write = 1; send_imm = 1; }", 2500, 512, True),
     ("ud", "{ send = 1; send_imm = 1; }", 333, 1024, False),
     ("rc", "{ read = 1; write = 1; }", 1, 256, True),
+    # one operation of a fixed size over UC or UD: the fast path (whole calls of shape copies)
+    ("uc", "{ write = 1; }", 2500, 512, True),
+    ("uc", "{ write_imm = 1; }", 2048, 1024, False),
+    ("ud", "{ send = 1; }", 333, 1024, False),
+    ("uc", "{ send = 1; }", 0, 1024, False),   # a 58-byte frame: Ethernet padding
+    ("uc", "{ send_imm = 1; }", 100, 256, False),  # frame past the shape's 128 copied bytes
 ])
 def test_tx_frames_checked_by_scapy(engine, tmp_path, transport, ops, size, mtu, v6):
     rep, frames = _tx_pcap_run(engine, tmp_path, transport, ops, size, mtu, v6)
@@ -141,7 +147,8 @@ def test_tx_frames_checked_by_scapy(engine, tmp_path, transport, ops, size, mtu,
         d = oc.decode_frame(b)
         assert d["icrc_wire"] == d["icrc_calc"], "ICRC differs from the independent decoder"
         if not v6:
-            p = Ether(b)
+            # without the Ethernet padding of a minimum-size frame, which scapy would count as payload
+            p = Ether(b[:14 + struct.unpack("!H", b[16:18])[0]])
             wire = p[BTH].icrc
             del p[BTH].icrc
             assert Ether(raw(p))[BTH].icrc == wire, "scapy computes another ICRC"
@@ -516,6 +523,28 @@ def test_stop_conditions(engine, stop, check):
             assert rep["duration_s"] < 1.0
             sent_s = fl["tx_bytes"] * 8 / 0.1e9
             assert 0.45 < sent_s < 0.55
+
+
+@pytest.mark.parametrize("stop,size,mtu,msgs", [("{ messages = 1000; }", 64, 1024, 1000),
+                                                ("{ messages = 77; }", 3000, 1024, 77),
+                                                ("{ bytes = 100000; }", 300, 256, 334)])  # the first boundary past
+def test_unpaced_exact_counts(engine, stop, size, mtu, msgs):
+    """No rate: QPs served round robin at full speed (fast QPs several packets a visit, a QP with an
+    operation mix packet by packet), each stopping exactly at its limit."""
+    p = port("n", "net_null0", MAC_A, "192.168.3.1")
+    fast = flow("f", "n", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; }", message_size=size,
+                mtu=mtu, qpn=0x10, dest_qpn=0x20, count=37, stop=stop)
+    mixed = flow("m", "n", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; send = 1; }",
+                 message_size=size, mtu=mtu, qpn=0x100, dest_qpn=0x200, count=5, stop=stop)
+    rc, rep, out = engine.run(cfg([p], [role(1, "n", "tx")], [fast, mixed]), "-d", "20")
+    assert rc == 0, out
+    assert rep["stopped_by"] == "flows_done"
+    per_msg = max(1, -(-size // mtu))
+    for fl in rep["flows"]:
+        assert fl["messages"] == msgs and fl["message_bytes"] == msgs * size, fl
+        assert fl["tx_packets"] == msgs * per_msg, fl
+    assert rep["ports"][0]["tx_packets"] == 42 * msgs * per_msg
+    assert rep["ports"][0]["mbufs_in_use_at_exit"] == 0
 
 
 def test_header_fields_vlan_dscp_ecn_sport(engine, tmp_path):
