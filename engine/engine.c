@@ -84,6 +84,7 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 				 r->lcore, port_tx_pool_size(&e->cfg->ports[r->port]), p->name, rte_strerror(rte_errno));
 			return -1;
 		}
+		e->pool_size[r->port] += port_tx_pool_size(&e->cfg->ports[r->port]);
 		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
 		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}

@@ -724,6 +724,8 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 			pos = left <= mtu ? POS_LAST : POS_MIDDLE;
 		}
 		s = &qp->shapes[shape_of[pos]];
+		if (n + 1 < max) /* the next mbuf's header, read to find its data */
+			rte_prefetch0(m[n + 1]);
 		write_fast(s, psn, rte_pktmbuf_mtod(m[n], uint8_t *));
 		m[n]->data_len = s->frame_len;
 		m[n]->pkt_len = s->frame_len;
