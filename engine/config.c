@@ -685,11 +685,26 @@ static int port_steering(struct loader *ld, const config_setting_t *ps, struct c
 	return 0;
 }
 
+static int port_timestamps(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	static const char *const names[] = {"auto", "hardware", "software", NULL};
+	const config_setting_t *s = config_setting_get_member(ps, "timestamps");
+	int i;
+
+	if (s) {
+		if ((i = pick(ld, s, names, NULL)) < 0)
+			return -1;
+		p->timestamps = (enum cfg_timestamps)i;
+	}
+	return opt_float(ld, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
+}
+
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)
 {
 	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
 					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
-					    "mtu", "rx_drop_probability", "steering", NULL };
+					    "mtu", "rx_drop_probability", "steering", "timestamps", "tx_schedule_lead_us",
+					    NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -718,7 +733,7 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
 			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0 ||
-			       port_steering(ld, ps, p)
+			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p)
 		       ? -1
 		       : 0;
 }
@@ -790,8 +805,8 @@ static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_
 static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_lcore_role *r)
 {
 	static const char *const keys[] = { "lcore", "port", "queue", "role", NULL };
-	static const char *const roles[] = { "tx", "rx", "txrx", NULL };
-	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX };
+	static const char *const roles[] = { "tx", "rx", "txrx", "reflect", NULL };
+	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX, CFG_ROLE_REFLECT };
 	const config_setting_t *s;
 	char buf[64];
 	long long lc;
@@ -815,7 +830,7 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 	if (i < 0)
 		return -1;
 	r->port = (unsigned)i;
-	s = required(ld, rs, "role", "tx, rx or txrx");
+	s = required(ld, rs, "role", "tx, rx, txrx or reflect");
 	if (!s || (i = pick(ld, s, roles, NULL)) < 0)
 		return -1;
 	r->role = role_of[i];
@@ -1201,7 +1216,8 @@ static int flow_expansion(struct loader *ld, const config_setting_t *fs, struct 
 static int flow_needs_tx_role(struct loader *ld, const config_setting_t *fs, const struct cfg_flow_group *g)
 {
 	for (unsigned i = 0; i < ld->cfg->n_roles; i++)
-		if (ld->cfg->roles[i].port == g->port && (ld->cfg->roles[i].role & CFG_ROLE_TX))
+		if (ld->cfg->roles[i].port == g->port && ld->cfg->roles[i].role == (ld->cfg->roles[i].role & CFG_ROLE_TXRX) &&
+		    (ld->cfg->roles[i].role & CFG_ROLE_TX))
 			return 0;
 	return fail_member(ld, fs, "port", "port '%s' has no tx role in lcores (add { lcore = ...; port = \"%s\"; "
 			   "role = \"tx\"; })", ld->cfg->ports[g->port].name, ld->cfg->ports[g->port].name);
@@ -1225,6 +1241,7 @@ static void flow_defaults(struct cfg_flow_group *g)
 	g->retry_timeout_us = 67108.864; /* IB's usual local ACK timeout 14: 4.096 us x 2^14 */
 	g->retry_limit = 7;
 	g->max_outstanding = 32;
+	g->latency_timeout_us = 1e6;
 }
 
 /* rc = { retry_timeout_us; retry_limit; max_outstanding; ack_every; }: RC only. */
@@ -1249,13 +1266,47 @@ static int flow_reliability(struct loader *ld, const config_setting_t *fs, struc
 		       : 0;
 }
 
+/* latency = { mode = "oneway" | "pingpong"; timeout_us; }: packets need room for the probe. */
+static int flow_latency(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const keys[] = { "mode", "timeout_us", NULL };
+	static const char *const modes[] = { "off", "oneway", "pingpong", NULL };
+	const config_setting_t *ls, *s;
+	uint32_t smallest;
+	int rc, i;
+
+	ls = opt_group(ld, fs, "latency", &rc);
+	if (rc || !ls)
+		return rc;
+	if (known_keys(ld, ls, keys))
+		return -1;
+	s = required(ld, ls, "mode", "oneway or pingpong (or off)");
+	if (!s || (i = pick(ld, s, modes, NULL)) < 0)
+		return -1;
+	g->latency = (enum cfg_latency)i;
+	if (opt_float(ld, ls, "timeout_us", 1, false, 1e8, &g->latency_timeout_us) < 0)
+		return -1;
+	if (g->latency == CFG_LAT_OFF)
+		return 0;
+	if (!g->op_weight[CFG_OP_SEND] && !g->op_weight[CFG_OP_SEND_IMM] && !g->op_weight[CFG_OP_WRITE] &&
+	    !g->op_weight[CFG_OP_WRITE_IMM])
+		return fail(ld, s, "probes travel in SEND or WRITE payloads: the flow's ops have neither");
+	smallest = g->msg_size.dist == CFG_SIZE_FIXED ? g->msg_size.fixed : g->msg_size.min;
+	if (smallest < CFG_PROBE_MIN_PAYLOAD)
+		return fail(ld, s, "messages of %u bytes have no room for the %d-byte probe (message_size >= %d)",
+			    smallest, CFG_PROBE_MIN_PAYLOAD, CFG_PROBE_MIN_PAYLOAD);
+	if (g->latency == CFG_LAT_PINGPONG && g->transport == CFG_RC)
+		g->max_outstanding = 1; /* one message in flight, its ACK the return */
+	return 0;
+}
+
 static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned idx)
 {
 	static const char *const keys[] = { "name", "port", "dst_mac", "dst_ip", "transport", "ops",
 					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
 					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
 					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
-					    "rc", NULL };
+					    "rc", "latency", NULL };
 	struct cfg_flow_group *g = &ld->cfg->groups[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -1288,7 +1339,7 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	return flow_addresses(ld, fs, g) || flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) ||
 	       flow_ids(ld, fs, g) || flow_header_fields(ld, fs, g) || flow_rate(ld, fs, g) ||
 	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_reliability(ld, fs, g) ||
-			       flow_expansion(ld, fs, g)
+			       flow_latency(ld, fs, g) || flow_expansion(ld, fs, g)
 		       ? -1
 		       : 0;
 }
@@ -1528,7 +1579,8 @@ static int parse_responders(struct loader *ld, const config_setting_t *root)
 
 static int parse_run(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", NULL };
+	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
+					    "latency_sample_every", "latency_foreign_qps", NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -1538,7 +1590,10 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 		return rc;
 	if (known_keys(ld, run, keys) || opt_float(ld, run, "duration_s", 0, false, 1e9, &c->duration_s) < 0 ||
 	    opt_float(ld, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
-	    opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0)
+	    opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0 ||
+	    opt_str(ld, run, "latency_samples", c->latency_samples, sizeof(c->latency_samples)) < 0 ||
+	    opt_uint(ld, run, "latency_sample_every", 1, 1000000000, &c->latency_sample_every) < 0 ||
+	    opt_uint(ld, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0)
 		return -1;
 	return 0;
 }
@@ -1720,6 +1775,8 @@ void config_defaults(struct engine_config *cfg)
 	snprintf(cfg->eal.log_level, sizeof(cfg->eal.log_level), "notice");
 	cfg->duration_s = 0;
 	cfg->stats_interval_s = 1.0;
+	cfg->latency_sample_every = 1;
+	cfg->latency_foreign_qps = 64;
 	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
 		cfg->group_collective[g] = -1;
 }

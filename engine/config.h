@@ -55,10 +55,19 @@ struct cfg_port {
 		CFG_STEER_RULES,      /* rte_flow rules for UDP 4791 and MAC control, or fail */
 		CFG_STEER_ISOLATE,    /* the rules, in flow-isolated mode (nothing else reaches us) */
 	} steering;
+	enum cfg_timestamps {
+		CFG_TS_AUTO,          /* the NIC's RX timestamps where the PMD offers them, else the TSC */
+		CFG_TS_HARDWARE,      /* the NIC's, or fail at start-up */
+		CFG_TS_SOFTWARE,      /* the TSC when the burst is received */
+	} timestamps;
+	double tx_schedule_lead_us;   /* >0: latency probes sent at a NIC time this far ahead, where the
+				       * PMD can (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP); 0 = off */
 	unsigned line;                /* where it was declared, for later errors */
 };
 
-enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3 };
+/* A reflect role owns its queue in both directions: what it receives it sends back with the
+ * MAC addresses swapped (as dpdk-testpmd's macswap), for ping-pong latency. */
+enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3, CFG_ROLE_REFLECT_BIT = 4, CFG_ROLE_REFLECT = 7 };
 
 struct cfg_lcore_role {
 	unsigned lcore;
@@ -88,6 +97,16 @@ struct cfg_size {
 };
 
 enum cfg_pattern { CFG_PATTERN_CONSTANT, CFG_PATTERN_ONOFF, CFG_PATTERN_POISSON };
+
+/* Latency measurement of a flow (docs/latency.md). */
+enum cfg_latency {
+	CFG_LAT_OFF,
+	CFG_LAT_ONEWAY,               /* every packet with room carries a probe; receivers in the same
+				       * clock domain record one-way times */
+	CFG_LAT_PINGPONG,             /* one message in flight: UC/UD wait for it to come back (a
+				       * reflector), RC for its ACK; round-trip times */
+};
+#define CFG_PROBE_MIN_PAYLOAD 24      /* = LATENCY_PROBE_LEN: a packet needs this much payload to carry one */
 
 struct cfg_flow_group {
 	char name[CFG_NAME_LEN];
@@ -125,6 +144,10 @@ struct cfg_flow_group {
 	unsigned max_outstanding;     /* messages in flight (sent, not acknowledged); 1..64, default 32 */
 	unsigned ack_every;           /* responder: also ACK every N packets without AckReq; 0 = only
 				       * AckReq (default) */
+	/* latency (the group `latency = { ... }`) */
+	enum cfg_latency latency;
+	double latency_timeout_us;    /* ping-pong: a message not back after this long is lost and
+				       * the next one goes; default 1,000,000 */
 	/* expansion */
 	unsigned count;               /* QPs in the group, default 1 */
 	uint32_t qpn_step, dest_qpn_step; /* default 1 */
@@ -178,6 +201,10 @@ struct engine_config {
 	double duration_s;            /* 0 = until every flow stops, or a signal */
 	double stats_interval_s;      /* default 1 */
 	char report[CFG_STR_LEN];     /* JSON report path, empty = none */
+	char latency_samples[CFG_STR_LEN]; /* CSV of raw latency samples, empty = none */
+	unsigned latency_sample_every;/* one sample in this many goes to the CSV; default 1 */
+	unsigned latency_foreign_qps; /* per RX lcore: QPs from other processes whose probes get
+				       * their own histogram; default 64 */
 };
 
 /* Loads and validates `path`. On error returns -1 and writes one line into err:

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <rte_launch.h>
 #include <rte_malloc.h>
 #include <rte_mempool.h>
+#include <rte_random.h>
 #include <rte_ring.h>
 
 #include "collective.h"
@@ -69,6 +71,13 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 
 	if (!w)
 		return -1;
+	w->clock[r->port] = &p->clock;
+	if (r->role == CFG_ROLE_REFLECT) {
+		if (w->n_reflect < LCORE_MAX_ROLES)
+			w->reflect[w->n_reflect++] =
+				(struct reflect_role){.port = (uint16_t)r->port, .port_id = p->port_id, .queue = (uint16_t)r->queue};
+		return 0;
+	}
 	if (rte_lcore_to_socket_id(r->lcore) != p->socket)
 		printf("roce-engine: warning: lcore %u (NUMA node %u) polls port %s on node %u: every frame crosses "
 		       "the interconnect (pin the port's roles to lcores of its node)\n",
@@ -160,6 +169,89 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
+static struct lat_stats *lat_stats_array(const char *name, unsigned n, int socket)
+{
+	struct lat_stats *a = rte_zmalloc_socket(name, sizeof(*a) * (n ? n : 1), RTE_CACHE_LINE_SIZE, socket);
+
+	for (unsigned i = 0; a && i < n; i++)
+		lat_stats_init(&a[i]);
+	return a;
+}
+
+/* Latency: statistics for every QP that measures (UC/UD ping-pong round trips per RX lcore, RC
+ * request -> ACK on the owner lcore), per RX lcore the one-way statistics of receiver QPs and
+ * ports, the raw-sample rings, and the clock of scheduled sends. */
+static int plan_latency(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->cfg;
+	unsigned n_lat = 0;
+
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		struct qp_latency *l = e->qps[q].lat;
+		if (!l)
+			continue;
+		n_lat++;
+		if (e->qps[q].group->transport == CFG_RC)
+			e->n_ack++;
+		else if (l->pingpong)
+			l->pp = (int32_t)e->n_pingpong++;
+		if (e->ports[e->qps[q].port].clock.tx_schedule)
+			l->clock = &e->ports[e->qps[q].port].clock;
+	}
+	if (n_lat == 0 && cfg->latency_foreign_qps == 0)
+		return 0;
+	e->lat_ack = lat_stats_array("lat_ack", e->n_ack, SOCKET_ID_ANY);
+	if (!e->lat_ack)
+		goto nomem;
+	for (unsigned q = 0, a = 0; q < e->n_qps; q++)
+		if (e->qps[q].lat && e->qps[q].group->transport == CFG_RC)
+			e->qps[q].lat->ack = &e->lat_ack[a++];
+	for (unsigned lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		struct lcore_work *w = e->work[lc];
+		int socket = (int)rte_lcore_to_socket_id(lc);
+
+		if (!w)
+			continue;
+		if (cfg->latency_samples[0]) {
+			w->samples = rte_zmalloc_socket("lat_samples", sizeof(*w->samples), RTE_CACHE_LINE_SIZE, socket);
+			if (!w->samples)
+				goto nomem;
+			w->samples->every = cfg->latency_sample_every;
+			w->samples->countdown = 1;
+			for (unsigned i = 0; i < w->n_tx; i++)
+				for (unsigned k = 0; k < w->tx[i].n_qps; k++)
+					if (w->tx[i].heap[k].qp->lat)
+						w->tx[i].heap[k].qp->lat->samples = w->samples;
+		}
+		if (w->n_rx == 0)
+			continue;
+		w->lat = rte_zmalloc_socket("lat_rx", sizeof(*w->lat), RTE_CACHE_LINE_SIZE, socket);
+		if (!w->lat)
+			goto nomem;
+		w->lat->session = e->session;
+		w->lat->qps = e->qps;
+		w->lat->n_qps = e->n_qps;
+		w->lat->n_slots = n_lat + cfg->latency_foreign_qps;
+		w->lat->slots = lat_stats_array("lat_slots", w->lat->n_slots, socket);
+		w->lat->rtt = lat_stats_array("lat_rtt", e->n_pingpong, socket);
+		if (!w->lat->slots || !w->lat->rtt)
+			goto nomem;
+		for (unsigned p = 0; p < CFG_MAX_PORTS; p++) {
+			lat_stats_init(&w->lat->port_oneway[p]);
+			lat_stats_init(&w->lat->port_rtt[p]);
+		}
+		w->lat->samples = w->samples;
+	}
+	e->lat_live = lat_stats_array("lat_live", e->n_ports * 2, SOCKET_ID_ANY);
+	if (!e->lat_live)
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory for the latency statistics (%u QPs measure latency; raise eal.memory_mb)",
+		 n_lat);
+	return -1;
+}
+
 static int plan_qps(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->cfg;
@@ -210,7 +302,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		for (unsigned i = 0; i < grp->count; i++, q++) {
 			struct tx_role *t = roles[deal[grp->port]++ % n];
 			qp_tx_init(&e->qps[q], grp, i, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz,
-				   e->start_tsc, extra);
+				   e->start_tsc, extra, q, e->session);
 			extra += qp_tx_extra_size(grp);
 			e->qps[q].port = (uint16_t)grp->port;
 			t->heap[t->n_qps++] =
@@ -228,7 +320,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		int c = cfg->group_collective[e->qps[q].group - cfg->groups];
 		e->qps[q].coll = c >= 0 ? &e->collectives[c] : NULL;
 	}
-	return plan_rc(e, err, errlen);
+	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
 
 /* Planning 65,536 QPs takes a while: the schedules start from when it is done, not before (a
@@ -284,6 +376,19 @@ static uint64_t rx_frames_total(const struct engine *e)
 	return n;
 }
 
+/* Every stats interval on the main lcore: NIC clocks sampled against the TSC, raw latency
+ * samples written out. */
+static void housekeeping(struct engine *e)
+{
+	for (unsigned p = 0; p < e->n_ports; p++)
+		port_clock_sample(&e->ports[p].clock);
+	for (unsigned l = 0; e->lat_csv && l < RTE_MAX_LCORE; l++)
+		if (e->work[l] && e->work[l]->samples)
+			e->lat_csv_rows += lat_samples_drain(e->work[l]->samples, e->lat_csv);
+	if (e->lat_csv)
+		fflush(e->lat_csv);
+}
+
 /* Main lcore: live lines until the run ends, then TX stop, RX drain, RX stop. */
 static void supervise(struct engine *e, const struct engine_options *opt)
 {
@@ -307,6 +412,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			break;
 		}
 		if (now >= next_line) {
+			housekeeping(e);
 			if (!opt->quiet)
 				stats_print_interval(e, (double)(now - e->start_tsc) / (double)e->tsc_hz,
 						     (double)(now - last_line) / (double)e->tsc_hz, prev);
@@ -330,6 +436,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	}
 	lcore_request_rx_stop();
 	rte_eal_mp_wait_lcore();
+	housekeeping(e);
 }
 
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
@@ -354,6 +461,12 @@ static void release(struct engine *e)
 			rte_mempool_free(e->work[l]->tx[i].pool);
 		}
 		rx_ctx_free(e->work[l]->rx_ctx);
+		if (e->work[l]->lat) {
+			rte_free(e->work[l]->lat->slots);
+			rte_free(e->work[l]->lat->rtt);
+			rte_free(e->work[l]->lat);
+		}
+		rte_free(e->work[l]->samples);
 		rte_free(e->work[l]);
 	}
 	completer_index_free();
@@ -362,6 +475,10 @@ static void release(struct engine *e)
 	rte_free(e->qps);
 	rte_free(e->qp_extra);
 	rte_free(e->heap_slots);
+	rte_free(e->lat_ack);
+	rte_free(e->lat_live);
+	if (e->lat_csv)
+		fclose(e->lat_csv);
 	for (unsigned p = 0; p < e->n_ports; p++)
 		rte_mempool_free(e->ports[p].pool);
 }
@@ -375,9 +492,20 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	memset(&e, 0, sizeof(e));
 	e.cfg = cfg;
 	e.tsc_hz = rte_get_tsc_hz();
+	clock_time_base_init(e.tsc_hz);
+	e.session = (uint16_t)rte_rand();
 	if (opt->report_path && report_check_path(opt->report_path, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_REPORT;
+	}
+	if (cfg->latency_samples[0]) { /* opened now: a path that cannot be written stops the run before traffic */
+		e.lat_csv = fopen(cfg->latency_samples, "w");
+		if (!e.lat_csv) {
+			fprintf(stderr, "roce-engine: run.latency_samples: cannot write %s: %s\n", cfg->latency_samples,
+				strerror(errno));
+			return ENGINE_EXIT_REPORT;
+		}
+		lat_samples_csv_header(e.lat_csv);
 	}
 	printf("roce-engine: ICRC with rte_net_crc %s\n", wire_crc_init());
 	if (setup_ports(&e, err, sizeof(err)))

@@ -12,6 +12,7 @@
 #include "collective.h"
 #include "config.h"
 #include "counters.h"
+#include "latency.h"
 #include "lcore.h"
 #include "port.h"
 #include "receiver.h"
@@ -32,6 +33,14 @@ struct engine {
 	unsigned n_work;
 	uint64_t tsc_hz, start_tsc, end_tsc;
 	const char *stopped_by;        /* "duration", "flows_done", "signal" */
+	/* latency */
+	uint16_t session;              /* this run's, in every probe it sends */
+	unsigned n_pingpong;           /* UC/UD ping-pong QPs (their round trips, per RX lcore) */
+	unsigned n_ack;                /* RC QPs measuring request -> ACK */
+	struct lat_stats *lat_ack;     /* [n_ack], each written by the QP's owner lcore */
+	FILE *lat_csv;                 /* raw samples, or NULL */
+	uint64_t lat_csv_rows;
+	struct lat_stats *lat_live;    /* [n_ports][2]: one-way and RTT at the previous live line */
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */
@@ -49,6 +58,7 @@ struct port_totals {
 	uint64_t tx_packets, tx_bytes;
 	uint64_t rx_frames, rx_bytes, rx_malformed;
 	uint64_t mbuf_alloc_fail, tx_ring_full;
+	uint64_t reflected, reflect_dropped; /* reflect roles: frames sent back, refused by the PMD */
 	struct rx_port_counters rx;    /* every RX counter of the port */
 };
 
@@ -57,6 +67,13 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_qp_counters *out);
 /* Config index of the local port whose MAC is `mac`, or -1 (the flow goes elsewhere). */
 int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6]);
+/* Latency statistics merged over the lcores that measured them into *out (initialised here);
+ * each returns the sample count. A flow's one-way times are its receiver's (a local port), its
+ * round trips (UC/UD ping-pong) or request -> ACK times (RC) its own. */
+uint64_t stats_lat_port(const struct engine *e, unsigned port, enum lat_kind kind, struct lat_stats *out);
+uint64_t stats_lat_flow(const struct engine *e, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out);
+uint64_t stats_lat_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct lat_stats *out);
+
 /* One live line per port since the previous call. */
 void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev);
 void stats_print_summary(const struct engine *e);

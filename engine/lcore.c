@@ -6,6 +6,7 @@
 #include <rte_mbuf.h>
 #include <rte_prefetch.h>
 
+#include "clock.h"
 #include "completer.h"
 #include "counters.h"
 #include "lcore.h"
@@ -239,10 +240,24 @@ static void answer(struct lcore_work *w)
 		resp_out_flush(&w->resp[p]);
 }
 
+/* A data packet's probe, if it has one: the time it took, on the port's RX clock. */
+static void rx_latency(struct lcore_work *w, uint16_t port, const struct rte_mbuf *m, const uint8_t *f,
+		       const struct wire_pkt *p, struct rx_qp *q, uint64_t burst_ns)
+{
+	struct latency_probe pr;
+
+	if (p->kind != WIRE_KIND_ROCE || !(p->op->flags & WIRE_OPF_PAYLOAD) ||
+	    !latency_probe_read(f + p->payload_off, p->payload_len, &pr))
+		return;
+	lat_rx_probe(w->lat, port, q ? &q->lat_slot : NULL, &pr, port_clock_rx_ns(w->clock[port], m, burst_ns));
+}
+
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct rte_mbuf *burst[ENGINE_BURST];
 	uint16_t n = rte_eth_rx_burst(r->port_id, r->queue, burst, ENGINE_BURST);
+	/* software RX time: when the burst came out of the PMD (once per burst) */
+	uint64_t burst_ns = w->lat && n ? clock_tsc_to_ns(rte_rdtsc()) : 0;
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = burst[i];
@@ -263,7 +278,9 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
 			f = rte_pktmbuf_read(m, 0, len, w->scratch);
 		}
-		rx_account(w->rx_ctx, r->port, f, len, &p);
+		struct rx_qp *q = rx_account(w->rx_ctx, r->port, f, len, &p);
+		if (w->lat)
+			rx_latency(w, r->port, m, f, &p, q, burst_ns);
 		dispatch_rc(w, r->port, f, &p);
 	}
 	if (n)
@@ -295,8 +312,10 @@ int lcore_main(void *arg)
 		}
 		for (unsigned i = 0; i < w->n_rx; i++)
 			rx_role_poll(w, &w->rx[i]);
+		for (unsigned i = 0; i < w->n_reflect; i++)
+			reflect_poll(&w->reflect[i]);
 		answer(w);
-		if (tx_done && w->n_rx == 0)
+		if (tx_done && w->n_rx == 0 && w->n_reflect == 0)
 			break;
 	}
 	/* answers the PMD never took go back to their pool */

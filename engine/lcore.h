@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "latency.h"
 #include "receiver.h"
+#include "reflector.h"
 #include "requester.h"
 #include "responder.h"
 
@@ -56,10 +58,14 @@ struct rx_role {
 
 struct lcore_work {
 	unsigned lcore;
-	unsigned n_tx, n_rx;
+	unsigned n_tx, n_rx, n_reflect;
 	struct tx_role tx[LCORE_MAX_ROLES];
 	struct rx_role rx[LCORE_MAX_ROLES];
+	struct reflect_role reflect[LCORE_MAX_ROLES];
 	struct rx_ctx *rx_ctx;
+	struct lat_rx *lat;       /* probes received here (NULL when no flow measures latency) */
+	struct lat_samples *samples; /* raw latency samples of this lcore for the CSV, or NULL */
+	const struct port_clock *clock[CFG_MAX_PORTS]; /* per config port: where RX times come from */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

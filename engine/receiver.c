@@ -123,29 +123,30 @@ static bool track_psn(struct rx_qp *q, uint32_t psn)
 	return true;
 }
 
-static void account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, const uint8_t *frame,
-			 uint32_t len, const struct wire_pkt *p)
+/* Returns the receiver QP of a well-formed, first-seen request or response, else NULL. */
+static struct rx_qp *account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port,
+				  const uint8_t *frame, uint32_t len, const struct wire_pkt *p)
 {
 	struct rx_qp *q = qp_for(ctx, pc, port, p->bth.dqpn);
 	const struct wire_opcode_info *op = p->op;
 
 	if (!q)
-		return;
+		return NULL;
 	STAT_ADD(q->c.packets, 1);
 	STAT_ADD(q->c.bytes, len); /* as received: Ethernet padding included, FCS not */
 	if (p->ip.ecn == WIRE_ECN_CE)
 		STAT_ADD(q->c.ecn_ce, 1);
 	if (p->kind == WIRE_KIND_CNP) {
 		STAT_ADD(q->c.cnp, 1);
-		return;
+		return NULL;
 	}
 	if (p->kind == WIRE_KIND_MALFORMED) { /* only ICRC errors get here */
 		STAT_ADD(q->c.icrc_errors, 1);
-		return;
+		return NULL;
 	}
 	/* responses (ACKs, READ responses) do not number every PSN: only requests are tracked */
 	if (!(op->flags & WIRE_OPF_RESPONSE) && !track_psn(q, p->bth.psn))
-		return;
+		return NULL;
 	if (op->flags & WIRE_OPF_PAYLOAD)
 		STAT_ADD(q->c.payload_bytes, p->payload_len);
 	if ((op->flags & WIRE_OPF_REQUEST) && (op->flags & WIRE_OPF_END))
@@ -157,6 +158,7 @@ static void account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16
 		wire_ext_read(frame + p->bth_off, op, &ext);
 		q->resync = ext.reth.dma_len > 256;
 	}
+	return q;
 }
 
 static void account_mac_control(struct rx_port_counters *pc, const struct wire_pkt *p)
@@ -177,9 +179,10 @@ static void account_mac_control(struct rx_port_counters *pc, const struct wire_p
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].injected_drops, 1); }
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].rc_unknown_qp, 1); }
 
-void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)
+struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)
 {
 	struct rx_port_counters *pc = &ctx->ports[port];
+	struct rx_qp *q = NULL;
 
 	wire_parse(frame, len, WIRE_PARSE_CHECK_ICRC, p);
 	STAT_ADD(pc->frames, 1);
@@ -188,7 +191,7 @@ void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_
 	switch (p->kind) {
 	case WIRE_KIND_ROCE:
 	case WIRE_KIND_CNP:
-		account_roce(ctx, pc, port, frame, len, p);
+		q = account_roce(ctx, pc, port, frame, len, p);
 		break;
 	case WIRE_KIND_PFC:
 	case WIRE_KIND_PAUSE:
@@ -202,6 +205,7 @@ void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_
 	default:
 		break;
 	}
+	return q;
 }
 
 const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port) { return &ctx->ports[port]; }

@@ -37,6 +37,7 @@ struct rx_qp {
 	bool resync;             /* the next PSN is taken as is (after a READ request) */
 	uint32_t next_psn;       /* one past the highest PSN seen */
 	uint64_t window[RX_PSN_WINDOW / 64]; /* bit i: PSN next_psn - 1 - i was received */
+	uint32_t lat_slot;       /* its one-way latency statistics in the lcore's lat_rx (0: none yet) */
 	struct rx_qp_counters c;
 };
 
@@ -58,8 +59,9 @@ struct rx_ctx;
 /* A context for one lcore: room for `max_qps` receiver QPs over `n_ports` ports. NULL on error. */
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket);
 void rx_ctx_free(struct rx_ctx *ctx);
-/* Accounts one frame received on config port `port`; the parsed frame is left in *p. */
-void rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p);
+/* Accounts one frame received on config port `port`; the parsed frame is left in *p. Returns the
+ * receiver QP it was counted to, or NULL (not RoCE, malformed, or the table full). */
+struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p);
 /* Counters the lcore loop keeps in the same table. */
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port);
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port);

@@ -43,6 +43,58 @@ static uint64_t responses_dropped(const struct engine *e, unsigned p)
 	return n;
 }
 
+/* ---- latency ------------------------------------------------------------------------------- */
+
+static json_t *lat_summary_json(const struct lat_stats *l)
+{
+	struct hist_summary h;
+
+	hist_summarize(&l->h, &h);
+	return json_pack("{s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:I,s:I}", "count", (json_int_t)h.count, "min",
+			 (json_int_t)h.min, "mean", h.mean, "stddev", h.stddev, "p50", (json_int_t)h.p50, "p90",
+			 (json_int_t)h.p90, "p99", (json_int_t)h.p99, "p99_9", (json_int_t)h.p999, "p99_99",
+			 (json_int_t)h.p9999, "max", (json_int_t)h.max, "jitter", (double)l->jitter16 / 16.0,
+			 "p99_minus_p50", (json_int_t)(h.p99 - h.p50), "overflow", (json_int_t)h.overflow,
+			 "clock_disagreements", (json_int_t)l->negative);
+}
+
+/* {"oneway": {...}, "rtt": {...}, "ack": {...}}: the kinds that have samples, or NULL if none. */
+static json_t *flow_latency_json(const struct engine *e, const struct qp_tx *qp)
+{
+	static struct lat_stats l; /* 15 KB: not on the stack */
+	json_t *o;
+
+	if (!qp->lat)
+		return NULL;
+	o = json_object();
+	for (int k = 0; k < LAT_KIND_COUNT; k++)
+		if (stats_lat_flow(e, qp, (enum lat_kind)k, &l))
+			json_object_set_new(o, lat_kind_name[k], lat_summary_json(&l));
+	json_object_set_new(o, "mode", json_string(qp->lat->pingpong ? "pingpong" : "oneway"));
+	if (qp->lat->pingpong && qp->group->transport != CFG_RC)
+		json_object_set_new(o, "pingpong", json_pack("{s:I,s:I}", "sent", (json_int_t)qp->lat->pings, "lost",
+							     (json_int_t)qp->lat->lost));
+	json_object_set_new(o, "probes_sent", json_integer((json_int_t)qp->lat->seq));
+	return o;
+}
+
+static json_t *port_latency_json(const struct engine *e, unsigned p)
+{
+	static struct lat_stats l;
+	json_t *o = json_object();
+	const struct port_clock *c = &e->ports[p].clock;
+
+	for (int k = 0; k < 2; k++)
+		if (e->lat_live && stats_lat_port(e, p, k ? LAT_RTT : LAT_ONEWAY, &l))
+			json_object_set_new(o, lat_kind_name[k ? LAT_RTT : LAT_ONEWAY], lat_summary_json(&l));
+	json_object_set_new(o, "clock", json_pack("{s:s,s:s,s:f,s:f,s:I,s:f,s:b}", "source",
+						  c->source == PORT_TS_NIC ? "nic" : c->source == PORT_TS_PCAP ? "pcap" : "tsc",
+						  "how", c->how, "resolution_ns", c->resolution_ns, "nic_hz", c->nic_hz,
+						  "samples", (json_int_t)c->samples, "last_residual_ns", c->last_residual_ns,
+						  "tx_schedule", c->tx_schedule));
+	return o;
+}
+
 static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
 {
 	struct port_totals t;
@@ -71,6 +123,8 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));
 	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(e, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
+	json_object_set_new(o, "reflected", json_integer((json_int_t)t.reflected));
+	json_object_set_new(o, "reflect_dropped", json_integer((json_int_t)t.reflect_dropped));
 	json_object_set_new(o, "mbufs", json_integer((json_int_t)e->pool_size[p]));
 	json_object_set_new(o, "mbufs_in_use_at_exit", json_integer((json_int_t)e->pool_in_use_at_exit[p]));
 	json_object_set_new(o, "pmd", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ipackets", (json_int_t)hw->ipackets,
@@ -79,6 +133,7 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 						"ierrors", (json_int_t)hw->ierrors, "oerrors", (json_int_t)hw->oerrors,
 						"rx_nombuf", (json_int_t)hw->rx_nombuf));
 	json_object_set_new(o, "xstats", xstats_of(e, p));
+	json_object_set_new(o, "latency_ns", port_latency_json(e, p));
 	return o;
 }
 
@@ -121,6 +176,8 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "ecn_ce", json_integer((json_int_t)rx.ecn_ce));
 	json_object_set_new(o, "cnp_tx", json_integer(0));
 	json_object_set_new(o, "cnp_rx", json_integer(0));
+	if (qp->lat)
+		json_object_set_new(o, "latency_ns", flow_latency_json(e, qp));
 	if (g->transport == CFG_RC) {
 		const struct resp_qp *rq = local ? responder_find((uint16_t)dst_port, qp->dest_qpn) : NULL;
 		json_object_set_new(o, "rc", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}",
@@ -146,12 +203,17 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 
 static json_t *rx_qp_json(const struct engine *e, const struct rx_qp *q)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", e->cfg->ports[q->port].name, "qpn",
+	static struct lat_stats l;
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", e->cfg->ports[q->port].name, "qpn",
 			 (json_int_t)q->qpn, "packets", (json_int_t)q->c.packets, "bytes", (json_int_t)q->c.bytes,
 			 "messages", (json_int_t)q->c.messages, "payload_bytes", (json_int_t)q->c.payload_bytes, "lost",
 			 (json_int_t)q->c.lost, "out_of_order", (json_int_t)q->c.out_of_order, "duplicates",
 			 (json_int_t)q->c.duplicates, "icrc_errors", (json_int_t)q->c.icrc_errors, "ecn_ce",
 			 (json_int_t)q->c.ecn_ce, "cnp_rx", (json_int_t)q->c.cnp);
+
+	if (q->lat_slot && stats_lat_rx_qp(e, q->port, q->qpn, &l))
+		json_object_set_new(o, "latency_ns", json_pack("{s:o}", "oneway", lat_summary_json(&l)));
+	return o;
 }
 
 static json_t *errors_json(const struct engine *e)

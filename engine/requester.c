@@ -4,7 +4,9 @@
 
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "counters.h"
+#include "latency.h"
 #include "requester.h"
 
 
@@ -172,7 +174,8 @@ static void start_message(struct qp_tx *qp)
 		qp->msg_len = qp->msg_op >= CFG_OP_FETCH_ADD ? ATOMIC_LEN : pick_size(qp, &qp->group->msg_size);
 		if (rc) {
 			*log_at(qp, qp->log_n) = (struct qp_msg){.first_psn = qp->psn, .len = qp->msg_len, .op = qp->msg_op,
-								 .npsn = npsn_of(qp->msg_op, qp->msg_len, qp->group->ib_mtu)};
+								 .npsn = npsn_of(qp->msg_op, qp->msg_len, qp->group->ib_mtu),
+								 .sent_tsc = 0};
 			qp->cur = qp->log_n++;
 		}
 	}
@@ -204,8 +207,9 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	    (qp->coll && qp->c.messages >= qp->coll->cfg->phases) ||
 	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->stop_tsc && now_tsc >= qp->stop_tsc))
 		qp->stopping = true;
-	/* an RC QP is done when everything it sent has been acknowledged */
-	qp->done = qp->stopping && (g->transport != CFG_RC || qp->log_n == 0);
+	/* an RC QP is done when everything it sent has been acknowledged, a ping-pong QP when its
+	 * last message is back (or lost) */
+	qp->done = qp->stopping && (g->transport != CFG_RC || qp->log_n == 0) && !(qp->lat && qp->lat->waiting);
 }
 
 
@@ -250,7 +254,8 @@ static void ipv4_len_update(uint8_t *ip, uint16_t old_len, uint16_t new_len)
 
 /* Any packet, from the L2-L4 template: BTH and extended headers written, payload zeroed, the
  * ICRC computed over the whole packet. Returns the frame length before Ethernet padding. */
-static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp, uint32_t psn, uint8_t *f)
+static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp, uint32_t psn,
+			      const struct latency_probe *probe, uint8_t *f)
 {
 	const struct cfg_flow_group *g = qp->group;
 	const struct wire_opcode_info *info = wire_opcode_info(pp->opcode);
@@ -278,6 +283,8 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 	wire_ext_write(p, info, &ext);
 	p += info->hdr_len;
 	memset(p, 0, pp->payload + bth.pad);
+	if (probe && pp->payload >= LATENCY_PROBE_LEN)
+		latency_probe_write(p, probe);
 	p += pp->payload + bth.pad;
 	udp_len = (uint16_t)(p - (f + qp->hdr_len) + WIRE_UDP_HLEN + WIRE_ICRC_LEN);
 	if (g->ip_version == 4)
@@ -328,25 +335,52 @@ static inline void write_fast(const struct qp_shape *s, uint32_t psn, uint8_t *f
 						   t->table[2][(psn >> 8) & 0xFF] ^ t->table[3][psn & 0xFF]);
 }
 
+/* The ICRC change of a probe's seq and TX time written into a shape's packet (which holds 0 for
+ * both): one table lookup per byte, CRC being linear. */
+static inline uint32_t probe_seq_delta(const struct wire_icrc_field *t, uint32_t seq)
+{
+	return t->table[0][seq >> 24] ^ t->table[1][(seq >> 16) & 0xFF] ^ t->table[2][(seq >> 8) & 0xFF] ^
+	       t->table[3][seq & 0xFF];
+}
+
+static inline uint32_t probe_tx_delta(const struct wire_icrc_field *t, uint64_t tx_ns)
+{
+	uint32_t d = 0;
+
+	for (unsigned i = 0; i < 8; i++)
+		d ^= t->table[i][(tx_ns >> (56 - 8 * i)) & 0xFF];
+	return d;
+}
+
+static inline void stamp_probe(const struct qp_shape *s, uint8_t *f, uint32_t seq, uint64_t tx_ns, uint32_t tx_delta)
+{
+	uint8_t *p = f + s->probe_off;
+
+	probe_put32(p + LATENCY_PROBE_SEQ_OFF, seq);
+	probe_put64(p + LATENCY_PROBE_TX_OFF, tx_ns);
+	wire_icrc_store(f + s->icrc_off, wire_icrc_load(f + s->icrc_off) ^ probe_seq_delta(s->seq_field, seq) ^ tx_delta);
+}
+
 /* ---- shapes: built at start-up for fixed-size flows ----------------------------------------- */
 
-/* PSN tables (BTH bytes 8..11) depend only on how many covered bytes follow: shared by every shape with
- * the same tail, filled at start-up (single-threaded), read-only afterwards. */
-#define MAX_PSN_TABLES 64
-static struct wire_icrc_field psn_tables[MAX_PSN_TABLES];
-static size_t psn_table_tail[MAX_PSN_TABLES];
-static unsigned n_psn_tables;
+/* ICRC field tables depend only on the field's width and how many covered bytes follow it: shared
+ * by every shape with the same layout, filled at start-up (single-threaded), read-only after. PSN
+ * tables (BTH bytes 8..11) and the latency probe's seq (4) and TX time (8). */
+#define MAX_FIELD_TABLES 64
+static struct wire_icrc_field field_tables[MAX_FIELD_TABLES];
+static size_t field_table_tail[MAX_FIELD_TABLES];
+static unsigned n_field_tables;
 
-static const struct wire_icrc_field *psn_table_for(size_t tail)
+static const struct wire_icrc_field *field_table_for(unsigned width, size_t tail)
 {
-	for (unsigned i = 0; i < n_psn_tables; i++)
-		if (psn_table_tail[i] == tail)
-			return &psn_tables[i];
-	if (n_psn_tables == MAX_PSN_TABLES)
+	for (unsigned i = 0; i < n_field_tables; i++)
+		if (field_table_tail[i] == tail && field_tables[i].width == width)
+			return &field_tables[i];
+	if (n_field_tables == MAX_FIELD_TABLES)
 		return NULL;
-	wire_icrc_field_init(&psn_tables[n_psn_tables], 4, tail); /* AckReq byte + PSN */
-	psn_table_tail[n_psn_tables] = tail;
-	return &psn_tables[n_psn_tables++];
+	wire_icrc_field_init(&field_tables[n_field_tables], width, tail);
+	field_table_tail[n_field_tables] = tail;
+	return &field_tables[n_field_tables++];
 }
 
 /* How many shapes a fixed-size flow's messages take: per operation, ONLY, or FIRST [MIDDLE]
@@ -375,7 +409,8 @@ static uint32_t log_entries(const struct cfg_flow_group *g)
 
 size_t qp_tx_extra_size(const struct cfg_flow_group *g)
 {
-	size_t bytes = shapes_needed(g) * sizeof(struct qp_shape) + log_entries(g) * sizeof(struct qp_msg);
+	size_t bytes = shapes_needed(g) * sizeof(struct qp_shape) + log_entries(g) * sizeof(struct qp_msg) +
+		       (g->latency != CFG_LAT_OFF ? sizeof(struct qp_latency) : 0);
 
 	return (bytes + 63) & ~(size_t)63;
 }
@@ -386,6 +421,7 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	struct pkt_plan pp = {.pos = pos};
 	struct qp_shape *s;
 	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
+	struct latency_probe probe = {0};
 	uint16_t len;
 	uint64_t gap;
 
@@ -395,19 +431,29 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
 	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
 	pp.ackreq = qp->group->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
+	if (qp->lat)
+		probe = (struct latency_probe){.flags = qp->lat->pingpong ? LATENCY_PROBE_PINGPONG : 0,
+					       .session = qp->lat->session, .flow = qp->lat->flow};
 	s = &qp->shapes[qp->n_shapes];
 	/* bytes past the frame are copied too (as padding or zeros the payload writes over) */
 	memset(scratch, 0, QP_SHAPE_COPY > WIRE_MIN_FRAME ? QP_SHAPE_COPY : WIRE_MIN_FRAME);
-	len = write_generic(qp, &pp, 0, scratch);
+	len = write_generic(qp, &pp, 0, qp->lat ? &probe : NULL, scratch);
 	s->icrc_off = (uint16_t)(len - WIRE_ICRC_LEN);
 	s->frame_len = len < WIRE_MIN_FRAME ? WIRE_MIN_FRAME : len;
 	s->hdr_len = (uint16_t)(qp->hdr_len + wire_opcode_info(pp.opcode)->hdr_len);
 	s->bth_off = qp->hdr_len;
 	s->payload = pp.payload;
 	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
-	s->psn_field = psn_table_for((size_t)(s->icrc_off - (s->bth_off + 12)));
+	s->psn_field = field_table_for(4, (size_t)(s->icrc_off - (s->bth_off + 12)));
 	gap = qp->fp_per_pkt + qp->fp_per_byte * (uint64_t)(s->frame_len + 4);
 	s->gap_fp = gap ? gap : 1;
+	if (qp->lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
+		s->probe_off = s->hdr_len;
+		s->seq_field = field_table_for(4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));
+		s->tx_field = field_table_for(8, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_TX_OFF + 8)));
+		if (!s->seq_field || !s->tx_field || s->probe_off + LATENCY_PROBE_LEN > QP_SHAPE_COPY)
+			return false;
+	}
 	if (!s->psn_field || s->hdr_len > QP_SHAPE_COPY)
 		return false;
 	memcpy(s->bytes, scratch, QP_SHAPE_COPY);
@@ -451,7 +497,7 @@ static void init_fast(struct qp_tx *qp)
 	int op = qp->only_op;
 
 	qp->fast = g->transport != CFG_RC && g->msg_size.dist == CFG_SIZE_FIXED && g->pattern == CFG_PATTERN_CONSTANT &&
-		   op >= 0 && !single_request((uint8_t)op);
+		   op >= 0 && !single_request((uint8_t)op) && g->latency != CFG_LAT_PINGPONG;
 	if (!qp->fast)
 		return;
 	if (size <= g->ib_mtu)
@@ -470,12 +516,22 @@ static void init_fast(struct qp_tx *qp)
 }
 
 void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra)
+		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra, uint32_t flow,
+		uint16_t session)
 {
 	init_exp_table();
 	memset(qp, 0, sizeof(*qp));
 	qp->shapes = extra;
 	qp->log = (struct qp_msg *)((char *)extra + shapes_needed(g) * sizeof(struct qp_shape));
+	if (g->latency != CFG_LAT_OFF) {
+		qp->lat = (struct qp_latency *)(qp->log + log_entries(g));
+		qp->lat->flow = flow;
+		qp->lat->session = session;
+		qp->lat->pingpong = g->latency == CFG_LAT_PINGPONG;
+		qp->lat->pp = -1; /* the engine numbers UC/UD ping-pong QPs */
+		qp->lat->wait_seq = qp->lat->back = UINT32_MAX; /* no probe has that seq before 2^32 are sent */
+		qp->lat->timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
+	}
 	qp->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
 	qp->group = g;
 	qp->index = index;
@@ -542,6 +598,17 @@ static void qp_error(struct qp_tx *qp)
 	qp->done = true;
 }
 
+/* RC latency: from a message's first transmission to the ACK that retires it. */
+static void record_ack(struct qp_tx *qp, uint64_t sent_tsc, uint64_t now_tsc)
+{
+	uint64_t tx_ns = clock_tsc_to_ns(sent_tsc), rx_ns = clock_tsc_to_ns(now_tsc);
+
+	lat_record(qp->lat->ack, (int64_t)(rx_ns - tx_ns));
+	lat_sample_put(qp->lat->samples, &(struct lat_sample){.tx_ns = tx_ns, .rx_ns = rx_ns, .flow = qp->lat->flow,
+								.port = qp->port, .session = qp->lat->session,
+								.kind = LAT_ACK});
+}
+
 /* Everything up to and including `psn` is acknowledged: retire the messages it covers. */
 static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 {
@@ -556,6 +623,8 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 		uint32_t last = (m->first_psn + m->npsn - 1) & 0xFFFFFF;
 		if (psn_before(psn, last))
 			break;
+		if (qp->lat && qp->lat->ack && m->sent_tsc)
+			record_ack(qp, m->sent_tsc, now_tsc);
 		qp->log_head = (uint8_t)((qp->log_head + 1) & qp->log_mask);
 		qp->log_n--;
 		popped++;
@@ -610,6 +679,21 @@ void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_
 	}
 }
 
+/* UC/UD ping-pong: whether the message out came back (an RX lcore saw its last probe), or
+ * timed out (counted lost); either way the next one may go. */
+static bool pong_arrived(struct qp_tx *qp, uint64_t now_tsc)
+{
+	struct qp_latency *l = qp->lat;
+
+	if (__atomic_load_n(&l->back, __ATOMIC_ACQUIRE) != l->wait_seq) {
+		if (now_tsc < l->deadline_tsc)
+			return false;
+		STAT_ADD(l->lost, 1);
+	}
+	l->waiting = false;
+	return true;
+}
+
 bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 {
 	bool new_message = !qp->in_message && (qp->group->transport != CFG_RC || qp->cur >= qp->log_n);
@@ -622,8 +706,15 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 		if (qp->next_fp < now_tsc << PACE_SHIFT)
 			qp->next_fp = now_tsc << PACE_SHIFT;
 	}
-	if (qp->group->transport != CFG_RC)
+	if (qp->group->transport != CFG_RC) {
+		if (qp->lat && qp->lat->waiting && !pong_arrived(qp, now_tsc))
+			return false;
+		if (qp->stopping && !qp->in_message) {
+			qp->done = true;
+			return false;
+		}
 		return true;
+	}
 	if (qp->done)
 		return false;
 	if (qp->log_n && (int64_t)(now_tsc - qp->progress_tsc) > (int64_t)qp->timeout_cycles) {
@@ -642,11 +733,39 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	return !qp->stopping && qp->log_n < qp->group->max_outstanding;
 }
 
+/* The probe of the packet being written: stamped now, or at the NIC time it is to be sent at
+ * where the port schedules sends (ping-pong probes), so that the stamp is the sending time. */
+static struct latency_probe next_probe(struct qp_tx *qp, struct rte_mbuf *m)
+{
+	struct qp_latency *l = qp->lat;
+	uint64_t tx_ns = clock_tsc_to_ns(rte_rdtsc());
+
+	if (l->clock && l->pingpong) {
+		tx_ns += l->clock->tx_lead_ns;
+		port_clock_schedule_tx(l->clock, m, tx_ns);
+	}
+	return (struct latency_probe){.flags = l->pingpong ? LATENCY_PROBE_PINGPONG : 0, .session = l->session,
+				      .flow = l->flow, .seq = l->seq, .tx_ns = tx_ns};
+}
+
+/* UC/UD ping-pong: the message is out; the QP waits until its last probe is back. */
+static void ping_out(struct qp_tx *qp, uint64_t now_tsc)
+{
+	struct qp_latency *l = qp->lat;
+
+	l->waiting = true;
+	l->deadline_tsc = now_tsc + l->timeout_tsc;
+	STAT_ADD(l->pings, 1);
+	__atomic_store_n(&l->wait_seq, l->seq - 1, __ATOMIC_RELEASE);
+}
+
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
 	uint32_t mtu = qp->group->ib_mtu, left;
+	struct latency_probe probe;
 	struct pkt_plan pp;
+	bool has_probe;
 	int8_t shape;
 	uint16_t len;
 
@@ -660,8 +779,18 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 			qp->since_ackreq = 0;
 	}
 	shape = qp->shape_of[qp->msg_op][pp.pos];
-	len = shape >= 0 ? write_from_shape(&qp->shapes[shape], qp->psn, pp.ackreq, f)
-			 : write_generic(qp, &pp, qp->psn, f);
+	m->ol_flags = 0; /* the role's pool keeps mbuf headers: clear a scheduled send's flag */
+	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
+	if (has_probe)
+		probe = next_probe(qp, m);
+	if (shape >= 0) {
+		const struct qp_shape *s = &qp->shapes[shape];
+		len = write_from_shape(s, qp->psn, pp.ackreq, f);
+		if (has_probe && s->probe_off)
+			stamp_probe(s, f, probe.seq, probe.tx_ns, probe_tx_delta(s->tx_field, probe.tx_ns));
+	} else {
+		len = write_generic(qp, &pp, qp->psn, has_probe ? &probe : NULL, f);
+	}
 	if (len < WIRE_MIN_FRAME) {
 		memset(f + len, 0, WIRE_MIN_FRAME - len);
 		len = WIRE_MIN_FRAME;
@@ -682,6 +811,12 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	STAT_ADD(qp->c.tx_bytes, len);
 	if (resend)
 		STAT_ADD(qp->c.retransmits, 1);
+	else if (qp->group->transport == CFG_RC && (pp.pos == POS_FIRST || pp.pos == POS_ONLY))
+		log_at(qp, qp->cur)->sent_tsc = now_tsc;
+	if (has_probe)
+		qp->lat->seq++;
+	if ((pp.pos == POS_LAST || pp.pos == POS_ONLY) && !resend && qp->lat && qp->lat->pp >= 0)
+		ping_out(qp, now_tsc);
 	if (pp.pos == POS_LAST || pp.pos == POS_ONLY) {
 		qp->in_message = false;
 		if (qp->group->transport == CFG_RC)
@@ -707,7 +842,12 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 	uint32_t psn = qp->psn, off = qp->msg_off, len = qp->msg_len, mtu = qp->group->ib_mtu;
 	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
 	uint64_t may_start = qp->fast_stop_msgs ? qp->fast_stop_msgs - qp->c.messages : UINT64_MAX;
+	struct qp_latency *lat = qp->lat;
+	const struct wire_icrc_field *tx_field = NULL;
+	uint32_t seq = lat ? lat->seq : 0, tx_delta = 0;
+	uint64_t tx_ns = lat ? clock_tsc_to_ns(rte_rdtsc()) : 0;
 	unsigned n = 0;
+	uint8_t *f;
 
 	if (qp->stopping)
 		may_start = 0;
@@ -726,9 +866,19 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 		s = &qp->shapes[shape_of[pos]];
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
-		write_fast(s, psn, rte_pktmbuf_mtod(m[n], uint8_t *));
+		f = rte_pktmbuf_mtod(m[n], uint8_t *);
+		write_fast(s, psn, f);
+		if (lat && s->probe_off) {
+			/* one time for the call's packets: its ICRC change is worked out once per layout */
+			if (s->tx_field != tx_field) {
+				tx_field = s->tx_field;
+				tx_delta = probe_tx_delta(tx_field, tx_ns);
+			}
+			stamp_probe(s, f, seq++, tx_ns, tx_delta);
+		}
 		m[n]->data_len = s->frame_len;
 		m[n]->pkt_len = s->frame_len;
+		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
 		bytes += s->frame_len;
 		next += s->gap_fp;
 		psn = (psn + 1) & 0xFFFFFF;
@@ -739,6 +889,8 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 		}
 	}
 	qp->psn = qp->psn_high = psn;
+	if (lat)
+		lat->seq = seq;
 	qp->next_fp = next;
 	qp->msg_off = off;
 	qp->in_message = off != 0;

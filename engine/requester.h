@@ -43,6 +43,7 @@ struct qp_msg {
 	uint32_t npsn;         /* PSNs it takes: its packets, or a READ's response packets */
 	uint32_t len;
 	uint8_t op;
+	uint64_t sent_tsc;     /* its first packet's first transmission (request -> ACK latency) */
 };
 
 /* What the receiving lcore tells the QP's owner (over a ring). */
@@ -73,6 +74,30 @@ struct qp_shape {
 	uint32_t payload;       /* payload bytes it carries */
 	const struct wire_icrc_field *psn_field;
 	uint64_t gap_fp;        /* the time it takes at the flow's rate (pacing), at least one tick */
+	/* latency: the probe at the start of the payload (its seq and TX time change per packet) */
+	uint16_t probe_off;     /* 0: this packet carries none */
+	const struct wire_icrc_field *seq_field, *tx_field;
+};
+
+struct lat_stats;
+struct lat_samples;
+struct port_clock;
+
+/* A QP's latency state, out of line (NULL when its flow measures none). docs/latency.md. */
+struct qp_latency {
+	uint32_t flow;         /* the QP's index in the engine: the probes' flow id */
+	uint32_t seq;          /* the next probe's */
+	uint16_t session;
+	bool pingpong;         /* one message in flight */
+	int32_t pp;            /* UC/UD ping-pong: its round-trip statistics per RX lcore, else -1 */
+	bool waiting;          /* UC/UD ping-pong: the message is out, not back yet */
+	uint32_t wait_seq;     /* seq of the message's last probe (RX lcores read it) */
+	uint32_t back;         /* seq of the last probe seen back (an RX lcore writes it) */
+	uint64_t deadline_tsc, timeout_tsc;
+	uint64_t pings, lost;  /* ping-pong messages sent; not back within the timeout */
+	struct lat_stats *ack; /* RC: request -> ACK times (the owner lcore writes) */
+	struct lat_samples *samples; /* the owner lcore's raw samples, or NULL */
+	const struct port_clock *clock; /* the port, when it sends probes at scheduled times */
 };
 
 struct qp_tx {
@@ -125,6 +150,7 @@ struct qp_tx {
 	bool fast;             /* every packet from a shape, whole calls of them: see qp_tx_fill */
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
 	struct qp_shape *shapes; /* qp_extra_shapes(group) of them, out of line */
+	struct qp_latency *lat;
 } __attribute__((aligned(64)));
 
 /* Memory a QP of the group needs beyond struct qp_tx (its shapes and, for RC, its message log),
@@ -132,9 +158,11 @@ struct qp_tx {
  * flow uses (a UC QP with one shape: struct qp_tx + 136 bytes). */
 size_t qp_tx_extra_size(const struct cfg_flow_group *group);
 /* Prepares QP `index` of `group` to send from a port with this MAC and address; `extra` points
- * at qp_tx_extra_size(group) zeroed, 64-byte-aligned bytes. */
+ * at qp_tx_extra_size(group) zeroed, 64-byte-aligned bytes. `flow` is the QP's index in the
+ * engine and `session` the run's, both written into its latency probes. */
 void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *group, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra);
+		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra, uint32_t flow,
+		uint16_t session);
 /* Writes the QP's next packet into m (which must have room for a full frame) and advances its
  * state and pacing; returns the frame length. */
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);

@@ -29,6 +29,12 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 			t->mbuf_alloc_fail += stat_read(&w->tx[i].mbuf_alloc_fail);
 			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
 		}
+		for (unsigned i = 0; i < w->n_reflect; i++) {
+			if (w->reflect[i].port != port)
+				continue;
+			t->reflected += stat_read(&w->reflect[i].reflected);
+			t->reflect_dropped += stat_read(&w->reflect[i].dropped);
+		}
 		if (w->rx_ctx)
 			stat_sum((uint64_t *)&t->rx, (const uint64_t *)rx_port_counters(w->rx_ctx, (uint16_t)port),
 				 sizeof(t->rx) / sizeof(uint64_t));
@@ -57,6 +63,54 @@ bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_
 		stat_sum((uint64_t *)out, (const uint64_t *)&q->c, sizeof(*out) / sizeof(uint64_t));
 	}
 	return found;
+}
+
+uint64_t stats_lat_port(const struct engine *e, unsigned port, enum lat_kind kind, struct lat_stats *out)
+{
+	lat_stats_init(out);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lat_rx *lr = e->work[l] ? e->work[l]->lat : NULL;
+		if (lr)
+			lat_stats_merge(out, kind == LAT_RTT ? &lr->port_rtt[port] : &lr->port_oneway[port]);
+	}
+	return out->h.count;
+}
+
+uint64_t stats_lat_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct lat_stats *out)
+{
+	lat_stats_init(out);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lat_rx *lr = e->work[l] ? e->work[l]->lat : NULL;
+		const struct rx_qp *q = lr ? rx_qp_find(e->work[l]->rx_ctx, (uint16_t)port, qpn) : NULL;
+		uint32_t slot = q ? __atomic_load_n(&q->lat_slot, __ATOMIC_RELAXED) : 0;
+		if (slot)
+			lat_stats_merge(out, &lr->slots[slot - 1]);
+	}
+	return out->h.count;
+}
+
+uint64_t stats_lat_flow(const struct engine *e, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out)
+{
+	int dst;
+
+	lat_stats_init(out);
+	if (!qp->lat)
+		return 0;
+	switch (kind) {
+	case LAT_ONEWAY:
+		dst = stats_local_port_of_mac(e, qp->group->dst_mac);
+		return dst < 0 ? 0 : stats_lat_rx_qp(e, (unsigned)dst, qp->dest_qpn, out);
+	case LAT_RTT:
+		for (unsigned l = 0; qp->lat->pp >= 0 && l < RTE_MAX_LCORE; l++)
+			if (e->work[l] && e->work[l]->lat)
+				lat_stats_merge(out, &e->work[l]->lat->rtt[qp->lat->pp]);
+		return out->h.count;
+	case LAT_ACK:
+	default:
+		if (qp->lat->ack)
+			lat_stats_merge(out, qp->lat->ack);
+		return out->h.count;
+	}
 }
 
 void stats_capture_pmd(struct engine *e)
@@ -88,16 +142,44 @@ int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6])
 
 static double per_s(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
 
+/* The port's latency since the previous line (one-way and round trips), as " | ..." text. */
+static void latency_since(const struct engine *e, unsigned p, char *out, size_t len)
+{
+	static struct lat_stats now;
+	static struct hist iv;
+	size_t used = 0;
+
+	out[0] = 0;
+	if (!e->lat_live)
+		return;
+	for (int k = 0; k < 2; k++) {
+		struct lat_stats *before = &e->lat_live[p * 2 + k];
+		enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
+
+		stats_lat_port(e, p, kind, &now);
+		lat_hist_interval(&iv, &now.h, &before->h);
+		*before = now;
+		if (iv.count == 0 || used >= len)
+			continue;
+		used += (size_t)snprintf(out + used, len - used, " | %s p50 %.3f us p99 %.3f us (%llu)", lat_kind_name[kind],
+					 (double)hist_percentile(&iv, 50) / 1e3, (double)hist_percentile(&iv, 99) / 1e3,
+					 (unsigned long long)iv.count);
+	}
+}
+
 void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev)
 {
+	char lat[160];
+
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		struct port_totals t;
 
 		stats_port_totals(e, p, &t);
-		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu\n", t_s,
+		latency_since(e, p, lat, sizeof(lat));
+		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu%s\n", t_s,
 		       e->ports[p].name, per_s(t.tx_packets, prev[p].tx_packets, dt_s) / 1e6,
 		       per_s(t.tx_bytes, prev[p].tx_bytes, dt_s) * 8 / 1e9, per_s(t.rx_frames, prev[p].rx_frames, dt_s) / 1e6,
-		       per_s(t.rx_bytes, prev[p].rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed);
+		       per_s(t.rx_bytes, prev[p].rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed, lat);
 		prev[p] = t;
 	}
 	fflush(stdout);
@@ -134,5 +216,22 @@ void stats_print_summary(const struct engine *e)
 		       e->ports[p].name, (unsigned long long)t.tx_packets, (unsigned long long)t.tx_bytes,
 		       secs > 0 ? (double)t.tx_bytes * 8 / secs / 1e9 : 0, (unsigned long long)t.rx_frames,
 		       (unsigned long long)t.rx_bytes, (unsigned long long)t.rx_malformed, e->pool_in_use_at_exit[p]);
+		if (t.reflected || t.reflect_dropped)
+			printf("summary: port %-8s reflected %llu frames, %llu refused by the PMD\n", e->ports[p].name,
+			       (unsigned long long)t.reflected, (unsigned long long)t.reflect_dropped);
+		for (int k = 0; e->lat_live && k < 2; k++) {
+			static struct lat_stats l;
+			struct hist_summary h;
+			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
+
+			if (!stats_lat_port(e, p, kind, &l))
+				continue;
+			hist_summarize(&l.h, &h);
+			printf("summary: port %-8s %s latency: %llu samples, min %.3f us, p50 %.3f us, p99 %.3f us, "
+			       "p99.9 %.3f us, max %.3f us, jitter %.3f us\n",
+			       e->ports[p].name, lat_kind_name[kind], (unsigned long long)h.count, (double)h.min / 1e3,
+			       (double)h.p50 / 1e3, (double)h.p99 / 1e3, (double)h.p999 / 1e3, (double)h.max / 1e3,
+			       (double)l.jitter16 / 16e3);
+		}
 	}
 }

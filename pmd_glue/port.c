@@ -127,6 +127,11 @@ static int configure(const struct cfg_port *cp, struct port_info *p, char *err, 
 		return -1;
 	}
 	conf.rxmode.mtu = cp->mtu;
+	if (port_clock_plan(cp, info.driver_name, &info, &conf, &p->clock, err, errlen))
+		return -1;
+	if (cp->tx_schedule_lead_us > 0 && !p->clock.tx_schedule)
+		printf("roce-engine: port %s: %s cannot send at a given time (no RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP): "
+		       "probes are stamped when sent\n", cp->name, info.driver_name);
 	rc = rte_eth_dev_configure(p->port_id, (uint16_t)cp->rx_queues, (uint16_t)cp->tx_queues, &conf);
 	if (rc) {
 		snprintf(err, errlen, "port %s: rte_eth_dev_configure: %s", cp->name, rte_strerror(-rc));
@@ -224,6 +229,8 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p
 		return -1;
 	}
 	p->started = true;
+	if (port_clock_start(p->port_id, &p->clock, err, errlen))
+		return -1;
 	return setup_steering(cp, p, err, errlen);
 }
 
@@ -247,8 +254,9 @@ void port_print_capabilities(const struct port_info *p)
 		multiseg = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	}
 	printf("port %s: dpdk port %u, driver %s, mac %02x:%02x:%02x:%02x:%02x:%02x, %.0f Gb/s, %u rxq / %u txq, "
-	       "socket %u; rx hw timestamp %s, tx multi-seg %s, steering %s\n",
+	       "socket %u; rx hw timestamp %s, tx multi-seg %s, steering %s; rx time: %s (resolution %.3g ns)%s\n",
 	       p->name, p->port_id, p->driver, p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
 	       p->link_speed_gbps, p->rx_queues, p->tx_queues, p->socket, ts ? "yes" : "no", multiseg ? "yes" : "no",
-	       p->steering_state);
+	       p->steering_state, p->clock.how, p->clock.resolution_ns,
+	       p->clock.tx_schedule ? ", probes sent at scheduled NIC times" : "");
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "steering.h"
 
 struct rte_mempool;
@@ -26,6 +27,7 @@ struct port_info {
 	struct rte_mempool *pool;
 	bool started;
 	struct steering steering;
+	struct port_clock clock;  /* where its RX times come from (clock.h) */
 	char steering_state[96]; /* what the start-up line says about it */
 };
 

@@ -337,6 +337,9 @@ static const struct bad unknown_rows[] = {
 	{ FLOW("message_size = { dist = \"uniform\"; min = 1; max = 5; mean = 3; };"), 4,
 	  "flows.[0].message_size.mean", "unknown setting 'mean' (allowed: dist, min, max)" },
 	{ BASE "run = { duration = 5; };\n", 4, "run.duration", "unknown setting 'duration'" },
+	{ FLOW("message_size = 100; latency = { mode = \"oneway\"; every = 2; };"), 4, "flows.[0].latency.every",
+	  "unknown setting 'every'" },
+	{ BASE "run = { latency_csv = \"x.csv\"; };\n", 4, "run.latency_csv", "unknown setting 'latency_csv'" },
 };
 
 static const struct bad type_rows[] = {
@@ -413,6 +416,14 @@ static const struct bad range_rows[] = {
 	{ EAL "ports = ( );\n" ROLES, 2, "ports", "0 ports (allowed: 1..8)" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring000000000000000000000000000000000000000000000000000000000000\"; } );\n" ROLES,
 	  2, "ports.[0].device", "too long (at most 63 characters)" },
+	{ FLOW("message_size = 100; latency = { mode = \"pingpong\"; timeout_us = 0.5; };"), 4,
+	  "flows.[0].latency.timeout_us", "out of range" },
+	{ PORT("tx_schedule_lead_us = 2e6;"), 2, "ports.[0].tx_schedule_lead_us", "out of range (0..1e+06)" },
+	{ BASE "run = { latency_sample_every = 0; };\n", 4, "run.latency_sample_every", "out of range (1..1000000000)" },
+	{ BASE "run = { latency_foreign_qps = 70000; };\n", 4, "run.latency_foreign_qps", "out of range (0..65536)" },
+	{ PORT("timestamps = \"nic\";"), 2, "ports.[0].timestamps", "unknown value 'nic' (allowed: auto, hardware, software)" },
+	{ FLOW("message_size = 100; latency = { mode = \"always\"; };"), 4, "flows.[0].latency.mode",
+	  "unknown value 'always' (allowed: off, oneway, pingpong)" },
 };
 
 static const struct bad contradiction_rows[] = {
@@ -429,7 +440,7 @@ static const struct bad contradiction_rows[] = {
 	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"rx\"; queue = 1; } );\n", 3, "lcores.[0].queue",
 	  "queue 1 is beyond port 'a''s rx queues (0..0" },
 	{ EAL PORTS "lcores = ( { lcore = 1; port = \"c\"; role = \"rx\"; } );\n", 3, "lcores.[0].port", "no port named 'c'" },
-	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; } );\n", 3, "lcores.[0].role", "missing (required: tx, rx or txrx)" },
+	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; } );\n", 3, "lcores.[0].role", "missing (required: tx, rx, txrx or reflect)" },
 	{ BASE "flows = ( { name = \"f\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; qpn = 2; dest_qpn = 2;\n"
 	       " dst_ip = \"fd00::2\"; } );\n", 5, "flows.[0].dst_ip", "an IPv6 destination, but port 'a' has no ipv6 address" },
 	{ FLOW("rate_gbps = 1;\n rate_pps = 5;"), 5, "flows.[0].rate_pps", "rate_gbps and rate_pps are both set" },
@@ -478,6 +489,13 @@ static const struct bad contradiction_rows[] = {
 	  "flows.[0].message_size", "2000 bytes is above the flow's mtu 1024" },
 	{ FLOW("rate_gbps = 1; pattern = { type = \"onoff\"; on_us = 3; };"), 4, "flows.[0].pattern.off_us",
 	  "missing (required" },
+	{ FLOW("message_size = 16; transport = \"uc\"; ops = { write = 1; }; latency = { mode = \"oneway\"; };"), 4,
+	  "flows.[0].latency.mode", "no room for the 24-byte probe" },
+	{ FLOW("message_size = 100; ops = { read = 1; }; latency = { mode = \"pingpong\"; };"), 4,
+	  "flows.[0].latency.mode", "SEND or WRITE payloads" },
+	{ FLOW("message_size = { dist = \"uniform\"; min = 8; max = 100; }; latency = { mode = \"oneway\"; };"), 4,
+	  "flows.[0].latency.mode", "messages of 8 bytes" },
+	{ FLOW("latency = { timeout_us = 10.0; };"), 4, "flows.[0].latency.mode", "missing (required: oneway or pingpong" },
 };
 
 /* Every row must fail with exactly one line "t.cfg:LINE: SETTING: ...WHAT...". */
