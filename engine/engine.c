@@ -262,8 +262,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		e->n_qps += cfg->groups[g].count;
-	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders` */
-		return plan_rc(e, err, errlen);
+	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
+		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		extra_bytes += qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
