@@ -95,6 +95,7 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		}
 		e->pool_size[r->port] += port_tx_pool_size(&e->cfg->ports[r->port]);
 		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
+		t->sched_flag = p->clock.tx_schedule ? p->clock.tx_ts_flag : 0;
 		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}
 	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {

@@ -172,7 +172,7 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 {
 	struct rte_mbuf *burst[ENGINE_BURST];
-	unsigned n;
+	unsigned n, first;
 	uint16_t sent;
 
 	if (r->comp_ring)
@@ -182,9 +182,18 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 	n = r->unpaced ? build_burst_rr(r, burst, now_tsc) : build_burst(r, burst, now_tsc);
 	if (n == 0)
 		return;
-	sent = rte_eth_tx_burst(r->port_id, r->queue, burst, (uint16_t)n);
+	/* a packet to be sent at a given time must lead its burst: what is before it goes first, the
+	 * rest waits as pending for the next call */
+	first = n;
+	for (unsigned i = 1; r->sched_flag && i < n; i++)
+		if (burst[i]->ol_flags & r->sched_flag) {
+			first = i;
+			break;
+		}
+	sent = rte_eth_tx_burst(r->port_id, r->queue, burst, (uint16_t)first);
 	if (sent < n) {
-		STAT_ADD(r->tx_ring_full, 1);
+		if (sent < first)
+			STAT_ADD(r->tx_ring_full, 1);
 		for (unsigned i = sent; i < n; i++)
 			r->pending[i - sent] = burst[i];
 		r->n_pending = n - sent;

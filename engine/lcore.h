@@ -45,6 +45,7 @@ struct tx_role {
 	uint64_t wait_fp;         /* an RC QP whose window is full looks again this much later */
 	struct rte_ring *comp_ring; /* completer events for this role's RC QPs */
 	struct qp_tx *qps;        /* the engine's QP array (events name QPs by index) */
+	uint64_t sched_flag;      /* the port's scheduled-send mbuf flag, when it schedules probes */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */
 	uint64_t tx_ring_full;
 };

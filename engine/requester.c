@@ -741,8 +741,13 @@ static struct latency_probe next_probe(struct qp_tx *qp, struct rte_mbuf *m)
 	uint64_t tx_ns = clock_tsc_to_ns(rte_rdtsc());
 
 	if (l->clock && l->pingpong) {
-		tx_ns += l->clock->tx_lead_ns;
-		port_clock_schedule_tx(l->clock, m, tx_ns);
+		/* the message's first packet is sent at a NIC time (it must lead a burst); the rest
+		 * follow it at once and carry the same time */
+		if (qp->msg_off == 0) {
+			l->sched_ns = tx_ns + l->clock->tx_lead_ns;
+			port_clock_schedule_tx(l->clock, m, l->sched_ns);
+		}
+		tx_ns = l->sched_ns;
 	}
 	return (struct latency_probe){.flags = l->pingpong ? LATENCY_PROBE_PINGPONG : 0, .session = l->session,
 				      .flow = l->flow, .seq = l->seq, .tx_ns = tx_ns};

@@ -98,6 +98,7 @@ struct qp_latency {
 	struct lat_stats *ack; /* RC: request -> ACK times (the owner lcore writes) */
 	struct lat_samples *samples; /* the owner lcore's raw samples, or NULL */
 	const struct port_clock *clock; /* the port, when it sends probes at scheduled times */
+	uint64_t sched_ns;     /* the time the current ping-pong message was scheduled at */
 };
 
 struct qp_tx {
