@@ -244,7 +244,8 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		w->lat->samples = w->samples;
 	}
 	e->lat_live = lat_stats_array("lat_live", e->n_ports * 2, SOCKET_ID_ANY);
-	if (!e->lat_live)
+	e->lat_live_qp = lat_stats_array("lat_live_qp", ENGINE_LIVE_LAT_QPS * LAT_KIND_COUNT, SOCKET_ID_ANY);
+	if (!e->lat_live || !e->lat_live_qp)
 		goto nomem;
 	return 0;
 nomem:
@@ -478,6 +479,7 @@ static void release(struct engine *e)
 	rte_free(e->heap_slots);
 	rte_free(e->lat_ack);
 	rte_free(e->lat_live);
+	rte_free(e->lat_live_qp);
 	if (e->lat_csv)
 		fclose(e->lat_csv);
 	for (unsigned p = 0; p < e->n_ports; p++)

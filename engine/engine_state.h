@@ -19,6 +19,7 @@
 #include "requester.h"
 
 #define ENGINE_MAX_XSTATS 256
+#define ENGINE_LIVE_LAT_QPS 16 /* latency QPs that get a live line of their own */
 
 struct engine {
 	const struct engine_config *cfg;
@@ -41,6 +42,7 @@ struct engine {
 	FILE *lat_csv;                 /* raw samples, or NULL */
 	uint64_t lat_csv_rows;
 	struct lat_stats *lat_live;    /* [n_ports][2]: one-way and RTT at the previous live line */
+	struct lat_stats *lat_live_qp; /* [ENGINE_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

@@ -142,28 +142,56 @@ int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6])
 
 static double per_s(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
 
+/* " | KIND p50 X us p99 Y us (N)" for the samples of `now` since `before`, which becomes `now`. */
+static size_t interval_text(struct lat_stats *before, const struct lat_stats *now, enum lat_kind kind, char *out,
+			    size_t len)
+{
+	static struct hist iv;
+
+	lat_hist_interval(&iv, &now->h, &before->h);
+	*before = *now;
+	if (iv.count == 0 || len == 0)
+		return 0;
+	return (size_t)snprintf(out, len, " | %s p50 %.3f us p99 %.3f us (%llu)", lat_kind_name[kind],
+				(double)hist_percentile(&iv, 50) / 1e3, (double)hist_percentile(&iv, 99) / 1e3,
+				(unsigned long long)iv.count);
+}
+
 /* The port's latency since the previous line (one-way and round trips), as " | ..." text. */
 static void latency_since(const struct engine *e, unsigned p, char *out, size_t len)
 {
 	static struct lat_stats now;
-	static struct hist iv;
 	size_t used = 0;
 
 	out[0] = 0;
-	if (!e->lat_live)
-		return;
-	for (int k = 0; k < 2; k++) {
-		struct lat_stats *before = &e->lat_live[p * 2 + k];
+	for (int k = 0; e->lat_live && k < 2 && used < len; k++) {
 		enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
 
 		stats_lat_port(e, p, kind, &now);
-		lat_hist_interval(&iv, &now.h, &before->h);
-		*before = now;
-		if (iv.count == 0 || used >= len)
+		used += interval_text(&e->lat_live[p * 2 + k], &now, kind, out + used, len - used);
+	}
+}
+
+/* A line for each of the first latency QPs that measured something in the interval. */
+static void flow_latency_lines(const struct engine *e, double t_s)
+{
+	static struct lat_stats now;
+	char text[256];
+
+	for (unsigned q = 0, shown = 0; e->lat_live_qp && q < e->n_qps && shown < ENGINE_LIVE_LAT_QPS; q++) {
+		const struct qp_tx *qp = &e->qps[q];
+		size_t used = 0;
+
+		if (!qp->lat)
 			continue;
-		used += (size_t)snprintf(out + used, len - used, " | %s p50 %.3f us p99 %.3f us (%llu)", lat_kind_name[kind],
-					 (double)hist_percentile(&iv, 50) / 1e3, (double)hist_percentile(&iv, 99) / 1e3,
-					 (unsigned long long)iv.count);
+		for (int k = 0; k < LAT_KIND_COUNT && used < sizeof(text); k++) {
+			stats_lat_flow(e, qp, (enum lat_kind)k, &now);
+			used += interval_text(&e->lat_live_qp[shown * LAT_KIND_COUNT + (unsigned)k], &now, (enum lat_kind)k,
+					      text + used, sizeof(text) - used);
+		}
+		shown++;
+		if (used)
+			printf("[%7.1fs] flow %s[%u]%s\n", t_s, qp->group->name, qp->index, text);
 	}
 }
 
@@ -182,6 +210,7 @@ void stats_print_interval(const struct engine *e, double t_s, double dt_s, struc
 		       per_s(t.rx_bytes, prev[p].rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed, lat);
 		prev[p] = t;
 	}
+	flow_latency_lines(e, t_s);
 	fflush(stdout);
 }
 
