@@ -26,6 +26,8 @@ struct cli {
 	struct engine_options opt;
 	bool duration_set, interval_set, check_only;
 	const char *report;
+	const char *latency_samples;
+	double sample_every;       /* 0: the config's */
 };
 
 static void usage(FILE *out)
@@ -43,6 +45,10 @@ static void usage(FILE *out)
 		"                             overrides run.duration_s\n"
 		"  -r, --report FILE.json     write the JSON report there (docs/report.md); overrides run.report\n"
 		"  -i, --stats-interval SEC   live statistics period, default 1; overrides run.stats_interval_s\n"
+		"  -S, --latency-samples FILE.csv\n"
+		"                             write raw latency samples there (docs/latency.md); overrides\n"
+		"                             run.latency_samples\n"
+		"      --latency-sample-every N  one sample in N to that file; overrides run.latency_sample_every\n"
 		"  -q, --quiet                no live lines (the summary is still printed)\n"
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
@@ -69,15 +75,24 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"config", required_argument, NULL, 'f'}, {"duration", required_argument, NULL, 'd'},
 		{"report", required_argument, NULL, 'r'}, {"stats-interval", required_argument, NULL, 'i'},
 		{"quiet", no_argument, NULL, 'q'},        {"check", no_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},         {"latency-samples", required_argument, NULL, 'S'},
+		{"latency-sample-every", required_argument, NULL, 'E'}, {NULL, 0, NULL, 0},
 	};
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:d:r:i:qch", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:d:r:i:S:qch", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': c->config = optarg; break;
 		case 'r': c->report = optarg; break;
+		case 'S': c->latency_samples = optarg; break;
+		case 'E':
+			if (parse_number(optarg, 1, 1e9, &c->sample_every) || c->sample_every != (double)(unsigned)c->sample_every) {
+				fprintf(stderr, "roce-engine: --latency-sample-every: '%s' is not a whole number in 1..1000000000\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'q': c->opt.quiet = true; break;
 		case 'c': c->check_only = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -188,13 +203,24 @@ static void on_signal(int sig)
 }
 
 /* Command line over config: the config's run section gives the defaults. */
-static void merge_run_settings(struct cli *c, const struct engine_config *cfg)
+static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 {
+	if (c->latency_samples) {
+		if (strlen(c->latency_samples) >= sizeof(cfg->latency_samples)) {
+			fprintf(stderr, "roce-engine: --latency-samples: path longer than %zu characters\n",
+				sizeof(cfg->latency_samples) - 1);
+			return -1;
+		}
+		snprintf(cfg->latency_samples, sizeof(cfg->latency_samples), "%s", c->latency_samples);
+	}
+	if (c->sample_every > 0)
+		cfg->latency_sample_every = (unsigned)c->sample_every;
 	if (!c->duration_set)
 		c->opt.duration_s = cfg->duration_s;
 	if (!c->interval_set)
 		c->opt.stats_interval_s = cfg->stats_interval_s > 0 ? cfg->stats_interval_s : 1.0;
 	c->opt.report_path = c->report ? c->report : (cfg->report[0] ? cfg->report : NULL);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -218,7 +244,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_CONFIG;
 	}
-	merge_run_settings(&c, &cfg);
+	if (merge_run_settings(&c, &cfg))
+		return ENGINE_EXIT_USAGE;
 	if (sep < 0) {
 		eal_argc = eal_args_from_config(&cfg, eal_argv, (int)(sizeof(eal_argv) / sizeof(eal_argv[0])), store,
 						sizeof(store));
