@@ -262,3 +262,18 @@ def test_unwritable_samples_path_fails_before_traffic(engine):
                                   run='run = { latency_samples = "/nonexistent/dir/s.csv"; };'), "-d", "1")
     assert rc == 5, out
     assert "run.latency_samples" in out and "/nonexistent/dir/s.csv" in out
+
+
+def test_samples_from_the_command_line(engine, tmp_path):
+    """-S / --latency-sample-every override the config's run settings."""
+    ports, ip_b = pair_ports("cli")
+    f = flow("pp", "a", MAC_B, ip_b, transport='"ud"', ops="{ send = 1; }", message_size=100, qpn=0x10,
+             dest_qpn=0x20, stop="{ messages = 1000; }", latency='{ mode = "pingpong"; }')
+    out_csv = tmp_path / "cli.csv"
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "reflect")], [f],
+                                  run='run = { latency_samples = "%s"; };' % (tmp_path / "cfg.csv")),
+                              "-S", out_csv, "--latency-sample-every", "10")
+    assert rc == 0, out
+    rows = list(csv.DictReader(open(out_csv)))
+    assert len(rows) == 100 and not (tmp_path / "cfg.csv").exists()
+    assert rep["flows"][0]["latency_ns"]["rtt"]["count"] == 1000
