@@ -213,6 +213,10 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 
 		if (!w)
 			continue;
+		for (unsigned i = 0; i < w->n_tx; i++) /* ping-pong timeouts skip the time a role could not send */
+			for (unsigned k = 0; k < w->tx[i].n_qps; k++)
+				if (w->tx[i].heap[k].qp->lat)
+					w->tx[i].heap[k].qp->lat->stalled = &w->tx[i].stalled_tsc;
 		if (cfg->latency_samples[0]) {
 			w->samples = rte_zmalloc_socket("lat_samples", sizeof(*w->samples), RTE_CACHE_LINE_SIZE, socket);
 			if (!w->samples)
@@ -235,12 +239,11 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		w->lat->n_slots = n_lat + cfg->latency_foreign_qps;
 		w->lat->slots = lat_stats_array("lat_slots", w->lat->n_slots, socket);
 		w->lat->rtt = lat_stats_array("lat_rtt", e->n_pingpong, socket);
-		if (!w->lat->slots || !w->lat->rtt)
+		w->lat->slot_port = rte_zmalloc_socket("lat_slot_port", sizeof(uint16_t) * (w->lat->n_slots + 1), 0, socket);
+		if (!w->lat->slots || !w->lat->rtt || !w->lat->slot_port)
 			goto nomem;
-		for (unsigned p = 0; p < CFG_MAX_PORTS; p++) {
-			lat_stats_init(&w->lat->port_oneway[p]);
-			lat_stats_init(&w->lat->port_rtt[p]);
-		}
+		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
+			lat_stats_init(&w->lat->no_slot[p]);
 		w->lat->samples = w->samples;
 	}
 	e->lat_live = lat_stats_array("lat_live", e->n_ports * 2, SOCKET_ID_ANY);
@@ -466,6 +469,7 @@ static void release(struct engine *e)
 		if (e->work[l]->lat) {
 			rte_free(e->work[l]->lat->slots);
 			rte_free(e->work[l]->lat->rtt);
+			rte_free(e->work[l]->lat->slot_port);
 			rte_free(e->work[l]->lat);
 		}
 		rte_free(e->work[l]->samples);

@@ -59,7 +59,7 @@ void stats_capture_pmd(struct engine *e);
 struct port_totals {
 	uint64_t tx_packets, tx_bytes;
 	uint64_t rx_frames, rx_bytes, rx_malformed;
-	uint64_t mbuf_alloc_fail, tx_ring_full;
+	uint64_t mbuf_alloc_fail, tx_ring_full, tx_unsent;
 	uint64_t reflected, reflect_dropped; /* reflect roles: frames sent back, refused by the PMD */
 	struct rx_port_counters rx;    /* every RX counter of the port */
 };

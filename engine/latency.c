@@ -67,7 +67,6 @@ static bool returned_ping(struct lat_rx *l, uint16_t port, const struct latency_
 		return true; /* a probe of the message before its last packet: not a round trip */
 	rtt = (int64_t)(rx_ns - pr->tx_ns);
 	lat_record(&l->rtt[ql->pp], rtt);
-	lat_record(&l->port_rtt[port], rtt);
 	lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr->tx_ns, .rx_ns = rx_ns, .flow = pr->flow,
 							 .seq = pr->seq, .port = port, .session = pr->session,
 							 .kind = LAT_RTT});
@@ -81,13 +80,16 @@ void lat_rx_probe(struct lat_rx *l, uint16_t port, uint32_t *slot, const struct 
 
 	if (returned_ping(l, port, pr, rx_ns))
 		return;
-	if (slot && *slot == 0 && l->used_slots < l->n_slots)
-		*slot = ++l->used_slots;
+	if (slot && *slot == 0 && l->used_slots < l->n_slots) {
+		l->slot_port[l->used_slots] = port;
+		/* published after its port: readers take used_slots, then the ports below it */
+		__atomic_store_n(&l->used_slots, l->used_slots + 1, __ATOMIC_RELEASE);
+		*slot = l->used_slots;
+	}
 	if (slot && *slot)
 		lat_record(&l->slots[*slot - 1], transit);
-	else if (slot)
-		__atomic_store_n(&l->no_slot, l->no_slot + 1, __ATOMIC_RELAXED);
-	lat_record(&l->port_oneway[port], transit);
+	else
+		lat_record(&l->no_slot[port], transit);
 	lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr->tx_ns, .rx_ns = rx_ns, .flow = pr->flow,
 							 .seq = pr->seq, .port = port, .session = pr->session,
 							 .kind = LAT_ONEWAY});

@@ -106,10 +106,11 @@ struct lat_rx {
 	unsigned n_qps;
 	unsigned n_slots, used_slots; /* one-way statistics for receiver QPs, taken on first probe */
 	struct lat_stats *slots;
-	uint64_t no_slot;             /* probes of a receiver QP that found every slot taken */
+	uint16_t *slot_port;          /* the port of each slot's receiver QP */
 	struct lat_stats *rtt;        /* [n_pingpong]: round trips of UC/UD ping-pong QPs */
-	struct lat_stats port_oneway[CFG_MAX_PORTS];
-	struct lat_stats port_rtt[CFG_MAX_PORTS];
+	/* probes of receiver QPs that found every slot taken: counted per port only. Per-port
+	 * statistics are otherwise merged from the slots when read, so a packet is recorded once. */
+	struct lat_stats no_slot[CFG_MAX_PORTS];
 	struct lat_samples *samples;  /* NULL: no CSV */
 };
 

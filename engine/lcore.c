@@ -69,6 +69,8 @@ static bool flush_pending(struct tx_role *r)
 	if (r->n_pending)
 		return false;
 	r->pending_off = 0;
+	/* the time the role could not send does not count against its QPs' ping-pong timeouts */
+	r->stalled_tsc += rte_rdtsc() - r->pending_since_tsc;
 	return true;
 }
 
@@ -197,6 +199,7 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 		for (unsigned i = sent; i < n; i++)
 			r->pending[i - sent] = burst[i];
 		r->n_pending = n - sent;
+		r->pending_since_tsc = now_tsc;
 	}
 }
 
@@ -209,8 +212,10 @@ static void tx_role_drain(struct tx_role *r)
 
 	while (!flush_pending(r) && rte_rdtsc() < until)
 		;
-	if (r->n_pending)
+	if (r->n_pending) { /* built and counted as sent by their QPs, but never taken by the PMD */
+		STAT_ADD(r->tx_unsent, r->n_pending);
 		rte_pktmbuf_free_bulk(r->pending + r->pending_off, r->n_pending);
+	}
 	r->n_pending = 0;
 	r->pending_off = 0;
 }

@@ -46,8 +46,11 @@ struct tx_role {
 	struct rte_ring *comp_ring; /* completer events for this role's RC QPs */
 	struct qp_tx *qps;        /* the engine's QP array (events name QPs by index) */
 	uint64_t sched_flag;      /* the port's scheduled-send mbuf flag, when it schedules probes */
+	uint64_t pending_since_tsc; /* when frames last started waiting in pending[] */
+	uint64_t stalled_tsc;     /* total time frames waited there (ping-pong timeouts skip it) */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */
 	uint64_t tx_ring_full;
+	uint64_t tx_unsent;       /* frames still refused by the PMD at stop, freed */
 };
 
 struct rx_role {

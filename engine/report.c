@@ -123,6 +123,7 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));
 	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(e, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
+	json_object_set_new(o, "tx_unsent", json_integer((json_int_t)t.tx_unsent));
 	json_object_set_new(o, "reflected", json_integer((json_int_t)t.reflected));
 	json_object_set_new(o, "reflect_dropped", json_integer((json_int_t)t.reflect_dropped));
 	json_object_set_new(o, "mbufs", json_integer((json_int_t)e->pool_size[p]));

@@ -686,7 +686,9 @@ static bool pong_arrived(struct qp_tx *qp, uint64_t now_tsc)
 	struct qp_latency *l = qp->lat;
 
 	if (__atomic_load_n(&l->back, __ATOMIC_ACQUIRE) != l->wait_seq) {
-		if (now_tsc < l->deadline_tsc)
+		/* time the message could not leave (the PMD refused it) does not count */
+		uint64_t stalled = l->stalled ? *l->stalled - l->stall_base : 0;
+		if (now_tsc < l->deadline_tsc + stalled)
 			return false;
 		STAT_ADD(l->lost, 1);
 	}
@@ -760,6 +762,7 @@ static void ping_out(struct qp_tx *qp, uint64_t now_tsc)
 
 	l->waiting = true;
 	l->deadline_tsc = now_tsc + l->timeout_tsc;
+	l->stall_base = l->stalled ? *l->stalled : 0;
 	STAT_ADD(l->pings, 1);
 	__atomic_store_n(&l->wait_seq, l->seq - 1, __ATOMIC_RELEASE);
 }

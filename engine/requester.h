@@ -99,6 +99,8 @@ struct qp_latency {
 	struct lat_samples *samples; /* the owner lcore's raw samples, or NULL */
 	const struct port_clock *clock; /* the port, when it sends probes at scheduled times */
 	uint64_t sched_ns;     /* the time the current ping-pong message was scheduled at */
+	const uint64_t *stalled; /* the owner role's time unable to send (stalled_tsc), or NULL */
+	uint64_t stall_base;   /* its value when the message went out */
 };
 
 struct qp_tx {

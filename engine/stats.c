@@ -28,6 +28,7 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 				continue;
 			t->mbuf_alloc_fail += stat_read(&w->tx[i].mbuf_alloc_fail);
 			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
+			t->tx_unsent += stat_read(&w->tx[i].tx_unsent);
 		}
 		for (unsigned i = 0; i < w->n_reflect; i++) {
 			if (w->reflect[i].port != port)
@@ -65,13 +66,28 @@ bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_
 	return found;
 }
 
+/* A port's statistics are those of its receiver QPs (one-way) or its ping-pong QPs (round
+ * trips), merged: each packet is recorded once, in its QP's histogram. */
 uint64_t stats_lat_port(const struct engine *e, unsigned port, enum lat_kind kind, struct lat_stats *out)
 {
 	lat_stats_init(out);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		const struct lat_rx *lr = e->work[l] ? e->work[l]->lat : NULL;
-		if (lr)
-			lat_stats_merge(out, kind == LAT_RTT ? &lr->port_rtt[port] : &lr->port_oneway[port]);
+		unsigned used;
+
+		if (!lr)
+			continue;
+		if (kind == LAT_RTT) {
+			for (unsigned q = 0; q < e->n_qps; q++)
+				if (e->qps[q].port == port && e->qps[q].lat && e->qps[q].lat->pp >= 0)
+					lat_stats_merge(out, &lr->rtt[e->qps[q].lat->pp]);
+			continue;
+		}
+		used = __atomic_load_n(&lr->used_slots, __ATOMIC_ACQUIRE);
+		for (unsigned s = 0; s < used; s++)
+			if (lr->slot_port[s] == port)
+				lat_stats_merge(out, &lr->slots[s]);
+		lat_stats_merge(out, &lr->no_slot[port]);
 	}
 	return out->h.count;
 }
