@@ -58,7 +58,7 @@ static bool returned_ping(struct lat_rx *l, uint16_t port, const struct latency_
 	struct qp_latency *ql;
 	int64_t rtt;
 
-	if (pr->session != l->session || !(pr->flags & LATENCY_PROBE_PINGPONG) || pr->flow >= l->n_qps)
+	if (!(pr->flags & LATENCY_PROBE_PINGPONG) || pr->session != l->session || pr->flow >= l->n_qps)
 		return false;
 	ql = l->qps[pr->flow].lat;
 	if (!ql || ql->pp < 0 || l->qps[pr->flow].port != port)

@@ -19,29 +19,33 @@
 #include "histogram.h"
 #include "probe.h"
 
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+
+/* The jitter state sits right before the histogram's counters: a sample touches those two
+ * neighbouring lines and its bucket's. */
 struct lat_stats {
-	struct hist h;
 	uint64_t jitter16;            /* RFC 3550 J, in ns x 16 (J += (|D| - J) / 16 in fixed point) */
-	int64_t last_transit;
+	int64_t last_transit;         /* the previous sample (valid once h.count > 0) */
+	struct hist h;
 	uint64_t negative;            /* samples where the receive time was before the send time:
 				       * the two clocks disagree (counted, recorded as 0) */
-	bool have_last;
-};
+} __attribute__((aligned(64)));   /* arrays of them: each starts a cache line */
 
 static inline void lat_record(struct lat_stats *s, int64_t transit_ns)
 {
-	if (transit_ns < 0) {
+	if (unlikely(transit_ns < 0)) {
 		__atomic_store_n(&s->negative, s->negative + 1, __ATOMIC_RELAXED);
 		transit_ns = 0;
 	}
-	hist_record(&s->h, (uint64_t)transit_ns);
-	if (s->have_last) {
+	if (s->h.count) {
 		int64_t d = transit_ns - s->last_transit;
 		uint64_t ad = (uint64_t)(d < 0 ? -d : d);
 		__atomic_store_n(&s->jitter16, s->jitter16 + ad - ((s->jitter16 + 8) >> 4), __ATOMIC_RELAXED);
 	}
 	s->last_transit = transit_ns;
-	s->have_last = true;
+	hist_record(&s->h, (uint64_t)transit_ns);
 }
 
 void lat_stats_init(struct lat_stats *s);

@@ -323,16 +323,23 @@ static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, bool ac
 	return s->frame_len;
 }
 
-/* The same for a shape without AckReq, the PSN's three bytes straight into the table (the shape
- * holds PSN 0, so they are the bytes that changed). */
-static inline void write_fast(const struct qp_shape *s, uint32_t psn, uint8_t *f)
-{
-	const struct wire_icrc_field *t = s->psn_field;
+/* A 4-byte field that counts up by one from packet to packet (PSN, probe seq) moves the ICRC by
+ * T0[b0] ^ T1[b1] ^ T2[b2] ^ T3[b3]: the first three terms change once in 256 packets, so they are
+ * kept (for one table) and a packet pays one lookup. */
+struct count_delta {
+	const struct wire_icrc_field *t;
+	uint32_t key;          /* value >> 8 the kept terms are for */
+	uint32_t hi;
+};
 
-	copy_shape(s, f);
-	wire_put32(f + s->bth_off + 8, psn);
-	wire_icrc_store(f + s->icrc_off, s->icrc_base ^ t->table[1][(psn >> 16) & 0xFF] ^
-						   t->table[2][(psn >> 8) & 0xFF] ^ t->table[3][psn & 0xFF]);
+static inline uint32_t count_icrc_delta(struct count_delta *c, const struct wire_icrc_field *t, uint32_t v)
+{
+	if (unlikely(t != c->t || (v >> 8) != c->key)) {
+		c->t = t;
+		c->key = v >> 8;
+		c->hi = t->table[0][v >> 24] ^ t->table[1][(v >> 16) & 0xFF] ^ t->table[2][(v >> 8) & 0xFF];
+	}
+	return c->hi ^ t->table[3][v & 0xFF];
 }
 
 /* The ICRC change of a probe's seq and TX time written into a shape's packet (which holds 0 for
@@ -737,10 +744,12 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 
 /* The probe of the packet being written: stamped now, or at the NIC time it is to be sent at
  * where the port schedules sends (ping-pong probes), so that the stamp is the sending time. */
-static struct latency_probe next_probe(struct qp_tx *qp, struct rte_mbuf *m)
+static struct latency_probe next_probe(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	struct qp_latency *l = qp->lat;
-	uint64_t tx_ns = clock_tsc_to_ns(rte_rdtsc());
+	/* a ping goes out alone, right after it is written: the TSC now; other packets wait for
+	 * their burst, which started at now_tsc */
+	uint64_t tx_ns = clock_tsc_to_ns(l->pingpong ? rte_rdtsc() : now_tsc);
 
 	if (l->clock && l->pingpong) {
 		/* the message's first packet is sent at a NIC time (it must lead a burst); the rest
@@ -790,7 +799,7 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->ol_flags = 0; /* the role's pool keeps mbuf headers: clear a scheduled send's flag */
 	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
 	if (has_probe)
-		probe = next_probe(qp, m);
+		probe = next_probe(qp, m, now_tsc);
 	if (shape >= 0) {
 		const struct qp_shape *s = &qp->shapes[shape];
 		len = write_from_shape(s, qp->psn, pp.ackreq, f);
@@ -844,7 +853,7 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 
 /* Fast QPs: only the message position changes from packet to packet (every message has the same
  * size), so a call runs the stop checks at message starts and the counters and pacing once. */
-static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t until_fp)
+static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t now_tsc, uint64_t until_fp)
 {
 	const int8_t *shape_of = qp->shape_of[qp->only_op];
 	uint32_t psn = qp->psn, off = qp->msg_off, len = qp->msg_len, mtu = qp->group->ib_mtu;
@@ -853,8 +862,12 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 	struct qp_latency *lat = qp->lat;
 	const struct wire_icrc_field *tx_field = NULL;
 	uint32_t seq = lat ? lat->seq : 0, tx_delta = 0;
-	uint64_t tx_ns = lat ? clock_tsc_to_ns(rte_rdtsc()) : 0;
+	/* the burst's time: its packets reach the PMD together when it is complete, so a TSC read per
+	 * packet or per visit would not be nearer their hand-over than the time the burst began */
+	uint64_t tx_ns = lat ? clock_tsc_to_ns(now_tsc) : 0;
+	struct count_delta psn_delta = {0}, seq_delta = {0};
 	unsigned n = 0;
+	uint32_t icrc;
 	uint8_t *f;
 
 	if (qp->stopping)
@@ -875,15 +888,22 @@ static unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, u
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
 		f = rte_pktmbuf_mtod(m[n], uint8_t *);
-		write_fast(s, psn, f);
+		/* the shape, its PSN (AckReq 0: UC and UD), and the ICRC moved from the shape's */
+		copy_shape(s, f);
+		wire_put32(f + s->bth_off + 8, psn);
+		icrc = s->icrc_base ^ count_icrc_delta(&psn_delta, s->psn_field, psn);
 		if (lat && s->probe_off) {
+			uint8_t *p = f + s->probe_off;
 			/* one time for the call's packets: its ICRC change is worked out once per layout */
 			if (s->tx_field != tx_field) {
 				tx_field = s->tx_field;
 				tx_delta = probe_tx_delta(tx_field, tx_ns);
 			}
-			stamp_probe(s, f, seq++, tx_ns, tx_delta);
+			probe_put32(p + LATENCY_PROBE_SEQ_OFF, seq);
+			probe_put64(p + LATENCY_PROBE_TX_OFF, tx_ns);
+			icrc ^= tx_delta ^ count_icrc_delta(&seq_delta, s->seq_field, seq++);
 		}
+		wire_icrc_store(f + s->icrc_off, icrc);
 		m[n]->data_len = s->frame_len;
 		m[n]->pkt_len = s->frame_len;
 		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
@@ -921,7 +941,7 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 	if (qp->fast && !qp->coll) {
 		if (qp->stop_tsc && now_tsc >= qp->stop_tsc)
 			qp->stopping = true;
-		return fill_fast(qp, m, max, until_fp);
+		return fill_fast(qp, m, max, now_tsc, until_fp);
 	}
 	while (n < max && qp->next_fp <= until_fp && !qp->done && qp_tx_can_send(qp, now_tsc))
 		qp_tx_next(qp, m[n++], now_tsc);
