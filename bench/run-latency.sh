@@ -225,7 +225,7 @@ printf '    %-46s %10s %8s %8s %8s %8s %8s\n' "(c) memif -> roce-engine reflect 
   "$eng_n" "$eng_lost" "$eng_min" "$eng_p50" "$eng_p99" "$eng_p999"
 echo "    (c): two processes sharing the machine's 2 cores: the engine polls on CPU 1, the reflector on"
 echo "    CPU 0; each sleeping main thread shares the other process's polling core."
-echo "    The first message of (c) is usually counted lost: it is built before memif is connected."
+echo "    (c) varies from run to run with how the two processes' threads land on the two cores."
 [ -z "$crash_note" ] || echo "    note: $crash_note"
 echo
 echo "RESULT bench=latency part=stamp_tx qps=1024 frame=138 off_pps=$tx_off on_pps=$tx_on ns_per_packet=$tx_ns"
