@@ -699,12 +699,47 @@ static int port_timestamps(struct loader *ld, const config_setting_t *ps, struct
 	return opt_float(ld, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
 }
 
+/* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; } */
+static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", NULL };
+	static const char *const trusts[] = { "dscp", "pcp", NULL };
+	const config_setting_t *qs, *s;
+	int rc, i;
+
+	for (unsigned d = 0; d < 64; d++)
+		p->dscp_to_priority[d] = (uint8_t)(d >> 3);
+	p->honour_pfc = true;
+	qs = opt_group(ld, ps, "qos", &rc);
+	if (rc || !qs)
+		return rc;
+	if (known_keys(ld, qs, keys) || opt_bool(ld, qs, "honour_pfc", &p->honour_pfc) < 0)
+		return -1;
+	if ((s = config_setting_get_member(qs, "trust"))) {
+		if ((i = pick(ld, s, trusts, NULL)) < 0)
+			return -1;
+		p->trust_pcp = i == 1;
+	}
+	if ((s = config_setting_get_member(qs, "dscp_to_priority"))) {
+		if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) != 64)
+			return fail(ld, s, "must be an array of 64 priorities 0..7 (index: the DSCP)");
+		for (unsigned d = 0; d < 64; d++) {
+			const config_setting_t *e = config_setting_get_elem(s, d);
+			if (config_setting_type(e) != CONFIG_TYPE_INT || config_setting_get_int(e) < 0 ||
+			    config_setting_get_int(e) > 7)
+				return fail(ld, s, "element %u (DSCP %u) must be a priority 0..7", d, d);
+			p->dscp_to_priority[d] = (uint8_t)config_setting_get_int(e);
+		}
+	}
+	return 0;
+}
+
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)
 {
 	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
 					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
 					    "mtu", "rx_drop_probability", "steering", "timestamps", "tx_schedule_lead_us",
-					    NULL };
+					    "qos", NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -733,7 +768,7 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
 			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0 ||
-			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p)
+			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p) || port_qos(ld, ps, p)
 		       ? -1
 		       : 0;
 }
@@ -1575,6 +1610,79 @@ static int parse_responders(struct loader *ld, const config_setting_t *root)
 	return 0;
 }
 
+/* ---- PFC generators ---------------------------------------------------------------------------- */
+
+static int parse_pfc_generator(struct loader *ld, const config_setting_t *gs, struct cfg_pfc_generator *g)
+{
+	static const char *const keys[] = { "port", "priorities", "quanta", "pause", "rate_pps", "count", "start_s",
+					    NULL };
+	const config_setting_t *s;
+	unsigned quanta = 0xFFFF;
+	long long v;
+	int i;
+
+	if (want_type(ld, gs, CONFIG_TYPE_GROUP, "a group { port = ...; priorities = [...]; rate_pps = ...; }") ||
+	    known_keys(ld, gs, keys))
+		return -1;
+	g->line = config_setting_source_line(gs);
+	if ((i = port_ref(ld, gs)) < 0)
+		return -1;
+	g->port = (unsigned)i;
+	if (opt_bool(ld, gs, "pause", &g->pause) < 0 || opt_uint(ld, gs, "quanta", 0, 0xFFFF, &quanta) < 0)
+		return -1;
+	g->quanta = (uint16_t)quanta;
+	s = config_setting_get_member(gs, "priorities");
+	if (s && g->pause)
+		return fail(ld, s, "an 802.3x PAUSE frame (pause = true) pauses every priority: no priorities here");
+	if (!s && !g->pause)
+		return fail_member(ld, gs, "priorities", "missing (required: an array of priorities 0..7, e.g. [3])");
+	if (s) {
+		if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
+			return fail(ld, s, "must be a non-empty array of priorities 0..7, e.g. [3, 4]");
+		for (int k = 0; k < config_setting_length(s); k++) {
+			const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
+			if (int_range(ld, e, 0, 7, false, &v))
+				return -1;
+			g->class_enable |= (uint8_t)(1u << v);
+		}
+	}
+	s = required(ld, gs, "rate_pps", "frames per second, > 0 (e.g. 1000; a storm: 1e6)");
+	if (!s || opt_float(ld, gs, "rate_pps", 0, true, 1e8, &g->rate_pps) < 0)
+		return -1;
+	if (opt_int(ld, gs, "count", 0, (long long)1 << 40, false, &v) < 0 ||
+	    opt_float(ld, gs, "start_s", 0, false, 1e6, &g->start_s) < 0)
+		return -1;
+	if (config_setting_get_member(gs, "count"))
+		g->count = (uint64_t)v;
+	for (unsigned r = 0; r < ld->cfg->n_roles; r++)
+		if (ld->cfg->roles[r].port == g->port && ld->cfg->roles[r].role == (ld->cfg->roles[r].role & CFG_ROLE_TXRX) &&
+		    (ld->cfg->roles[r].role & CFG_ROLE_TX))
+			return 0;
+	return fail_member(ld, gs, "port", "port '%s' has no tx role in lcores (the generator sends from it)",
+			   ld->cfg->ports[g->port].name);
+}
+
+static int parse_pfc_generators(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "pfc_generators");
+	int n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return fail(ld, s, "must be a list ( { port = ...; priorities = [...]; rate_pps = ...; }, ... ), not %s",
+			    type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_PFC_GENERATORS)
+		return fail(ld, s, "%d generators (allowed: 0..%d)", n, CFG_MAX_PFC_GENERATORS);
+	for (int i = 0; i < n; i++) {
+		if (parse_pfc_generator(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->pfc_generators[i]))
+			return -1;
+		ld->cfg->n_pfc_generators++;
+	}
+	return 0;
+}
+
 /* ---- run ------------------------------------------------------------------------------------ */
 
 static int parse_run(struct loader *ld, const config_setting_t *root)
@@ -1791,14 +1899,14 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 
 static int load_root(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders", "run",
-					    NULL };
+	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
+					    "pfc_generators", "run", NULL };
 
 	if (ld->ovf_kind)
 		return report_overflow(ld, root);
 	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
-			       parse_responders(ld, root) || parse_run(ld, root)
+			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_run(ld, root)
 		       ? -1
 		       : 0;
 }

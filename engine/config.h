@@ -22,6 +22,7 @@
 #define CFG_MAX_COLLECTIVE_FLOWS 64
 #define CFG_MAX_PHASES 4096
 #define CFG_MAX_RESPONDERS 64
+#define CFG_MAX_PFC_GENERATORS 8
 
 struct cfg_eal {
 	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
@@ -60,6 +61,10 @@ struct cfg_port {
 		CFG_TS_HARDWARE,      /* the NIC's, or fail at start-up */
 		CFG_TS_SOFTWARE,      /* the TSC when the burst is received */
 	} timestamps;
+	/* QoS (the port's `qos = { ... }`, docs/qos.md) */
+	bool trust_pcp;               /* priority from the 802.1Q PCP; default: from the DSCP */
+	uint8_t dscp_to_priority[64]; /* default DSCP >> 3 */
+	bool honour_pfc;              /* received PFC/PAUSE frames pause TX of their priorities (default) */
 	double tx_schedule_lead_us;   /* >0: latency probes sent at a NIC time this far ahead, where the
 				       * PMD can (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP); 0 = off */
 	unsigned line;                /* where it was declared, for later errors */
@@ -183,6 +188,19 @@ struct cfg_responder {
 	unsigned line;
 };
 
+/* A PFC (or 802.3x PAUSE) frame generator: frames on chosen priorities at a chosen rate and
+ * quanta, toward a switch under test (storms included). docs/qos.md. */
+struct cfg_pfc_generator {
+	unsigned port;
+	uint8_t class_enable;         /* bit n: priority n */
+	uint16_t quanta;              /* for every enabled priority (0: XON) */
+	bool pause;                   /* an 802.3x PAUSE frame instead (all priorities) */
+	double rate_pps;
+	uint64_t count;               /* frames to send; 0: until the run stops */
+	double start_s;               /* first frame this long after the run starts */
+	unsigned line;
+};
+
 struct engine_config {
 	char file[CFG_STR_LEN];       /* the file it came from */
 	struct cfg_eal eal;
@@ -196,6 +214,8 @@ struct engine_config {
 	struct cfg_responder responders[CFG_MAX_RESPONDERS];
 	unsigned n_collectives;
 	struct cfg_collective collectives[CFG_MAX_COLLECTIVES];
+	unsigned n_pfc_generators;
+	struct cfg_pfc_generator pfc_generators[CFG_MAX_PFC_GENERATORS];
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */
 	/* run settings, also settable on the command line (which wins) */
 	double duration_s;            /* 0 = until every flow stops, or a signal */
