@@ -32,6 +32,18 @@ void engine_request_stop(void) { stop_requested = 1; }
 
 /* ---- set-up -------------------------------------------------------------------------------- */
 
+/* A port's classification map and PFC state, from its config and link speed. */
+static void setup_qos(struct engine *e, unsigned p)
+{
+	const struct cfg_port *cp = &e->cfg->ports[p];
+	struct qos_map *m = &e->qos_map[p];
+
+	qos_map_default(m);
+	m->trust = cp->trust_pcp ? QOS_TRUST_PCP : QOS_TRUST_DSCP;
+	memcpy(m->dscp_to_prio, cp->dscp_to_priority, sizeof(m->dscp_to_prio));
+	pfc_pause_init(&e->pause[p], e->ports[p].link_speed_gbps, e->tsc_hz);
+}
+
 static int setup_ports(struct engine *e, char *err, size_t errlen)
 {
 	unsigned n_lcores = rte_lcore_count();
@@ -39,6 +51,7 @@ static int setup_ports(struct engine *e, char *err, size_t errlen)
 	for (unsigned i = 0; i < e->cfg->n_ports; i++) {
 		if (port_setup(&e->cfg->ports[i], n_lcores, &e->ports[i], err, errlen))
 			return -1;
+		setup_qos(e, i);
 		e->pool_size[i] = port_pool_size(&e->cfg->ports[i], n_lcores);
 		e->n_ports++;
 	}
@@ -72,6 +85,9 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 	if (!w)
 		return -1;
 	w->clock[r->port] = &p->clock;
+	w->map[r->port] = &e->qos_map[r->port];
+	if (e->cfg->ports[r->port].honour_pfc)
+		w->pause[r->port] = &e->pause[r->port];
 	if (r->role == CFG_ROLE_REFLECT) {
 		if (w->n_reflect < LCORE_MAX_ROLES)
 			w->reflect[w->n_reflect++] =
@@ -96,6 +112,7 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		e->pool_size[r->port] += port_tx_pool_size(&e->cfg->ports[r->port]);
 		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
 		t->sched_flag = p->clock.tx_schedule ? p->clock.tx_ts_flag : 0;
+		t->pause = e->cfg->ports[r->port].honour_pfc ? &e->pause[r->port] : NULL;
 		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}
 	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {
@@ -310,6 +327,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 				   e->start_tsc, extra, q, e->session);
 			extra += qp_tx_extra_size(grp);
 			e->qps[q].port = (uint16_t)grp->port;
+			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
 			t->heap[t->n_qps++] =
 				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
 		}
@@ -349,6 +367,45 @@ static void start_after_planning(struct engine *e)
 	for (unsigned c = 0; c < e->cfg->n_collectives; c++)
 		e->collectives[c].start_tsc[0] += delta;
 	e->start_tsc = start;
+}
+
+/* PFC generators: each on a TX role of its port (one per role), its frame built once, its first
+ * frame start_s after the run starts. */
+static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
+{
+	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
+
+	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
+		const struct cfg_pfc_generator *c = &e->cfg->pfc_generators[i];
+		struct pfc_gen *g = &e->pfc_gen[i];
+		uint16_t quanta[WIRE_PFC_PRIORITIES];
+		unsigned n = tx_roles_of_port(e, c->port, roles), k;
+		int len;
+
+		for (k = 0; k < n && roles[k]->gen; k++)
+			;
+		if (k == n) {
+			snprintf(err, errlen, "%s:%u: pfc_generators.[%u]: port %s has no TX role left for it (one generator "
+				 "per TX role)", e->cfg->file, c->line, i, e->cfg->ports[c->port].name);
+			return -1;
+		}
+		for (unsigned q = 0; q < WIRE_PFC_PRIORITIES; q++)
+			quanta[q] = c->class_enable >> q & 1 ? c->quanta : 0;
+		len = c->pause ? wire_build_pause(e->ports[c->port].mac, NULL, c->quanta, g->frame, sizeof(g->frame))
+			       : wire_build_pfc(e->ports[c->port].mac, NULL, c->class_enable, quanta, g->frame, sizeof(g->frame));
+		if (len < 0) {
+			snprintf(err, errlen, "pfc_generators.[%u]: cannot build the frame (%s)", i, wire_build_error_name(-len));
+			return -1;
+		}
+		g->len = (uint16_t)len;
+		g->pause = c->pause;
+		g->class_enable = c->pause ? 0xFF : c->class_enable;
+		g->interval_fp = (uint64_t)((double)e->tsc_hz / c->rate_pps * (double)(1u << PACE_SHIFT));
+		g->next_fp = (e->start_tsc + (uint64_t)(c->start_s * (double)e->tsc_hz)) << PACE_SHIFT;
+		g->left = c->count ? c->count : UINT64_MAX;
+		roles[k]->gen = g;
+	}
+	return 0;
 }
 
 /* ---- running --------------------------------------------------------------------------------- */
@@ -412,7 +469,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			e->stopped_by = "duration";
 			break;
 		}
-		if (e->n_qps && all_tx_finished(e)) {
+		if ((e->n_qps || e->cfg->n_pfc_generators) && all_tx_finished(e)) {
 			e->stopped_by = "flows_done";
 			break;
 		}
@@ -526,6 +583,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	if (plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
 	start_after_planning(&e);
+	if (setup_pfc_generators(&e, err, sizeof(err)))
+		goto init_failed;
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
 	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
 	launch(&e);

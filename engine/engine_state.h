@@ -43,6 +43,10 @@ struct engine {
 	uint64_t lat_csv_rows;
 	struct lat_stats *lat_live;    /* [n_ports][2]: one-way and RTT at the previous live line */
 	struct lat_stats *lat_live_qp; /* [ENGINE_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
+	/* QoS and PFC */
+	struct qos_map qos_map[CFG_MAX_PORTS];
+	struct pfc_pause pause[CFG_MAX_PORTS]; /* written by the lcore receiving the port's MAC control */
+	struct pfc_gen pfc_gen[CFG_MAX_PFC_GENERATORS];
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stddef.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -111,6 +112,16 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 				heap_sift_down(r->heap, r->heap_n, 0);
 			continue;
 		}
+		if (r->pause && pfc_paused(r->pause, qp->prio, now_tsc)) {
+			/* its priority is paused: it waits until the pause ends, and the time paused earns
+			 * it no credit (it resumes at its rate, not in a burst) */
+			uint64_t until_fp = pfc_until(r->pause, qp->prio) << PACE_SHIFT;
+			if (qp->next_fp < until_fp)
+				qp->next_fp = until_fp;
+			r->heap[0].next_fp = qp->next_fp;
+			heap_sift_down(r->heap, r->heap_n, 0);
+			continue;
+		}
 		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait, phase: look again later */
 			/* time spent waiting earns no credit: the rate resumes from now, without a burst */
 			if (qp->next_fp < now_fp)
@@ -155,7 +166,8 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && looks < 4 * ENGINE_BURST; looks++) {
 		struct qp_tx *qp = r->heap[r->rr].qp;
 
-		n += qp_tx_fill(qp, burst + n, RTE_MIN(QUANTUM, ENGINE_BURST - n), now_tsc, UINT64_MAX);
+		if (!r->pause || !pfc_paused(r->pause, qp->prio, now_tsc)) /* a paused priority waits */
+			n += qp_tx_fill(qp, burst + n, RTE_MIN(QUANTUM, ENGINE_BURST - n), now_tsc, UINT64_MAX);
 		if (qp->done) { /* finished: the last QP takes its place */
 			r->heap[r->rr] = r->heap[--r->heap_n];
 		} else {
@@ -171,6 +183,42 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 	return n;
 }
 
+/* PFC frames due from the role's generator, sent on their own (MAC-control frames are never
+ * paused). A generator far behind (the lcore was descheduled) skips ahead rather than burst. */
+static void pfc_gen_poll(struct tx_role *r, struct pfc_gen *g, uint64_t now_tsc)
+{
+	struct rte_mbuf *m[8];
+	uint64_t now_fp = now_tsc << PACE_SHIFT;
+	unsigned n = 0;
+	uint16_t sent;
+
+	if (g->left && g->next_fp + r->lag_max_fp < now_fp)
+		g->next_fp = now_fp;
+	for (; n < 8 && g->left && g->next_fp <= now_fp; n++) {
+		g->next_fp += g->interval_fp;
+		if (g->left != UINT64_MAX)
+			g->left--;
+	}
+	if (n == 0)
+		return;
+	if (rte_mempool_get_bulk(r->pool, (void **)m, n) != 0) {
+		STAT_ADD(g->refused, n);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(rte_pktmbuf_mtod(m[i], uint8_t *), g->frame, g->len);
+		m[i]->data_len = g->len;
+		m[i]->pkt_len = g->len;
+		m[i]->ol_flags = 0;
+	}
+	sent = rte_eth_tx_burst(r->port_id, r->queue, m, (uint16_t)n);
+	STAT_ADD(g->sent, sent);
+	if (sent < n) {
+		STAT_ADD(g->refused, n - sent);
+		rte_mempool_put_bulk(r->pool, (void **)(m + sent), n - sent);
+	}
+}
+
 static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 {
 	struct rte_mbuf *burst[ENGINE_BURST];
@@ -179,6 +227,8 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 
 	if (r->comp_ring)
 		completer_drain(r->comp_ring, r->qps, now_tsc);
+	if (r->gen)
+		pfc_gen_poll(r, r->gen, now_tsc);
 	if (!flush_pending(r))
 		return;
 	n = r->unpaced ? build_burst_rr(r, burst, now_tsc) : build_burst(r, burst, now_tsc);
@@ -203,7 +253,10 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 	}
 }
 
-static bool tx_role_finished(const struct tx_role *r) { return r->heap_n == 0 && r->n_pending == 0; }
+static bool tx_role_finished(const struct tx_role *r)
+{
+	return r->heap_n == 0 && r->n_pending == 0 && (!r->gen || r->gen->left == 0);
+}
 
 /* At stop: give the PMD a moment for what is pending, then free it (never leak an mbuf). */
 static void tx_role_drain(struct tx_role *r)
@@ -266,6 +319,17 @@ static void rx_latency(struct lcore_work *w, uint16_t port, const struct rte_mbu
 	lat_rx_probe(w->lat, port, q ? &q->lat_slot : NULL, &pr, port_clock_rx_ns(w->clock[port], m, burst_ns));
 }
 
+/* A PFC or PAUSE frame for a port that honours them: its TX stops on the named priorities. */
+static void honour_pause(struct lcore_work *w, uint16_t port, const struct wire_pkt *p)
+{
+	if (!w->pause[port])
+		return;
+	if (p->kind == WIRE_KIND_PFC)
+		pfc_pause_frame(w->pause[port], p->pfc_enable, p->quanta, rte_rdtsc());
+	else
+		pfc_pause_all(w->pause[port], p->quanta[0], rte_rdtsc());
+}
+
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct rte_mbuf *burst[ENGINE_BURST];
@@ -293,6 +357,11 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			f = rte_pktmbuf_read(m, 0, len, w->scratch);
 		}
 		struct rx_qp *q = rx_account(w->rx_ctx, r->port, f, len, &p);
+		if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP)
+			rx_count_priority(w->rx_ctx, r->port, qos_priority(w->map[r->port], p.ip.dscp, p.l2.vlan, p.l2.pcp),
+					  len);
+		else if (unlikely(p.kind == WIRE_KIND_PFC || p.kind == WIRE_KIND_PAUSE))
+			honour_pause(w, r->port, &p);
 		if (w->lat)
 			rx_latency(w, r->port, m, f, &p, q, burst_ns);
 		dispatch_rc(w, r->port, f, &p);

@@ -9,8 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "classify.h"
 #include "config.h"
 #include "latency.h"
+#include "pfc.h"
 #include "receiver.h"
 #include "reflector.h"
 #include "requester.h"
@@ -21,6 +23,17 @@
 
 struct rte_mempool;
 struct rte_mbuf;
+
+/* A PFC (or PAUSE) frame generator on a TX role (config pfc_generators). */
+struct pfc_gen {
+	uint8_t frame[64];
+	uint16_t len;
+	uint8_t class_enable;     /* priorities the frames name (PAUSE: all) */
+	bool pause;
+	uint64_t next_fp, interval_fp; /* TSC << PACE_SHIFT */
+	uint64_t left;            /* frames still to send (UINT64_MAX: no limit) */
+	uint64_t sent, refused;   /* read by the main lcore */
+};
 
 /* Heap entries carry the key, so that ordering the heap touches no QP (1,024 QPs: 16 KB). */
 struct pace_slot {
@@ -46,6 +59,8 @@ struct tx_role {
 	struct rte_ring *comp_ring; /* completer events for this role's RC QPs */
 	struct qp_tx *qps;        /* the engine's QP array (events name QPs by index) */
 	uint64_t sched_flag;      /* the port's scheduled-send mbuf flag, when it schedules probes */
+	const struct pfc_pause *pause; /* the port's PFC state (NULL: the port does not honour PFC) */
+	struct pfc_gen *gen;      /* a PFC frame generator sending from this role, or NULL */
 	uint64_t pending_since_tsc; /* when frames last started waiting in pending[] */
 	uint64_t stalled_tsc;     /* total time frames waited there (ping-pong timeouts skip it) */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */
@@ -70,6 +85,8 @@ struct lcore_work {
 	struct lat_rx *lat;       /* probes received here (NULL when no flow measures latency) */
 	struct lat_samples *samples; /* raw latency samples of this lcore for the CSV, or NULL */
 	const struct port_clock *clock[CFG_MAX_PORTS]; /* per config port: where RX times come from */
+	const struct qos_map *map[CFG_MAX_PORTS];      /* per config port: frame -> priority */
+	struct pfc_pause *pause[CFG_MAX_PORTS];        /* per port: PFC/PAUSE received here pause its TX */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

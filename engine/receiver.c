@@ -179,6 +179,12 @@ static void account_mac_control(struct rx_port_counters *pc, const struct wire_p
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].injected_drops, 1); }
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port) { STAT_ADD(ctx->ports[port].rc_unknown_qp, 1); }
 
+void rx_count_priority(struct rx_ctx *ctx, uint16_t port, uint8_t prio, uint32_t len)
+{
+	STAT_ADD(ctx->ports[port].prio_frames[prio], 1);
+	STAT_ADD(ctx->ports[port].prio_bytes[prio], len);
+}
+
 struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)
 {
 	struct rx_port_counters *pc = &ctx->ports[port];

@@ -52,6 +52,8 @@ struct rx_port_counters {
 	uint64_t not_contiguous; /* multi-segment mbufs, copied before parsing */
 	uint64_t injected_drops; /* dropped on purpose (rx_drop_probability) */
 	uint64_t rc_unknown_qp;  /* ACKs/NAKs/READ responses for no local requester, or its ring full */
+	uint64_t prio_frames[WIRE_PFC_PRIORITIES]; /* RoCE and CNP frames by priority (the port's map) */
+	uint64_t prio_bytes[WIRE_PFC_PRIORITIES];
 };
 
 struct rx_ctx;
@@ -65,6 +67,7 @@ struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame
 /* Counters the lcore loop keeps in the same table. */
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port);
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port);
+void rx_count_priority(struct rx_ctx *ctx, uint16_t port, uint8_t prio, uint32_t len);
 /* Reading (from another lcore, relaxed): the port's counters and the receiver QPs. */
 const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port);
 unsigned rx_qp_count(const struct rx_ctx *ctx);

@@ -95,10 +95,46 @@ static json_t *port_latency_json(const struct engine *e, unsigned p)
 	return o;
 }
 
+/* PFC sent (generators) and received, time paused, and frames by priority. */
+static void qos_port_json(const struct engine *e, unsigned p, const struct port_totals *t, json_t *o)
+{
+	uint64_t pfc_tx[WIRE_PFC_PRIORITIES] = {0}, paused_ns[WIRE_PFC_PRIORITIES], pause_tx = 0;
+	uint64_t tx_frames[WIRE_PFC_PRIORITIES] = {0}, tx_bytes[WIRE_PFC_PRIORITIES] = {0};
+
+	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
+		const struct pfc_gen *g = &e->pfc_gen[i];
+		uint64_t sent = stat_read(&g->sent);
+		if (e->cfg->pfc_generators[i].port != p)
+			continue;
+		if (g->pause)
+			pause_tx += sent;
+		for (unsigned k = 0; !g->pause && k < WIRE_PFC_PRIORITIES; k++)
+			if (g->class_enable >> k & 1)
+				pfc_tx[k] += sent;
+	}
+	for (unsigned k = 0; k < WIRE_PFC_PRIORITIES; k++)
+		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, e->end_tsc);
+	for (unsigned q = 0; q < e->n_qps; q++)
+		if (e->qps[q].port == p) {
+			tx_frames[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_packets);
+			tx_bytes[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_bytes);
+		}
+	json_object_set_new(o, "pfc_tx", u64_array(pfc_tx, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pfc_rx", u64_array(t->rx.pfc_rx, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pfc_rx_xoff", u64_array(t->rx.pfc_xoff_rx, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "paused_ns", u64_array(paused_ns, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pause_tx", json_integer((json_int_t)pause_tx));
+	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t->rx.pause_rx));
+	json_object_set_new(o, "honour_pfc", json_boolean(e->cfg->ports[p].honour_pfc));
+	json_object_set_new(o, "tx_priority_packets", u64_array(tx_frames, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "tx_priority_bytes", u64_array(tx_bytes, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "rx_priority_packets", u64_array(t->rx.prio_frames, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "rx_priority_bytes", u64_array(t->rx.prio_bytes, WIRE_PFC_PRIORITIES));
+}
+
 static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
 {
 	struct port_totals t;
-	uint64_t zero[WIRE_PFC_PRIORITIES] = {0};
 	json_t *o = json_object();
 
 	stats_port_totals(e, p, &t);
@@ -115,9 +151,7 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "rx_malformed", json_integer((json_int_t)t.rx_malformed));
 	json_object_set_new(o, "rx_other", json_integer((json_int_t)t.rx.kind[WIRE_KIND_OTHER]));
 	json_object_set_new(o, "rx_cnp", json_integer((json_int_t)t.rx.kind[WIRE_KIND_CNP]));
-	json_object_set_new(o, "pfc_tx", u64_array(zero, WIRE_PFC_PRIORITIES));
-	json_object_set_new(o, "pfc_rx", u64_array(t.rx.pfc_rx, WIRE_PFC_PRIORITIES));
-	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t.rx.pause_rx));
+	qos_port_json(e, p, &t, o);
 	json_object_set_new(o, "mbuf_alloc_failures", json_integer((json_int_t)t.mbuf_alloc_fail));
 	json_object_set_new(o, "rx_injected_drops", json_integer((json_int_t)t.rx.injected_drops));
 	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));

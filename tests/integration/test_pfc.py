@@ -1,0 +1,172 @@
+"""PFC honoured and generated, on virtual devices (docs/qos.md).
+
+* PFC frames made by scapy and fed in through net_pcap pause exactly the priorities they name, for
+  their quanta x 512 bit times at the port's link speed, while other priorities keep flowing; the
+  report's paused_ns is the pause time, pfc_rx counts the frames per priority.
+* The engine's PFC generator, between two engine ports: the receiving port's priority 3 stops for
+  the pause (seen in the send times of its probes, sample by sample) while priority 0 flows on.
+* The generator's frames, written to a capture, are dissected by tshark with the intended
+  class-enable vector, pause times and count; 802.3x PAUSE pauses every priority.
+"""
+import csv
+import json
+import subprocess
+
+from scapy.all import Ether, rdpcap, wrpcap
+from scapy.contrib.mac_control import MACControlClassBasedFlowControl, MACControlPause
+
+from test_engine import MAC_A, MAC_B, cfg, flow, pair_ports, port, role
+
+
+def _flow(name, port_name, dscp, qpn, pps, seconds, extra=None):
+    kw = dict(transport='"uc"', ops="{ write = 1; }", message_size=64, qpn=qpn, dest_qpn=qpn + 0x1000,
+              dscp=dscp, rate_pps=pps, stop="{ seconds = %s; }" % seconds)
+    kw.update(extra or {})
+    return flow(name, port_name, MAC_B, "192.168.1.2", **kw)
+
+
+def _first_and_gap(times):
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    return times[0], max(gaps) if gaps else 0
+
+
+def test_scapy_pfc_through_pcap_pauses_the_named_priorities(engine, tmp_path):
+    """Two PFC frames (scapy): priority 3 for 65535 quanta and priority 5 for 20000, on a port
+    whose link speed is 0.1 Gb/s (a quantum is 5.12 us): 335.5 ms and 102.4 ms. Flows on
+    priorities 0, 3 and 5 (DSCP 0, 26, 40) send 20 kpps each for 0.6 s."""
+    pfc_in = tmp_path / "pfc.pcap"
+    wrpcap(str(pfc_in), [
+        Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
+        MACControlClassBasedFlowControl(c3_enabled=1, c3_pause_time=65535),
+        Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
+        MACControlClassBasedFlowControl(c5_enabled=1, c5_pause_time=20000),
+    ])
+    out = tmp_path / "out.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
+             'vdev_args = "rx_pcap=%s,tx_pcap=%s";' % (pfc_in, out)).replace("100.0", "0.1")
+    flows = [_flow("p0", "p", 0, 0x10, 20000, 0.6), _flow("p3", "p", 26, 0x20, 20000, 0.6),
+             _flow("p5", "p", 40, 0x30, 20000, 0.6)]
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], flows))
+    assert rc == 0, text
+    pr = rep["ports"][0]
+    assert pr["pfc_rx"] == [0, 0, 0, 1, 0, 1, 0, 0]
+    assert pr["pfc_rx_xoff"] == [0, 0, 0, 1, 0, 1, 0, 0]
+    q = 512 / 0.1e9 * 1e9  # ns a quantum
+    for prio, quanta in ((3, 65535), (5, 20000)):
+        assert abs(pr["paused_ns"][prio] - quanta * q) < 2000, pr["paused_ns"]
+    assert [pr["paused_ns"][i] for i in (0, 1, 2, 4, 6, 7)] == [0] * 6
+    times = {0: [], 3: [], 5: []}
+    for fr in rdpcap(str(out)):
+        b = bytes(fr)
+        times[(b[15] >> 2) >> 3].append(float(fr.time))
+    start = times[0][0]
+    first0, gap0 = _first_and_gap(times[0])
+    assert gap0 < 0.01, "priority 0 must keep flowing (largest gap %.4f s)" % gap0
+    # the pause began when the frames were read, at most ~30 ms before the flows' start
+    for prio, pause_s in ((3, 65535 * q / 1e9), (5, 20000 * q / 1e9)):
+        first = times[prio][0] - start
+        assert pause_s - 0.035 < first < pause_s * 1.1, (prio, first, pause_s)
+        assert _first_and_gap(times[prio])[1] < 0.01  # and then it flows at its rate
+    assert pr["tx_priority_packets"][0] == len(times[0]) and pr["tx_priority_packets"][3] == len(times[3])
+
+
+def test_generator_pauses_the_peer_priority_for_the_quanta(engine, tmp_path):
+    """Port b's generator sends one PFC frame for priority 3 (65535 quanta) 0.1 s into the run;
+    port a (1 Gb/s configured: 33.55 ms) pauses its priority-3 flow, the priority-0 flow goes on.
+    The probes' send times (CSV, every sample) show the gap."""
+    ports, ip_b = pair_ports("pfcgen")
+    ports = [p.replace("100.0", "1.0") for p in ports]
+    samples = tmp_path / "s.csv"
+    lat = {"latency": '{ mode = "oneway"; }'}
+    flows = [flow("lo", "a", MAC_B, ip_b, transport='"uc"', ops="{ write = 1; }", message_size=64, qpn=0x10,
+                  dest_qpn=0x110, dscp=0, rate_pps=50000, stop="{ seconds = 0.3; }", **lat),
+             flow("hi", "a", MAC_B, ip_b, transport='"uc"', ops="{ write = 1; }", message_size=64, qpn=0x20,
+                  dest_qpn=0x120, dscp=26, rate_pps=50000, stop="{ seconds = 0.3; }", **lat)]
+    gen = 'pfc_generators = ( { port = "b"; priorities = [3]; quanta = 65535; rate_pps = 10.0; count = 1; start_s = 0.1; } );'
+    rc, rep, text = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], flows,
+                                   run=gen + '\nrun = { latency_samples = "%s"; };' % samples))
+    assert rc == 0, text
+    a, b = rep["ports"]
+    assert b["pfc_tx"] == [0, 0, 0, 1, 0, 0, 0, 0] and a["pfc_rx"] == [0, 0, 0, 1, 0, 0, 0, 0]
+    pause_ns = 65535 * 512
+    assert abs(a["paused_ns"][3] - pause_ns) < 2000
+    tx = {0x110: [], 0x120: []}
+    flow_qpn = {0: 0x110, 1: 0x120}
+    for r in csv.DictReader(open(samples)):
+        tx[flow_qpn[int(r["flow"])]].append(int(r["tx_ns"]))
+    lo, hi = sorted(tx[0x110]), sorted(tx[0x120])
+    gap_hi = max(y - x for x, y in zip(hi, hi[1:]))
+    gap_lo = max(y - x for x, y in zip(lo, lo[1:]))
+    assert abs(gap_hi - pause_ns) < 0.1 * pause_ns, (gap_hi, pause_ns)
+    assert gap_lo < 2_000_000, gap_lo
+    # no credit for the pause: the paused flow sent that much less
+    f = {fl["name"]: fl for fl in rep["flows"]}
+    assert f["lo"]["tx_packets"] - f["hi"]["tx_packets"] > 0.8 * 50000 * pause_ns / 1e9
+
+
+def test_generator_frames_dissected_by_tshark(engine, tmp_path):
+    out = tmp_path / "gen.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1", 'vdev_args = "tx_pcap=%s";' % out)
+    gens = ('pfc_generators = ( { port = "p"; priorities = [3, 4]; quanta = 1000; rate_pps = 1000.0; count = 50; } );')
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "tx")], [], run=gens), "-d", "5")
+    assert rc == 0, text
+    assert rep["stopped_by"] == "flows_done"
+    assert rep["ports"][0]["pfc_tx"] == [0, 0, 0, 50, 50, 0, 0, 0]
+    fields = ["eth.dst", "eth.src", "macc.opcode", "macc.cbfc.enbv"] + ["macc.cbfc.pause_time.c%d" % i for i in range(8)]
+    cmd = ["tshark", "-r", str(out), "-T", "fields", "-E", "separator=,"] + sum((["-e", f] for f in fields), [])
+    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    assert len(lines) == 50
+    for line in lines:
+        v = line.split(",")
+        assert v[0] == "01:80:c2:00:00:01" and v[1] == MAC_A
+        assert int(v[2], 0) == 0x0101 and int(v[3], 0) == 0x18
+        assert [int(x, 0) for x in v[4:]] == [0, 0, 0, 1000, 1000, 0, 0, 0]
+    times = [float(fr.time) for fr in rdpcap(str(out))]
+    rate = (len(times) - 1) / (times[-1] - times[0])
+    assert 800 < rate < 1250, rate
+
+
+def test_classic_pause_pauses_every_priority(engine, tmp_path):
+    pause_in = tmp_path / "pause.pcap"
+    wrpcap(str(pause_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") / MACControlPause(pause_time=65535)])
+    out = tmp_path / "out.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
+             'vdev_args = "rx_pcap=%s,tx_pcap=%s";' % (pause_in, out)).replace("100.0", "0.1")
+    flows = [_flow("p0", "p", 0, 0x10, 20000, 0.5), _flow("p3", "p", 26, 0x20, 20000, 0.5)]
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], flows))
+    assert rc == 0, text
+    pr = rep["ports"][0]
+    assert pr["pause_rx"] == 1
+    assert all(abs(v - 65535 * 5120) < 2000 for v in pr["paused_ns"]), pr["paused_ns"]
+    assert sum(pr["tx_priority_packets"]) < 2 * 20000 * (0.5 - 0.3)  # both waited ~0.33 s of 0.5
+
+
+def test_port_that_does_not_honour_pfc_keeps_sending(engine, tmp_path):
+    pfc_in = tmp_path / "pfc.pcap"
+    wrpcap(str(pfc_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
+                         MACControlClassBasedFlowControl(c3_enabled=1, c3_pause_time=65535)])
+    out = tmp_path / "out.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
+             'vdev_args = "rx_pcap=%s,tx_pcap=%s"; qos = { honour_pfc = false; };' % (pfc_in, out)).replace("100.0", "0.1")
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], [_flow("p3", "p", 26, 0x20, 20000, 0.3)]))
+    assert rc == 0, text
+    pr = rep["ports"][0]
+    assert pr["pfc_rx"][3] == 1 and pr["paused_ns"][3] == 0 and not pr["honour_pfc"]
+    assert abs(pr["tx_priority_packets"][3] - 20000 * 0.3) < 0.05 * 20000 * 0.3
+
+
+def test_trust_pcp_classifies_by_the_vlan_tag(engine, tmp_path):
+    pfc_in = tmp_path / "pfc.pcap"
+    wrpcap(str(pfc_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
+                         MACControlClassBasedFlowControl(c5_enabled=1, c5_pause_time=65535)])
+    out = tmp_path / "out.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
+             'vdev_args = "rx_pcap=%s,tx_pcap=%s"; qos = { trust = "pcp"; };' % (pfc_in, out)).replace("100.0", "0.1")
+    # DSCP 26 would be priority 3; with trust pcp the tag's PCP 5 decides
+    f = _flow("v5", "p", 26, 0x20, 20000, 0.5, {"vlan": 100, "pcp": 5})
+    g = _flow("v1", "p", 26, 0x30, 20000, 0.5, {"vlan": 100, "pcp": 1})
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], [f, g]))
+    assert rc == 0, text
+    pr = rep["ports"][0]
+    assert pr["tx_priority_packets"][3] == 0
+    assert pr["tx_priority_packets"][5] < pr["tx_priority_packets"][1] * 0.5
