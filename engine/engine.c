@@ -418,6 +418,14 @@ static void launch(struct engine *e)
 			rte_eal_remote_launch(lcore_main, e->work[l], l);
 }
 
+static bool counted_generators(const struct engine *e)
+{
+	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++)
+		if (e->cfg->pfc_generators[i].count)
+			return true;
+	return false;
+}
+
 static bool all_tx_finished(const struct engine *e)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
@@ -469,7 +477,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			e->stopped_by = "duration";
 			break;
 		}
-		if ((e->n_qps || e->cfg->n_pfc_generators) && all_tx_finished(e)) {
+		if ((e->n_qps || counted_generators(e)) && all_tx_finished(e)) {
 			e->stopped_by = "flows_done";
 			break;
 		}

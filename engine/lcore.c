@@ -255,7 +255,8 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 
 static bool tx_role_finished(const struct tx_role *r)
 {
-	return r->heap_n == 0 && r->n_pending == 0 && (!r->gen || r->gen->left == 0);
+	/* a generator without a count runs as long as the run: it keeps nothing alive */
+	return r->heap_n == 0 && r->n_pending == 0 && (!r->gen || r->gen->left == 0 || r->gen->left == UINT64_MAX);
 }
 
 /* At stop: give the PMD a moment for what is pending, then free it (never leak an mbuf). */

@@ -29,6 +29,11 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 			t->mbuf_alloc_fail += stat_read(&w->tx[i].mbuf_alloc_fail);
 			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
 			t->tx_unsent += stat_read(&w->tx[i].tx_unsent);
+			if (w->tx[i].gen) { /* PFC/PAUSE frames it generated */
+				uint64_t n = stat_read(&w->tx[i].gen->sent);
+				t->tx_packets += n;
+				t->tx_bytes += n * w->tx[i].gen->len;
+			}
 		}
 		for (unsigned i = 0; i < w->n_reflect; i++) {
 			if (w->reflect[i].port != port)

@@ -340,6 +340,10 @@ static const struct bad unknown_rows[] = {
 	{ FLOW("message_size = 100; latency = { mode = \"oneway\"; every = 2; };"), 4, "flows.[0].latency.every",
 	  "unknown setting 'every'" },
 	{ BASE "run = { latency_csv = \"x.csv\"; };\n", 4, "run.latency_csv", "unknown setting 'latency_csv'" },
+	{ PORT("qos = { trust = \"dscp\"; honor_pfc = false; };"), 2, "ports.[0].qos.honor_pfc",
+	  "unknown setting 'honor_pfc'" },
+	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [3]; rate_pps = 1.0; prio = 1; } );\n", 4,
+	  "pfc_generators.[0].prio", "unknown setting 'prio'" },
 };
 
 static const struct bad type_rows[] = {
@@ -424,6 +428,14 @@ static const struct bad range_rows[] = {
 	{ PORT("timestamps = \"nic\";"), 2, "ports.[0].timestamps", "unknown value 'nic' (allowed: auto, hardware, software)" },
 	{ FLOW("message_size = 100; latency = { mode = \"always\"; };"), 4, "flows.[0].latency.mode",
 	  "unknown value 'always' (allowed: off, oneway, pingpong)" },
+	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [8]; rate_pps = 1.0; } );\n", 4,
+	  "pfc_generators.[0].priorities.[0]", "8 is out of range (0..7)" },
+	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [3]; quanta = 70000; rate_pps = 1.0; } );\n", 4,
+	  "pfc_generators.[0].quanta", "out of range (0..65535)" },
+	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [3]; rate_pps = 0; } );\n", 4, "pfc_generators.[0].rate_pps",
+	  "out of range (> 0 and <= 1e+08)" },
+	{ PORT("qos = { dscp_to_priority = [1, 2, 3]; };"), 2, "ports.[0].qos.dscp_to_priority", "array of 64 priorities" },
+	{ PORT("qos = { trust = \"cos\"; };"), 2, "ports.[0].qos.trust", "unknown value 'cos' (allowed: dscp, pcp)" },
 };
 
 static const struct bad contradiction_rows[] = {
@@ -496,6 +508,15 @@ static const struct bad contradiction_rows[] = {
 	{ FLOW("message_size = { dist = \"uniform\"; min = 8; max = 100; }; latency = { mode = \"oneway\"; };"), 4,
 	  "flows.[0].latency.mode", "messages of 8 bytes" },
 	{ FLOW("latency = { timeout_us = 10.0; };"), 4, "flows.[0].latency.mode", "missing (required: oneway or pingpong" },
+	{ BASE "pfc_generators = ( { port = \"a\"; pause = true; priorities = [3]; rate_pps = 1.0; } );\n", 4,
+	  "pfc_generators.[0].priorities", "pauses every priority: no priorities here" },
+	{ BASE "pfc_generators = ( { port = \"a\"; rate_pps = 1.0; } );\n", 4, "pfc_generators.[0].priorities",
+	  "missing (required: an array of priorities 0..7" },
+	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [3]; } );\n", 4, "pfc_generators.[0].rate_pps",
+	  "missing (required: frames per second" },
+	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"rx\"; } );\n"
+	  "pfc_generators = ( { port = \"a\"; priorities = [3]; rate_pps = 1.0; } );\n", 4, "pfc_generators.[0].port",
+	  "has no tx role" },
 };
 
 /* Every row must fail with exactly one line "t.cfg:LINE: SETTING: ...WHAT...". */
