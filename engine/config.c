@@ -699,10 +699,56 @@ static int port_timestamps(struct loader *ld, const config_setting_t *ps, struct
 	return opt_float(ld, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
 }
 
-/* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; } */
+/* pfc_xoff = { priorities = [..]; xoff_bytes; xon_bytes; quanta; refresh_us; drain_gbps; } */
+static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct cfg_port *p)
+{
+	static const char *const keys[] = { "priorities", "xoff_bytes", "xon_bytes", "quanta", "refresh_us", "drain_gbps",
+					    NULL };
+	const config_setting_t *xs, *s;
+	long long v;
+	unsigned quanta = 0xFFFF;
+	int rc;
+
+	xs = opt_group(ld, qs, "pfc_xoff", &rc);
+	if (rc || !xs)
+		return rc;
+	if (known_keys(ld, xs, keys))
+		return -1;
+	s = required(ld, xs, "priorities", "an array of priorities 0..7 whose backlog is watched, e.g. [3]");
+	if (!s)
+		return -1;
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
+		return fail(ld, s, "must be a non-empty array of priorities 0..7, e.g. [3]");
+	for (int k = 0; k < config_setting_length(s); k++) {
+		if (int_range(ld, config_setting_get_elem(s, (unsigned)k), 0, 7, false, &v))
+			return -1;
+		p->xoff_priorities |= (uint8_t)(1u << v);
+	}
+	if (!required(ld, xs, "xoff_bytes", "bytes of backlog above which XOFF is sent") ||
+	    opt_int(ld, xs, "xoff_bytes", 1, (long long)1 << 40, false, &v) < 0)
+		return -1;
+	p->xoff_bytes = (uint64_t)v;
+	if (!required(ld, xs, "xon_bytes", "bytes of backlog at or below which XON is sent") ||
+	    opt_int(ld, xs, "xon_bytes", 0, (long long)1 << 40, false, &v) < 0)
+		return -1;
+	p->xon_bytes = (uint64_t)v;
+	if (p->xon_bytes >= p->xoff_bytes)
+		return fail_member(ld, xs, "xon_bytes", "%llu is not below xoff_bytes %llu", (unsigned long long)p->xon_bytes,
+				   (unsigned long long)p->xoff_bytes);
+	if (opt_uint(ld, xs, "quanta", 1, 0xFFFF, &quanta) < 0 ||
+	    opt_float(ld, xs, "refresh_us", 0, false, 1e7, &p->xoff_refresh_us) < 0)
+		return -1;
+	p->xoff_quanta = (uint16_t)quanta;
+	if (!required(ld, xs, "drain_gbps", "how fast the watched backlog drains (Gb/s), > 0") ||
+	    opt_float(ld, xs, "drain_gbps", 0, true, 800, &p->xoff_drain_gbps) < 0)
+		return -1;
+	return 0;
+}
+
+/* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; pfc_xoff = {...}; } */
 static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
-	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", NULL };
+	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", NULL };
 	static const char *const trusts[] = { "dscp", "pcp", NULL };
 	const config_setting_t *qs, *s;
 	int rc, i;
@@ -731,7 +777,7 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 			p->dscp_to_priority[d] = (uint8_t)config_setting_get_int(e);
 		}
 	}
-	return 0;
+	return port_pfc_xoff(ld, qs, p);
 }
 
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)

@@ -65,6 +65,12 @@ struct cfg_port {
 	bool trust_pcp;               /* priority from the 802.1Q PCP; default: from the DSCP */
 	uint8_t dscp_to_priority[64]; /* default DSCP >> 3 */
 	bool honour_pfc;              /* received PFC/PAUSE frames pause TX of their priorities (default) */
+	/* PFC generated from RX thresholds (qos.pfc_xoff): priorities 0 = off */
+	uint8_t xoff_priorities;
+	uint64_t xoff_bytes, xon_bytes;
+	uint16_t xoff_quanta;
+	double xoff_refresh_us;       /* 0: half the pause time */
+	double xoff_drain_gbps;       /* how fast the watched backlog drains */
 	double tx_schedule_lead_us;   /* >0: latency probes sent at a NIC time this far ahead, where the
 				       * PMD can (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP); 0 = off */
 	unsigned line;                /* where it was declared, for later errors */

@@ -42,6 +42,9 @@ static void setup_qos(struct engine *e, unsigned p)
 	m->trust = cp->trust_pcp ? QOS_TRUST_PCP : QOS_TRUST_DSCP;
 	memcpy(m->dscp_to_prio, cp->dscp_to_priority, sizeof(m->dscp_to_prio));
 	pfc_pause_init(&e->pause[p], e->ports[p].link_speed_gbps, e->tsc_hz);
+	if (cp->xoff_priorities)
+		pfc_watch_init(&e->watch[p], cp->xoff_priorities, cp->xoff_bytes, cp->xon_bytes, cp->xoff_quanta,
+			       cp->xoff_refresh_us, cp->xoff_drain_gbps, e->ports[p].link_speed_gbps, e->tsc_hz);
 }
 
 static int setup_ports(struct engine *e, char *err, size_t errlen)
@@ -86,6 +89,7 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		return -1;
 	w->clock[r->port] = &p->clock;
 	w->map[r->port] = &e->qos_map[r->port];
+	memcpy(w->mac[r->port], p->mac, 6);
 	if (e->cfg->ports[r->port].honour_pfc)
 		w->pause[r->port] = &e->pause[r->port];
 	if (r->role == CFG_ROLE_REFLECT) {
@@ -114,6 +118,11 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->sched_flag = p->clock.tx_schedule ? p->clock.tx_ts_flag : 0;
 		t->pause = e->cfg->ports[r->port].honour_pfc ? &e->pause[r->port] : NULL;
 		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
+	}
+	/* one lcore keeps a port's RX backlog: the first that receives on it */
+	if ((r->role & CFG_ROLE_RX) && e->cfg->ports[r->port].xoff_priorities && !e->watch_taken[r->port]) {
+		w->watch[r->port] = &e->watch[r->port];
+		e->watch_taken[r->port] = true;
 	}
 	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {
 		struct rx_role *x = &w->rx[w->n_rx++];

@@ -47,6 +47,8 @@ struct engine {
 	struct qos_map qos_map[CFG_MAX_PORTS];
 	struct pfc_pause pause[CFG_MAX_PORTS]; /* written by the lcore receiving the port's MAC control */
 	struct pfc_gen pfc_gen[CFG_MAX_PFC_GENERATORS];
+	struct pfc_watch watch[CFG_MAX_PORTS]; /* PFC from RX thresholds (ports with qos.pfc_xoff) */
+	bool watch_taken[CFG_MAX_PORTS];
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

@@ -113,12 +113,13 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 			continue;
 		}
 		if (r->pause && pfc_paused(r->pause, qp->prio, now_tsc)) {
-			/* its priority is paused: it waits until the pause ends, and the time paused earns
-			 * it no credit (it resumes at its rate, not in a burst) */
+			/* its priority is paused: it looks again when the pause ends or a little later
+			 * (an XON may end it sooner), and the time paused earns it no credit (it
+			 * resumes at its rate, not in a burst) */
 			uint64_t until_fp = pfc_until(r->pause, qp->prio) << PACE_SHIFT;
-			if (qp->next_fp < until_fp)
-				qp->next_fp = until_fp;
-			r->heap[0].next_fp = qp->next_fp;
+			if (qp->next_fp < now_fp)
+				qp->next_fp = now_fp;
+			r->heap[0].next_fp = RTE_MIN(until_fp, now_fp + r->wait_fp);
 			heap_sift_down(r->heap, r->heap_n, 0);
 			continue;
 		}
@@ -331,8 +332,40 @@ static void honour_pause(struct lcore_work *w, uint16_t port, const struct wire_
 		pfc_pause_all(w->pause[port], p->quanta[0], rte_rdtsc());
 }
 
+/* PFC from the port's RX backlog: one frame naming the priorities to stop (the configured
+ * quanta) and those to resume (0), sent with the lcore's RC answers on the port. */
+static void send_pfc(struct lcore_work *w, uint16_t port, uint8_t xoff, uint8_t xon)
+{
+	struct resp_out *out = &w->resp[port];
+	uint16_t quanta[QOS_PRIORITIES];
+	struct rte_mbuf *m;
+	int len;
+
+	for (unsigned i = 0; i < QOS_PRIORITIES; i++)
+		quanta[i] = xoff >> i & 1 ? w->watch[port]->quanta : 0;
+	if (!out->has_queue || out->n == RESP_OUT_MAX || !(m = rte_pktmbuf_alloc(out->pool))) {
+		STAT_ADD(out->dropped, 1);
+		return;
+	}
+	len = wire_build_pfc(w->mac[port], NULL, (uint8_t)(xoff | xon), quanta, rte_pktmbuf_mtod(m, uint8_t *),
+			     rte_pktmbuf_tailroom(m));
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		STAT_ADD(out->dropped, 1);
+		return;
+	}
+	m->data_len = m->pkt_len = (uint32_t)len;
+	out->buf[out->n++] = m;
+	for (unsigned i = 0; i < QOS_PRIORITIES; i++)
+		if ((xoff | xon) >> i & 1)
+			STAT_ADD(w->pfc_tx[port][i], 1);
+}
+
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
+	struct pfc_watch *watch = w->watch[r->port];
+	uint8_t xoff = 0, xon = 0;
+	uint64_t now_tsc = 0;
 	struct rte_mbuf *burst[ENGINE_BURST];
 	uint16_t n = rte_eth_rx_burst(r->port_id, r->queue, burst, ENGINE_BURST);
 	/* software RX time: when the burst came out of the PMD (once per burst) */
@@ -358,10 +391,15 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			f = rte_pktmbuf_read(m, 0, len, w->scratch);
 		}
 		struct rx_qp *q = rx_account(w->rx_ctx, r->port, f, len, &p);
-		if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP)
-			rx_count_priority(w->rx_ctx, r->port, qos_priority(w->map[r->port], p.ip.dscp, p.l2.vlan, p.l2.pcp),
-					  len);
-		else if (unlikely(p.kind == WIRE_KIND_PFC || p.kind == WIRE_KIND_PAUSE))
+		if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP) {
+			uint8_t prio = qos_priority(w->map[r->port], p.ip.dscp, p.l2.vlan, p.l2.pcp);
+			rx_count_priority(w->rx_ctx, r->port, prio, len);
+			if (watch) {
+				if (!now_tsc)
+					now_tsc = rte_rdtsc();
+				pfc_watch_arrival(watch, prio, len, now_tsc, &xoff, &xon);
+			}
+		} else if (unlikely(p.kind == WIRE_KIND_PFC || p.kind == WIRE_KIND_PAUSE))
 			honour_pause(w, r->port, &p);
 		if (w->lat)
 			rx_latency(w, r->port, m, f, &p, q, burst_ns);
@@ -369,6 +407,11 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 	}
 	if (n)
 		rte_pktmbuf_free_bulk(burst, n);
+	if (watch) { /* the backlog drains and XOFF is refreshed between arrivals too */
+		pfc_watch_tick(watch, now_tsc ? now_tsc : rte_rdtsc(), &xoff, &xon);
+		if (xoff | xon)
+			send_pfc(w, r->port, xoff, xon);
+	}
 }
 
 /* ---- the loop ------------------------------------------------------------------------------- */

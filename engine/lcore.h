@@ -13,6 +13,7 @@
 #include "config.h"
 #include "latency.h"
 #include "pfc.h"
+#include "pfc_watch.h"
 #include "receiver.h"
 #include "reflector.h"
 #include "requester.h"
@@ -87,6 +88,9 @@ struct lcore_work {
 	const struct port_clock *clock[CFG_MAX_PORTS]; /* per config port: where RX times come from */
 	const struct qos_map *map[CFG_MAX_PORTS];      /* per config port: frame -> priority */
 	struct pfc_pause *pause[CFG_MAX_PORTS];        /* per port: PFC/PAUSE received here pause its TX */
+	struct pfc_watch *watch[CFG_MAX_PORTS];        /* per port: RX backlog that makes it send PFC */
+	uint64_t pfc_tx[CFG_MAX_PORTS][QOS_PRIORITIES]; /* PFC frames sent for those, per priority */
+	uint8_t mac[CFG_MAX_PORTS][6];                 /* the ports' addresses (PFC frames' source) */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

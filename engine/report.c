@@ -95,7 +95,32 @@ static json_t *port_latency_json(const struct engine *e, unsigned p)
 	return o;
 }
 
-/* PFC sent (generators) and received, time paused, and frames by priority. */
+static json_t *watch_json(const struct pfc_watch *w)
+{
+	uint64_t v[9][WIRE_PFC_PRIORITIES];
+	static const char *const names[9] = {"xoff_sent", "xon_sent", "episodes", "max_backlog_bytes", "response_bytes",
+					     "response_ns", "response_bytes_max", "response_ns_max", "backlog_bytes"};
+	json_t *o = json_object();
+	double ns_per_cycle = 1e9 / (double)w->tsc_hz;
+
+	for (unsigned k = 0; k < WIRE_PFC_PRIORITIES; k++) {
+		const struct pfc_watch_prio *p = &w->prio[k];
+		v[0][k] = stat_read(&p->xoff_sent);
+		v[1][k] = stat_read(&p->xon_sent);
+		v[2][k] = stat_read(&p->episodes);
+		v[3][k] = stat_read(&p->max_backlog);
+		v[4][k] = stat_read(&p->response_bytes);
+		v[5][k] = (uint64_t)((double)stat_read(&p->response_cycles) * ns_per_cycle);
+		v[6][k] = stat_read(&p->response_bytes_max);
+		v[7][k] = (uint64_t)((double)stat_read(&p->response_cycles_max) * ns_per_cycle);
+		v[8][k] = stat_read(&p->backlog);
+	}
+	for (unsigned i = 0; i < 9; i++)
+		json_object_set_new(o, names[i], u64_array(v[i], WIRE_PFC_PRIORITIES));
+	return o;
+}
+
+/* PFC sent (generators and RX thresholds) and received, time paused, and frames by priority. */
 static void qos_port_json(const struct engine *e, unsigned p, const struct port_totals *t, json_t *o)
 {
 	uint64_t pfc_tx[WIRE_PFC_PRIORITIES] = {0}, paused_ns[WIRE_PFC_PRIORITIES], pause_tx = 0;
@@ -112,8 +137,13 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 			if (g->class_enable >> k & 1)
 				pfc_tx[k] += sent;
 	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned k = 0; e->work[l] && k < WIRE_PFC_PRIORITIES; k++)
+			pfc_tx[k] += stat_read(&e->work[l]->pfc_tx[p][k]);
 	for (unsigned k = 0; k < WIRE_PFC_PRIORITIES; k++)
 		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, e->end_tsc);
+	if (e->cfg->ports[p].xoff_priorities)
+		json_object_set_new(o, "pfc_xoff", watch_json(&e->watch[p]));
 	for (unsigned q = 0; q < e->n_qps; q++)
 		if (e->qps[q].port == p) {
 			tx_frames[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_packets);

@@ -170,3 +170,48 @@ def test_trust_pcp_classifies_by_the_vlan_tag(engine, tmp_path):
     pr = rep["ports"][0]
     assert pr["tx_priority_packets"][3] == 0
     assert pr["tx_priority_packets"][5] < pr["tx_priority_packets"][1] * 0.5
+
+
+def _xoff_run(engine, honour):
+    ports, ip_b = pair_ports("xoff")
+    ports = [p.replace("100.0", "10.0") for p in ports]
+    ports[1] = ports[1].replace("}", 'qos = { pfc_xoff = { priorities = [3]; xoff_bytes = 200000; xon_bytes = 100000; '
+                                     'drain_gbps = 1.0; }; }; }')
+    if not honour:
+        ports[0] = ports[0].replace("}", "qos = { honour_pfc = false; }; }")
+    flows = [flow(name, "a", MAC_B, ip_b, transport='"uc"', ops="{ write = 1; }", message_size=1024, qpn=qpn,
+                  dest_qpn=qpn + 0x10, dscp=dscp, rate_gbps=2.0, stop="{ seconds = 1.0; }")
+             for name, qpn, dscp in (("hi", 0x10, 26), ("lo", 0x30, 0))]
+    rc, rep, text = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], flows))
+    assert rc == 0, text
+    return rep
+
+
+def test_rx_thresholds_generate_xoff_and_xon(engine):
+    """Port b watches priority 3: its backlog drains at 1 Gb/s while a sends 2 Gb/s on priority 3
+    (and 2 Gb/s on priority 0). Above 200 KB b sends XOFF, at 100 KB XON; a honours them, so its
+    priority-3 flow alternates (about half the time paused) and priority 0 is untouched."""
+    rep = _xoff_run(engine, True)
+    a, b = rep["ports"]
+    x = b["pfc_xoff"]
+    assert x["episodes"][3] > 20 and [x["episodes"][i] for i in (0, 1, 2, 4, 5, 6, 7)] == [0] * 7
+    assert abs(x["xoff_sent"][3] - x["xon_sent"][3]) <= 1 and x["xoff_sent"][3] >= x["episodes"][3]
+    assert b["pfc_tx"][3] == x["xoff_sent"][3] + x["xon_sent"][3] == a["pfc_rx"][3]
+    assert 200000 < x["max_backlog_bytes"][3] < 200000 + 100000
+    # what a still sent after each XOFF: a burst at most, not a stream
+    assert 0 < x["response_bytes_max"][3] < 100000 and 0 < x["response_ns_max"][3] < 5_000_000
+    assert 0.3e9 < a["paused_ns"][3] < 0.8e9, a["paused_ns"]
+    f = {fl["name"]: fl["tx_bytes"] * 8 / 1e9 for fl in rep["flows"]}  # 1 s of sending
+    assert 0.5 < f["hi"] < 1.3 and f["lo"] > 1.9, f
+
+
+def test_pause_response_of_a_peer_that_ignores_pfc(engine):
+    """The same with a port a that does not honour PFC: XOFF is refreshed and the response (bytes
+    still arriving after XOFF) grows to what a sends in the whole episode."""
+    rep = _xoff_run(engine, False)
+    a, b = rep["ports"]
+    x = b["pfc_xoff"]
+    assert a["paused_ns"][3] == 0 and a["pfc_rx"][3] == b["pfc_tx"][3]
+    assert x["xoff_sent"][3] > x["episodes"][3]  # refreshes: the backlog never fell to XON
+    assert x["max_backlog_bytes"][3] > 1_000_000
+    assert x["response_bytes_max"][3] > 1_000_000 or x["backlog_bytes"][3] > 1_000_000

@@ -5,6 +5,7 @@
  */
 #include "classify.h"
 #include "pfc.h"
+#include "pfc_watch.h"
 #include "testlib.h"
 
 #define HZ 1000000000ULL
@@ -101,6 +102,60 @@ static void test_classic_pause(void)
 		CHECK(!pfc_paused(&p, i, 100));
 }
 
+/* 1 GHz clock, drain 0.8 Gb/s = 0.1 byte a ns; 1,000-byte frames every 100 ns. */
+static void test_watch_xoff_refresh_xon(void)
+{
+	struct pfc_watch w;
+	uint8_t xoff = 0, xon = 0;
+	uint64_t t = 0;
+	unsigned n_xoff = 0, first_xoff = 0;
+
+	/* 1 Gb/s link: 65535 quanta = 33.55 ms; refresh given: 10 us */
+	pfc_watch_init(&w, 1 << 3, 10000, 5000, 65535, 10.0, 0.8, 1.0, HZ);
+	for (unsigned i = 0; i < 12; i++, t += 100) {
+		xoff = xon = 0;
+		pfc_watch_arrival(&w, 3, 1000, t, &xoff, &xon);
+		if (xoff && !first_xoff)
+			first_xoff = i + 1;
+		n_xoff += xoff != 0;
+		CHECK_EQ(xon, 0);
+	}
+	/* backlog after k arrivals: 1000 + (k-1) * 990; above 10,000 at the 11th (t = 1000) */
+	CHECK_EQ(first_xoff, 11);
+	CHECK_EQ(n_xoff, 1);
+	CHECK_EQ(w.prio[3].episodes, 1);
+	CHECK_EQ(w.prio[3].max_backlog, 1000 + 11 * 990);
+	/* arrivals of another priority are not watched */
+	xoff = 0;
+	pfc_watch_arrival(&w, 2, 100000, t, &xoff, &xon);
+	CHECK_EQ(xoff, 0);
+	/* still above Xon one refresh interval after the XOFF: sent again */
+	xoff = xon = 0;
+	pfc_watch_tick(&w, 1000 + 10000, &xoff, &xon);
+	CHECK_EQ(xoff, 1 << 3);
+	CHECK_EQ(w.prio[3].xoff_sent, 2);
+	CHECK_EQ(w.prio[3].backlog, 11890 - 990);
+	/* drained to 2,000 <= Xon: XON */
+	xoff = xon = 0;
+	pfc_watch_tick(&w, 100000, &xoff, &xon);
+	CHECK_EQ(xon, 1 << 3);
+	CHECK_EQ(xoff, 0);
+	CHECK_EQ(w.prio[3].xon_sent, 1);
+	CHECK_EQ(w.prio[3].backlog, 2000);
+	/* the response: the one frame that arrived after the XOFF (the 12th), 100 ns after it */
+	CHECK_EQ(w.prio[3].response_bytes, 1000);
+	CHECK_EQ(w.prio[3].response_cycles, 100);
+}
+
+static void test_watch_default_refresh(void)
+{
+	struct pfc_watch w;
+
+	/* 100 Gb/s, 0xFFFF quanta: 335.5 us pause, refreshed at half: 167.8 us */
+	pfc_watch_init(&w, 0xFF, 1, 0, 0xFFFF, 0, 10.0, 100.0, HZ);
+	CHECK(w.refresh_cycles >= 167768 && w.refresh_cycles <= 167771);
+}
+
 int main(void)
 {
 	RUN(test_default_map);
@@ -108,5 +163,7 @@ int main(void)
 	RUN(test_enable_bits_and_reload);
 	RUN(test_paused_time_is_the_union);
 	RUN(test_classic_pause);
+	RUN(test_watch_xoff_refresh_xon);
+	RUN(test_watch_default_refresh);
 	return testlib_finish("test_qos");
 }
