@@ -748,7 +748,7 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 /* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; pfc_xoff = {...}; } */
 static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
-	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", NULL };
+	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", "nic_pfc", NULL };
 	static const char *const trusts[] = { "dscp", "pcp", NULL };
 	const config_setting_t *qs, *s;
 	int rc, i;
@@ -759,7 +759,8 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 	qs = opt_group(ld, ps, "qos", &rc);
 	if (rc || !qs)
 		return rc;
-	if (known_keys(ld, qs, keys) || opt_bool(ld, qs, "honour_pfc", &p->honour_pfc) < 0)
+	if (known_keys(ld, qs, keys) || opt_bool(ld, qs, "honour_pfc", &p->honour_pfc) < 0 ||
+	    opt_bool(ld, qs, "nic_pfc", &p->nic_pfc) < 0)
 		return -1;
 	if ((s = config_setting_get_member(qs, "trust"))) {
 		if ((i = pick(ld, s, trusts, NULL)) < 0)

@@ -65,6 +65,7 @@ struct cfg_port {
 	bool trust_pcp;               /* priority from the 802.1Q PCP; default: from the DSCP */
 	uint8_t dscp_to_priority[64]; /* default DSCP >> 3 */
 	bool honour_pfc;              /* received PFC/PAUSE frames pause TX of their priorities (default) */
+	bool nic_pfc;                 /* also set the NIC's own PFC (rte_eth_dev_priority_flow_ctrl_set) */
 	/* PFC generated from RX thresholds (qos.pfc_xoff): priorities 0 = off */
 	uint8_t xoff_priorities;
 	uint64_t xoff_bytes, xon_bytes;

@@ -156,6 +156,7 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 	json_object_set_new(o, "pause_tx", json_integer((json_int_t)pause_tx));
 	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t->rx.pause_rx));
 	json_object_set_new(o, "honour_pfc", json_boolean(e->cfg->ports[p].honour_pfc));
+	json_object_set_new(o, "nic_pfc", json_string(e->ports[p].nic_pfc_state[0] ? e->ports[p].nic_pfc_state : "off"));
 	json_object_set_new(o, "tx_priority_packets", u64_array(tx_frames, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "tx_priority_bytes", u64_array(tx_bytes, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "rx_priority_packets", u64_array(t->rx.prio_frames, WIRE_PFC_PRIORITIES));

@@ -199,6 +199,42 @@ static int setup_steering(const struct cfg_port *cp, struct port_info *p, char *
 	return -1;
 }
 
+/* The NIC's own PFC from the port's QoS settings, where the PMD has the ethdev call: it honours
+ * PFC (RX pause) when the port does, and generates it (TX pause) with the port's thresholds. A
+ * PMD without it (mlx5 in DPDK 22.11, the virtual devices) is said so at start-up: the engine's
+ * software PFC works the same, and docs/qos.md gives the kernel commands for ConnectX. */
+static void setup_nic_pfc(const struct cfg_port *cp, struct port_info *p)
+{
+	unsigned set = 0;
+	int rc = 0;
+
+	for (uint8_t prio = 0; prio < 8; prio++) {
+		bool gen = cp->xoff_priorities >> prio & 1;
+		struct rte_eth_pfc_conf c = {0};
+
+		if (!cp->honour_pfc && !gen)
+			continue;
+		c.priority = prio;
+		c.fc.mode = cp->honour_pfc && gen ? RTE_ETH_FC_FULL : gen ? RTE_ETH_FC_TX_PAUSE : RTE_ETH_FC_RX_PAUSE;
+		c.fc.pause_time = gen ? cp->xoff_quanta : 0xFFFF;
+		c.fc.high_water = gen ? (uint32_t)cp->xoff_bytes : 0;
+		c.fc.low_water = gen ? (uint32_t)cp->xon_bytes : 0;
+		c.fc.send_xon = gen;
+		rc = rte_eth_dev_priority_flow_ctrl_set(p->port_id, &c);
+		if (rc)
+			break;
+		set++;
+	}
+	if (rc == 0) {
+		snprintf(p->nic_pfc_state, sizeof(p->nic_pfc_state), "set on %u priorities", set);
+		return;
+	}
+	snprintf(p->nic_pfc_state, sizeof(p->nic_pfc_state), "not available (%s)", rte_strerror(-rc));
+	printf("roce-engine: port %s: %s cannot set the NIC's PFC (%s); PFC is handled by the engine in software%s\n",
+	       cp->name, p->driver, rte_strerror(-rc),
+	       strcmp(p->driver, "mlx5_pci") == 0 ? " (ConnectX: set trust and PFC in the kernel, docs/qos.md)" : "");
+}
+
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p, char *err, size_t errlen)
 {
 	int rc;
@@ -229,6 +265,8 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p
 		return -1;
 	}
 	p->started = true;
+	if (cp->nic_pfc)
+		setup_nic_pfc(cp, p);
 	if (port_clock_start(p->port_id, &p->clock, err, errlen))
 		return -1;
 	return setup_steering(cp, p, err, errlen);

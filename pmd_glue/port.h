@@ -28,6 +28,7 @@ struct port_info {
 	bool started;
 	struct steering steering;
 	struct port_clock clock;  /* where its RX times come from (clock.h) */
+	char nic_pfc_state[64];   /* the NIC's own PFC: "", "set on N priorities", "not available (...)" */
 	char steering_state[96]; /* what the start-up line says about it */
 };
 

@@ -215,3 +215,12 @@ def test_pause_response_of_a_peer_that_ignores_pfc(engine):
     assert x["xoff_sent"][3] > x["episodes"][3]  # refreshes: the backlog never fell to XON
     assert x["max_backlog_bytes"][3] > 1_000_000
     assert x["response_bytes_max"][3] > 1_000_000 or x["backlog_bytes"][3] > 1_000_000
+
+
+def test_nic_pfc_where_the_pmd_has_none_is_said_at_start(engine):
+    ports, ip_b = pair_ports("nicpfc")
+    ports[0] = ports[0].replace("}", "qos = { nic_pfc = true; }; }")
+    rc, rep, text = engine.run(cfg(ports, [role(1, "a", "rx"), role(1, "b", "rx")], []), "-d", "0.5")
+    assert rc == 0, text
+    assert "port a: net_ring cannot set the NIC's PFC" in text and "handled by the engine in software" in text
+    assert rep["ports"][0]["nic_pfc"].startswith("not available") and rep["ports"][1]["nic_pfc"] == "off"
