@@ -338,24 +338,14 @@ static void send_pfc(struct lcore_work *w, uint16_t port, uint8_t xoff, uint8_t 
 {
 	struct resp_out *out = &w->resp[port];
 	uint16_t quanta[QOS_PRIORITIES];
-	struct rte_mbuf *m;
-	int len;
+	struct rte_mbuf *m = resp_out_mbuf(out);
 
+	if (!m)
+		return;
 	for (unsigned i = 0; i < QOS_PRIORITIES; i++)
 		quanta[i] = xoff >> i & 1 ? w->watch[port]->quanta : 0;
-	if (!out->has_queue || out->n == RESP_OUT_MAX || !(m = rte_pktmbuf_alloc(out->pool))) {
-		STAT_ADD(out->dropped, 1);
-		return;
-	}
-	len = wire_build_pfc(w->mac[port], NULL, (uint8_t)(xoff | xon), quanta, rte_pktmbuf_mtod(m, uint8_t *),
-			     rte_pktmbuf_tailroom(m));
-	if (len < 0) {
-		rte_pktmbuf_free(m);
-		STAT_ADD(out->dropped, 1);
-		return;
-	}
-	m->data_len = m->pkt_len = (uint32_t)len;
-	out->buf[out->n++] = m;
+	resp_out_queue(out, m, wire_build_pfc(w->mac[port], NULL, (uint8_t)(xoff | xon), quanta,
+					      rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m)));
 	for (unsigned i = 0; i < QOS_PRIORITIES; i++)
 		if ((xoff | xon) >> i & 1)
 			STAT_ADD(w->pfc_tx[port][i], 1);

@@ -149,26 +149,16 @@ static void emit(struct resp_qp *q, struct resp_out *out, uint8_t opcode, uint32
 		 uint32_t payload, uint64_t atomic_orig)
 {
 	struct wire_roce_spec s = q->reply;
-	struct rte_mbuf *m;
-	int len;
+	struct rte_mbuf *m = resp_out_mbuf(out);
 
-	if (!out->has_queue || out->n == RESP_OUT_MAX || !(m = rte_pktmbuf_alloc(out->pool))) {
-		STAT_ADD(out->dropped, 1);
+	if (!m)
 		return;
-	}
 	s.bth.opcode = opcode;
 	s.bth.psn = psn & PSN_MASK;
 	s.ext.aeth = (struct wire_aeth){.syndrome = syndrome, .msn = q->msn & PSN_MASK};
 	s.ext.atomic_ack_orig = atomic_orig;
 	s.payload_len = payload;
-	len = wire_build_roce(&s, rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m));
-	if (len < 0) {
-		rte_pktmbuf_free(m);
-		STAT_ADD(out->dropped, 1);
-		return;
-	}
-	m->data_len = m->pkt_len = (uint32_t)len;
-	out->buf[out->n++] = m;
+	resp_out_queue(out, m, wire_build_roce(&s, rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m)));
 }
 
 static void ack(struct resp_qp *q, struct resp_out *out, uint32_t psn)
@@ -288,6 +278,26 @@ void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wir
 		if (p->bth.ackreq || (q->ack_every && q->since_ack >= q->ack_every))
 			ack(q, out, p->bth.psn);
 	}
+}
+
+struct rte_mbuf *resp_out_mbuf(struct resp_out *out)
+{
+	struct rte_mbuf *m = NULL;
+
+	if (!out->has_queue || out->n == RESP_OUT_MAX || !(m = rte_pktmbuf_alloc(out->pool)))
+		STAT_ADD(out->dropped, 1);
+	return m;
+}
+
+void resp_out_queue(struct resp_out *out, struct rte_mbuf *m, int len)
+{
+	if (len < 0) {
+		rte_pktmbuf_free(m);
+		STAT_ADD(out->dropped, 1);
+		return;
+	}
+	m->data_len = m->pkt_len = (uint32_t)len;
+	out->buf[out->n++] = m;
 }
 
 void resp_out_flush(struct resp_out *out)

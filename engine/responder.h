@@ -74,6 +74,12 @@ struct resp_qp *responder_find(uint16_t port, uint32_t qpn);
 void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wire_pkt *p, struct resp_out *out);
 /* Sends more of a pending READ answer; true while some remains. */
 bool responder_pump(struct resp_qp *q, struct resp_out *out);
+/* An mbuf for an answer, or NULL, counted as dropped (no TX queue on the lcore, buffer full,
+ * pool empty). */
+struct rte_mbuf *resp_out_mbuf(struct resp_out *out);
+/* Queues m, into which a builder wrote a frame of `len` bytes; len < 0 (the builder failed):
+ * frees it, counted as dropped. */
+void resp_out_queue(struct resp_out *out, struct rte_mbuf *m, int len);
 /* Hands the queued answers to the PMD (what it refuses stays queued). */
 void resp_out_flush(struct resp_out *out);
 

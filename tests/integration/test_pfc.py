@@ -25,6 +25,19 @@ def _flow(name, port_name, dscp, qpn, pps, seconds, extra=None):
     return flow(name, port_name, MAC_B, "192.168.1.2", **kw)
 
 
+def _pcap_port(tmp_path, frames, qos=""):
+    """Port p on net_pcap: `frames` (scapy) fed in, what it sends written to out.pcap; 0.1 Gb/s."""
+    pcap_in = tmp_path / "in.pcap"
+    wrpcap(str(pcap_in), frames)
+    out = tmp_path / "out.pcap"
+    return port("p", "net_pcap0", MAC_A, "192.168.1.1",
+                'vdev_args = "rx_pcap=%s,tx_pcap=%s"; %s' % (pcap_in, out, qos)).replace("100.0", "0.1"), out
+
+
+def _pfc(**fields):
+    return Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") / MACControlClassBasedFlowControl(**fields)
+
+
 def _first_and_gap(times):
     gaps = [b - a for a, b in zip(times, times[1:])]
     return times[0], max(gaps) if gaps else 0
@@ -34,16 +47,7 @@ def test_scapy_pfc_through_pcap_pauses_the_named_priorities(engine, tmp_path):
     """Two PFC frames (scapy): priority 3 for 65535 quanta and priority 5 for 20000, on a port
     whose link speed is 0.1 Gb/s (a quantum is 5.12 us): 335.5 ms and 102.4 ms. Flows on
     priorities 0, 3 and 5 (DSCP 0, 26, 40) send 20 kpps each for 0.6 s."""
-    pfc_in = tmp_path / "pfc.pcap"
-    wrpcap(str(pfc_in), [
-        Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
-        MACControlClassBasedFlowControl(c3_enabled=1, c3_pause_time=65535),
-        Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
-        MACControlClassBasedFlowControl(c5_enabled=1, c5_pause_time=20000),
-    ])
-    out = tmp_path / "out.pcap"
-    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
-             'vdev_args = "rx_pcap=%s,tx_pcap=%s";' % (pfc_in, out)).replace("100.0", "0.1")
+    p, out = _pcap_port(tmp_path, [_pfc(c3_enabled=1, c3_pause_time=65535), _pfc(c5_enabled=1, c5_pause_time=20000)])
     flows = [_flow("p0", "p", 0, 0x10, 20000, 0.6), _flow("p3", "p", 26, 0x20, 20000, 0.6),
              _flow("p5", "p", 40, 0x30, 20000, 0.6)]
     rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], flows))
@@ -127,11 +131,8 @@ def test_generator_frames_dissected_by_tshark(engine, tmp_path):
 
 
 def test_classic_pause_pauses_every_priority(engine, tmp_path):
-    pause_in = tmp_path / "pause.pcap"
-    wrpcap(str(pause_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") / MACControlPause(pause_time=65535)])
-    out = tmp_path / "out.pcap"
-    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
-             'vdev_args = "rx_pcap=%s,tx_pcap=%s";' % (pause_in, out)).replace("100.0", "0.1")
+    p, out = _pcap_port(tmp_path, [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
+                                   MACControlPause(pause_time=65535)])
     flows = [_flow("p0", "p", 0, 0x10, 20000, 0.5), _flow("p3", "p", 26, 0x20, 20000, 0.5)]
     rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], flows))
     assert rc == 0, text
@@ -142,12 +143,7 @@ def test_classic_pause_pauses_every_priority(engine, tmp_path):
 
 
 def test_port_that_does_not_honour_pfc_keeps_sending(engine, tmp_path):
-    pfc_in = tmp_path / "pfc.pcap"
-    wrpcap(str(pfc_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
-                         MACControlClassBasedFlowControl(c3_enabled=1, c3_pause_time=65535)])
-    out = tmp_path / "out.pcap"
-    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
-             'vdev_args = "rx_pcap=%s,tx_pcap=%s"; qos = { honour_pfc = false; };' % (pfc_in, out)).replace("100.0", "0.1")
+    p, _ = _pcap_port(tmp_path, [_pfc(c3_enabled=1, c3_pause_time=65535)], "qos = { honour_pfc = false; };")
     rc, rep, text = engine.run(cfg([p], [role(1, "p", "txrx")], [_flow("p3", "p", 26, 0x20, 20000, 0.3)]))
     assert rc == 0, text
     pr = rep["ports"][0]
@@ -156,12 +152,7 @@ def test_port_that_does_not_honour_pfc_keeps_sending(engine, tmp_path):
 
 
 def test_trust_pcp_classifies_by_the_vlan_tag(engine, tmp_path):
-    pfc_in = tmp_path / "pfc.pcap"
-    wrpcap(str(pfc_in), [Ether(src="02:00:00:00:00:99", dst="01:80:c2:00:00:01") /
-                         MACControlClassBasedFlowControl(c5_enabled=1, c5_pause_time=65535)])
-    out = tmp_path / "out.pcap"
-    p = port("p", "net_pcap0", MAC_A, "192.168.1.1",
-             'vdev_args = "rx_pcap=%s,tx_pcap=%s"; qos = { trust = "pcp"; };' % (pfc_in, out)).replace("100.0", "0.1")
+    p, _ = _pcap_port(tmp_path, [_pfc(c5_enabled=1, c5_pause_time=65535)], 'qos = { trust = "pcp"; };')
     # DSCP 26 would be priority 3; with trust pcp the tag's PCP 5 decides
     f = _flow("v5", "p", 26, 0x20, 20000, 0.5, {"vlan": 100, "pcp": 5})
     g = _flow("v1", "p", 26, 0x30, 20000, 0.5, {"vlan": 100, "pcp": 1})
