@@ -102,7 +102,7 @@ def test_generator_pauses_the_peer_priority_for_the_quanta(engine, tmp_path):
     gap_hi = max(y - x for x, y in zip(hi, hi[1:]))
     gap_lo = max(y - x for x, y in zip(lo, lo[1:]))
     assert abs(gap_hi - pause_ns) < 0.1 * pause_ns, (gap_hi, pause_ns)
-    assert gap_lo < 2_000_000, gap_lo
+    assert gap_lo < pause_ns / 3, gap_lo  # priority 0 kept flowing (a loaded VM may stall it a few ms)
     # no credit for the pause: the paused flow sent that much less
     f = {fl["name"]: fl for fl in rep["flows"]}
     assert f["lo"]["tx_packets"] - f["hi"]["tx_packets"] > 0.8 * 50000 * pause_ns / 1e9
