@@ -65,12 +65,12 @@ def test_scapy_pfc_through_pcap_pauses_the_named_priorities(engine, tmp_path):
         times[(b[15] >> 2) >> 3].append(float(fr.time))
     start = times[0][0]
     first0, gap0 = _first_and_gap(times[0])
-    assert gap0 < 0.01, "priority 0 must keep flowing (largest gap %.4f s)" % gap0
+    assert gap0 < 0.05, "priority 0 must keep flowing (largest gap %.4f s)" % gap0
     # the pause began when the frames were read, at most ~30 ms before the flows' start
     for prio, pause_s in ((3, 65535 * q / 1e9), (5, 20000 * q / 1e9)):
         first = times[prio][0] - start
-        assert pause_s - 0.035 < first < pause_s * 1.1, (prio, first, pause_s)
-        assert _first_and_gap(times[prio])[1] < 0.01  # and then it flows at its rate
+        assert pause_s - 0.06 < first < pause_s * 1.1, (prio, first, pause_s)
+        assert _first_and_gap(times[prio])[1] < 0.05  # and then it flows at its rate
     assert pr["tx_priority_packets"][0] == len(times[0]) and pr["tx_priority_packets"][3] == len(times[3])
 
 
