@@ -15,6 +15,7 @@
 
 #include "collective.h"
 #include "completer.h"
+#include "control.h"
 #include "engine.h"
 #include "engine_state.h"
 #include "responder.h"
@@ -604,8 +605,10 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		goto init_failed;
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
 	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
+	control_attach(&e);
 	launch(&e);
 	supervise(&e, opt);
+	control_detach();
 	stats_capture_pmd(&e);
 	teardown(&e);
 	stats_print_summary(&e);

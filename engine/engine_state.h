@@ -49,6 +49,7 @@ struct engine {
 	struct pfc_gen pfc_gen[CFG_MAX_PFC_GENERATORS];
 	struct pfc_watch watch[CFG_MAX_PORTS]; /* PFC from RX thresholds (ports with qos.pfc_xoff) */
 	bool watch_taken[CFG_MAX_PORTS];
+	uint64_t rate_gbps[CFG_MAX_FLOW_GROUPS]; /* live per-QP rate of each group, in kb/s (control.c) */
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

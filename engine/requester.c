@@ -105,6 +105,17 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 	qp->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
 }
 
+void qp_tx_set_rate(struct qp_tx *qp, double gbps, uint64_t tsc_hz)
+{
+	uint64_t per_byte = (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT));
+
+	__atomic_store_n(&qp->fp_per_byte, per_byte, __ATOMIC_RELAXED);
+	for (unsigned i = 0; i < qp->n_shapes; i++) {
+		uint64_t gap = qp->fp_per_pkt + per_byte * (uint64_t)(qp->shapes[i].frame_len + 4);
+		__atomic_store_n(&qp->shapes[i].gap_fp, gap ? gap : 1, __ATOMIC_RELAXED);
+	}
+}
+
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
 {
 	qp->next_fp += delta_tsc << PACE_SHIFT;

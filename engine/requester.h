@@ -176,6 +176,10 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc);
  * none, no collective) the message, stop, pacing and counter work is done once per call and each
  * packet is a shape copy, a PSN and three table lookups; other QPs go packet by packet. */
 unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t now_tsc, uint64_t until_fp);
+/* A new rate for a QP paced in Gb/s, from another thread (the control interface): its time per
+ * byte and its shapes' gaps are stored atomically; the owner lcore uses them from its next
+ * packet. */
+void qp_tx_set_rate(struct qp_tx *qp, double gbps, uint64_t tsc_hz);
 /* Moves every time of the QP `delta` cycles later (planning took longer than foreseen). */
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc);
 /* RC: whether the QP may send now (window, RNR wait, error); also runs the retransmit timer. */

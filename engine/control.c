@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "control.h"
+#include "engine_state.h"
+
+static struct engine *attached; /* read by the telemetry thread */
+
+static struct engine *current(struct rte_tel_data *d)
+{
+	struct engine *e = __atomic_load_n(&attached, __ATOMIC_ACQUIRE);
+
+	if (!e) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error", "no run in progress");
+	}
+	return e;
+}
+
+static int cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct engine *e = current(d);
+
+	(void)cmd;
+	(void)params;
+	if (!e)
+		return 0;
+	rte_tel_data_start_dict(d);
+	for (unsigned g = 0, q = 0; g < e->cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &e->cfg->groups[g];
+		struct rte_tel_data *o = rte_tel_data_alloc();
+		uint64_t pkts = 0, bytes = 0;
+		char rate[32];
+
+		for (unsigned i = 0; i < grp->count; i++, q++) {
+			pkts += stat_read(&e->qps[q].c.tx_packets);
+			bytes += stat_read(&e->qps[q].c.tx_bytes);
+		}
+		if (!o)
+			return -1;
+		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_int(o, "qps", (int)grp->count);
+		snprintf(rate, sizeof(rate), "%.6g", __atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) / 1e6);
+		rte_tel_data_add_dict_string(o, "rate_gbps", rate);
+		rte_tel_data_add_dict_u64(o, "tx_packets", pkts);
+		rte_tel_data_add_dict_u64(o, "tx_bytes", bytes);
+		rte_tel_data_add_dict_container(d, grp->name, o, 0);
+	}
+	return 0;
+}
+
+static int reply_error(struct rte_tel_data *d, const char *what)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", what);
+	return 0;
+}
+
+/* params: "NAME,GBPS" */
+static int cmd_flow_rate(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct engine *e = current(d);
+	char name[CFG_NAME_LEN] = "", *end;
+	const char *comma = params ? strchr(params, ',') : NULL;
+	double gbps;
+	int g;
+
+	(void)cmd;
+	if (!e)
+		return 0;
+	if (!comma || comma == params || (size_t)(comma - params) >= sizeof(name))
+		return reply_error(d, "usage: /roce/flow_rate,FLOW_NAME,GBPS");
+	memcpy(name, params, (size_t)(comma - params));
+	gbps = strtod(comma + 1, &end);
+	if (end == comma + 1 || *end || !(gbps > 0 && gbps <= 800))
+		return reply_error(d, "GBPS must be a number > 0 and <= 800");
+	for (g = 0; g < (int)e->cfg->n_groups && strcmp(e->cfg->groups[g].name, name); g++)
+		;
+	if (g == (int)e->cfg->n_groups)
+		return reply_error(d, "no flow group of that name (see /roce/flows)");
+	if (!(e->cfg->groups[g].rate_gbps > 0))
+		return reply_error(d, "the flow has no rate_gbps: only flows paced in Gb/s can change rate (unpaced QPs "
+				      "are served round robin, rate_pps flows are paced per packet)");
+	for (unsigned q = 0; q < e->n_qps; q++)
+		if (e->qps[q].group == &e->cfg->groups[g])
+			qp_tx_set_rate(&e->qps[q], gbps, e->tsc_hz);
+	__atomic_store_n(&e->rate_gbps[g], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "flow", name);
+	rte_tel_data_add_dict_string(d, "rate_gbps", comma + 1);
+	return 0;
+}
+
+void control_attach(struct engine *e)
+{
+	static bool registered;
+
+	for (unsigned g = 0; g < e->cfg->n_groups; g++)
+		e->rate_gbps[g] = (uint64_t)(e->cfg->groups[g].rate_gbps * 1e6);
+	if (!registered) {
+		rte_telemetry_register_cmd("/roce/flows", cmd_flows,
+					   "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters");
+		rte_telemetry_register_cmd("/roce/flow_rate", cmd_flow_rate,
+					   "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS");
+		registered = true;
+	}
+	__atomic_store_n(&attached, e, __ATOMIC_RELEASE);
+}
+
+void control_detach(void) { __atomic_store_n(&attached, NULL, __ATOMIC_RELEASE); }

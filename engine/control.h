@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The engine's control interface while it runs: DPDK telemetry commands (read them with
+ * dpdk-telemetry.py, or any client of /var/run/dpdk/<file prefix>/dpdk_telemetry.v2):
+ *   /roce/flows                 the flow groups, their QPs, rates and packets sent
+ *   /roce/flow_rate,NAME,GBPS   sets the rate of every QP of flow group NAME (paced by Gb/s)
+ * The callbacks run in EAL's telemetry thread; QP rates are published with atomic stores that
+ * the owning lcores pick up at their next packet. docs/engine.md.
+ */
+#ifndef ROCE_ENGINE_CONTROL_H
+#define ROCE_ENGINE_CONTROL_H
+
+struct engine;
+
+/* Registers the commands (once per process) and points them at this engine. */
+void control_attach(struct engine *e);
+/* The engine is going away: commands answer that nothing runs. */
+void control_detach(void);
+
+#endif
