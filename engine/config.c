@@ -699,6 +699,62 @@ static int port_timestamps(struct loader *ld, const config_setting_t *ps, struct
 	return opt_float(ld, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
 }
 
+/* An array of 8 numbers in [lo, hi] (integers when `ints`). */
+static int eight_numbers(struct loader *ld, const config_setting_t *s, double lo, double hi, bool ints, double out[8])
+{
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) != 8)
+		return fail(ld, s, "must be an array of 8 values, one per traffic class 0..7");
+	for (unsigned i = 0; i < 8; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, i);
+		int t = config_setting_type(e);
+		double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
+		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && (ints || t != CONFIG_TYPE_FLOAT)) || v < lo || v > hi)
+			return fail(ld, s, "element %u must be %s %g..%g", i, ints ? "an integer" : "a number", lo, hi);
+		out[i] = v;
+	}
+	return 0;
+}
+
+/* egress = { shape_gbps; strict = [..]; weights = [8]; tc_shape_gbps = [8]; } */
+static int port_egress(struct loader *ld, const config_setting_t *qs, struct cfg_port *p)
+{
+	static const char *const keys[] = { "shape_gbps", "strict", "weights", "tc_shape_gbps", NULL };
+	const config_setting_t *es, *s;
+	double v[8];
+	long long k;
+	int rc;
+
+	for (unsigned i = 0; i < 8; i++)
+		p->ets_weight[i] = 1;
+	es = opt_group(ld, qs, "egress", &rc);
+	if (rc || !es)
+		return rc;
+	if (known_keys(ld, es, keys))
+		return -1;
+	if (!required(ld, es, "shape_gbps", "the port's egress rate in Gb/s, > 0 (the classes share it)") ||
+	    opt_float(ld, es, "shape_gbps", 0, true, 800, &p->egress_gbps) < 0)
+		return -1;
+	if ((s = config_setting_get_member(es, "strict"))) {
+		if (config_setting_type(s) != CONFIG_TYPE_ARRAY)
+			return fail(ld, s, "must be an array of traffic classes 0..7 served strictly, e.g. [6, 7]");
+		for (int i = 0; i < config_setting_length(s); i++) {
+			if (int_range(ld, config_setting_get_elem(s, (unsigned)i), 0, 7, false, &k))
+				return -1;
+			p->strict_tcs |= (uint8_t)(1u << k);
+		}
+	}
+	if ((s = config_setting_get_member(es, "weights"))) {
+		if (eight_numbers(ld, s, 1, 1000, true, v))
+			return -1;
+		for (unsigned i = 0; i < 8; i++)
+			p->ets_weight[i] = (unsigned)v[i];
+	}
+	if ((s = config_setting_get_member(es, "tc_shape_gbps")) &&
+	    eight_numbers(ld, s, 0, 800, false, p->tc_shape_gbps))
+		return -1;
+	return 0;
+}
+
 /* pfc_xoff = { priorities = [..]; xoff_bytes; xon_bytes; quanta; refresh_us; drain_gbps; } */
 static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct cfg_port *p)
 {
@@ -748,7 +804,8 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 /* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; pfc_xoff = {...}; } */
 static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
-	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", "nic_pfc", NULL };
+	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", "nic_pfc", "egress",
+					    NULL };
 	static const char *const trusts[] = { "dscp", "pcp", NULL };
 	const config_setting_t *qs, *s;
 	int rc, i;
@@ -778,7 +835,7 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 			p->dscp_to_priority[d] = (uint8_t)config_setting_get_int(e);
 		}
 	}
-	return port_pfc_xoff(ld, qs, p);
+	return port_pfc_xoff(ld, qs, p) || port_egress(ld, qs, p) ? -1 : 0;
 }
 
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)

@@ -66,6 +66,11 @@ struct cfg_port {
 	uint8_t dscp_to_priority[64]; /* default DSCP >> 3 */
 	bool honour_pfc;              /* received PFC/PAUSE frames pause TX of their priorities (default) */
 	bool nic_pfc;                 /* also set the NIC's own PFC (rte_eth_dev_priority_flow_ctrl_set) */
+	/* egress scheduling (qos.egress): traffic class = priority; 0 shape: off */
+	double egress_gbps;           /* the port's TX shaped to this (classes then compete) */
+	uint8_t strict_tcs;           /* bit n: class n is served strictly (higher first), before ETS */
+	unsigned ets_weight[8];       /* ETS classes' weights (default 1 each) */
+	double tc_shape_gbps[8];      /* a shaper per class, 0: none */
 	/* PFC generated from RX thresholds (qos.pfc_xoff): priorities 0 = off */
 	uint8_t xoff_priorities;
 	uint64_t xoff_bytes, xon_bytes;

@@ -16,6 +16,7 @@
 #include "collective.h"
 #include "completer.h"
 #include "control.h"
+#include "egress.h"
 #include "engine.h"
 #include "engine_state.h"
 #include "responder.h"
@@ -343,8 +344,19 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		}
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			tx_role_init_heap(&e->work[l]->tx[i]);
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			struct tx_role *t = &e->work[l]->tx[i];
+			const struct cfg_port *cp = &cfg->ports[t->port];
+			if (cp->egress_gbps > 0) { /* egress scheduling: classes instead of one heap */
+				t->egress = rte_zmalloc("egress", sizeof(*t->egress), RTE_CACHE_LINE_SIZE);
+				if (!t->egress) {
+					snprintf(err, errlen, "out of memory for the egress scheduler");
+					return -1;
+				}
+				egress_init(t->egress, t, cp, e->tsc_hz);
+			}
+			tx_role_init_heap(t);
+		}
 	if (collectives_create(cfg, e->start_tsc, &e->collectives)) {
 		snprintf(err, errlen, "out of memory for the collectives");
 		return -1;
@@ -538,6 +550,7 @@ static void release(struct engine *e)
 			continue;
 		for (unsigned i = 0; i < e->work[l]->n_tx; i++) {
 			rte_ring_free(e->work[l]->tx[i].comp_ring);
+			rte_free(e->work[l]->tx[i].egress);
 			rte_mempool_free(e->work[l]->tx[i].pool);
 		}
 		rx_ctx_free(e->work[l]->rx_ctx);

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "completer.h"
 #include "counters.h"
+#include "egress.h"
 #include "lcore.h"
 
 static bool tx_stop, rx_stop;
@@ -51,6 +52,8 @@ void tx_role_init_heap(struct tx_role *r)
 	for (unsigned i = 0; i < r->n_qps; i++)
 		if (r->heap[i].qp->fp_per_byte || r->heap[i].qp->fp_per_pkt || r->heap[i].qp->onoff_on_fp)
 			r->unpaced = false;
+	if (r->egress) /* the scheduler keeps its own order (classes); no heap */
+		return;
 	for (unsigned i = r->heap_n / 2; i-- > 0;)
 		heap_sift_down(r->heap, r->heap_n, i);
 }
@@ -232,7 +235,9 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 		pfc_gen_poll(r, r->gen, now_tsc);
 	if (!flush_pending(r))
 		return;
-	n = r->unpaced ? build_burst_rr(r, burst, now_tsc) : build_burst(r, burst, now_tsc);
+	n = r->egress	 ? egress_build_burst(r, burst, now_tsc)
+	    : r->unpaced ? build_burst_rr(r, burst, now_tsc)
+			 : build_burst(r, burst, now_tsc);
 	if (n == 0)
 		return;
 	/* a packet to be sent at a given time must lead its burst: what is before it goes first, the

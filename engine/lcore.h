@@ -62,6 +62,7 @@ struct tx_role {
 	uint64_t sched_flag;      /* the port's scheduled-send mbuf flag, when it schedules probes */
 	const struct pfc_pause *pause; /* the port's PFC state (NULL: the port does not honour PFC) */
 	struct pfc_gen *gen;      /* a PFC frame generator sending from this role, or NULL */
+	struct egress *egress;    /* the port's egress scheduling (qos.egress), or NULL */
 	uint64_t pending_since_tsc; /* when frames last started waiting in pending[] */
 	uint64_t stalled_tsc;     /* total time frames waited there (ping-pong timeouts skip it) */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */

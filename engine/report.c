@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <rte_ethdev.h>
 
+#include "egress.h"
 #include "engine_state.h"
 #include "responder.h"
 
@@ -120,6 +121,32 @@ static json_t *watch_json(const struct pfc_watch *w)
 	return o;
 }
 
+/* The egress scheduler's classes, summed over the port's TX roles. */
+static json_t *egress_json(const struct engine *e, unsigned p)
+{
+	const struct cfg_port *cp = &e->cfg->ports[p];
+	uint64_t bytes[WIRE_PFC_PRIORITIES] = {0}, pkts[WIRE_PFC_PRIORITIES] = {0}, w[WIRE_PFC_PRIORITIES];
+	json_t *o = json_object(), *strict = json_array();
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			for (unsigned c = 0; e->work[l]->tx[i].port == p && e->work[l]->tx[i].egress && c < WIRE_PFC_PRIORITIES; c++) {
+				bytes[c] += stat_read(&e->work[l]->tx[i].egress->tc[c].bytes);
+				pkts[c] += stat_read(&e->work[l]->tx[i].egress->tc[c].packets);
+			}
+	for (unsigned c = 0; c < WIRE_PFC_PRIORITIES; c++) {
+		w[c] = cp->ets_weight[c];
+		if (cp->strict_tcs >> c & 1)
+			json_array_append_new(strict, json_integer(c));
+	}
+	json_object_set_new(o, "shape_gbps", json_real(cp->egress_gbps));
+	json_object_set_new(o, "strict", strict);
+	json_object_set_new(o, "weights", u64_array(w, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "tc_bytes", u64_array(bytes, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "tc_packets", u64_array(pkts, WIRE_PFC_PRIORITIES));
+	return o;
+}
+
 /* PFC sent (generators and RX thresholds) and received, time paused, and frames by priority. */
 static void qos_port_json(const struct engine *e, unsigned p, const struct port_totals *t, json_t *o)
 {
@@ -144,6 +171,8 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, e->end_tsc);
 	if (e->cfg->ports[p].xoff_priorities)
 		json_object_set_new(o, "pfc_xoff", watch_json(&e->watch[p]));
+	if (e->cfg->ports[p].egress_gbps > 0)
+		json_object_set_new(o, "egress", egress_json(e, p));
 	for (unsigned q = 0; q < e->n_qps; q++)
 		if (e->qps[q].port == p) {
 			tx_frames[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_packets);

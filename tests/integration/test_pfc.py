@@ -215,3 +215,42 @@ def test_nic_pfc_where_the_pmd_has_none_is_said_at_start(engine):
     assert rc == 0, text
     assert "port a: net_ring cannot set the NIC's PFC" in text and "handled by the engine in software" in text
     assert rep["ports"][0]["nic_pfc"].startswith("not available") and rep["ports"][1]["nic_pfc"] == "off"
+
+
+# ---- egress scheduling ---------------------------------------------------------------------------
+
+def _egress_run(engine, egress, extra_flows=(), seconds=2):
+    p = port("n", "net_null0", MAC_A, "192.168.1.1", "qos = { egress = { %s }; };" % egress)
+    flows = [flow("c%d" % c, "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x10 + 0x10 * c, dest_qpn=0x100 + 0x10 * c, count=2, dscp=8 * c) for c in range(3)]
+    rc, rep, text = engine.run(cfg([p], [role(1, "n", "tx")], flows + list(extra_flows)), "-d", str(seconds))
+    assert rc == 0, text
+    e = rep["ports"][0]["egress"]
+    gbps = [(b + 24 * k) * 8 / rep["duration_s"] / 1e9 for b, k in zip(e["tc_bytes"], e["tc_packets"])]
+    return rep, e, gbps
+
+
+def test_ets_weights_share_the_egress_within_2_percent(engine):
+    """Three saturated classes (priorities 0, 1, 2: two unpaced QPs each) behind a 2 Gb/s egress
+    with ETS weights 5:3:2: byte shares within 2% of 0.5, 0.3 and 0.2, the egress at its rate."""
+    rep, e, gbps = _egress_run(engine, "shape_gbps = 2.0; weights = [5, 3, 2, 1, 1, 1, 1, 1];")
+    total = sum(e["tc_bytes"])
+    for c, want in ((0, 0.5), (1, 0.3), (2, 0.2)):
+        assert abs(e["tc_bytes"][c] / total - want) < 0.02 * want, e["tc_bytes"]
+    assert abs(sum(gbps) - 2.0) < 0.05 * 2.0, gbps
+    assert e["weights"] == [5, 3, 2, 1, 1, 1, 1, 1] and e["strict"] == []
+
+
+def test_strict_class_first_then_ets_and_a_class_shaper(engine):
+    """Priority 6 is strict (a 0.5 Gb/s paced flow): it gets all it asks; the ETS classes share
+    the rest 5:3:2, class 2 under its own 0.1 Gb/s shaper (its unused share goes to the others)."""
+    strict = flow("c6", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x70, dest_qpn=0x170, dscp=48, rate_gbps=0.5)
+    rep, e, gbps = _egress_run(engine, "shape_gbps = 2.0; strict = [6]; weights = [5, 3, 2, 1, 1, 1, 1, 1]; "
+                               "tc_shape_gbps = [0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0];", [strict])
+    frame = 1000 + 70
+    assert abs(gbps[6] - 0.5 * (frame + 24) / (frame + 4)) < 0.03, gbps  # its own pacing counts the FCS only
+    assert abs(gbps[2] - 0.1 * (frame + 24) / frame) < 0.01, gbps        # the class shaper counts frame bytes
+    rest = sum(gbps) - gbps[6] - gbps[2]
+    assert abs(gbps[0] / rest - 5 / 8) < 0.02 * 5 / 8 and abs(gbps[1] / rest - 3 / 8) < 0.02 * 3 / 8, gbps
+    assert abs(sum(gbps) - 2.0) < 0.05 * 2.0, gbps

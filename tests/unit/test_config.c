@@ -435,6 +435,13 @@ static const struct bad range_rows[] = {
 	{ BASE "pfc_generators = ( { port = \"a\"; priorities = [3]; rate_pps = 0; } );\n", 4, "pfc_generators.[0].rate_pps",
 	  "out of range (> 0 and <= 1e+08)" },
 	{ PORT("qos = { dscp_to_priority = [1, 2, 3]; };"), 2, "ports.[0].qos.dscp_to_priority", "array of 64 priorities" },
+	{ PORT("qos = { egress = { shape_gbps = 10; weights = [1, 2]; }; };"), 2, "ports.[0].qos.egress.weights",
+	  "array of 8 values" },
+	{ PORT("qos = { egress = { shape_gbps = 10; weights = [1, 1, 1, 0, 1, 1, 1, 1]; }; };"), 2,
+	  "ports.[0].qos.egress.weights", "element 3 must be an integer 1..1000" },
+	{ PORT("qos = { egress = { shape_gbps = 10; strict = [9]; }; };"), 2, "ports.[0].qos.egress.strict.[0]",
+	  "9 is out of range (0..7)" },
+	{ PORT("qos = { egress = { shape_gbps = 0; }; };"), 2, "ports.[0].qos.egress.shape_gbps", "out of range (> 0 and <= 800)" },
 	{ PORT("qos = { trust = \"cos\"; };"), 2, "ports.[0].qos.trust", "unknown value 'cos' (allowed: dscp, pcp)" },
 };
 
@@ -512,6 +519,8 @@ static const struct bad contradiction_rows[] = {
 	  "ports.[0].qos.pfc_xoff.xon_bytes", "1000 is not below xoff_bytes 1000" },
 	{ PORT("qos = { pfc_xoff = { priorities = [3]; xoff_bytes = 1000; xon_bytes = 10; }; };"), 2,
 	  "ports.[0].qos.pfc_xoff.drain_gbps", "missing (required: how fast the watched backlog drains" },
+	{ PORT("qos = { egress = { weights = [1, 1, 1, 1, 1, 1, 1, 1]; }; };"), 2, "ports.[0].qos.egress.shape_gbps",
+	  "missing (required: the port's egress rate" },
 	{ PORT("qos = { pfc_xoff = { xoff_bytes = 1000; xon_bytes = 10; drain_gbps = 1; }; };"), 2,
 	  "ports.[0].qos.pfc_xoff.priorities", "missing (required: an array of priorities" },
 	{ BASE "pfc_generators = ( { port = \"a\"; pause = true; priorities = [3]; rate_pps = 1.0; } );\n", 4,

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdlib.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "config.h"
+#include "counters.h"
+#include "egress.h"
+#include "lcore.h"
+
+static int by_class(const void *a, const void *b)
+{
+	const struct pace_slot *x = a, *y = b;
+
+	return (int)x->qp->prio - (int)y->qp->prio;
+}
+
+static uint64_t fp_per_byte(double gbps, uint64_t tsc_hz)
+{
+	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
+}
+
+void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp, uint64_t tsc_hz)
+{
+	unsigned start = 0;
+
+	eg->link_fp_per_byte = fp_per_byte(cp->egress_gbps, tsc_hz);
+	eg->burst_fp = (uint64_t)ENGINE_BURST * 1500 * eg->link_fp_per_byte;
+	eg->strict = cp->strict_tcs;
+	qsort(r->heap, r->n_qps, sizeof(r->heap[0]), by_class);
+	for (unsigned c = 0; c < QOS_PRIORITIES; c++) {
+		struct tc_queue *q = &eg->tc[c];
+		q->slots = r->heap + start;
+		while (start < r->n_qps && r->heap[start].qp->prio == c)
+			start++;
+		q->n = (unsigned)(r->heap + start - q->slots);
+		q->quantum = cp->ets_weight[c] * EGRESS_QUANTUM_BYTES;
+		q->fp_per_byte = fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
+	}
+}
+
+/* Whether the class may send now: it has a QP that is not done and is due (or unpaced), its
+ * priority is not paused, its shaper allows. A few of its QPs are looked at, from its cursor. */
+static bool eligible(const struct tx_role *r, struct tc_queue *q, unsigned c, uint64_t now_tsc, uint64_t now_fp)
+{
+	if (q->n == 0 || (q->fp_per_byte && q->next_fp > now_fp) || (r->pause && pfc_paused(r->pause, c, now_tsc)))
+		return false;
+	for (unsigned i = 0, k = q->rr; i < q->n && i < 8; i++, k = k + 1 < q->n ? k + 1 : 0) {
+		const struct qp_tx *qp = q->slots[k].qp;
+		if (!qp->done && qp->next_fp <= now_fp)
+			return true;
+	}
+	return false;
+}
+
+/* Strict classes first (highest first), then the ETS class whose DRR turn it is; -1: none. */
+static int pick_class(struct egress *eg, const struct tx_role *r, uint64_t now_tsc, uint64_t now_fp)
+{
+	for (int c = QOS_PRIORITIES - 1; c >= 0; c--)
+		if (eg->strict >> c & 1 && eligible(r, &eg->tc[c], (unsigned)c, now_tsc, now_fp))
+			return c;
+	for (unsigned i = 0; i < 2 * QOS_PRIORITIES; i++) {
+		struct tc_queue *q = &eg->tc[eg->cur];
+		bool ets = !(eg->strict >> eg->cur & 1);
+
+		if (ets && eligible(r, q, eg->cur, now_tsc, now_fp)) {
+			if (q->deficit > 0)
+				return (int)eg->cur;
+		} else {
+			q->deficit = 0; /* a class with nothing to send keeps no credit */
+		}
+		eg->cur = (eg->cur + 1) % QOS_PRIORITIES;
+		if (!(eg->strict >> eg->cur & 1) && eg->tc[eg->cur].n)
+			eg->tc[eg->cur].deficit += eg->tc[eg->cur].quantum;
+	}
+	return -1;
+}
+
+/* The class's next QP writes what it may; a QP that is done leaves the class. */
+static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m, unsigned max, uint64_t now_tsc,
+		      uint64_t now_fp)
+{
+	struct qp_tx *qp = q->slots[q->rr].qp;
+	unsigned n = 0;
+
+	if (!qp->done)
+		n = qp_tx_fill(qp, m, max, now_tsc, now_fp);
+	if (qp->done) {
+		q->slots[q->rr] = q->slots[--q->n];
+		r->heap_n--;
+	} else {
+		q->rr++;
+	}
+	if (q->rr >= q->n)
+		q->rr = 0;
+	return n;
+}
+
+unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
+{
+	struct egress *eg = r->egress;
+	uint64_t now_fp = now_tsc << PACE_SHIFT;
+	unsigned n = 0;
+
+	if (r->heap_n == 0)
+		return 0;
+	if (eg->link_next_fp + eg->burst_fp < now_fp) /* an idle link stores no more than a burst */
+		eg->link_next_fp = now_fp - eg->burst_fp;
+	if (eg->link_next_fp > now_fp)
+		return 0;
+	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
+		STAT_ADD(r->mbuf_alloc_fail, 1);
+		return 0;
+	}
+	for (unsigned looks = 0; n < ENGINE_BURST && eg->link_next_fp <= now_fp && looks < 4 * ENGINE_BURST; looks++) {
+		int c = pick_class(eg, r, now_tsc, now_fp);
+		struct tc_queue *q;
+		uint64_t bytes = 0;
+		unsigned k;
+
+		if (c < 0)
+			break;
+		q = &eg->tc[c];
+		k = visit(r, q, burst + n, RTE_MIN(8u, ENGINE_BURST - n), now_tsc, now_fp);
+		for (unsigned i = 0; i < k; i++)
+			bytes += burst[n + i]->pkt_len;
+		n += k;
+		q->deficit -= (int64_t)bytes;
+		if (q->fp_per_byte)
+			q->next_fp = RTE_MAX(q->next_fp, now_fp - eg->burst_fp) + bytes * q->fp_per_byte;
+		eg->link_next_fp += (bytes + (uint64_t)k * EGRESS_WIRE_OVERHEAD) * eg->link_fp_per_byte;
+		STAT_ADD(q->bytes, bytes);
+		STAT_ADD(q->packets, k);
+	}
+	if (n < ENGINE_BURST)
+		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
+	return n;
+}

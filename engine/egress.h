@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Egress scheduling of a TX role whose port has `qos.egress`: the role's output is shaped to the
+ * port's egress rate, and the traffic classes (class = priority) share it — the `strict` classes
+ * first, highest first, then the others by ETS weights (deficit round robin over bytes), each
+ * class optionally under its own shaper. Classes paused by PFC are skipped. The scheduler picks a
+ * class, then one of its QPs in turn, and has that QP write what it may send (its own pacing,
+ * window and stop conditions still apply): nothing is queued, packets are made when chosen.
+ * docs/qos.md says why this and not rte_sched.
+ */
+#ifndef ROCE_ENGINE_EGRESS_H
+#define ROCE_ENGINE_EGRESS_H
+
+#include <stdint.h>
+
+#include "classify.h"
+
+struct tx_role;
+struct rte_mbuf;
+struct cfg_port;
+
+#define EGRESS_QUANTUM_BYTES 4096 /* what a weight of 1 is worth in a DRR round */
+#define EGRESS_WIRE_OVERHEAD 24   /* preamble 8 + inter-frame gap 12 + FCS 4, per frame on the link */
+
+struct tc_queue {
+	struct pace_slot *slots;  /* the class's QPs (a slice of the role's slot array) */
+	unsigned n, rr;
+	int64_t deficit;          /* bytes it may still send in its DRR turn */
+	uint32_t quantum;
+	uint64_t next_fp, fp_per_byte; /* the class's shaper (fp_per_byte 0: none) */
+	uint64_t bytes, packets;  /* sent (read by the main lcore) */
+};
+
+struct egress {
+	uint64_t link_next_fp, link_fp_per_byte;
+	uint64_t burst_fp;        /* a link idle longer keeps no more credit than this */
+	uint8_t strict;           /* bit n: class n is strict */
+	unsigned cur;             /* the ETS class whose DRR turn it is */
+	struct tc_queue tc[QOS_PRIORITIES];
+};
+
+/* Sets up the role's classes from its port's settings; sorts its slots by class. */
+void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp, uint64_t tsc_hz);
+/* Fills up to a burst; returns how many packets. */
+unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc);
+
+#endif
