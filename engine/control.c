@@ -6,6 +6,7 @@
 #include <rte_telemetry.h>
 
 #include "control.h"
+#include "egress.h"
 #include "engine_state.h"
 
 static struct engine *attached; /* read by the telemetry thread */
@@ -95,6 +96,44 @@ static int cmd_flow_rate(const char *cmd, const char *params, struct rte_tel_dat
 	return 0;
 }
 
+/* params: "PORT,TC,WEIGHT[,SHAPE_GBPS]" */
+static int cmd_egress(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct engine *e = current(d);
+	char port[CFG_NAME_LEN] = "";
+	long tc, weight;
+	double shape = -1;
+	int p, used = 0, got;
+
+	(void)cmd;
+	if (!e)
+		return 0;
+	got = params ? sscanf(params, "%31[^,],%ld,%ld%n,%lf%n", port, &tc, &weight, &used, &shape, &used) : 0;
+	if (got < 3 || (size_t)used != strlen(params))
+		return reply_error(d, "usage: /roce/egress,PORT,TC,WEIGHT[,SHAPE_GBPS]");
+	if (tc < 0 || tc > 7 || weight < 1 || weight > 1000 || (got == 4 && !(shape >= 0 && shape <= 800)))
+		return reply_error(d, "TC 0..7, WEIGHT 1..1000, SHAPE_GBPS 0 (none)..800");
+	p = config_port_index(e->cfg, port);
+	if (p < 0 || !(e->cfg->ports[p].egress_gbps > 0))
+		return reply_error(d, "no port of that name with qos.egress");
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			struct egress *eg = e->work[l]->tx[i].egress;
+			if (e->work[l]->tx[i].port != (unsigned)p || !eg)
+				continue;
+			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
+			if (got == 4)
+				__atomic_store_n(&eg->tc[tc].fp_per_byte, egress_fp_per_byte(shape, e->tsc_hz), __ATOMIC_RELAXED);
+		}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "port", port);
+	rte_tel_data_add_dict_int(d, "tc", (int)tc);
+	rte_tel_data_add_dict_int(d, "weight", (int)weight);
+	if (got == 4)
+		rte_tel_data_add_dict_string(d, "shape_gbps", strrchr(params, ',') + 1);
+	return 0;
+}
+
 void control_attach(struct engine *e)
 {
 	static bool registered;
@@ -106,6 +145,8 @@ void control_attach(struct engine *e)
 					   "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters");
 		rte_telemetry_register_cmd("/roce/flow_rate", cmd_flow_rate,
 					   "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS");
+		rte_telemetry_register_cmd("/roce/egress", cmd_egress,
+					   "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]");
 		registered = true;
 	}
 	__atomic_store_n(&attached, e, __ATOMIC_RELEASE);

@@ -4,6 +4,7 @@
  * dpdk-telemetry.py, or any client of /var/run/dpdk/<file prefix>/dpdk_telemetry.v2):
  *   /roce/flows                 the flow groups, their QPs, rates and packets sent
  *   /roce/flow_rate,NAME,GBPS   sets the rate of every QP of flow group NAME (paced by Gb/s)
+ *   /roce/egress,PORT,TC,WEIGHT[,SHAPE_GBPS]  a traffic class's ETS weight (and shaper, 0: none)
  * The callbacks run in EAL's telemetry thread; QP rates are published with atomic stores that
  * the owning lcores pick up at their next packet. docs/engine.md.
  */

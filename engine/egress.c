@@ -16,7 +16,7 @@ static int by_class(const void *a, const void *b)
 	return (int)x->qp->prio - (int)y->qp->prio;
 }
 
-static uint64_t fp_per_byte(double gbps, uint64_t tsc_hz)
+uint64_t egress_fp_per_byte(double gbps, uint64_t tsc_hz)
 {
 	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
 }
@@ -25,7 +25,7 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 {
 	unsigned start = 0;
 
-	eg->link_fp_per_byte = fp_per_byte(cp->egress_gbps, tsc_hz);
+	eg->link_fp_per_byte = egress_fp_per_byte(cp->egress_gbps, tsc_hz);
 	eg->burst_fp = (uint64_t)ENGINE_BURST * 1500 * eg->link_fp_per_byte;
 	eg->strict = cp->strict_tcs;
 	qsort(r->heap, r->n_qps, sizeof(r->heap[0]), by_class);
@@ -36,7 +36,7 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 			start++;
 		q->n = (unsigned)(r->heap + start - q->slots);
 		q->quantum = cp->ets_weight[c] * EGRESS_QUANTUM_BYTES;
-		q->fp_per_byte = fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
+		q->fp_per_byte = egress_fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
 	}
 }
 
@@ -44,7 +44,8 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
  * priority is not paused, its shaper allows. A few of its QPs are looked at, from its cursor. */
 static bool eligible(const struct tx_role *r, struct tc_queue *q, unsigned c, uint64_t now_tsc, uint64_t now_fp)
 {
-	if (q->n == 0 || (q->fp_per_byte && q->next_fp > now_fp) || (r->pause && pfc_paused(r->pause, c, now_tsc)))
+	if (q->n == 0 || (__atomic_load_n(&q->fp_per_byte, __ATOMIC_RELAXED) && q->next_fp > now_fp) ||
+	    (r->pause && pfc_paused(r->pause, c, now_tsc)))
 		return false;
 	for (unsigned i = 0, k = q->rr; i < q->n && i < 8; i++, k = k + 1 < q->n ? k + 1 : 0) {
 		const struct qp_tx *qp = q->slots[k].qp;
@@ -71,8 +72,8 @@ static int pick_class(struct egress *eg, const struct tx_role *r, uint64_t now_t
 			q->deficit = 0; /* a class with nothing to send keeps no credit */
 		}
 		eg->cur = (eg->cur + 1) % QOS_PRIORITIES;
-		if (!(eg->strict >> eg->cur & 1) && eg->tc[eg->cur].n)
-			eg->tc[eg->cur].deficit += eg->tc[eg->cur].quantum;
+		if (!(eg->strict >> eg->cur & 1) && eg->tc[eg->cur].n) /* (the control thread may change it) */
+			eg->tc[eg->cur].deficit += __atomic_load_n(&eg->tc[eg->cur].quantum, __ATOMIC_RELAXED);
 	}
 	return -1;
 }
@@ -116,7 +117,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	for (unsigned looks = 0; n < ENGINE_BURST && eg->link_next_fp <= now_fp && looks < 4 * ENGINE_BURST; looks++) {
 		int c = pick_class(eg, r, now_tsc, now_fp);
 		struct tc_queue *q;
-		uint64_t bytes = 0;
+		uint64_t bytes = 0, per_byte;
 		unsigned k;
 
 		if (c < 0)
@@ -127,8 +128,9 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 			bytes += burst[n + i]->pkt_len;
 		n += k;
 		q->deficit -= (int64_t)bytes;
-		if (q->fp_per_byte)
-			q->next_fp = RTE_MAX(q->next_fp, now_fp - eg->burst_fp) + bytes * q->fp_per_byte;
+		per_byte = __atomic_load_n(&q->fp_per_byte, __ATOMIC_RELAXED);
+		if (per_byte)
+			q->next_fp = RTE_MAX(q->next_fp, now_fp - eg->burst_fp) + bytes * per_byte;
 		eg->link_next_fp += (bytes + (uint64_t)k * EGRESS_WIRE_OVERHEAD) * eg->link_fp_per_byte;
 		STAT_ADD(q->bytes, bytes);
 		STAT_ADD(q->packets, k);

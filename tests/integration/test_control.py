@@ -63,3 +63,34 @@ def test_flow_rate_changed_while_running(tmp_path):
     assert len(rates) >= 8, out
     assert abs(rates[1] - 1.0 * scale) < 0.1, rates   # before the change (the second quarter second)
     assert abs(rates[-2] - 2.5 * scale) < 0.2, rates  # after it
+
+
+def test_ets_weight_changed_while_running(tmp_path):
+    """Two saturated classes at 1:1 behind a 2 Gb/s egress; /roce/egress sets class 0's weight to
+    3: over the next second the classes' bytes (from /roce/flows) split 3:1."""
+    prefix = "roce-ets-%d" % os.getpid()
+    p = port("n", "net_null0", MAC_A, "192.168.3.1", "qos = { egress = { shape_gbps = 2.0; }; };")
+    flows = [flow("c%d" % c, "n", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x10 + 0x10 * c, dest_qpn=0x100 + 0x10 * c, dscp=8 * c) for c in range(2)]
+    text = cfg([p], [role(1, "n", "tx")], flows, eal='lcores = "0-1"; memory_mb = 256; file_prefix = "%s";' % prefix)
+    (tmp_path / "c.cfg").write_text(text)
+    proc = subprocess.Popen([str(engine_path()), "-f", str(tmp_path / "c.cfg"), "-d", "3", "-q", "-r",
+                             str(tmp_path / "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _telemetry(prefix, "/roce/flows")
+        time.sleep(0.5)
+        got = _telemetry(prefix, "/roce/egress,n,0,3")["/roce/egress"]
+        assert got == {"port": "n", "tc": 0, "weight": 3}
+        assert "usage" in _telemetry(prefix, "/roce/egress,n,0")["/roce/egress"]["error"]
+        assert "qos.egress" in _telemetry(prefix, "/roce/egress,x,0,3")["/roce/egress"]["error"]
+        before = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        time.sleep(1.0)
+        after = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    d0 = after["c0"]["tx_bytes"] - before["c0"]["tx_bytes"]
+    d1 = after["c1"]["tx_bytes"] - before["c1"]["tx_bytes"]
+    assert abs(d0 / (d0 + d1) - 0.75) < 0.02 * 0.75, (d0, d1)
