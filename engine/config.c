@@ -1787,6 +1787,114 @@ static int parse_pfc_generators(struct loader *ld, const config_setting_t *root)
 	return 0;
 }
 
+/* ---- phases ------------------------------------------------------------------------------------- */
+
+static int phase_egress(struct loader *ld, const config_setting_t *s, struct cfg_phase *ph)
+{
+	static const char *const keys[] = { "port", "tc", "weight", "shape_gbps", NULL };
+	int i;
+
+	if (want_type(ld, s, CONFIG_TYPE_GROUP, "a group { port = ...; tc = ...; weight = ...; }") || known_keys(ld, s, keys))
+		return -1;
+	if ((i = port_ref(ld, s)) < 0)
+		return -1;
+	if (!(ld->cfg->ports[i].egress_gbps > 0))
+		return fail_member(ld, s, "port", "port '%s' has no qos.egress (weights and shapers belong to it)",
+				   ld->cfg->ports[i].name);
+	ph->egress[ph->n_egress].port = (unsigned)i;
+	ph->egress[ph->n_egress].weight = ld->cfg->ports[i].ets_weight[0];
+	if (!required(ld, s, "tc", "a traffic class 0..7") ||
+	    opt_uint(ld, s, "tc", 0, 7, &ph->egress[ph->n_egress].tc) < 0 ||
+	    opt_uint(ld, s, "weight", 1, 1000, &ph->egress[ph->n_egress].weight) < 0)
+		return -1;
+	if (!config_setting_get_member(s, "weight"))
+		ph->egress[ph->n_egress].weight = ld->cfg->ports[i].ets_weight[ph->egress[ph->n_egress].tc];
+	i = opt_float(ld, s, "shape_gbps", 0, false, 800, &ph->egress[ph->n_egress].shape_gbps);
+	if (i < 0)
+		return -1;
+	ph->egress[ph->n_egress++].has_shape = i == 1;
+	return 0;
+}
+
+static int phase_rate(struct loader *ld, const config_setting_t *s, struct cfg_phase *ph)
+{
+	static const char *const keys[] = { "flow", "gbps", NULL };
+	const config_setting_t *f;
+	const char *name;
+	unsigned g;
+
+	if (want_type(ld, s, CONFIG_TYPE_GROUP, "a group { flow = ...; gbps = ...; }") || known_keys(ld, s, keys))
+		return -1;
+	f = required(ld, s, "flow", "the name of a flow group");
+	if (!f || want_type(ld, f, CONFIG_TYPE_STRING, "a flow group's name"))
+		return -1;
+	name = config_setting_get_string(f);
+	for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
+		;
+	if (g == ld->cfg->n_groups)
+		return fail(ld, f, "no flow named '%s'", name);
+	if (!(ld->cfg->groups[g].rate_gbps > 0))
+		return fail(ld, f, "flow '%s' has no rate_gbps: only flows paced in Gb/s change rate", name);
+	ph->rates[ph->n_rates].group = g;
+	if (!required(ld, s, "gbps", "the flow's new per-QP rate, > 0") ||
+	    opt_float(ld, s, "gbps", 0, true, 800, &ph->rates[ph->n_rates].gbps) < 0)
+		return -1;
+	ph->n_rates++;
+	return 0;
+}
+
+static int phase_list(struct loader *ld, const config_setting_t *ps, const char *key, struct cfg_phase *ph,
+		      int (*one)(struct loader *, const config_setting_t *, struct cfg_phase *))
+{
+	const config_setting_t *s = config_setting_get_member(ps, key);
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST || config_setting_length(s) > CFG_MAX_PHASE_CHANGES)
+		return fail(ld, s, "must be a list of at most %d groups ( { ... }, ... )", CFG_MAX_PHASE_CHANGES);
+	for (int i = 0; i < config_setting_length(s); i++)
+		if (one(ld, config_setting_get_elem(s, (unsigned)i), ph))
+			return -1;
+	return 0;
+}
+
+static int parse_phases(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "name", "at_s", "egress", "rates", NULL };
+	const config_setting_t *s = config_setting_get_member(root, "phases");
+	char buf[64];
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST || config_setting_length(s) > CFG_MAX_PHASE_LIST)
+		return fail(ld, s, "must be a list of at most %d phases ( { name = ...; at_s = ...; }, ... )",
+			    CFG_MAX_PHASE_LIST);
+	for (int i = 0; i < config_setting_length(s); i++) {
+		const config_setting_t *ps = config_setting_get_elem(s, (unsigned)i), *n;
+		struct cfg_phase *ph = &ld->cfg->phases[i];
+
+		if (want_type(ld, ps, CONFIG_TYPE_GROUP, "a group { name = ...; at_s = ...; egress = (...); rates = (...); }") ||
+		    known_keys(ld, ps, keys))
+			return -1;
+		ph->line = config_setting_source_line(ps);
+		n = required(ld, ps, "name", "a name of 1..31 A-Z a-z 0-9 _ -");
+		if (!n || str_value(ld, n, ph->name, sizeof(ph->name)))
+			return -1;
+		if (!valid_name(ph->name, CFG_NAME_LEN - 1))
+			return fail(ld, n, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(ph->name, buf));
+		if (!required(ld, ps, "at_s", "seconds after the flows start, >= 0") ||
+		    opt_float(ld, ps, "at_s", 0, false, 1e7, &ph->at_s) < 0)
+			return -1;
+		if (i > 0 && ph->at_s <= ld->cfg->phases[i - 1].at_s)
+			return fail_member(ld, ps, "at_s", "%g is not after the previous phase's %g (phases are in time order)",
+					   ph->at_s, ld->cfg->phases[i - 1].at_s);
+		if (phase_list(ld, ps, "egress", ph, phase_egress) || phase_list(ld, ps, "rates", ph, phase_rate))
+			return -1;
+		ld->cfg->n_phases++;
+	}
+	return 0;
+}
+
 /* ---- run ------------------------------------------------------------------------------------ */
 
 static int parse_run(struct loader *ld, const config_setting_t *root)
@@ -2004,13 +2112,14 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 static int load_root(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
-					    "pfc_generators", "run", NULL };
+					    "pfc_generators", "phases", "run", NULL };
 
 	if (ld->ovf_kind)
 		return report_overflow(ld, root);
 	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
-			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_run(ld, root)
+			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
+			       parse_run(ld, root)
 		       ? -1
 		       : 0;
 }

@@ -200,6 +200,19 @@ struct cfg_responder {
 	unsigned line;
 };
 
+/* A phase of the run (the top-level `phases` list): at `at_s` after the flows start, traffic-class
+ * weights and shapers and flow rates change; the report shows each phase's traffic. docs/qos.md. */
+#define CFG_MAX_PHASE_LIST 32
+#define CFG_MAX_PHASE_CHANGES 16
+struct cfg_phase {
+	char name[CFG_NAME_LEN];
+	double at_s;
+	unsigned n_egress, n_rates;
+	struct { unsigned port, tc, weight; double shape_gbps; bool has_shape; } egress[CFG_MAX_PHASE_CHANGES];
+	struct { unsigned group; double gbps; } rates[CFG_MAX_PHASE_CHANGES];
+	unsigned line;
+};
+
 /* A PFC (or 802.3x PAUSE) frame generator: frames on chosen priorities at a chosen rate and
  * quanta, toward a switch under test (storms included). docs/qos.md. */
 struct cfg_pfc_generator {
@@ -226,6 +239,8 @@ struct engine_config {
 	struct cfg_responder responders[CFG_MAX_RESPONDERS];
 	unsigned n_collectives;
 	struct cfg_collective collectives[CFG_MAX_COLLECTIVES];
+	unsigned n_phases;
+	struct cfg_phase phases[CFG_MAX_PHASE_LIST];
 	unsigned n_pfc_generators;
 	struct cfg_pfc_generator pfc_generators[CFG_MAX_PFC_GENERATORS];
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */

@@ -11,6 +11,28 @@
 
 static struct engine *attached; /* read by the telemetry thread */
 
+void control_set_flow_rate(struct engine *e, unsigned group, double gbps)
+{
+	for (unsigned q = 0; q < e->n_qps; q++)
+		if (e->qps[q].group == &e->cfg->groups[group])
+			qp_tx_set_rate(&e->qps[q], gbps, e->tsc_hz);
+	__atomic_store_n(&e->rate_gbps[group], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
+}
+
+void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			struct egress *eg = e->work[l]->tx[i].egress;
+			if (e->work[l]->tx[i].port != port || !eg)
+				continue;
+			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
+			if (set_shape)
+				__atomic_store_n(&eg->tc[tc].fp_per_byte, egress_fp_per_byte(shape_gbps, e->tsc_hz),
+						 __ATOMIC_RELAXED);
+		}
+}
+
 static struct engine *current(struct rte_tel_data *d)
 {
 	struct engine *e = __atomic_load_n(&attached, __ATOMIC_ACQUIRE);
@@ -86,10 +108,7 @@ static int cmd_flow_rate(const char *cmd, const char *params, struct rte_tel_dat
 	if (!(e->cfg->groups[g].rate_gbps > 0))
 		return reply_error(d, "the flow has no rate_gbps: only flows paced in Gb/s can change rate (unpaced QPs "
 				      "are served round robin, rate_pps flows are paced per packet)");
-	for (unsigned q = 0; q < e->n_qps; q++)
-		if (e->qps[q].group == &e->cfg->groups[g])
-			qp_tx_set_rate(&e->qps[q], gbps, e->tsc_hz);
-	__atomic_store_n(&e->rate_gbps[g], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
+	control_set_flow_rate(e, (unsigned)g, gbps);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "flow", name);
 	rte_tel_data_add_dict_string(d, "rate_gbps", comma + 1);
@@ -116,15 +135,7 @@ static int cmd_egress(const char *cmd, const char *params, struct rte_tel_data *
 	p = config_port_index(e->cfg, port);
 	if (p < 0 || !(e->cfg->ports[p].egress_gbps > 0))
 		return reply_error(d, "no port of that name with qos.egress");
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			struct egress *eg = e->work[l]->tx[i].egress;
-			if (e->work[l]->tx[i].port != (unsigned)p || !eg)
-				continue;
-			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
-			if (got == 4)
-				__atomic_store_n(&eg->tc[tc].fp_per_byte, egress_fp_per_byte(shape, e->tsc_hz), __ATOMIC_RELAXED);
-		}
+	control_set_egress(e, (unsigned)p, (unsigned)tc, (unsigned)weight, got == 4, shape);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "port", port);
 	rte_tel_data_add_dict_int(d, "tc", (int)tc);

@@ -11,7 +11,14 @@
 #ifndef ROCE_ENGINE_CONTROL_H
 #define ROCE_ENGINE_CONTROL_H
 
+#include <stdbool.h>
+
 struct engine;
+
+/* The changes the commands and the config's phases make (from the main lcore or the telemetry
+ * thread): a flow group's per-QP rate; a traffic class's ETS weight and shaper on a port. */
+void control_set_flow_rate(struct engine *e, unsigned group, double gbps);
+void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps);
 
 /* Registers the commands (once per process) and points them at this engine. */
 void control_attach(struct engine *e);

@@ -468,6 +468,37 @@ static uint64_t rx_frames_total(const struct engine *e)
 	return n;
 }
 
+/* Counters at a phase boundary: bytes sent per flow group and per port and traffic class. */
+static void phase_snapshot(struct engine *e, unsigned k, uint64_t now)
+{
+	e->phase_tsc[k] = now;
+	memset(e->phase_group_bytes[k], 0, sizeof(e->phase_group_bytes[k]));
+	memset(e->phase_tc_bytes[k], 0, sizeof(e->phase_tc_bytes[k]));
+	for (unsigned q = 0; q < e->n_qps; q++)
+		e->phase_group_bytes[k][e->qps[q].group - e->cfg->groups] += stat_read(&e->qps[q].c.tx_bytes);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			for (unsigned c = 0; e->work[l]->tx[i].egress && c < 8; c++)
+				e->phase_tc_bytes[k][e->work[l]->tx[i].port][c] +=
+					stat_read(&e->work[l]->tx[i].egress->tc[c].bytes);
+}
+
+/* The config's phases whose time has come: their changes applied, their start recorded. */
+static void run_phases(struct engine *e, uint64_t now)
+{
+	while (e->phases_started < e->cfg->n_phases &&
+	       now >= e->start_tsc + (uint64_t)(e->cfg->phases[e->phases_started].at_s * (double)e->tsc_hz)) {
+		const struct cfg_phase *ph = &e->cfg->phases[e->phases_started];
+
+		for (unsigned i = 0; i < ph->n_egress; i++)
+			control_set_egress(e, ph->egress[i].port, ph->egress[i].tc, ph->egress[i].weight, ph->egress[i].has_shape,
+					   ph->egress[i].shape_gbps);
+		for (unsigned i = 0; i < ph->n_rates; i++)
+			control_set_flow_rate(e, ph->rates[i].group, ph->rates[i].gbps);
+		phase_snapshot(e, e->phases_started++, now);
+	}
+}
+
 /* Every stats interval on the main lcore: NIC clocks sampled against the TSC, raw latency
  * samples written out. */
 static void housekeeping(struct engine *e)
@@ -495,6 +526,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			e->stopped_by = "signal";
 			break;
 		}
+		run_phases(e, now);
 		if (deadline && now >= deadline) {
 			e->stopped_by = "duration";
 			break;
@@ -515,6 +547,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	}
 	lcore_request_tx_stop();
 	e->end_tsc = rte_rdtsc();
+	phase_snapshot(e, e->phases_started, e->end_tsc); /* the end of the last phase */
 	/* RX goes on until the frames in flight (rings, queues) have arrived */
 	uint64_t quiet = e->tsc_hz * DRAIN_QUIET_MS / 1000, stop_at = rte_rdtsc() + e->tsc_hz * DRAIN_MAX_MS / 1000;
 	uint64_t seen = rx_frames_total(e), since = rte_rdtsc();

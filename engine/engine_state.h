@@ -50,6 +50,11 @@ struct engine {
 	struct pfc_watch watch[CFG_MAX_PORTS]; /* PFC from RX thresholds (ports with qos.pfc_xoff) */
 	bool watch_taken[CFG_MAX_PORTS];
 	uint64_t rate_gbps[CFG_MAX_FLOW_GROUPS]; /* live per-QP rate of each group, in kb/s (control.c) */
+	/* phases: when each started (and when the last ended), and the counters then */
+	unsigned phases_started;
+	uint64_t phase_tsc[CFG_MAX_PHASE_LIST + 1];
+	uint64_t phase_group_bytes[CFG_MAX_PHASE_LIST + 1][CFG_MAX_FLOW_GROUPS];
+	uint64_t phase_tc_bytes[CFG_MAX_PHASE_LIST + 1][CFG_MAX_PORTS][8];
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

@@ -367,6 +367,40 @@ static json_t *collectives_json(const struct engine *e)
 	return a;
 }
 
+/* Each phase that started: its span and what each flow group and traffic class sent in it. */
+static json_t *phases_json(const struct engine *e)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < e->phases_started; k++) {
+		double t0 = (double)(e->phase_tsc[k] - e->start_tsc) / (double)e->tsc_hz;
+		double t1 = (double)(e->phase_tsc[k + 1] - e->start_tsc) / (double)e->tsc_hz, dt = t1 - t0;
+		json_t *o = json_object(), *flows = json_object(), *ports = json_object();
+
+		json_object_set_new(o, "name", json_string(e->cfg->phases[k].name));
+		json_object_set_new(o, "start_s", json_real(t0));
+		json_object_set_new(o, "end_s", json_real(t1));
+		for (unsigned g = 0; g < e->cfg->n_groups; g++) {
+			uint64_t b = e->phase_group_bytes[k + 1][g] - e->phase_group_bytes[k][g];
+			json_object_set_new(flows, e->cfg->groups[g].name,
+					    json_pack("{s:I,s:f}", "tx_bytes", (json_int_t)b, "gbps",
+						      dt > 0 ? (double)b * 8 / dt / 1e9 : 0.0));
+		}
+		for (unsigned p = 0; p < e->n_ports; p++) {
+			uint64_t tc[8];
+			if (!(e->cfg->ports[p].egress_gbps > 0))
+				continue;
+			for (unsigned c = 0; c < 8; c++)
+				tc[c] = e->phase_tc_bytes[k + 1][p][c] - e->phase_tc_bytes[k][p][c];
+			json_object_set_new(ports, e->ports[p].name, json_pack("{s:o}", "tc_bytes", u64_array(tc, 8)));
+		}
+		json_object_set_new(o, "flows", flows);
+		json_object_set_new(o, "ports", ports);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static json_t *build(const struct engine *e)
 {
 	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
@@ -395,6 +429,7 @@ static json_t *build(const struct engine *e)
 	json_object_set_new(root, "rx_qps", rxqps);
 	json_object_set_new(root, "errors", errors_json(e));
 	json_object_set_new(root, "collectives", collectives_json(e));
+	json_object_set_new(root, "phases", phases_json(e));
 	return root;
 }
 

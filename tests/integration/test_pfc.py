@@ -254,3 +254,29 @@ def test_strict_class_first_then_ets_and_a_class_shaper(engine):
     rest = sum(gbps) - gbps[6] - gbps[2]
     assert abs(gbps[0] / rest - 5 / 8) < 0.02 * 5 / 8 and abs(gbps[1] / rest - 3 / 8) < 0.02 * 3 / 8, gbps
     assert abs(sum(gbps) - 2.0) < 0.05 * 2.0, gbps
+
+
+def test_phases_reallocate_bandwidth_and_report_each(engine):
+    """A training phase (class 3 weight 9 against class 1 weight 1), then a checkpoint phase at
+    1 s (weights 1 and 3, the checkpoint flow's rate raised from 0.1 to 5 Gb/s): the report gives
+    each phase's span and what each flow group and class sent in it."""
+    p = port("n", "net_null0", MAC_A, "192.168.1.1", "qos = { egress = { shape_gbps = 2.0; }; };")
+    flows = [flow("allreduce", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x10, dest_qpn=0x20, count=2, dscp=24),
+             flow("ckpt", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x30, dest_qpn=0x40, count=2, dscp=8, rate_gbps=0.1)]
+    phases = ('phases = ( { name = "train"; at_s = 0.0; egress = ( { port = "n"; tc = 3; weight = 9; } ); },\n'
+              '  { name = "checkpoint"; at_s = 1.0; egress = ( { port = "n"; tc = 3; weight = 1; }, '
+              '{ port = "n"; tc = 1; weight = 3; } ); rates = ( { flow = "ckpt"; gbps = 5.0; } ); } );')
+    rc, rep, text = engine.run(cfg([p], [role(1, "n", "tx")], flows, run=phases), "-d", "2")
+    assert rc == 0, text
+    train, ckpt = rep["phases"]
+    assert (train["name"], ckpt["name"]) == ("train", "checkpoint")
+    assert abs(train["start_s"]) < 0.05 and abs(ckpt["start_s"] - 1.0) < 0.05 and abs(ckpt["end_s"] - 2.0) < 0.1
+    assert train["end_s"] == ckpt["start_s"]
+    # training: the checkpoint flow is held to its 0.1 Gb/s per QP, all-reduce takes the rest
+    assert abs(train["flows"]["ckpt"]["gbps"] - 0.2) < 0.02
+    assert train["flows"]["allreduce"]["gbps"] > 1.6
+    # checkpoint: both saturate, weights 1 (class 3) : 3 (class 1)
+    tc = ckpt["ports"]["n"]["tc_bytes"]
+    assert abs(tc[1] / (tc[1] + tc[3]) - 0.75) < 0.02 * 0.75, tc

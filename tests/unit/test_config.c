@@ -322,7 +322,7 @@ static const struct bad syntax_rows[] = {
 };
 
 static const struct bad unknown_rows[] = {
-	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, run)" },
+	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run)" },
 	{ "eal = { lcore = \"0-1\"; };\n" PORTS ROLES, 1, "eal.lcore", "unknown setting 'lcore'" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring0\";\n nmae = \"b\"; } );\n" ROLES, 3, "ports.[0].nmae",
 	  "unknown setting 'nmae' (allowed: name, device," },
@@ -519,6 +519,14 @@ static const struct bad contradiction_rows[] = {
 	  "ports.[0].qos.pfc_xoff.xon_bytes", "1000 is not below xoff_bytes 1000" },
 	{ PORT("qos = { pfc_xoff = { priorities = [3]; xoff_bytes = 1000; xon_bytes = 10; }; };"), 2,
 	  "ports.[0].qos.pfc_xoff.drain_gbps", "missing (required: how fast the watched backlog drains" },
+	{ BASE "phases = ( { name = \"a\"; at_s = 1.0; }, { name = \"b\"; at_s = 1.0; } );\n", 4, "phases.[1].at_s",
+	  "1 is not after the previous phase's 1" },
+	{ BASE "phases = ( { name = \"a\"; at_s = 0.0; egress = ( { port = \"a\"; tc = 3; weight = 2; } ); } );\n", 4,
+	  "phases.[0].egress.[0].port", "has no qos.egress" },
+	{ FLOW("rate_gbps = 1;") "phases = ( { name = \"a\"; at_s = 0.0; rates = ( { flow = \"g\"; gbps = 2.0; } ); } );\n",
+	  5, "phases.[0].rates.[0].flow", "no flow named 'g'" },
+	{ FLOW("") "phases = ( { name = \"a\"; at_s = 0.0; rates = ( { flow = \"f\"; gbps = 2.0; } ); } );\n", 5,
+	  "phases.[0].rates.[0].flow", "has no rate_gbps" },
 	{ PORT("qos = { egress = { weights = [1, 1, 1, 1, 1, 1, 1, 1]; }; };"), 2, "ports.[0].qos.egress.shape_gbps",
 	  "missing (required: the port's egress rate" },
 	{ PORT("qos = { pfc_xoff = { xoff_bytes = 1000; xon_bytes = 10; drain_gbps = 1; }; };"), 2,
