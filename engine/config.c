@@ -801,17 +801,21 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 	return 0;
 }
 
+static int eight_numbers(struct loader *ld, const config_setting_t *s, double lo, double hi, bool ints, double out[8]);
+
 /* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; pfc_xoff = {...}; } */
 static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
 	static const char *const keys[] = { "trust", "dscp_to_priority", "honour_pfc", "pfc_xoff", "nic_pfc", "egress",
-					    NULL };
+					    "priority_to_tc", "tc_to_queue", NULL };
 	static const char *const trusts[] = { "dscp", "pcp", NULL };
 	const config_setting_t *qs, *s;
 	int rc, i;
 
 	for (unsigned d = 0; d < 64; d++)
 		p->dscp_to_priority[d] = (uint8_t)(d >> 3);
+	for (unsigned i = 0; i < 8; i++)
+		p->priority_to_tc[i] = (uint8_t)i;
 	p->honour_pfc = true;
 	qs = opt_group(ld, ps, "qos", &rc);
 	if (rc || !qs)
@@ -834,6 +838,21 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 				return fail(ld, s, "element %u (DSCP %u) must be a priority 0..7", d, d);
 			p->dscp_to_priority[d] = (uint8_t)config_setting_get_int(e);
 		}
+	}
+	if ((s = config_setting_get_member(qs, "priority_to_tc"))) {
+		double v[8];
+		if (eight_numbers(ld, s, 0, 7, true, v))
+			return -1;
+		for (unsigned i = 0; i < 8; i++)
+			p->priority_to_tc[i] = (uint8_t)v[i];
+	}
+	if ((s = config_setting_get_member(qs, "tc_to_queue"))) {
+		double v[8];
+		if (eight_numbers(ld, s, 0, p->tx_queues - 1, true, v))
+			return -1;
+		for (unsigned i = 0; i < 8; i++)
+			p->tc_to_queue[i] = (uint8_t)v[i];
+		p->has_tc_to_queue = true;
 	}
 	return port_pfc_xoff(ld, qs, p) || port_egress(ld, qs, p) ? -1 : 0;
 }

@@ -64,6 +64,9 @@ struct cfg_port {
 	/* QoS (the port's `qos = { ... }`, docs/qos.md) */
 	bool trust_pcp;               /* priority from the 802.1Q PCP; default: from the DSCP */
 	uint8_t dscp_to_priority[64]; /* default DSCP >> 3 */
+	uint8_t priority_to_tc[8];    /* default: class = priority */
+	bool has_tc_to_queue;
+	uint8_t tc_to_queue[8];       /* a class's QPs go to the TX role of this queue */
 	bool honour_pfc;              /* received PFC/PAUSE frames pause TX of their priorities (default) */
 	bool nic_pfc;                 /* also set the NIC's own PFC (rte_eth_dev_priority_flow_ctrl_set) */
 	/* egress scheduling (qos.egress): traffic class = priority; 0 shape: off */

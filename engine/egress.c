@@ -13,7 +13,7 @@ static int by_class(const void *a, const void *b)
 {
 	const struct pace_slot *x = a, *y = b;
 
-	return (int)x->qp->prio - (int)y->qp->prio;
+	return (int)x->qp->tc - (int)y->qp->tc;
 }
 
 uint64_t egress_fp_per_byte(double gbps, uint64_t tsc_hz)
@@ -32,7 +32,7 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 	for (unsigned c = 0; c < QOS_PRIORITIES; c++) {
 		struct tc_queue *q = &eg->tc[c];
 		q->slots = r->heap + start;
-		while (start < r->n_qps && r->heap[start].qp->prio == c)
+		while (start < r->n_qps && r->heap[start].qp->tc == c)
 			start++;
 		q->n = (unsigned)(r->heap + start - q->slots);
 		q->quantum = cp->ets_weight[c] * EGRESS_QUANTUM_BYTES;
@@ -40,18 +40,20 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 	}
 }
 
-/* Whether the class may send now: it has a QP that is not done and is due (or unpaced), its
- * priority is not paused, its shaper allows. A few of its QPs are looked at, from its cursor. */
-static bool eligible(const struct tx_role *r, struct tc_queue *q, unsigned c, uint64_t now_tsc, uint64_t now_fp)
+static bool qp_ready(const struct tx_role *r, const struct qp_tx *qp, uint64_t now_tsc, uint64_t now_fp)
 {
-	if (q->n == 0 || (__atomic_load_n(&q->fp_per_byte, __ATOMIC_RELAXED) && q->next_fp > now_fp) ||
-	    (r->pause && pfc_paused(r->pause, c, now_tsc)))
+	return !qp->done && qp->next_fp <= now_fp && !(r->pause && pfc_paused(r->pause, qp->prio, now_tsc));
+}
+
+/* Whether the class may send now: its shaper allows and it has a QP that is not done, is due
+ * (or unpaced) and whose priority is not paused. A few of its QPs are looked at, from its cursor. */
+static bool eligible(const struct tx_role *r, struct tc_queue *q, uint64_t now_tsc, uint64_t now_fp)
+{
+	if (q->n == 0 || (__atomic_load_n(&q->fp_per_byte, __ATOMIC_RELAXED) && q->next_fp > now_fp))
 		return false;
-	for (unsigned i = 0, k = q->rr; i < q->n && i < 8; i++, k = k + 1 < q->n ? k + 1 : 0) {
-		const struct qp_tx *qp = q->slots[k].qp;
-		if (!qp->done && qp->next_fp <= now_fp)
+	for (unsigned i = 0, k = q->rr; i < q->n && i < 8; i++, k = k + 1 < q->n ? k + 1 : 0)
+		if (qp_ready(r, q->slots[k].qp, now_tsc, now_fp))
 			return true;
-	}
 	return false;
 }
 
@@ -59,13 +61,13 @@ static bool eligible(const struct tx_role *r, struct tc_queue *q, unsigned c, ui
 static int pick_class(struct egress *eg, const struct tx_role *r, uint64_t now_tsc, uint64_t now_fp)
 {
 	for (int c = QOS_PRIORITIES - 1; c >= 0; c--)
-		if (eg->strict >> c & 1 && eligible(r, &eg->tc[c], (unsigned)c, now_tsc, now_fp))
+		if (eg->strict >> c & 1 && eligible(r, &eg->tc[c], now_tsc, now_fp))
 			return c;
 	for (unsigned i = 0; i < 2 * QOS_PRIORITIES; i++) {
 		struct tc_queue *q = &eg->tc[eg->cur];
 		bool ets = !(eg->strict >> eg->cur & 1);
 
-		if (ets && eligible(r, q, eg->cur, now_tsc, now_fp)) {
+		if (ets && eligible(r, q, now_tsc, now_fp)) {
 			if (q->deficit > 0)
 				return (int)eg->cur;
 		} else {
@@ -85,7 +87,7 @@ static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m
 	struct qp_tx *qp = q->slots[q->rr].qp;
 	unsigned n = 0;
 
-	if (!qp->done)
+	if (qp_ready(r, qp, now_tsc, now_fp))
 		n = qp_tx_fill(qp, m, max, now_tsc, now_fp);
 	if (qp->done) {
 		q->slots[q->rr] = q->slots[--q->n];

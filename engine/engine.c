@@ -43,6 +43,7 @@ static void setup_qos(struct engine *e, unsigned p)
 	qos_map_default(m);
 	m->trust = cp->trust_pcp ? QOS_TRUST_PCP : QOS_TRUST_DSCP;
 	memcpy(m->dscp_to_prio, cp->dscp_to_priority, sizeof(m->dscp_to_prio));
+	memcpy(m->prio_to_tc, cp->priority_to_tc, sizeof(m->prio_to_tc));
 	pfc_pause_init(&e->pause[p], e->ports[p].link_speed_gbps, e->tsc_hz);
 	if (cp->xoff_priorities)
 		pfc_watch_init(&e->watch[p], cp->xoff_priorities, cp->xoff_bytes, cp->xon_bytes, cp->xoff_quanta,
@@ -285,6 +286,24 @@ nomem:
 	return -1;
 }
 
+/* The TX roles a group's QPs are dealt to: those of its port, or, when the port maps traffic
+ * classes to TX queues, those polling its class's queue. */
+static unsigned roles_for_group(struct engine *e, const struct cfg_flow_group *g, struct tx_role **out)
+{
+	const struct cfg_port *cp = &e->cfg->ports[g->port];
+	unsigned n = tx_roles_of_port(e, g->port, out), k = 0;
+	uint8_t queue;
+
+	if (!cp->has_tc_to_queue)
+		return n;
+	queue = cp->tc_to_queue[e->qos_map[g->port].prio_to_tc[qos_priority(&e->qos_map[g->port], g->dscp, g->has_vlan,
+										    g->pcp)]];
+	for (unsigned i = 0; i < n; i++)
+		if (out[i]->queue == queue)
+			out[k++] = out[i];
+	return k;
+}
+
 static int plan_qps(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->cfg;
@@ -309,11 +328,13 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	/* size each role's heap first, then fill */
 	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
-		unsigned n = tx_roles_of_port(e, grp->port, roles);
+		unsigned n = roles_for_group(e, grp, roles);
 
 		if (n == 0) {
-			snprintf(err, errlen, "%s:%u: flows.%s: port %s has no TX role", cfg->file, grp->line, grp->name,
-				 cfg->ports[grp->port].name);
+			snprintf(err, errlen, "%s:%u: flows.%s: port %s has no TX role%s", cfg->file, grp->line, grp->name,
+				 cfg->ports[grp->port].name,
+				 cfg->ports[grp->port].has_tc_to_queue ? " on the queue its traffic class maps to (qos.tc_to_queue)"
+								      : "");
 			return -1;
 		}
 		for (unsigned i = 0; i < grp->count; i++, q++)
@@ -330,7 +351,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	extra = e->qp_extra;
 	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
-		unsigned n = tx_roles_of_port(e, grp->port, roles);
+		unsigned n = roles_for_group(e, grp, roles);
 
 		for (unsigned i = 0; i < grp->count; i++, q++) {
 			struct tx_role *t = roles[deal[grp->port]++ % n];
@@ -339,6 +360,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			extra += qp_tx_extra_size(grp);
 			e->qps[q].port = (uint16_t)grp->port;
 			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
+			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
 			t->heap[t->n_qps++] =
 				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
 		}

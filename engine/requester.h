@@ -125,6 +125,7 @@ struct qp_tx {
 	uint32_t qpn, dest_qpn;
 	uint16_t port;         /* index into the config's ports */
 	uint8_t prio;          /* its priority on that port (qos/classify.h): PFC pauses it */
+	uint8_t tc;            /* its traffic class there (egress scheduling, TX queue) */
 	uint16_t hdr_len;      /* L2 + IP + UDP template bytes */
 	uint16_t l3_off;
 	uint8_t hdr[WIRE_ETH_HLEN + WIRE_VLAN_HLEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN];

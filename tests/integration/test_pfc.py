@@ -280,3 +280,27 @@ def test_phases_reallocate_bandwidth_and_report_each(engine):
     # checkpoint: both saturate, weights 1 (class 3) : 3 (class 1)
     tc = ckpt["ports"]["n"]["tc_bytes"]
     assert abs(tc[1] / (tc[1] + tc[3]) - 0.75) < 0.02 * 0.75, tc
+
+
+def test_priority_to_class_to_tx_queue(engine):
+    """Priority 3 is mapped to class 1 and class 1 to TX queue 1: the RoCE QPs go out of queue 1
+    (the PMD's per-queue counters say so), the others out of queue 0."""
+    p = port("n", "net_null0", MAC_A, "192.168.1.1",
+             "tx_queues = 2; qos = { priority_to_tc = [0, 0, 0, 1, 0, 0, 0, 0]; tc_to_queue = [0, 1, 0, 0, 0, 0, 0, 0]; };")
+    flows = [flow("roce", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x10, dest_qpn=0x20, count=3, dscp=26, stop="{ messages = 1000; }"),
+             flow("bg", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x30, dest_qpn=0x40, count=2, dscp=0, stop="{ messages = 500; }")]
+    rc, rep, text = engine.run(cfg([p], [role(1, "n", "tx", 0), role(1, "n", "tx", 1)], flows))
+    assert rc == 0, text
+    x = rep["ports"][0]["xstats"]
+    assert (x["tx_q0_packets"], x["tx_q1_packets"]) == (1000, 3000)
+    assert rep["ports"][0]["tx_priority_packets"][3] == 3000
+
+
+def test_class_mapped_to_a_queue_nobody_polls_fails_at_start(engine):
+    p = port("n", "net_null0", MAC_A, "192.168.1.1", "tx_queues = 2; qos = { tc_to_queue = [0, 0, 0, 1, 0, 0, 0, 0]; };")
+    f = flow("roce", "n", MAC_B, "192.168.1.2", transport='"uc"', message_size=100, qpn=0x10, dest_qpn=0x20, dscp=26)
+    rc, rep, text = engine.run(cfg([p], [role(1, "n", "tx", 0)], [f]), "-d", "1")
+    assert rc == 4, text
+    assert "flows.roce: port n has no TX role on the queue its traffic class maps to" in text
