@@ -181,6 +181,8 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 		}
 		for (unsigned p = 0; w && p < e->n_ports; p++) {
 			w->resp[p].pool = e->ports[p].pool;
+			w->resp[p].map = &e->qos_map[p];
+			w->resp[p].pause = e->cfg->ports[p].honour_pfc ? &e->pause[p] : NULL;
 			w->resp[p].port_id = e->ports[p].port_id;
 			for (unsigned i = 0; i < w->n_tx; i++)
 				if (w->tx[i].port == p) {

@@ -7,7 +7,9 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "classify.h"
 #include "counters.h"
+#include "pfc.h"
 #include "responder.h"
 
 #define PSN_MASK 0xFFFFFFu
@@ -300,13 +302,51 @@ void resp_out_queue(struct resp_out *out, struct rte_mbuf *m, int len)
 	out->buf[out->n++] = m;
 }
 
+/* The priority of a frame the lcore built (RoCE over IPv4 or IPv6, with or without a tag); -1 for
+ * MAC-control frames, which PFC never pauses. */
+static int frame_priority(const struct qos_map *map, const uint8_t *f)
+{
+	unsigned off = 12;
+	bool tagged = f[12] == 0x81 && f[13] == 0x00;
+	uint8_t pcp = tagged ? f[14] >> 5 : 0, dscp;
+
+	if (tagged)
+		off += 4;
+	if (f[off] == 0x88 && f[off + 1] == 0x08)
+		return -1;
+	dscp = f[off + 2] >> 4 == 6 ? (uint8_t)(((f[off + 2] & 0x0F) << 2) | (f[off + 3] >> 6)) /* IPv6 traffic class */
+				    : (uint8_t)(f[off + 3] >> 2);                                    /* IPv4 TOS */
+	return qos_priority(map, dscp, tagged, pcp);
+}
+
+/* Answers of paused priorities stay queued, in order, behind the others (which go now). */
+static unsigned hold_paused(struct resp_out *out, struct rte_mbuf **held)
+{
+	uint64_t now = rte_rdtsc();
+	unsigned kept = 0, n_held = 0;
+
+	for (unsigned i = 0; i < out->n; i++) {
+		int prio = frame_priority(out->map, rte_pktmbuf_mtod(out->buf[i], const uint8_t *));
+		if (prio >= 0 && pfc_paused(out->pause, (unsigned)prio, now))
+			held[n_held++] = out->buf[i];
+		else
+			out->buf[kept++] = out->buf[i];
+	}
+	out->n = kept;
+	return n_held;
+}
+
 void resp_out_flush(struct resp_out *out)
 {
+	struct rte_mbuf *held[RESP_OUT_MAX];
+	unsigned n_held = 0;
 	uint64_t bytes = 0;
 	uint16_t sent;
 
+	if (out->n && out->pause)
+		n_held = hold_paused(out, held);
 	if (out->n == 0)
-		return;
+		goto keep_held;
 	for (unsigned i = 0; i < out->n; i++)
 		bytes += out->buf[i]->pkt_len;
 	sent = rte_eth_tx_burst(out->port_id, out->queue, out->buf, (uint16_t)out->n);
@@ -317,4 +357,7 @@ void resp_out_flush(struct resp_out *out)
 	if (sent && sent < out->n)
 		memmove(out->buf, out->buf + sent, (out->n - sent) * sizeof(out->buf[0]));
 	out->n -= sent;
+keep_held:
+	for (unsigned i = 0; i < n_held; i++)
+		out->buf[out->n++] = held[i];
 }

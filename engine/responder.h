@@ -53,6 +53,9 @@ struct resp_qp {
 
 /* Where one RX lcore's answers for one port go. */
 #define RESP_OUT_MAX 512
+struct qos_map;
+struct pfc_pause;
+
 struct resp_out {
 	struct rte_mempool *pool;
 	uint16_t port_id, queue;
@@ -60,6 +63,8 @@ struct resp_out {
 	unsigned n;
 	uint64_t dropped;            /* answers that could not be queued (no queue, no mbuf, full) */
 	uint64_t tx_packets, tx_bytes; /* answers the PMD took */
+	const struct qos_map *map;   /* the port's classification, and its PFC state (NULL: not honoured): */
+	const struct pfc_pause *pause; /* answers of a paused priority wait */
 	struct rte_mbuf *buf[RESP_OUT_MAX];
 };
 

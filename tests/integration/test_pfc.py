@@ -305,3 +305,26 @@ def test_class_mapped_to_a_queue_nobody_polls_fails_at_start(engine):
     rc, rep, text = engine.run(cfg([p], [role(1, "n", "tx", 0)], [f]), "-d", "1")
     assert rc == 4, text
     assert "flows.roce: port n has no TX role on the queue its traffic class maps to" in text
+
+
+def test_rc_answers_wait_while_their_priority_is_paused(engine):
+    """Port a's generator pauses priority 3 on port b (0.1 Gb/s: 335.5 ms) at 0.1 s; b's RC
+    responder answers a's priority-3 WRITEs with ACKs of the same priority, which wait out the
+    pause (nothing dropped): the slowest request -> ACK time is about the pause, and every
+    message is still acknowledged once."""
+    ports, ip_b = pair_ports("rcpause")
+    ports = [p.replace("100.0", "0.1") for p in ports]
+    msgs = 3000
+    f = flow("w", "a", MAC_B, ip_b, transport='"rc"', ops="{ write = 1; }", message_size=100, qpn=0x10,
+             dest_qpn=0x20, dscp=26, rate_pps=5000, stop="{ messages = %d; }" % msgs,
+             rc="{ retry_timeout_us = 2000000.0; }", latency='{ mode = "oneway"; }')
+    gen = 'pfc_generators = ( { port = "a"; priorities = [3]; quanta = 65535; rate_pps = 10.0; count = 1; start_s = 0.1; } );'
+    rc, rep, text = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f], run=gen))
+    assert rc == 0, text
+    a, b = rep["ports"]
+    pause_ns = 65535 * 5120
+    assert abs(b["paused_ns"][3] - pause_ns) < 20000 and b["pfc_rx"][3] == 1
+    (fl,) = rep["flows"]
+    assert fl["rc"]["completions"] == msgs and fl["responder"]["delivered_messages"] == msgs
+    assert b["responses_dropped"] == 0
+    assert 0.9 * pause_ns < fl["latency_ns"]["ack"]["max"] < 1.2 * pause_ns, fl["latency_ns"]["ack"]
