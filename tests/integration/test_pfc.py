@@ -328,3 +328,19 @@ def test_rc_answers_wait_while_their_priority_is_paused(engine):
     assert fl["rc"]["completions"] == msgs and fl["responder"]["delivered_messages"] == msgs
     assert b["responses_dropped"] == 0
     assert 0.9 * pause_ns < fl["latency_ns"]["ack"]["max"] < 1.2 * pause_ns, fl["latency_ns"]["ack"]
+
+
+def test_pause_generator_frames_dissected_by_tshark(engine, tmp_path):
+    out = tmp_path / "pause.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.1.1", 'vdev_args = "tx_pcap=%s";' % out)
+    gen = 'pfc_generators = ( { port = "p"; pause = true; quanta = 4660; rate_pps = 500.0; count = 20; } );'
+    rc, rep, text = engine.run(cfg([p], [role(1, "p", "tx")], [], run=gen), "-d", "5")
+    assert rc == 0, text
+    assert rep["ports"][0]["pause_tx"] == 20 and rep["ports"][0]["pfc_tx"] == [0] * 8
+    cmd = ["tshark", "-r", str(out), "-T", "fields", "-E", "separator=,", "-e", "eth.dst", "-e", "macc.opcode",
+           "-e", "macc.pause_time"]
+    lines = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    assert len(lines) == 20
+    for line in lines:
+        dst, opcode, quanta = line.split(",")
+        assert dst == "01:80:c2:00:00:01" and int(opcode, 0) == 0x0001 and int(quanta, 0) == 4660
