@@ -801,8 +801,6 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 	return 0;
 }
 
-static int eight_numbers(struct loader *ld, const config_setting_t *s, double lo, double hi, bool ints, double out[8]);
-
 /* qos = { trust = "dscp" | "pcp"; dscp_to_priority = [64 priorities]; honour_pfc = true; pfc_xoff = {...}; } */
 static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {

@@ -28,7 +28,7 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
 				continue;
 			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
 			if (set_shape)
-				__atomic_store_n(&eg->tc[tc].fp_per_byte, egress_fp_per_byte(shape_gbps, e->tsc_hz),
+				__atomic_store_n(&eg->tc[tc].fp_per_byte, pace_fp_per_byte(shape_gbps, e->tsc_hz),
 						 __ATOMIC_RELAXED);
 		}
 }

@@ -16,16 +16,11 @@ static int by_class(const void *a, const void *b)
 	return (int)x->qp->tc - (int)y->qp->tc;
 }
 
-uint64_t egress_fp_per_byte(double gbps, uint64_t tsc_hz)
-{
-	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
-}
-
 void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp, uint64_t tsc_hz)
 {
 	unsigned start = 0;
 
-	eg->link_fp_per_byte = egress_fp_per_byte(cp->egress_gbps, tsc_hz);
+	eg->link_fp_per_byte = pace_fp_per_byte(cp->egress_gbps, tsc_hz);
 	eg->burst_fp = (uint64_t)ENGINE_BURST * 1500 * eg->link_fp_per_byte;
 	eg->strict = cp->strict_tcs;
 	qsort(r->heap, r->n_qps, sizeof(r->heap[0]), by_class);
@@ -36,7 +31,7 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 			start++;
 		q->n = (unsigned)(r->heap + start - q->slots);
 		q->quantum = cp->ets_weight[c] * EGRESS_QUANTUM_BYTES;
-		q->fp_per_byte = egress_fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
+		q->fp_per_byte = pace_fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
 	}
 }
 

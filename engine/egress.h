@@ -41,8 +41,6 @@ struct egress {
 
 /* Sets up the role's classes from its port's settings; sorts its slots by class. */
 void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp, uint64_t tsc_hz);
-/* Time per byte at a rate, TSC cycles << PACE_SHIFT (0 for no rate). */
-uint64_t egress_fp_per_byte(double gbps, uint64_t tsc_hz);
 /* Fills up to a burst; returns how many packets. */
 unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc);
 

@@ -87,7 +87,7 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 
 	qp->next_fp = start_tsc << PACE_SHIFT;
 	if (g->rate_gbps > 0)
-		qp->fp_per_byte = (uint64_t)((double)tsc_hz * 8.0 / (g->rate_gbps * 1e9) * one);
+		qp->fp_per_byte = pace_fp_per_byte(g->rate_gbps, tsc_hz);
 	if (g->rate_pps > 0)
 		qp->fp_per_pkt = (uint64_t)((double)tsc_hz / g->rate_pps * one);
 	/* stagger the group's QPs over one packet time, so that thousands of slow QPs do not all
@@ -105,15 +105,27 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 	qp->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
 }
 
+uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz)
+{
+	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
+}
+
+/* The pacing time a shape's packet takes (frame + FCS), at least one tick: unpaced QPs of a role
+ * then take turns instead of the first one staying at the top of the heap. */
+static uint64_t shape_gap(const struct qp_tx *qp, uint64_t per_byte, uint16_t frame_len)
+{
+	uint64_t gap = qp->fp_per_pkt + per_byte * (uint64_t)(frame_len + 4);
+
+	return gap ? gap : 1;
+}
+
 void qp_tx_set_rate(struct qp_tx *qp, double gbps, uint64_t tsc_hz)
 {
-	uint64_t per_byte = (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT));
+	uint64_t per_byte = pace_fp_per_byte(gbps, tsc_hz);
 
 	__atomic_store_n(&qp->fp_per_byte, per_byte, __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < qp->n_shapes; i++) {
-		uint64_t gap = qp->fp_per_pkt + per_byte * (uint64_t)(qp->shapes[i].frame_len + 4);
-		__atomic_store_n(&qp->shapes[i].gap_fp, gap ? gap : 1, __ATOMIC_RELAXED);
-	}
+	for (unsigned i = 0; i < qp->n_shapes; i++)
+		__atomic_store_n(&qp->shapes[i].gap_fp, shape_gap(qp, per_byte, qp->shapes[i].frame_len), __ATOMIC_RELAXED);
 }
 
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
@@ -442,7 +454,6 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
 	struct latency_probe probe = {0};
 	uint16_t len;
-	uint64_t gap;
 
 	if (qp->n_shapes == shapes_needed(qp->group))
 		return false;
@@ -464,8 +475,7 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	s->payload = pp.payload;
 	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
 	s->psn_field = field_table_for(4, (size_t)(s->icrc_off - (s->bth_off + 12)));
-	gap = qp->fp_per_pkt + qp->fp_per_byte * (uint64_t)(s->frame_len + 4);
-	s->gap_fp = gap ? gap : 1;
+	s->gap_fp = shape_gap(qp, qp->fp_per_byte, s->frame_len);
 	if (qp->lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
 		s->probe_off = s->hdr_len;
 		s->seq_field = field_table_for(4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));

@@ -22,6 +22,9 @@ struct rte_mbuf;
  * enough for 1% accuracy at 1 Mb/s and at 100 Gb/s alike. */
 #define PACE_SHIFT 16
 
+/* The time a byte takes at a rate in Gb/s, TSC cycles << PACE_SHIFT (0 for no rate). */
+uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz);
+
 struct qp_counters {
 	uint64_t tx_packets;
 	uint64_t tx_bytes;     /* Ethernet frame bytes without FCS */
