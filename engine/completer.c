@@ -6,6 +6,8 @@
 #include <rte_ring_elem.h>
 
 #include "completer.h"
+#include "congestion.h"
+#include "inject.h"
 
 #define DRAIN_BURST 64
 
@@ -32,7 +34,8 @@ int completer_index_build(struct qp_tx *qps, unsigned n_qps)
 		uint32_t key = (uint32_t)qps[i].port << 24 | qps[i].qpn;
 		int32_t pos;
 
-		if (qps[i].group->transport != CFG_RC)
+		/* RC requesters get ACKs; QPs with congestion control or injection get CNPs */
+		if (qps[i].group->transport != CFG_RC && !qps[i].cc && !qps[i].inj)
 			continue;
 		pos = rte_hash_add_key(index_by_qpn, &key);
 		if (pos < 0)
@@ -86,11 +89,37 @@ bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *
 	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
 }
 
+bool completer_post_cnp(uint16_t port, uint32_t qpn)
+{
+	uint32_t key = (uint32_t)port << 24 | qpn;
+	struct comp_event ev = {.kind = COMP_CNP};
+	int32_t pos;
+
+	if (!index_by_qpn || (pos = rte_hash_lookup(index_by_qpn, &key)) < 0)
+		return true; /* not ours to react to (counted per receiver QP anyway) */
+	ev.qp = qp_of_position[pos];
+	if (!all_qps[ev.qp].cc && !all_qps[ev.qp].inj)
+		return true;
+	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
+}
+
+/* A CNP reaches the QP's reaction point and its injection's delay measurement. */
+static void cnp_arrived(struct qp_tx *qp, uint64_t now_tsc)
+{
+	if (qp->cc)
+		congestion_on_cnp(qp->cc->lcore, qp->cc, now_tsc);
+	if (qp->inj)
+		inject_on_cnp(qp->inj, now_tsc, 0);
+}
+
 void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)
 {
 	struct comp_event ev[DRAIN_BURST];
 	unsigned n = rte_ring_dequeue_burst_elem(r, ev, sizeof(ev[0]), DRAIN_BURST, NULL);
 
 	for (unsigned i = 0; i < n; i++)
-		qp_tx_complete(&qps[ev[i].qp], &ev[i], now_tsc);
+		if (ev[i].kind == COMP_CNP)
+			cnp_arrived(&qps[ev[i].qp], now_tsc);
+		else
+			qp_tx_complete(&qps[ev[i].qp], &ev[i], now_tsc);
 }

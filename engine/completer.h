@@ -23,6 +23,9 @@ struct rte_ring *completer_ring_create(const char *name, unsigned size, int sock
 /* RX side: an ACK / NAK / READ response / atomic ACK received on `port` for requester `qpn`.
  * Returns false when no local requester has that QPN, or its ring is full (counted by caller). */
 bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *p);
+/* RX side: a CNP received on `port` for local QP `qpn`: posted to the owner when the QP has
+ * congestion control or injection. False when the owner's ring is full. */
+bool completer_post_cnp(uint16_t port, uint32_t qpn);
 /* TX side: applies up to `max` pending events of the ring. */
 void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc);
 

@@ -855,12 +855,335 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 	return port_pfc_xoff(ld, qs, p) || port_egress(ld, qs, p) ? -1 : 0;
 }
 
+/* ---- congestion control and event injection ------------------------------------------------ */
+
+/* A parameter of a cc/ parameter struct, set from a group member of the same name. */
+struct param_desc {
+	const char *name;
+	size_t off;
+	char type;                    /* 'u' uint32_t, 'U' uint64_t, 'b' bool, 'd' double */
+	double lo, hi;
+};
+
+#define DQ(n, t, lo, hi) { #n, offsetof(struct dcqcn_params, n), t, lo, hi }
+static const struct param_desc dcqcn_descs[] = {
+	DQ(dce_tcp_g, 'u', 0, 1023), DQ(dce_tcp_rtt, 'u', 1, 131071), DQ(initial_alpha_value, 'u', 0, 1023),
+	DQ(rate_to_set_on_first_cnp, 'u', 0, 800000), DQ(rpg_min_dec_fac, 'u', 0, 100),
+	DQ(rpg_min_rate, 'u', 0, 800000), DQ(rpg_gd, 'u', 1, 31), DQ(rate_reduce_monitor_period, 'u', 1, 1e7),
+	DQ(clamp_tgt_rate, 'b', 0, 1), DQ(clamp_tgt_rate_after_time_inc, 'b', 0, 1),
+	DQ(rpg_time_reset, 'u', 1, 1e8), DQ(rpg_byte_reset, 'u', 0, 4294967295.0), DQ(rpg_threshold, 'u', 1, 1000),
+	DQ(rpg_max_rate, 'u', 0, 800000), DQ(rpg_ai_rate, 'u', 0, 800000), DQ(rpg_hai_rate, 'u', 0, 800000),
+	DQ(g, 'd', 1e-9, 1), DQ(k_us, 'u', 1, 1e8), DQ(t_us, 'u', 1, 1e8), DQ(b_bytes, 'U', 0, 1e15), DQ(f, 'u', 1, 1000),
+	DQ(r_ai_mbps, 'u', 0, 800000), DQ(r_hai_mbps, 'u', 0, 800000), DQ(min_rate_mbps, 'u', 0, 800000),
+	DQ(initial_alpha, 'd', 0, 1), DQ(alpha_before_cut, 'b', 0, 1), DQ(hyper_linear, 'b', 0, 1),
+};
+#undef DQ
+#define TM(n, t, lo, hi) { #n, offsetof(struct timely_params, n), t, lo, hi }
+static const struct param_desc timely_descs[] = {
+	TM(alpha, 'd', 0, 1), TM(beta, 'd', 0, 1), TM(t_low_us, 'u', 0, 1e8), TM(t_high_us, 'u', 1, 1e8),
+	TM(min_rtt_us, 'u', 1, 1e8), TM(delta_mbps, 'u', 0, 800000), TM(hai_after, 'u', 1, 1000),
+	TM(hai_n, 'u', 1, 1000), TM(min_rate_mbps, 'u', 0, 800000), TM(max_rate_mbps, 'u', 0, 800000),
+};
+#undef TM
+static const struct np_desc { const char *name; size_t off; size_t size; double lo, hi; } np_descs[] = {
+	{ "min_time_between_cnps", offsetof(struct np_params, min_time_between_cnps), 4, 0, 1e7 },
+	{ "cnp_dscp", offsetof(struct np_params, cnp_dscp), 1, 0, 63 },
+	{ "cnp_802p_prio", offsetof(struct np_params, cnp_802p_prio), 1, 0, 7 },
+};
+
+/* Sets the members of g found in descs[] into base; other members are refused, except those in
+ * extra[] (handled by the caller). */
+static int set_params(struct loader *ld, const config_setting_t *g, const struct param_desc *descs, unsigned n,
+		      void *base, const char *const extra[])
+{
+	const char *keys[40];
+	unsigned k = 0;
+
+	for (unsigned i = 0; extra && extra[i]; i++)
+		keys[k++] = extra[i];
+	for (unsigned i = 0; i < n; i++)
+		keys[k++] = descs[i].name;
+	keys[k] = NULL;
+	if (known_keys(ld, g, keys))
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct param_desc *d = &descs[i];
+		char *field = (char *)base + d->off;
+		long long v;
+		double f;
+		bool b;
+		int rc;
+
+		switch (d->type) {
+		case 'b':
+			rc = opt_bool(ld, g, d->name, &b);
+			if (rc == 1)
+				*(bool *)field = b;
+			break;
+		case 'd':
+			rc = opt_float(ld, g, d->name, d->lo, false, d->hi, &f);
+			if (rc == 1)
+				*(double *)field = f;
+			break;
+		default:
+			rc = opt_int(ld, g, d->name, (long long)d->lo, (long long)d->hi, false, &v);
+			if (rc == 1 && d->type == 'U')
+				*(uint64_t *)field = (uint64_t)v;
+			else if (rc == 1)
+				*(uint32_t *)field = (uint32_t)v;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* dcqcn = { profile = "nvidia" | "paper"; <parameters> }: the profile's defaults, then these. */
+static int flow_dcqcn(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const profiles[] = { "nvidia", "paper", NULL };
+	static const char *const extra[] = { "profile", NULL };
+	const config_setting_t *ds, *s;
+	const char *bad, *why;
+	int rc, i;
+
+	dcqcn_params_default(&g->dcqcn, DCQCN_NVIDIA);
+	ds = opt_group(ld, fs, "dcqcn", &rc);
+	if (rc || !ds)
+		return rc;
+	if (g->cc != CFG_CC_DCQCN)
+		return fail_member(ld, fs, "dcqcn", "parameters for cc = \"dcqcn\", but the flow's cc is not dcqcn");
+	if ((s = config_setting_get_member(ds, "profile"))) {
+		if ((i = pick(ld, s, profiles, NULL)) < 0)
+			return -1;
+		dcqcn_params_default(&g->dcqcn, (enum dcqcn_profile)i);
+	}
+	if (set_params(ld, ds, dcqcn_descs, sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0]), &g->dcqcn, extra))
+		return -1;
+	if ((bad = dcqcn_params_check(&g->dcqcn, &why)))
+		return fail_member(ld, ds, bad, "%s", why ? why : "out of range");
+	return 0;
+}
+
+static int flow_timely(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const config_setting_t *ts;
+	const char *bad, *why;
+	int rc;
+
+	timely_params_default(&g->timely);
+	ts = opt_group(ld, fs, "timely", &rc);
+	if (rc || !ts)
+		return rc;
+	if (g->cc != CFG_CC_TIMELY)
+		return fail_member(ld, fs, "timely", "parameters for cc = \"timely\", but the flow's cc is not timely");
+	if (set_params(ld, ts, timely_descs, sizeof(timely_descs) / sizeof(timely_descs[0]), &g->timely, NULL))
+		return -1;
+	if ((bad = timely_params_check(&g->timely, &why)))
+		return fail_member(ld, ts, bad, "%s", why ? why : "out of range");
+	return 0;
+}
+
+/* cc = "dcqcn" | "timely" | "none" */
+static int flow_cc(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const algos[] = { "none", "dcqcn", "timely", NULL };
+	const config_setting_t *s = config_setting_get_member(fs, "cc");
+	int i;
+
+	if (s) {
+		if ((i = pick(ld, s, algos, NULL)) < 0)
+			return -1;
+		g->cc = (enum cfg_cc)i;
+	}
+	if (g->cc == CFG_CC_TIMELY && g->transport != CFG_RC)
+		return fail(ld, s, "timely needs RTT samples, which come from RC ACKs (transport rc)");
+	if (g->cc != CFG_CC_NONE && g->rate_pps > 0)
+		return fail(ld, s, "congestion control sets a rate in Gb/s: use rate_gbps (or none), not rate_pps");
+	if (g->cc != CFG_CC_NONE && g->pattern != CFG_PATTERN_CONSTANT)
+		return fail(ld, s, "congestion control paces the QP itself: pattern must be constant");
+	return flow_dcqcn(ld, fs, g) || flow_timely(ld, fs, g) ? -1 : 0;
+}
+
+/* One entry of an `inject` list: { action = "ce" | "drop" | "corrupt"; psn | every | probability;
+ * qp; count; } */
+static int parse_inject(struct loader *ld, const config_setting_t *is, struct cfg_inject *in, bool tx,
+			unsigned qps)
+{
+	static const char *const tx_keys[] = { "action", "qp", "psn", "every", "probability", "count", NULL };
+	static const char *const rx_keys[] = { "action", "every", "probability", "count", NULL };
+	static const char *const actions[] = { "ce", "drop", "corrupt", NULL };
+	const config_setting_t *s;
+	long long v;
+	int i, rc, ways = 0;
+
+	if (want_type(ld, is, CONFIG_TYPE_GROUP, "a group { action = ...; every = ...; }") ||
+	    known_keys(ld, is, tx ? tx_keys : rx_keys))
+		return -1;
+	memset(in, 0, sizeof(*in));
+	in->qp = -1;
+	in->psn = -1;
+	in->line = config_setting_source_line(is);
+	s = required(ld, is, "action", "ce, drop or corrupt");
+	if (!s || (i = pick(ld, s, actions, NULL)) < 0)
+		return -1;
+	in->action = (enum cfg_inject_action)i;
+	if ((rc = opt_int(ld, is, "qp", 0, (long long)qps - 1, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		in->qp = (int)v;
+	if ((rc = opt_int(ld, is, "psn", 0, 0xFFFFFF, false, &v)) < 0)
+		return -1;
+	if (rc == 1) {
+		in->psn = v;
+		ways++;
+	}
+	if ((rc = opt_int(ld, is, "every", 1, 1000000000, false, &v)) < 0)
+		return -1;
+	if (rc == 1) {
+		in->every = (uint64_t)v;
+		ways++;
+	}
+	if ((rc = opt_float(ld, is, "probability", 0, true, 1, &in->probability)) < 0)
+		return -1;
+	ways += rc == 1;
+	if ((rc = opt_int(ld, is, "count", 1, (long long)1e15, false, &v)) < 0)
+		return -1;
+	if (rc == 1)
+		in->count = (uint64_t)v;
+	if (ways != 1)
+		return fail(ld, is, "choose the packets one way: %s", tx ? "psn, every or probability" : "every or probability");
+	return 0;
+}
+
+static int inject_list(struct loader *ld, const config_setting_t *parent, const char *key, struct cfg_inject *out,
+		       unsigned *n_out, bool tx, unsigned qps)
+{
+	const config_setting_t *ls = config_setting_get_member(parent, key);
+	int n;
+
+	*n_out = 0;
+	if (!ls)
+		return 0;
+	if (!config_setting_is_list(ls))
+		return fail(ld, ls, "must be a list ( { action = ...; ... }, ... )");
+	n = config_setting_length(ls);
+	if (n > CFG_MAX_INJECT)
+		return fail(ld, ls, "%d entries (at most %d)", n, CFG_MAX_INJECT);
+	for (int i = 0; i < n; i++)
+		if (parse_inject(ld, config_setting_get_elem(ls, (unsigned)i), &out[i], tx, qps))
+			return -1;
+	*n_out = (unsigned)n;
+	return 0;
+}
+
+int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double value, char *err, size_t errlen)
+{
+	const struct param_desc *descs = algo == CFG_CC_DCQCN ? dcqcn_descs : timely_descs;
+	unsigned n = algo == CFG_CC_DCQCN ? sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0])
+					  : sizeof(timely_descs) / sizeof(timely_descs[0]);
+	union {
+		struct dcqcn_params d;
+		struct timely_params t;
+	} copy;
+	const char *bad, *why = NULL;
+	const struct param_desc *d = NULL;
+	char *field;
+
+	for (unsigned i = 0; i < n && !d; i++)
+		if (!strcmp(descs[i].name, name))
+			d = &descs[i];
+	if (!d) {
+		snprintf(err, errlen, "%s has no parameter '%s' (docs/cc.md)", algo == CFG_CC_DCQCN ? "dcqcn" : "timely", name);
+		return -1;
+	}
+	if (!(value >= d->lo && value <= d->hi) || (d->type != 'd' && value != (double)(long long)value)) {
+		snprintf(err, errlen, "%s: %g is out of range (%s%g..%g)", name, value, d->type == 'd' ? "" : "integers ",
+			 d->lo, d->hi);
+		return -1;
+	}
+	memcpy(&copy, params, algo == CFG_CC_DCQCN ? sizeof(copy.d) : sizeof(copy.t));
+	field = (char *)&copy + d->off;
+	if (d->type == 'b')
+		*(bool *)field = value != 0;
+	else if (d->type == 'd')
+		*(double *)field = value;
+	else if (d->type == 'U')
+		*(uint64_t *)field = (uint64_t)value;
+	else
+		*(uint32_t *)field = (uint32_t)value;
+	bad = algo == CFG_CC_DCQCN ? dcqcn_params_check(&copy.d, &why) : timely_params_check(&copy.t, &why);
+	if (bad) {
+		snprintf(err, errlen, "%s: %s", bad, why ? why : "out of range");
+		return -1;
+	}
+	field = (char *)params + d->off;
+	if (d->type == 'b')
+		__atomic_store_n((bool *)field, value != 0, __ATOMIC_RELEASE);
+	else if (d->type == 'd')
+		__atomic_store((double *)field, &(double){value}, __ATOMIC_RELEASE);
+	else if (d->type == 'U')
+		__atomic_store_n((uint64_t *)field, (uint64_t)value, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n((uint32_t *)field, (uint32_t)value, __ATOMIC_RELEASE);
+	return 0;
+}
+
+unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max)
+{
+	const struct param_desc *descs = algo == CFG_CC_DCQCN ? dcqcn_descs : timely_descs;
+	unsigned n = algo == CFG_CC_DCQCN ? sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0])
+					  : sizeof(timely_descs) / sizeof(timely_descs[0]);
+
+	if (algo == CFG_CC_NONE)
+		return 0;
+	n = n < max ? n : max;
+	for (unsigned i = 0; i < n; i++) {
+		const char *f = (const char *)params + descs[i].off;
+		names[i] = descs[i].name;
+		values[i] = descs[i].type == 'b'   ? (double)__atomic_load_n((const bool *)f, __ATOMIC_RELAXED)
+			    : descs[i].type == 'd' ? *(const volatile double *)f
+			    : descs[i].type == 'U' ? (double)__atomic_load_n((const uint64_t *)f, __ATOMIC_RELAXED)
+						   : (double)__atomic_load_n((const uint32_t *)f, __ATOMIC_RELAXED);
+	}
+	return n;
+}
+
+/* np = { enabled; min_time_between_cnps; cnp_dscp; cnp_802p_prio; }: the port's notification
+ * point, on by default as on ConnectX ports. */
+static int port_np(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	static const char *const keys[] = { "enabled", "min_time_between_cnps", "cnp_dscp", "cnp_802p_prio", NULL };
+	const config_setting_t *ns;
+	int rc;
+
+	p->np_enabled = true;
+	np_params_default(&p->np);
+	ns = opt_group(ld, ps, "np", &rc);
+	if (rc || !ns)
+		return rc;
+	if (known_keys(ld, ns, keys) || opt_bool(ld, ns, "enabled", &p->np_enabled) < 0)
+		return -1;
+	for (unsigned i = 0; i < sizeof(np_descs) / sizeof(np_descs[0]); i++) {
+		long long v;
+
+		rc = opt_int(ld, ns, np_descs[i].name, (long long)np_descs[i].lo, (long long)np_descs[i].hi, false, &v);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && np_descs[i].size == 4)
+			*(uint32_t *)((char *)&p->np + np_descs[i].off) = (uint32_t)v;
+		else if (rc == 1)
+			*((uint8_t *)&p->np + np_descs[i].off) = (uint8_t)v;
+	}
+	return 0;
+}
+
 static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned idx)
 {
 	static const char *const keys[] = { "name", "device", "vdev_args", "mac", "ipv4", "ipv6",
 					    "link_speed_gbps", "rx_queues", "tx_queues", "rx_desc", "tx_desc",
 					    "mtu", "rx_drop_probability", "steering", "timestamps", "tx_schedule_lead_us",
-					    "qos", NULL };
+					    "qos", "np", "rx_inject", NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -889,7 +1212,9 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
 			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0 ||
-			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p) || port_qos(ld, ps, p)
+			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p) || port_qos(ld, ps, p) ||
+			       port_np(ld, ps, p) ||
+			       inject_list(ld, ps, "rx_inject", p->rx_inject, &p->n_rx_inject, false, 1)
 		       ? -1
 		       : 0;
 }
@@ -1462,7 +1787,7 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
 					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
 					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
-					    "rc", "latency", NULL };
+					    "rc", "latency", "cc", "dcqcn", "timely", "inject", NULL };
 	struct cfg_flow_group *g = &ld->cfg->groups[idx];
 	const config_setting_t *s;
 	char buf[64];
@@ -1495,7 +1820,8 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	return flow_addresses(ld, fs, g) || flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) ||
 	       flow_ids(ld, fs, g) || flow_header_fields(ld, fs, g) || flow_rate(ld, fs, g) ||
 	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_reliability(ld, fs, g) ||
-			       flow_latency(ld, fs, g) || flow_expansion(ld, fs, g)
+			       flow_latency(ld, fs, g) || flow_expansion(ld, fs, g) || flow_cc(ld, fs, g) ||
+			       inject_list(ld, fs, "inject", g->inject, &g->n_inject, true, g->count)
 		       ? -1
 		       : 0;
 }
@@ -1917,7 +2243,8 @@ static int parse_phases(struct loader *ld, const config_setting_t *root)
 static int parse_run(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
-					    "latency_sample_every", "latency_foreign_qps", NULL };
+					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
+					    "cc_trace_qps", "cc_trace_step", NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -1930,7 +2257,11 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	    opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0 ||
 	    opt_str(ld, run, "latency_samples", c->latency_samples, sizeof(c->latency_samples)) < 0 ||
 	    opt_uint(ld, run, "latency_sample_every", 1, 1000000000, &c->latency_sample_every) < 0 ||
-	    opt_uint(ld, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0)
+	    opt_uint(ld, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0 ||
+	    opt_str(ld, run, "cc_trace", c->cc_trace, sizeof(c->cc_trace)) < 0 ||
+	    opt_float(ld, run, "cc_trace_interval_us", 1, false, 1e9, &c->cc_trace_interval_us) < 0 ||
+	    opt_uint(ld, run, "cc_trace_qps", 1, 1u << 20, &c->cc_trace_qps) < 0 ||
+	    opt_uint(ld, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0)
 		return -1;
 	return 0;
 }
@@ -2114,6 +2445,9 @@ void config_defaults(struct engine_config *cfg)
 	cfg->stats_interval_s = 1.0;
 	cfg->latency_sample_every = 1;
 	cfg->latency_foreign_qps = 64;
+	cfg->cc_trace_interval_us = 100;
+	cfg->cc_trace_qps = 16;
+	cfg->cc_trace_step = 1;
 	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
 		cfg->group_collective[g] = -1;
 }

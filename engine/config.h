@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dcqcn.h"
+#include "np.h"
+#include "timely.h"
+
 #define CFG_MAX_PORTS 8
 #define CFG_MAX_ROLES 32
 #define CFG_MAX_FLOW_GROUPS 256
@@ -23,6 +27,22 @@
 #define CFG_MAX_PHASES 4096
 #define CFG_MAX_RESPONDERS 64
 #define CFG_MAX_PFC_GENERATORS 8
+#define CFG_MAX_INJECT 8
+
+/* Event injection (docs/cc.md): chosen packets are marked CE, dropped or sent with a wrong ICRC,
+ * on TX (a flow's packets) or on RX (a port's arrivals). A packet is chosen by PSN (the first
+ * time that PSN goes out), every Nth packet, or with a probability; `qp` limits it to one QP
+ * of the group (-1: all). */
+enum cfg_inject_action { CFG_INJECT_CE, CFG_INJECT_DROP, CFG_INJECT_CORRUPT };
+struct cfg_inject {
+	enum cfg_inject_action action;
+	int qp;                       /* index within the group, -1 = every QP (TX only) */
+	int64_t psn;                  /* -1 = not by PSN */
+	uint64_t every;               /* 0 = not every Nth */
+	double probability;           /* 0 = not random */
+	uint64_t count;               /* at most this many per QP (TX) or port (RX); 0 = no limit */
+	unsigned line;
+};
 
 struct cfg_eal {
 	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
@@ -82,6 +102,11 @@ struct cfg_port {
 	double xoff_drain_gbps;       /* how fast the watched backlog drains */
 	double tx_schedule_lead_us;   /* >0: latency probes sent at a NIC time this far ahead, where the
 				       * PMD can (RTE_ETH_TX_OFFLOAD_SEND_ON_TIMESTAMP); 0 = off */
+	/* DCQCN notification point (the port's `np = { ... }`): CNPs for CE-marked arrivals */
+	bool np_enabled;              /* default true, as on ConnectX ports */
+	struct np_params np;
+	unsigned n_rx_inject;         /* `rx_inject = ( ... )`: events on arrival */
+	struct cfg_inject rx_inject[CFG_MAX_INJECT];
 	unsigned line;                /* where it was declared, for later errors */
 };
 
@@ -117,6 +142,9 @@ struct cfg_size {
 };
 
 enum cfg_pattern { CFG_PATTERN_CONSTANT, CFG_PATTERN_ONOFF, CFG_PATTERN_POISSON };
+
+/* Congestion control of a flow's QPs (docs/cc.md). */
+enum cfg_cc { CFG_CC_NONE, CFG_CC_DCQCN, CFG_CC_TIMELY };
 
 /* Latency measurement of a flow (docs/latency.md). */
 enum cfg_latency {
@@ -168,6 +196,13 @@ struct cfg_flow_group {
 	enum cfg_latency latency;
 	double latency_timeout_us;    /* ping-pong: a message not back after this long is lost and
 				       * the next one goes; default 1,000,000 */
+	/* congestion control: `cc = "dcqcn" | "timely" | "none"`, with `dcqcn = { ... }` and
+	 * `timely = { ... }` parameter groups (defaults: cc/dcqcn.h, cc/timely.h) */
+	enum cfg_cc cc;
+	struct dcqcn_params dcqcn;
+	struct timely_params timely;
+	unsigned n_inject;            /* `inject = ( ... )`: events on the flow's TX */
+	struct cfg_inject inject[CFG_MAX_INJECT];
 	/* expansion */
 	unsigned count;               /* QPs in the group, default 1 */
 	uint32_t qpn_step, dest_qpn_step; /* default 1 */
@@ -255,6 +290,10 @@ struct engine_config {
 	unsigned latency_sample_every;/* one sample in this many goes to the CSV; default 1 */
 	unsigned latency_foreign_qps; /* per RX lcore: QPs from other processes whose probes get
 				       * their own histogram; default 64 */
+	char cc_trace[CFG_STR_LEN];   /* CSV of congestion-control state over time, empty = none */
+	double cc_trace_interval_us;  /* a row per traced QP this often (and one per CNP); default 100 */
+	unsigned cc_trace_qps;        /* the first N QPs with congestion control are traced; default 16 */
+	unsigned cc_trace_step;       /* ... every this many (sampling a large group); default 1 */
 };
 
 /* Loads and validates `path`. On error returns -1 and writes one line into err:
@@ -267,6 +306,15 @@ void config_defaults(struct engine_config *cfg);
 /* A virtual device (a vdev `net_...` or an end of the in-process `ring:` cable): no real link
  * speed, no rte_flow steering by default. */
 bool config_device_is_virtual(const char *device);
+/* Sets one congestion-control parameter of a running flow group (the control interface): `name`
+ * is a member of dcqcn = { } (algo CFG_CC_DCQCN, params a struct dcqcn_params) or timely = { }
+ * (CFG_CC_TIMELY, struct timely_params); the value is checked as the config file's would be, and
+ * the whole set again, then stored with one atomic store (the owner lcores read it at their QPs'
+ * next event). 0, or -1 with a message in err. */
+int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double value, char *err, size_t errlen);
+/* The parameters of a group's algorithm with their current values (for the control interface);
+ * returns how many were written (at most max). */
+unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max);
 /* Index of the port called `name`, or -1. */
 int config_port_index(const struct engine_config *cfg, const char *name);
 

@@ -145,6 +145,193 @@ static int cmd_egress(const char *cmd, const char *params, struct rte_tel_data *
 	return 0;
 }
 
+static int group_by_name(const struct engine *e, const char *name)
+{
+	for (unsigned g = 0; g < e->cfg->n_groups; g++)
+		if (!strcmp(e->cfg->groups[g].name, name))
+			return (int)g;
+	return -1;
+}
+
+static void add_gbps(struct rte_tel_data *o, const char *key, uint64_t kbps)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%.6f", (double)kbps * 1e-6);
+	rte_tel_data_add_dict_string(o, key, v);
+}
+
+#define CONTROL_CC_QPS 8 /* QPs of a group shown one by one */
+
+/* One QP's reaction point, as the owner lcore last left it. */
+static struct rte_tel_data *cc_qp_dict(const struct qp_cc *c)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+	struct cc_view v;
+	char alpha[32];
+
+	if (!o)
+		return NULL;
+	congestion_view(c, &v);
+	rte_tel_data_start_dict(o);
+	rte_tel_data_add_dict_u64(o, "qpn", c->qp->qpn);
+	add_gbps(o, "rate_gbps", v.rate_kbps);
+	add_gbps(o, "target_gbps", v.target_kbps);
+	snprintf(alpha, sizeof(alpha), "%.6f", v.alpha);
+	rte_tel_data_add_dict_string(o, "alpha", alpha);
+	rte_tel_data_add_dict_string(o, "stage", congestion_stage_name(v.stage));
+	rte_tel_data_add_dict_u64(o, "cnps", v.cnps);
+	rte_tel_data_add_dict_u64(o, "cuts", v.cuts);
+	rte_tel_data_add_dict_u64(o, "increases", v.increases);
+	return o;
+}
+
+/* A group's QPs with cc: sum, min and max of their rates, CNPs and cuts, and the first QPs. */
+static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
+{
+	const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	struct rte_tel_data *o = rte_tel_data_alloc(), *qps = rte_tel_data_alloc();
+	uint64_t sum = 0, lo = UINT64_MAX, hi = 0, cnps = 0, cuts = 0;
+	unsigned n = 0;
+
+	if (!o || !qps) {
+		rte_tel_data_free(o);
+		rte_tel_data_free(qps);
+		return NULL;
+	}
+	rte_tel_data_start_dict(o);
+	rte_tel_data_start_dict(qps);
+	for (unsigned i = 0; i < e->n_cc; i++) {
+		const struct qp_cc *c = &e->cc_states[i];
+		struct cc_view v;
+		if (c->qp->group != grp)
+			continue;
+		congestion_view(c, &v);
+		sum += v.rate_kbps;
+		lo = v.rate_kbps < lo ? v.rate_kbps : lo;
+		hi = v.rate_kbps > hi ? v.rate_kbps : hi;
+		cnps += v.cnps;
+		cuts += v.cuts;
+		if (n++ < CONTROL_CC_QPS) {
+			char key[16];
+			struct rte_tel_data *q = cc_qp_dict(c);
+			snprintf(key, sizeof(key), "%u", c->qp->index);
+			if (q)
+				rte_tel_data_add_dict_container(qps, key, q, 0);
+		}
+	}
+	rte_tel_data_add_dict_string(o, "algorithm", congestion_algo_name(grp->cc));
+	if (grp->cc == CFG_CC_DCQCN)
+		rte_tel_data_add_dict_string(o, "profile", e->dcqcn_live[g].profile == DCQCN_PAPER ? "paper" : "nvidia");
+	rte_tel_data_add_dict_int(o, "qps", (int)n);
+	add_gbps(o, "rate_sum_gbps", sum);
+	add_gbps(o, "rate_min_gbps", n ? lo : 0);
+	add_gbps(o, "rate_max_gbps", hi);
+	rte_tel_data_add_dict_u64(o, "cnps", cnps);
+	rte_tel_data_add_dict_u64(o, "cuts", cuts);
+	rte_tel_data_add_dict_container(o, "first_qps", qps, 0);
+	return o;
+}
+
+/* Each port's notification point: CNPs sent and suppressed. */
+static struct rte_tel_data *np_dict(const struct engine *e)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+
+	if (!o)
+		return NULL;
+	rte_tel_data_start_dict(o);
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct rte_tel_data *x = rte_tel_data_alloc();
+		struct port_totals t;
+		if (!x)
+			break;
+		stats_port_totals(e, p, &t);
+		rte_tel_data_start_dict(x);
+		rte_tel_data_add_dict_int(x, "enabled", e->cfg->ports[p].np_enabled);
+		rte_tel_data_add_dict_u64(x, "ecn_ce_rx", t.rx.np_cnp_tx + t.rx.np_suppressed + t.rx.np_no_peer + t.rx.np_failed);
+		rte_tel_data_add_dict_u64(x, "cnp_tx", t.rx.np_cnp_tx);
+		rte_tel_data_add_dict_u64(x, "suppressed", t.rx.np_suppressed);
+		rte_tel_data_add_dict_u64(x, "no_peer", t.rx.np_no_peer);
+		rte_tel_data_add_dict_container(o, e->cfg->ports[p].name, x, 0);
+	}
+	return o;
+}
+
+/* The group's parameters as its QPs use them now. */
+static struct rte_tel_data *cc_params_dict(const struct engine *e, unsigned g)
+{
+	const char *names[40];
+	double values[40];
+	enum cfg_cc algo = e->cfg->groups[g].cc;
+	unsigned n = config_cc_params_list(algo, algo == CFG_CC_DCQCN ? (const void *)&e->dcqcn_live[g]
+								     : (const void *)&e->timely_live[g], names, values, 40);
+	struct rte_tel_data *o = rte_tel_data_alloc();
+
+	if (!o)
+		return NULL;
+	rte_tel_data_start_dict(o);
+	for (unsigned i = 0; i < n; i++) {
+		char v[32];
+		snprintf(v, sizeof(v), "%.9g", values[i]);
+		rte_tel_data_add_dict_string(o, names[i], v);
+	}
+	return o;
+}
+
+/* /roce/cc[,GROUP] */
+static int cmd_cc(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct engine *e = current(d);
+	struct rte_tel_data *x;
+	int only = -1;
+
+	(void)cmd;
+	if (!e)
+		return 0;
+	if (params && *params && (only = group_by_name(e, params)) < 0)
+		return reply_error(d, "no flow group of that name (see /roce/flows)");
+	rte_tel_data_start_dict(d);
+	for (unsigned g = 0; g < e->cfg->n_groups; g++) {
+		if ((only >= 0 && (int)g != only) || e->cfg->groups[g].cc == CFG_CC_NONE)
+			continue;
+		if ((x = cc_group_dict(e, g)))
+			rte_tel_data_add_dict_container(d, e->cfg->groups[g].name, x, 0);
+	}
+	if (only >= 0 && (x = cc_params_dict(e, (unsigned)only)))
+		rte_tel_data_add_dict_container(d, "parameters", x, 0);
+	if (only < 0 && (x = np_dict(e)))
+		rte_tel_data_add_dict_container(d, "notification_points", x, 0);
+	return 0;
+}
+
+/* /roce/cc_set,GROUP,PARAMETER,VALUE */
+static int cmd_cc_set(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct engine *e = current(d);
+	char group[CFG_NAME_LEN] = "", name[64] = "", msg[200];
+	double value;
+	int g, used = 0;
+
+	(void)cmd;
+	if (!e)
+		return 0;
+	if (!params || sscanf(params, "%31[^,],%63[^,],%lf%n", group, name, &value, &used) != 3 ||
+	    (size_t)used != strlen(params))
+		return reply_error(d, "usage: /roce/cc_set,FLOW_NAME,PARAMETER,VALUE (booleans 0 or 1)");
+	if ((g = group_by_name(e, group)) < 0 || e->cfg->groups[g].cc == CFG_CC_NONE)
+		return reply_error(d, "no flow group of that name with congestion control (see /roce/cc)");
+	if (config_cc_param_set(e->cfg->groups[g].cc,
+				e->cfg->groups[g].cc == CFG_CC_DCQCN ? (void *)&e->dcqcn_live[g] : (void *)&e->timely_live[g],
+				name, value, msg, sizeof(msg)))
+		return reply_error(d, msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "flow", group);
+	rte_tel_data_add_dict_string(d, "parameter", name);
+	rte_tel_data_add_dict_string(d, "value", strrchr(params, ',') + 1);
+	return 0;
+}
+
 void control_attach(struct engine *e)
 {
 	static bool registered;
@@ -156,6 +343,12 @@ void control_attach(struct engine *e)
 					   "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters");
 		rte_telemetry_register_cmd("/roce/flow_rate", cmd_flow_rate,
 					   "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS");
+		rte_telemetry_register_cmd("/roce/cc", cmd_cc,
+					   "Congestion control: per flow group rates, CNPs, cuts, first QPs' state; notification "
+					   "points. Parameters: [FLOW_NAME]");
+		rte_telemetry_register_cmd("/roce/cc_set", cmd_cc_set,
+					   "Sets a DCQCN or TIMELY parameter of a running flow group. Parameters: "
+					   "FLOW_NAME,PARAMETER,VALUE");
 		rte_telemetry_register_cmd("/roce/egress", cmd_egress,
 					   "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]");
 		registered = true;

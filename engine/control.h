@@ -5,6 +5,9 @@
  *   /roce/flows                 the flow groups, their QPs, rates and packets sent
  *   /roce/flow_rate,NAME,GBPS   sets the rate of every QP of flow group NAME (paced by Gb/s)
  *   /roce/egress,PORT,TC,WEIGHT[,SHAPE_GBPS]  a traffic class's ETS weight (and shaper, 0: none)
+ *   /roce/cc[,NAME]             congestion control: rates, CNPs, cuts per group, first QPs' state,
+ *                               and the ports' notification points
+ *   /roce/cc_set,NAME,PARAMETER,VALUE  one DCQCN / TIMELY parameter of a running group
  * The callbacks run in EAL's telemetry thread; QP rates are published with atomic stores that
  * the owning lcores pick up at their next packet. docs/engine.md.
  */

@@ -19,6 +19,7 @@
 #include "egress.h"
 #include "engine.h"
 #include "engine_state.h"
+#include "notification.h"
 #include "responder.h"
 
 #define RX_QPS_PER_LCORE 65536
@@ -194,7 +195,8 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 	}
 	for (unsigned p = 0; p < e->n_ports; p++)
 		memcpy(macs[p], e->ports[p].mac, 6);
-	if (completer_index_build(e->qps, e->n_qps) || responder_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports)) {
+	if (completer_index_build(e->qps, e->n_qps) || responder_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports) ||
+	    notification_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports)) {
 		snprintf(err, errlen, "out of memory for the RC tables (raise eal.memory_mb)");
 		return -1;
 	}
@@ -306,6 +308,131 @@ static unsigned roles_for_group(struct engine *e, const struct cfg_flow_group *g
 	return k;
 }
 
+/* The lcore a QP is dealt to (its TX role's), or NULL. */
+static struct lcore_work *owner_of(struct engine *e, const struct qp_tx *qp)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++)
+				if (e->work[l]->tx[i].heap[k].qp == qp)
+					return e->work[l];
+	return NULL;
+}
+
+/* A TX lcore's congestion-control context, made when its first QP with cc is dealt to it. */
+static struct cc_lcore *cc_lcore_of(struct engine *e, struct lcore_work *w)
+{
+	if (!w->cc) {
+		w->cc = rte_zmalloc_socket("cc_lcore", sizeof(*w->cc), RTE_CACHE_LINE_SIZE,
+					   (int)rte_lcore_to_socket_id(w->lcore));
+		if (w->cc)
+			congestion_lcore_init(w->cc, e->tsc_hz, clock_tsc_to_ns(rte_rdtsc()));
+	}
+	return w->cc;
+}
+
+/* The traced QPs: the first cc_trace_qps QPs with cc, every cc_trace_step-th. */
+static int plan_cc_trace(struct engine *e)
+{
+	const struct engine_config *cfg = e->cfg;
+	unsigned taken = 0;
+
+	for (unsigned i = 0; i < e->n_cc && taken < cfg->cc_trace_qps; i += cfg->cc_trace_step, taken++)
+		e->cc_states[i].traced = true;
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct cc_lcore *c = e->work[l] ? e->work[l]->cc : NULL;
+		unsigned n = 0;
+
+		if (!c)
+			continue;
+		for (unsigned i = 0; i < e->n_cc; i++)
+			n += e->cc_states[i].traced && e->cc_states[i].lcore == c;
+		if (n == 0)
+			continue;
+		c->traced = rte_zmalloc("cc_traced", sizeof(*c->traced) * n, 0);
+		c->trace = rte_zmalloc("cc_trace", sizeof(*c->trace), RTE_CACHE_LINE_SIZE);
+		if (!c->traced || !c->trace)
+			return -1;
+		for (unsigned i = 0; i < e->n_cc; i++)
+			if (e->cc_states[i].traced && e->cc_states[i].lcore == c)
+				c->traced[c->n_traced++] = &e->cc_states[i];
+		c->trace_every_ns = (uint64_t)(cfg->cc_trace_interval_us * 1000.0);
+	}
+	return 0;
+}
+
+/* Congestion control and event injection, before the heaps are ordered (a QP driven by cc is
+ * paced from its first packet, at its line rate) and before the completer index (CNPs must find
+ * these QPs). */
+static int plan_cc(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->cfg;
+	unsigned k = 0, j = 0;
+
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		e->n_cc += e->qps[q].group->cc != CFG_CC_NONE;
+		e->n_inj += e->qps[q].group->n_inject > 0;
+	}
+	if (e->n_cc)
+		e->cc_states = rte_zmalloc("cc_states", sizeof(struct qp_cc) * e->n_cc, RTE_CACHE_LINE_SIZE);
+	if (e->n_inj)
+		e->inj_states = rte_zmalloc("inj_states", sizeof(struct qp_inject) * e->n_inj, RTE_CACHE_LINE_SIZE);
+	if ((e->n_cc && !e->cc_states) || (e->n_inj && !e->inj_states))
+		goto nomem;
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		struct qp_tx *qp = &e->qps[q];
+		const struct cfg_flow_group *g = qp->group;
+
+		if (g->n_inject) {
+			qp_inject_init(&e->inj_states[j], g, qp->index, rte_rand());
+			if (e->inj_states[j].n_rules)
+				qp->inj = &e->inj_states[j];
+			j++;
+		}
+		if (g->cc != CFG_CC_NONE) {
+			struct lcore_work *w = owner_of(e, qp);
+			struct qp_cc *c = &e->cc_states[k++];
+			uint64_t line = congestion_line_kbps(g, e->ports[qp->port].link_speed_gbps);
+
+			if (!w || !(c->lcore = cc_lcore_of(e, w)))
+				goto nomem;
+			unsigned gi = (unsigned)(g - cfg->groups);
+			e->dcqcn_live[gi] = g->dcqcn;
+			e->timely_live[gi] = g->timely;
+			congestion_qp_init(c, qp, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->dcqcn_live[gi], &e->timely_live[gi]);
+			qp_tx_set_rate(qp, (double)line * 1e-6, e->tsc_hz);
+			c->applied_kbps = line;
+			qp->cc = c;
+		}
+	}
+	if (cfg->cc_trace[0] && e->n_cc && plan_cc_trace(e))
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory for congestion control / event injection (raise eal.memory_mb)");
+	return -1;
+}
+
+/* rx_inject rules of each port, per RX lcore (each draws and counts its own). */
+static int plan_rx_inject(struct engine *e, char *err, size_t errlen)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct lcore_work *w = e->work[l];
+		for (unsigned p = 0; w && p < e->n_ports; p++) {
+			w->cport[p] = &e->cfg->ports[p];
+			if (!e->cfg->ports[p].n_rx_inject)
+				continue;
+			w->rx_inject[p] = rte_zmalloc("rx_inject", sizeof(struct port_inject), RTE_CACHE_LINE_SIZE);
+			if (!w->rx_inject[p]) {
+				snprintf(err, errlen, "out of memory for rx_inject");
+				return -1;
+			}
+			port_inject_init(w->rx_inject[p], &e->cfg->ports[p], rte_rand());
+		}
+	}
+	return 0;
+}
+
 static int plan_qps(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->cfg;
@@ -316,6 +443,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		e->n_qps += cfg->groups[g].count;
+	if (plan_rx_inject(e, err, errlen))
+		return -1;
 	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
 		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++)
@@ -367,6 +496,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
 		}
 	}
+	if (plan_cc(e, err, errlen))
+		return -1;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
 			struct tx_role *t = &e->work[l]->tx[i];
@@ -534,6 +665,11 @@ static void housekeeping(struct engine *e)
 			e->lat_csv_rows += lat_samples_drain(e->work[l]->samples, e->lat_csv);
 	if (e->lat_csv)
 		fflush(e->lat_csv);
+	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
+		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
+			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);
+	if (e->cc_csv)
+		fflush(e->cc_csv);
 }
 
 /* Main lcore: live lines until the run ends, then TX stop, RX drain, RX stop. */
@@ -618,10 +754,22 @@ static void release(struct engine *e)
 			rte_free(e->work[l]->lat);
 		}
 		rte_free(e->work[l]->samples);
+		if (e->work[l]->cc) {
+			rte_free(e->work[l]->cc->traced);
+			rte_free(e->work[l]->cc->trace);
+			rte_free(e->work[l]->cc);
+		}
+		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
+			rte_free(e->work[l]->rx_inject[p]);
 		rte_free(e->work[l]);
 	}
 	completer_index_free();
 	responder_table_free();
+	notification_table_free();
+	rte_free(e->cc_states);
+	rte_free(e->inj_states);
+	if (e->cc_csv)
+		fclose(e->cc_csv);
 	collectives_free(e->collectives, e->cfg->n_collectives);
 	rte_free(e->qps);
 	rte_free(e->qp_extra);
@@ -658,6 +806,14 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 			return ENGINE_EXIT_REPORT;
 		}
 		lat_samples_csv_header(e.lat_csv);
+	}
+	if (cfg->cc_trace[0]) { /* the same: a bad path stops the run before traffic */
+		e.cc_csv = fopen(cfg->cc_trace, "w");
+		if (!e.cc_csv) {
+			fprintf(stderr, "roce-engine: run.cc_trace: cannot write %s: %s\n", cfg->cc_trace, strerror(errno));
+			return ENGINE_EXIT_REPORT;
+		}
+		congestion_trace_header(e.cc_csv);
 	}
 	printf("roce-engine: ICRC with rte_net_crc %s\n", wire_crc_init());
 	if (setup_ports(&e, err, sizeof(err)))

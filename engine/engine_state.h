@@ -11,6 +11,8 @@
 
 #include "collective.h"
 #include "config.h"
+#include "congestion.h"
+#include "inject.h"
 #include "counters.h"
 #include "latency.h"
 #include "lcore.h"
@@ -43,6 +45,15 @@ struct engine {
 	uint64_t lat_csv_rows;
 	struct lat_stats *lat_live;    /* [n_ports][2]: one-way and RTT at the previous live line */
 	struct lat_stats *lat_live_qp; /* [ENGINE_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
+	/* congestion control and event injection */
+	struct dcqcn_params dcqcn_live[CFG_MAX_FLOW_GROUPS]; /* per group: what its QPs use (the control */
+	struct timely_params timely_live[CFG_MAX_FLOW_GROUPS]; /* interface changes them while running) */
+	struct qp_cc *cc_states;       /* the QPs' with cc, in QP order */
+	unsigned n_cc;
+	struct qp_inject *inj_states;  /* the QPs' with injection rules */
+	unsigned n_inj;
+	FILE *cc_csv;                  /* run.cc_trace, or NULL */
+	uint64_t cc_csv_rows;
 	/* QoS and PFC */
 	struct qos_map qos_map[CFG_MAX_PORTS];
 	struct pfc_pause pause[CFG_MAX_PORTS]; /* written by the lcore receiving the port's MAC control */

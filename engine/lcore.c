@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "egress.h"
 #include "lcore.h"
+#include "notification.h"
 
 static bool tx_stop, rx_stop;
 
@@ -356,6 +357,17 @@ static void send_pfc(struct lcore_work *w, uint16_t port, uint8_t xoff, uint8_t 
 			STAT_ADD(w->pfc_tx[port][i], 1);
 }
 
+/* The port's rx_inject rules on an arriving frame (a frame in the mbuf, or the scratch copy of a
+ * multi-segment one); false when it is to be dropped. */
+static bool rx_injected(struct lcore_work *w, uint16_t port, uint8_t *f, uint32_t len)
+{
+	int a = inject_rx(w->rx_inject[port], f, len);
+
+	if (a >= 0)
+		rx_count_inject(w->rx_ctx, port, a);
+	return a != CFG_INJECT_DROP;
+}
+
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct pfc_watch *watch = w->watch[r->port];
@@ -385,6 +397,8 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
 			f = rte_pktmbuf_read(m, 0, len, w->scratch);
 		}
+		if (unlikely(w->rx_inject[r->port] != NULL) && !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f, len))
+			continue;
 		struct rx_qp *q = rx_account(w->rx_ctx, r->port, f, len, &p);
 		if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP) {
 			uint8_t prio = qos_priority(w->map[r->port], p.ip.dscp, p.l2.vlan, p.l2.pcp);
@@ -399,6 +413,11 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 		if (w->lat)
 			rx_latency(w, r->port, m, f, &p, q, burst_ns);
 		dispatch_rc(w, r->port, f, &p);
+		if (unlikely(p.kind == WIRE_KIND_CNP) && !completer_post_cnp(r->port, p.bth.dqpn))
+			rx_count_rc_unknown(w->rx_ctx, r->port);
+		else if (unlikely(p.ip.ecn == WIRE_ECN_CE) && p.kind == WIRE_KIND_ROCE)
+			notification_on_frame(w->cport[r->port], r->port, f, &p, q, w->rx_ctx, &w->resp[r->port],
+					      clock_tsc_to_ns(rte_rdtsc()));
 	}
 	if (n)
 		rte_pktmbuf_free_bulk(burst, n);
@@ -419,6 +438,8 @@ int lcore_main(void *arg)
 	while (!__atomic_load_n(&rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
 
+		if (w->cc && !tx_done)
+			congestion_poll(w->cc, now);
 		if (!tx_done) {
 			bool all = true;
 			for (unsigned i = 0; i < w->n_tx; i++) {

@@ -11,6 +11,8 @@
 
 #include "classify.h"
 #include "config.h"
+#include "congestion.h"
+#include "inject.h"
 #include "latency.h"
 #include "pfc.h"
 #include "pfc_watch.h"
@@ -92,6 +94,9 @@ struct lcore_work {
 	struct pfc_watch *watch[CFG_MAX_PORTS];        /* per port: RX backlog that makes it send PFC */
 	uint64_t pfc_tx[CFG_MAX_PORTS][QOS_PRIORITIES]; /* PFC frames sent for those, per priority */
 	uint8_t mac[CFG_MAX_PORTS][6];                 /* the ports' addresses (PFC frames' source) */
+	const struct cfg_port *cport[CFG_MAX_PORTS];   /* per config port: its notification point settings */
+	struct port_inject *rx_inject[CFG_MAX_PORTS];  /* per port: its rx_inject rules, or NULL */
+	struct cc_lcore *cc;      /* congestion control of this lcore's QPs (timers, trace), or NULL */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

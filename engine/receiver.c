@@ -6,6 +6,7 @@
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
+#include "config.h"
 #include "counters.h"
 #include "receiver.h"
 
@@ -183,6 +184,37 @@ void rx_count_priority(struct rx_ctx *ctx, uint16_t port, uint8_t prio, uint32_t
 {
 	STAT_ADD(ctx->ports[port].prio_frames[prio], 1);
 	STAT_ADD(ctx->ports[port].prio_bytes[prio], len);
+}
+
+void rx_count_np(struct rx_ctx *ctx, uint16_t port, enum rx_np_count what)
+{
+	struct rx_port_counters *pc = &ctx->ports[port];
+
+	switch (what) {
+	case RX_NP_SENT:
+		STAT_ADD(pc->np_cnp_tx, 1);
+		break;
+	case RX_NP_SUPPRESSED:
+		STAT_ADD(pc->np_suppressed, 1);
+		break;
+	case RX_NP_NO_PEER:
+		STAT_ADD(pc->np_no_peer, 1);
+		break;
+	default:
+		STAT_ADD(pc->np_failed, 1);
+	}
+}
+
+void rx_count_inject(struct rx_ctx *ctx, uint16_t port, int action)
+{
+	struct rx_port_counters *pc = &ctx->ports[port];
+
+	if (action == CFG_INJECT_CE)
+		STAT_ADD(pc->inject_ce, 1);
+	else if (action == CFG_INJECT_DROP)
+		STAT_ADD(pc->inject_drop, 1);
+	else if (action == CFG_INJECT_CORRUPT)
+		STAT_ADD(pc->inject_corrupt, 1);
 }
 
 struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)

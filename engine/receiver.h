@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "np.h"
 #include "wire.h"
 
 #define RX_PSN_WINDOW 128 /* PSNs behind the highest seen that are told apart: late or duplicate */
@@ -28,6 +29,8 @@ struct rx_qp_counters {
 	uint64_t icrc_errors;
 	uint64_t ecn_ce;
 	uint64_t cnp;            /* CNPs addressed to this QPN */
+	uint64_t cnp_tx;         /* CNPs the notification point sent for its CE marks */
+	uint64_t cnp_suppressed; /* CE marks within min_time_between_cnps of the last CNP */
 };
 
 struct rx_qp {
@@ -38,6 +41,7 @@ struct rx_qp {
 	uint32_t next_psn;       /* one past the highest PSN seen */
 	uint64_t window[RX_PSN_WINDOW / 64]; /* bit i: PSN next_psn - 1 - i was received */
 	uint32_t lat_slot;       /* its one-way latency statistics in the lcore's lat_rx (0: none yet) */
+	struct np_qp np;         /* notification point: when it last sent a CNP */
 	struct rx_qp_counters c;
 };
 
@@ -54,6 +58,13 @@ struct rx_port_counters {
 	uint64_t rc_unknown_qp;  /* ACKs/NAKs/READ responses for no local requester, or its ring full */
 	uint64_t prio_frames[WIRE_PFC_PRIORITIES]; /* RoCE and CNP frames by priority (the port's map) */
 	uint64_t prio_bytes[WIRE_PFC_PRIORITIES];
+	/* notification point (np) */
+	uint64_t np_cnp_tx;      /* CNPs queued for sending */
+	uint64_t np_suppressed;  /* CE marks within min_time_between_cnps */
+	uint64_t np_no_peer;     /* CE marks for a receiver QP whose sender's QPN is unknown */
+	uint64_t np_failed;      /* CNPs that found no TX queue, mbuf or room */
+	/* events injected on arrival (rx_inject) */
+	uint64_t inject_ce, inject_drop, inject_corrupt;
 };
 
 struct rx_ctx;
@@ -68,6 +79,10 @@ struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port);
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port);
 void rx_count_priority(struct rx_ctx *ctx, uint16_t port, uint8_t prio, uint32_t len);
+enum rx_np_count { RX_NP_SENT, RX_NP_SUPPRESSED, RX_NP_NO_PEER, RX_NP_FAILED };
+void rx_count_np(struct rx_ctx *ctx, uint16_t port, enum rx_np_count what);
+/* An event rx_inject made (enum cfg_inject_action). */
+void rx_count_inject(struct rx_ctx *ctx, uint16_t port, int action);
 /* Reading (from another lcore, relaxed): the port's counters and the receiver QPs. */
 const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port);
 unsigned rx_qp_count(const struct rx_ctx *ctx);

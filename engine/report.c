@@ -215,6 +215,14 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "mbuf_alloc_failures", json_integer((json_int_t)t.mbuf_alloc_fail));
 	json_object_set_new(o, "rx_injected_drops", json_integer((json_int_t)t.rx.injected_drops));
 	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));
+	json_object_set_new(o, "np", json_pack("{s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "enabled", e->cfg->ports[p].np_enabled,
+		"min_time_between_cnps_us", (json_int_t)e->cfg->ports[p].np.min_time_between_cnps, "cnp_dscp",
+		(json_int_t)e->cfg->ports[p].np.cnp_dscp, "cnp_802p_prio", (json_int_t)e->cfg->ports[p].np.cnp_802p_prio,
+		"cnp_tx", (json_int_t)t.rx.np_cnp_tx, "suppressed", (json_int_t)t.rx.np_suppressed, "no_peer",
+		(json_int_t)t.rx.np_no_peer, "failed", (json_int_t)t.rx.np_failed));
+	if (e->cfg->ports[p].n_rx_inject)
+		json_object_set_new(o, "rx_inject", json_pack("{s:I,s:I,s:I}", "ce_marked", (json_int_t)t.rx.inject_ce,
+			"dropped", (json_int_t)t.rx.inject_drop, "corrupted", (json_int_t)t.rx.inject_corrupt));
 	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(e, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
 	json_object_set_new(o, "tx_unsent", json_integer((json_int_t)t.tx_unsent));
@@ -229,6 +237,73 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 						"rx_nombuf", (json_int_t)hw->rx_nombuf));
 	json_object_set_new(o, "xstats", xstats_of(e, p));
 	json_object_set_new(o, "latency_ns", port_latency_json(e, p));
+	return o;
+}
+
+/* CNPs that arrived for the QP (counted by the receiver table of its own port). */
+static uint64_t cnps_to(const struct engine *e, const struct qp_tx *qp)
+{
+	struct rx_qp_counters c;
+
+	return stats_rx_qp(e, qp->port, qp->qpn, &c) ? c.cnp : 0;
+}
+
+static json_t *flow_cc_json(const struct qp_cc *c, double secs)
+{
+	struct cc_view v;
+	json_t *o;
+
+	(void)secs;
+	congestion_view(c, &v);
+	o = json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:s,s:I,s:I,s:I,s:I}", "algorithm", congestion_algo_name(c->algo),
+		      "line_gbps", (double)c->line_kbps * 1e-6, "rate_gbps", (double)v.rate_kbps * 1e-6,
+		      "target_gbps", (double)v.target_kbps * 1e-6, "min_rate_gbps",
+		      c->min_kbps == UINT64_MAX ? (double)c->line_kbps * 1e-6 : (double)c->min_kbps * 1e-6, "alpha",
+		      v.alpha, "stage", congestion_stage_name(v.stage), "cnps", (json_int_t)v.cnps, "cuts",
+		      (json_int_t)v.cuts, "increases", (json_int_t)v.increases, "rate_changes",
+		      (json_int_t)c->rate_changes);
+	if (c->algo == CFG_CC_DCQCN) {
+		const struct dcqcn_counters *d = &c->u.d.c;
+		json_object_set_new(o, "profile", json_string(c->u.d.p->profile == DCQCN_PAPER ? "paper" : "nvidia"));
+		json_object_set_new(o, "increase_events", json_pack("{s:I,s:I,s:I,s:I,s:I}", "timer",
+			(json_int_t)d->timer_events, "byte_counter", (json_int_t)d->byte_events, "fast_recovery",
+			(json_int_t)d->fast, "additive", (json_int_t)d->additive, "hyper", (json_int_t)d->hyper));
+	} else {
+		const struct timely_counters *t = &c->u.t.c;
+		json_object_set_new(o, "rtt_samples", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "samples",
+			(json_int_t)t->samples, "increases", (json_int_t)t->increases, "hyper", (json_int_t)t->hyper,
+			"decreases", (json_int_t)t->decreases, "below_t_low", (json_int_t)t->below_t_low,
+			"above_t_high", (json_int_t)t->above_t_high));
+	}
+	return o;
+}
+
+static json_t *delay_json(const struct delay_summary *d)
+{
+	if (d->n == 0)
+		return json_pack("{s:I}", "count", (json_int_t)0);
+	return json_pack("{s:I,s:I,s:f,s:I}", "count", (json_int_t)d->n, "min", (json_int_t)d->min_ns, "mean",
+			 (double)d->sum_ns / (double)d->n, "max", (json_int_t)d->max_ns);
+}
+
+static json_t *flow_inject_json(const struct qp_inject *in)
+{
+	static const char *const names[] = { "ce", "drop", "corrupt" };
+	json_t *ev = json_array();
+	json_t *o = json_pack("{s:I,s:I,s:I}", "ce_marked", (json_int_t)in->ce_marked, "dropped", (json_int_t)in->dropped,
+			      "corrupted", (json_int_t)in->corrupted);
+
+	json_object_set_new(o, "cnp_delay_ns", delay_json(&in->cnp_delay));
+	json_object_set_new(o, "cnp_spacing_ns", delay_json(&in->cnp_spacing));
+	json_object_set_new(o, "nak_delay_ns", delay_json(&in->nak_delay));
+	for (unsigned i = 0; i < in->n_events; i++) {
+		const struct inject_event *x = &in->ev[i];
+		json_t *j = json_pack("{s:s,s:I,s:I}", "action", names[x->action % 3], "psn", (json_int_t)x->psn,
+				      "tx_ns", (json_int_t)x->tx_ns);
+		json_object_set_new(j, "answer_delay_ns", x->answered ? json_integer((json_int_t)x->delay_ns) : json_null());
+		json_array_append_new(ev, j);
+	}
+	json_object_set_new(o, "events", ev);
 	return o;
 }
 
@@ -269,8 +344,13 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "retransmits", json_integer((json_int_t)qp->c.retransmits));
 	json_object_set_new(o, "icrc_errors", json_integer((json_int_t)rx.icrc_errors));
 	json_object_set_new(o, "ecn_ce", json_integer((json_int_t)rx.ecn_ce));
-	json_object_set_new(o, "cnp_tx", json_integer(0));
-	json_object_set_new(o, "cnp_rx", json_integer(0));
+	json_object_set_new(o, "cnp_tx", json_integer((json_int_t)rx.cnp_tx));
+	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)rx.cnp_suppressed));
+	json_object_set_new(o, "cnp_rx", json_integer((json_int_t)cnps_to(e, qp)));
+	if (qp->cc)
+		json_object_set_new(o, "cc", flow_cc_json(qp->cc, secs));
+	if (qp->inj)
+		json_object_set_new(o, "inject", flow_inject_json(qp->inj));
 	if (qp->lat)
 		json_object_set_new(o, "latency_ns", flow_latency_json(e, qp));
 	if (g->transport == CFG_RC) {
@@ -305,6 +385,8 @@ static json_t *rx_qp_json(const struct engine *e, const struct rx_qp *q)
 			 (json_int_t)q->c.lost, "out_of_order", (json_int_t)q->c.out_of_order, "duplicates",
 			 (json_int_t)q->c.duplicates, "icrc_errors", (json_int_t)q->c.icrc_errors, "ecn_ce",
 			 (json_int_t)q->c.ecn_ce, "cnp_rx", (json_int_t)q->c.cnp);
+	json_object_set_new(o, "cnp_tx", json_integer((json_int_t)q->c.cnp_tx));
+	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)q->c.cnp_suppressed));
 
 	if (q->lat_slot && stats_lat_rx_qp(e, q->port, q->qpn, &l))
 		json_object_set_new(o, "latency_ns", json_pack("{s:o}", "oneway", lat_summary_json(&l)));

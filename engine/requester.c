@@ -5,7 +5,9 @@
 #include <rte_mbuf.h>
 
 #include "clock.h"
+#include "congestion.h"
 #include "counters.h"
+#include "inject.h"
 #include "latency.h"
 #include "requester.h"
 
@@ -654,6 +656,9 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 			break;
 		if (qp->lat && qp->lat->ack && m->sent_tsc)
 			record_ack(qp, m->sent_tsc, now_tsc);
+		if (qp->cc && m->sent_tsc) /* TIMELY's RTT sample */
+			congestion_on_rtt(qp->cc->lcore, qp->cc, clock_tsc_to_ns(now_tsc) - clock_tsc_to_ns(m->sent_tsc),
+					  now_tsc);
 		qp->log_head = (uint8_t)((qp->log_head + 1) & qp->log_mask);
 		qp->log_n--;
 		popped++;
@@ -688,6 +693,8 @@ void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_
 		break;
 	case COMP_NAK_SEQ: /* the responder expects ev->psn: all before it arrived */
 		STAT_ADD(qp->c.naks_rx, 1);
+		if (qp->inj)
+			inject_on_nak(qp->inj, now_tsc, 0);
 		ack_through(qp, (ev->psn - 1) & 0xFFFFFF, now_tsc);
 		if (++qp->retries > qp->group->retry_limit)
 			qp_error(qp);
@@ -956,8 +963,19 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	return n;
 }
 
+/* What congestion control and event injection see of a call's packets (only QPs that have them). */
+static unsigned after_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned n, uint64_t bytes, uint64_t now_tsc)
+{
+	if (qp->inj && n)
+		n = inject_tx(qp->inj, m, n, now_tsc, 0);
+	if (qp->cc && bytes)
+		congestion_on_sent(qp->cc->lcore, qp->cc, bytes, now_tsc);
+	return n;
+}
+
 unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_t now_tsc, uint64_t until_fp)
 {
+	uint64_t bytes = qp->c.tx_bytes;
 	unsigned n = 0;
 
 	if (qp->done)
@@ -966,10 +984,13 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 		if (qp->stop_tsc && now_tsc >= qp->stop_tsc)
 			qp->stopping = true;
 		/* two copies of the loop: with probes, and without a trace of them */
-		return qp->lat ? fill_fast(qp, m, max, now_tsc, until_fp, true)
-			       : fill_fast(qp, m, max, now_tsc, until_fp, false);
+		n = qp->lat ? fill_fast(qp, m, max, now_tsc, until_fp, true)
+			    : fill_fast(qp, m, max, now_tsc, until_fp, false);
+	} else {
+		while (n < max && qp->next_fp <= until_fp && !qp->done && qp_tx_can_send(qp, now_tsc))
+			qp_tx_next(qp, m[n++], now_tsc);
 	}
-	while (n < max && qp->next_fp <= until_fp && !qp->done && qp_tx_can_send(qp, now_tsc))
-		qp_tx_next(qp, m[n++], now_tsc);
+	if (unlikely(qp->cc || qp->inj))
+		return after_fill(qp, m, n, qp->c.tx_bytes - bytes, now_tsc);
 	return n;
 }

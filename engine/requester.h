@@ -50,7 +50,7 @@ struct qp_msg {
 };
 
 /* What the receiving lcore tells the QP's owner (over a ring). */
-enum comp_kind { COMP_ACK, COMP_NAK_SEQ, COMP_NAK_FATAL, COMP_RNR_NAK };
+enum comp_kind { COMP_ACK, COMP_NAK_SEQ, COMP_NAK_FATAL, COMP_RNR_NAK, COMP_CNP };
 struct comp_event {
 	uint32_t qp;           /* index in the engine's QP array */
 	uint32_t psn;
@@ -85,6 +85,8 @@ struct qp_shape {
 struct lat_stats;
 struct lat_samples;
 struct port_clock;
+struct qp_cc;
+struct qp_inject;
 
 /* A QP's latency state, out of line (NULL when its flow measures none). docs/latency.md. */
 struct qp_latency {
@@ -159,6 +161,8 @@ struct qp_tx {
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
 	struct qp_shape *shapes; /* qp_extra_shapes(group) of them, out of line */
 	struct qp_latency *lat;
+	struct qp_cc *cc;      /* congestion control (engine/congestion.h), or NULL */
+	struct qp_inject *inj; /* event injection (engine/inject.h), or NULL */
 } __attribute__((aligned(64)));
 
 /* Memory a QP of the group needs beyond struct qp_tx (its shapes and, for RC, its message log),

@@ -547,6 +547,47 @@ static const struct bad contradiction_rows[] = {
 };
 
 /* Every row must fail with exactly one line "t.cfg:LINE: SETTING: ...WHAT...". */
+/* congestion control, notification point, event injection, the trace */
+static const struct bad cc_rows[] = {
+	{ FLOW("cc = \"dctcp\";"), 4, "flows.[0].cc", "unknown value 'dctcp' (allowed: none, dcqcn, timely)" },
+	{ FLOW("cc = 1;"), 4, "flows.[0].cc", "must be a string" },
+	{ FLOW("dcqcn = { rpg_gd = 11; };"), 4, "flows.[0].dcqcn", "the flow's cc is not dcqcn" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { rpg_gd = 40; };"), 4, "flows.[0].dcqcn.rpg_gd", "40 is out of range (1..31)" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { rpg_min_dec_fac = 101; };"), 4, "flows.[0].dcqcn.rpg_min_dec_fac",
+	  "101 is out of range (0..100)" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { dce_tcp_g = 1024; };"), 4, "flows.[0].dcqcn.dce_tcp_g", "out of range (0..1023)" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"cisco\"; };"), 4, "flows.[0].dcqcn.profile",
+	  "unknown value 'cisco' (allowed: nvidia, paper)" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { rpg_ai = 5; };"), 4, "flows.[0].dcqcn.rpg_ai", "unknown setting 'rpg_ai'" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { clamp_tgt_rate = 1; };"), 4, "flows.[0].dcqcn.clamp_tgt_rate", "true or false" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; g = 0.0; };"), 4, "flows.[0].dcqcn.g", "out of range" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; f = 0; };"), 4, "flows.[0].dcqcn.f", "0 is out of range (1..1000)" },
+	{ FLOW("transport = \"uc\"; cc = \"timely\";"), 4, "flows.[0].cc", "RC ACKs (transport rc)" },
+	{ FLOW("cc = \"timely\"; timely = { beta = 2.0; };"), 4, "flows.[0].timely.beta", "2 is out of range (0..1)" },
+	{ FLOW("cc = \"timely\"; timely = { t_high_us = 0; };"), 4, "flows.[0].timely.t_high_us", "out of range" },
+	{ FLOW("cc = \"dcqcn\"; rate_pps = 1000;"), 4, "flows.[0].cc", "use rate_gbps" },
+	{ FLOW("cc = \"dcqcn\"; rate_gbps = 1; pattern = { type = \"onoff\"; on_us = 10; off_us = 10; };"), 4, "flows.[0].cc",
+	  "pattern must be constant" },
+	{ FLOW("inject = { action = \"ce\"; };"), 4, "flows.[0].inject", "must be a list" },
+	{ FLOW("inject = ( { action = \"ce\"; } );"), 4, "flows.[0].inject.[0]", "choose the packets one way" },
+	{ FLOW("inject = ( { action = \"ce\"; every = 2; psn = 3; } );"), 4, "flows.[0].inject.[0]",
+	  "choose the packets one way: psn, every or probability" },
+	{ FLOW("inject = ( { action = \"delay\"; every = 2; } );"), 4, "flows.[0].inject.[0].action",
+	  "unknown value 'delay' (allowed: ce, drop, corrupt)" },
+	{ FLOW("inject = ( { action = \"drop\"; probability = 1.5; } );"), 4, "flows.[0].inject.[0].probability",
+	  "out of range (> 0 and <= 1)" },
+	{ FLOW("inject = ( { action = \"drop\"; every = 3; qp = 1; } );"), 4, "flows.[0].inject.[0].qp",
+	  "1 is out of range (0..0)" },
+	{ FLOW("inject = ( { action = \"drop\"; psn = 16777216; } );"), 4, "flows.[0].inject.[0].psn", "out of range" },
+	{ PORT("np = { cnp_dscp = 64; };"), 2, "ports.[0].np.cnp_dscp", "64 is out of range (0..63)" },
+	{ PORT("np = { cnp_802p_prio = 8; };"), 2, "ports.[0].np.cnp_802p_prio", "8 is out of range (0..7)" },
+	{ PORT("np = { enabled = 1; };"), 2, "ports.[0].np.enabled", "true or false" },
+	{ PORT("np = { min_time = 4; };"), 2, "ports.[0].np.min_time", "unknown setting 'min_time'" },
+	{ PORT("rx_inject = ( { action = \"ce\"; psn = 4; } );"), 2, "ports.[0].rx_inject.[0].psn", "unknown setting 'psn'" },
+	{ BASE "run = { cc_trace_interval_us = 0.5; };\n", 4, "run.cc_trace_interval_us", "0.5 is out of range (1..1e+09)" },
+	{ BASE "run = { cc_trace_qps = 0; };\n", 4, "run.cc_trace_qps", "0 is out of range" },
+};
+
 static void check_rows(const char *category, const struct bad *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -576,6 +617,54 @@ static void test_broken_unknown_settings(void) { check_rows("unknown", ROWS(unkn
 static void test_broken_types(void) { check_rows("types", ROWS(type_rows)); }
 static void test_broken_ranges(void) { check_rows("ranges", ROWS(range_rows)); }
 static void test_broken_contradictions(void) { check_rows("contradictions", ROWS(contradiction_rows)); }
+static void test_broken_cc(void) { check_rows("cc", ROWS(cc_rows)); }
+
+/* The settings land where the engine reads them: profile defaults, then the overrides. */
+static void test_cc_settings(void)
+{
+	static struct engine_config c;
+	char err[512] = "";
+	int rc = config_load_string(BASE "flows = ( { " F0 "cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; r_ai_mbps = 20; "
+				    "hyper_linear = true; g = 0.5; };\n inject = ( { action = \"drop\"; every = 7; count = 2; } ); },\n"
+				    " { name = \"t\"; port = \"a\"; " F1 "qpn = 0x300; cc = \"timely\"; timely = { beta = 0.5; }; } );\n"
+				    "run = { cc_trace = \"x.csv\"; cc_trace_qps = 4; };\n",
+				    "t.cfg", &c, err, sizeof(err));
+	struct dcqcn_params paper;
+
+	CHECK_EQ(rc, 0);
+	if (rc) {
+		printf("  %s\n", err);
+		return;
+	}
+	dcqcn_params_default(&paper, DCQCN_PAPER);
+	CHECK_EQ(c.groups[0].cc, CFG_CC_DCQCN);
+	CHECK_EQ(c.groups[0].dcqcn.profile, DCQCN_PAPER);
+	CHECK_EQ(c.groups[0].dcqcn.r_ai_mbps, 20);
+	CHECK(c.groups[0].dcqcn.hyper_linear);
+	CHECK(c.groups[0].dcqcn.g == 0.5);
+	CHECK_EQ(c.groups[0].dcqcn.t_us, paper.t_us);
+	CHECK_EQ(c.groups[0].n_inject, 1);
+	CHECK_EQ(c.groups[0].inject[0].action, CFG_INJECT_DROP);
+	CHECK_EQ(c.groups[0].inject[0].every, 7);
+	CHECK_EQ(c.groups[0].inject[0].count, 2);
+	CHECK_EQ(c.groups[0].inject[0].qp, -1);
+	CHECK_EQ(c.groups[1].cc, CFG_CC_TIMELY);
+	CHECK(c.groups[1].timely.beta == 0.5);
+	CHECK(c.ports[0].np_enabled);
+	CHECK_EQ(c.ports[0].np.cnp_dscp, 48);
+	CHECK_EQ(c.ports[0].np.cnp_802p_prio, 6);
+	CHECK(!strcmp(c.cc_trace, "x.csv"));
+	CHECK_EQ(c.cc_trace_qps, 4);
+	CHECK(c.cc_trace_interval_us == 100);
+	/* the run-time setter checks like the file */
+	CHECK_EQ(config_cc_param_set(CFG_CC_DCQCN, &c.groups[0].dcqcn, "r_ai_mbps", 30, err, sizeof(err)), 0);
+	CHECK_EQ(c.groups[0].dcqcn.r_ai_mbps, 30);
+	CHECK_EQ(config_cc_param_set(CFG_CC_DCQCN, &c.groups[0].dcqcn, "rpg_gd", 32, err, sizeof(err)), -1);
+	CHECK(strstr(err, "out of range") != NULL);
+	CHECK_EQ(config_cc_param_set(CFG_CC_DCQCN, &c.groups[0].dcqcn, "rpg_gd", 2.5, err, sizeof(err)), -1);
+	CHECK_EQ(config_cc_param_set(CFG_CC_TIMELY, &c.groups[1].timely, "nope", 1, err, sizeof(err)), -1);
+	CHECK(strstr(err, "no parameter 'nope'") != NULL);
+}
 
 /* The error is cut to fit whatever buffer it is given, always terminated, never overrun. */
 static void test_error_buffer_sizes(void)
@@ -596,7 +685,7 @@ int main(void)
 {
 	size_t n = sizeof(syntax_rows) / sizeof(syntax_rows[0]) + sizeof(unknown_rows) / sizeof(unknown_rows[0]) +
 		   sizeof(type_rows) / sizeof(type_rows[0]) + sizeof(range_rows) / sizeof(range_rows[0]) +
-		   sizeof(contradiction_rows) / sizeof(contradiction_rows[0]);
+		   sizeof(contradiction_rows) / sizeof(contradiction_rows[0]) + sizeof(cc_rows) / sizeof(cc_rows[0]);
 
 	printf("# %zu broken configurations\n", n);
 	RUN(test_full_config);
@@ -609,6 +698,8 @@ int main(void)
 	RUN(test_broken_types);
 	RUN(test_broken_ranges);
 	RUN(test_broken_contradictions);
+	RUN(test_broken_cc);
+	RUN(test_cc_settings);
 	RUN(test_error_buffer_sizes);
 	return testlib_finish("test_config");
 }

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Hashed timing wheel: see timer_wheel.h.
+ */
+#include "timer_wheel.h"
+
+#define TW_MASK (TW_SLOTS - 1)
+
+void tw_init(struct timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
+{
+	w->tick_ns = tick_ns ? tick_ns : 1;
+	w->next_tick = now_ns / w->tick_ns;
+	w->armed = 0;
+	w->fired = 0;
+	for (unsigned i = 0; i < TW_SLOTS; i++)
+		w->slot[i].next = w->slot[i].prev = &w->slot[i];
+}
+
+static void list_add_tail(struct tw_timer *head, struct tw_timer *t)
+{
+	t->prev = head->prev;
+	t->next = head;
+	head->prev->next = t;
+	head->prev = t;
+}
+
+static void list_del(struct tw_timer *t)
+{
+	t->prev->next = t->next;
+	t->next->prev = t->prev;
+	t->next = t->prev = 0;
+}
+
+void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns)
+{
+	uint64_t tick = (due_ns + w->tick_ns - 1) / w->tick_ns;
+
+	if (tw_armed(t))
+		list_del(t);
+	else
+		w->armed++;
+	/* A time already past goes to the tick being (or next to be) processed. */
+	if (tick < w->next_tick)
+		tick = w->next_tick;
+	t->due_ns = due_ns;
+	t->due_tick = tick;
+	list_add_tail(&w->slot[tick & TW_MASK], t);
+}
+
+void tw_cancel(struct timer_wheel *w, struct tw_timer *t)
+{
+	if (!tw_armed(t))
+		return;
+	list_del(t);
+	w->armed--;
+}
+
+/* Fires the due timers of one tick. The list is detached first, so that a callback arming a
+ * timer into this same slot (for this tick or a later turn) does not disturb the walk; the loop
+ * repeats while the slot received timers due now. */
+static unsigned fire_tick(struct timer_wheel *w, uint64_t tick, tw_fire_fn fire, void *arg)
+{
+	struct tw_timer *head = &w->slot[tick & TW_MASK];
+	struct tw_timer local;
+	unsigned n = 0;
+	bool again = true;
+
+	while (again && head->next != head) {
+		again = false;
+		/* move the whole list to `local` */
+		local.next = head->next;
+		local.prev = head->prev;
+		local.next->prev = &local;
+		local.prev->next = &local;
+		head->next = head->prev = head;
+		while (local.next != &local) {
+			struct tw_timer *t = local.next;
+
+			list_del(t);
+			if (t->due_tick > tick) { /* a later turn of the wheel */
+				list_add_tail(head, t);
+				continue;
+			}
+			w->armed--;
+			w->fired++;
+			n++;
+			fire(t, t->due_ns, arg);
+			if (tw_armed(t) && t->due_tick <= tick)
+				again = true;
+		}
+		/* timers a callback armed for this tick are in `head` now */
+		for (struct tw_timer *t = head->next; t != head && !again; t = t->next)
+			if (t->due_tick <= tick)
+				again = true;
+	}
+	return n;
+}
+
+unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg)
+{
+	uint64_t now_tick = now_ns / w->tick_ns;
+	unsigned n = 0;
+
+	if (w->armed == 0) {
+		if (now_tick + 1 > w->next_tick)
+			w->next_tick = now_tick + 1;
+		return 0;
+	}
+	/* A tick is processed once its whole interval lies at or before now: timers due within
+	 * (tick-1, tick] ticks' time fire when now reaches tick·tick_ns. */
+	while (w->next_tick <= now_tick) {
+		uint64_t tick = w->next_tick;
+
+		if (w->slot[tick & TW_MASK].next != &w->slot[tick & TW_MASK])
+			n += fire_tick(w, tick, fire, arg);
+		w->next_tick = tick + 1;
+		if (w->armed == 0) {
+			w->next_tick = now_tick + 1;
+			break;
+		}
+	}
+	return n;
+}
+
+uint64_t tw_next_due(const struct timer_wheel *w)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (w->armed == 0)
+		return best;
+	for (unsigned i = 0; i < TW_SLOTS; i++)
+		for (const struct tw_timer *t = w->slot[i].next; t != &w->slot[i]; t = t->next)
+			if (t->due_ns < best)
+				best = t->due_ns;
+	return best;
+}

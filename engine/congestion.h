@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The reaction point in the engine: each QP with congestion control (`cc = "dcqcn" | "timely"`)
+ * has a cc/ state, owned like the QP by its TX lcore. CNPs reach it as completer events (the RX
+ * lcore that receives a CNP posts it on the owner's ring), RTT samples from its own RC ACKs, the
+ * byte counter from what it sends; the rate the algorithm sets goes straight into the QP's pacing
+ * (qp_tx_set_rate), so a cut applies from the QP's next packet. Timers run on one wheel per TX
+ * lcore, advanced from the lcore loop. docs/cc.md.
+ *
+ * Traced QPs (run.cc_trace) write a row at every CNP and every cc_trace_interval_us into a
+ * single-producer ring the main lcore turns into CSV.
+ */
+#ifndef ROCE_ENGINE_CONGESTION_H
+#define ROCE_ENGINE_CONGESTION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "dcqcn.h"
+#include "timely.h"
+#include "timer_wheel.h"
+
+struct qp_tx;
+
+struct cc_lcore;
+
+struct qp_cc {
+	struct qp_tx *qp;
+	struct cc_lcore *lcore;       /* the owner's (its wheel) */
+	uint8_t algo;                 /* enum cfg_cc */
+	bool traced;
+	uint32_t index;               /* the QP's index in the engine (trace rows) */
+	uint64_t line_kbps;
+	uint64_t applied_kbps;        /* the rate the QP's pacing has now */
+	uint64_t cnp_rx;              /* CNPs that reached this QP */
+	uint64_t rate_changes;
+	uint64_t min_kbps;            /* the lowest rate it was set to */
+	union {
+		struct dcqcn_qp d;
+		struct timely_qp t;
+	} u;
+};
+
+/* One row of the trace CSV */
+enum cc_trace_event { CC_EV_INTERVAL, CC_EV_CNP, CC_EV_RTT, CC_EV_START };
+struct cc_trace_row {
+	uint64_t time_ns;
+	uint32_t qp;
+	uint8_t event;
+	uint8_t stage;
+	uint16_t pad;
+	uint64_t rate_kbps, target_kbps;
+	uint32_t alpha_ppm;           /* α in millionths (DCQCN), or 0 */
+	uint32_t pad2;
+	uint64_t cnps, cuts;
+};
+
+#define CC_TRACE_RING 16384
+struct cc_trace_ring {
+	uint64_t head, tail, dropped;
+	struct cc_trace_row row[CC_TRACE_RING];
+};
+
+/* A TX lcore's congestion-control context. */
+struct cc_lcore {
+	struct timer_wheel wheel;
+	uint64_t tsc_hz;
+	struct cc_trace_ring *trace;  /* NULL: nothing traced here */
+	uint64_t trace_every_ns, next_trace_ns;
+	unsigned n_traced;
+	struct qp_cc **traced;
+};
+
+/* The QP's rate limit when congestion control drives it: the flow's rate_gbps, else the NVIDIA
+ * rpg_max_rate (DCQCN), else the port's link speed (virtual devices without one: 100 Gb/s). */
+uint64_t congestion_line_kbps(const struct cfg_flow_group *g, double link_gbps);
+/* Prepares c for qp (the QP's pacing already set up), starting at line rate. */
+void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
+			const struct dcqcn_params *dcqcn, const struct timely_params *timely);
+/* The lcore's context (wheel started at now_ns). */
+void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns);
+
+/* Owner lcore: a CNP for the QP arrived (posted by an RX lcore). */
+void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
+/* Owner lcore: bytes the QP just sent (the byte counter). */
+void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t bytes, uint64_t now_tsc);
+/* Owner lcore: an RTT sample (a message's request -> ACK time). */
+void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc);
+/* Owner lcore, every loop: timers due and trace rows. */
+void congestion_poll(struct cc_lcore *l, uint64_t now_tsc);
+/* The QP stopped: its timers go. */
+void congestion_qp_stop(struct cc_lcore *l, struct qp_cc *c);
+
+/* Main lcore: writes the trace rows waiting in r as CSV; returns how many. */
+unsigned congestion_trace_drain(struct cc_trace_ring *r, FILE *csv);
+void congestion_trace_header(FILE *csv);
+
+/* Reading from another thread (relaxed): current and target rates, α (fraction), stage. */
+struct cc_view {
+	uint64_t rate_kbps, target_kbps;
+	double alpha;
+	uint8_t stage;
+	uint64_t cnps, cuts, increases;
+};
+void congestion_view(const struct qp_cc *c, struct cc_view *v);
+const char *congestion_algo_name(unsigned algo);
+const char *congestion_stage_name(unsigned stage);
+
+#endif

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "counters.h"
+#include "notification.h"
+#include "np.h"
+
+static struct rte_hash *peer_index; /* (port << 24 | local qpn) -> position; read-only once running */
+static uint32_t *peer_qpn;
+
+static int local_port(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
+{
+	for (unsigned p = 0; p < n_ports; p++)
+		if (!memcmp(mac, port_macs[p], 6))
+			return (int)p;
+	return -1;
+}
+
+static int add_peer(uint16_t port, uint32_t qpn, uint32_t peer)
+{
+	uint32_t key = (uint32_t)port << 24 | (qpn & 0xFFFFFF);
+	int32_t pos = rte_hash_add_key(peer_index, &key);
+
+	if (pos < 0)
+		return -1;
+	peer_qpn[pos] = peer & 0xFFFFFF;
+	return 0;
+}
+
+int notification_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
+{
+	struct rte_hash_parameters hp = {.name = "np_peers", .key_len = sizeof(uint32_t), .hash_func = rte_jhash,
+					 .socket_id = SOCKET_ID_ANY};
+	unsigned n = 0;
+
+	for (unsigned g = 0; g < cfg->n_groups; g++)
+		if (local_port(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
+			n += cfg->groups[g].count;
+	for (unsigned i = 0; i < cfg->n_responders; i++)
+		n += cfg->responders[i].count;
+	if (n == 0)
+		return 0;
+	hp.entries = n < 8 ? 8 : n;
+	peer_index = rte_hash_create(&hp);
+	peer_qpn = rte_zmalloc("np_peer_qpn", sizeof(uint32_t) * hp.entries, 0);
+	if (!peer_index || !peer_qpn)
+		return -1;
+	for (unsigned g = 0; g < cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &cfg->groups[g];
+		int port = local_port(grp->dst_mac, port_macs, n_ports);
+
+		for (unsigned i = 0; port >= 0 && i < grp->count; i++)
+			if (add_peer((uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))
+				return -1;
+	}
+	for (unsigned r = 0; r < cfg->n_responders; r++) {
+		const struct cfg_responder *rs = &cfg->responders[r];
+		for (unsigned i = 0; i < rs->count; i++)
+			if (add_peer((uint16_t)rs->port, rs->qpn + i * rs->qpn_step, rs->peer_qpn + i * rs->peer_qpn_step))
+				return -1;
+	}
+	return 0;
+}
+
+void notification_table_free(void)
+{
+	rte_hash_free(peer_index);
+	rte_free(peer_qpn);
+	peer_index = NULL;
+	peer_qpn = NULL;
+}
+
+/* The sender's QPN, or -1. */
+static int64_t sender_qpn(uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
+{
+	uint32_t key = (uint32_t)port << 24 | p->bth.dqpn;
+	int32_t pos;
+
+	if (p->op->ext_mask & WIRE_EXT_BIT(WIRE_EXT_DETH)) /* UD: the DETH names it */
+		return wire_get32(frame + p->bth_off + p->op->offset[WIRE_EXT_DETH] + 4) & 0xFFFFFF;
+	if (!peer_index || (pos = rte_hash_lookup(peer_index, &key)) < 0)
+		return -1;
+	return peer_qpn[pos];
+}
+
+static int build_cnp(const struct np_params *np, const struct wire_pkt *p, uint32_t dqpn, uint8_t *buf, size_t cap)
+{
+	struct wire_roce_spec s;
+
+	memset(&s, 0, sizeof(s));
+	memcpy(s.l2.src, p->l2.dst, 6);
+	memcpy(s.l2.dst, p->l2.src, 6);
+	s.l2.vlan = p->l2.vlan;
+	s.l2.vid = p->l2.vid;
+	s.l2.pcp = np->cnp_802p_prio;
+	s.ip = p->ip;
+	memcpy(s.ip.src, p->ip.dst, 16);
+	memcpy(s.ip.dst, p->ip.src, 16);
+	s.ip.dscp = np->cnp_dscp;
+	s.ip.ecn = WIRE_ECN_NOT_ECT;
+	s.ip.ttl = 64;
+	s.ip.df = true;
+	s.ip.id = 0;
+	s.udp.sport = p->udp.sport;
+	s.bth.opcode = WIRE_OP_CNP;
+	s.bth.becn = true;
+	s.bth.pkey = WIRE_DEFAULT_PKEY;
+	s.bth.dqpn = dqpn;
+	return wire_build_roce(&s, buf, cap);
+}
+
+void notification_on_frame(const struct cfg_port *cp, uint16_t port, const uint8_t *frame, const struct wire_pkt *p,
+			   struct rx_qp *q, struct rx_ctx *ctx, struct resp_out *out, uint64_t now_ns)
+{
+	struct rte_mbuf *m;
+	int64_t dqpn;
+
+	if (p->ip.ecn != WIRE_ECN_CE || !q || (p->op->flags & WIRE_OPF_RESPONSE) || !cp->np_enabled)
+		return;
+	if (!np_on_ce(&q->np, &cp->np, now_ns)) {
+		STAT_ADD(q->c.cnp_suppressed, 1);
+		rx_count_np(ctx, port, RX_NP_SUPPRESSED);
+		return;
+	}
+	if ((dqpn = sender_qpn(port, frame, p)) < 0) {
+		rx_count_np(ctx, port, RX_NP_NO_PEER);
+		return;
+	}
+	m = resp_out_mbuf(out);
+	if (!m) {
+		rx_count_np(ctx, port, RX_NP_FAILED);
+		return;
+	}
+	resp_out_queue(out, m, build_cnp(&cp->np, p, (uint32_t)dqpn, rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m)));
+	STAT_ADD(q->c.cnp_tx, 1);
+	rx_count_np(ctx, port, RX_NP_SENT);
+}

@@ -1,0 +1,1069 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Unit tests of the DCQCN reaction point (cc/dcqcn.c), both profiles, without EAL. Time runs on a
+ * real timer wheel (1 µs ticks) whose callback hands the QP's timers to dcqcn_on_timer, as the
+ * engine does. Every expected rate and α is worked out by hand from the formulas in dcqcn.h (the
+ * arithmetic is in the comment next to it); the lazy NVIDIA α is also compared with a naive
+ * period-by-period model on random CNP sequences.
+ */
+#include <math.h>
+#include <stddef.h>
+
+#include "dcqcn.h"
+#include "testlib.h"
+#include "timer_wheel.h"
+
+#define US 1000ull                     /* ns */
+#define G100 100000000ull              /* 100 Gb/s in kb/s */
+
+static struct timer_wheel wheel;
+static struct dcqcn_params P;
+static struct dcqcn_qp Q;
+static unsigned rate_changes;           /* dcqcn_on_timer returned true */
+
+static struct dcqcn_qp *owner(struct tw_timer *t)
+{
+	switch (t->kind) {
+	case DCQCN_TIMER_ALPHA:
+		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_alpha));
+	case DCQCN_TIMER_DECREASE:
+		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_dec));
+	default:
+		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_inc));
+	}
+}
+
+static void fire(struct tw_timer *t, uint64_t due_ns, void *arg)
+{
+	(void)arg;
+	if (dcqcn_on_timer(owner(t), &wheel, t, due_ns))
+		rate_changes++;
+}
+
+static void run_to_us(double us)
+{
+	tw_advance(&wheel, (uint64_t)(us * US), fire, NULL);
+}
+
+/* A CNP at `us`, the wheel advanced there first (as the engine's loop does) */
+static bool cnp_at(double us)
+{
+	run_to_us(us);
+	return dcqcn_on_cnp(&Q, &wheel, (uint64_t)(us * US));
+}
+
+static bool bytes_at(double us, uint32_t bytes)
+{
+	run_to_us(us);
+	return dcqcn_on_bytes(&Q, &wheel, bytes, (uint64_t)(us * US));
+}
+
+static void setup(enum dcqcn_profile profile)
+{
+	dcqcn_params_default(&P, profile);
+	tw_init(&wheel, 1000, 0);
+	rate_changes = 0;
+}
+
+static void start(uint64_t line_kbps)
+{
+	dcqcn_init(&Q, &P, line_kbps, 0);
+}
+
+/* NVIDIA defaults, 100 Gb/s, first CNP at 0 and a second at 1 µs: the first cut at 4 µs.
+ * α: 1023 at 0; at 1 µs one period without CNP (the first CNP marks nothing):
+ * 1019·1023/1024 = 1042437/1024 = 1018; the period [1, 2) has the CNP; at 4 µs three periods:
+ * CNP 1019·1018/1024 + 5 = 1013 + 5 = 1018, then 1019·1018/1024 = 1013, 1019·1013/1024 = 1008.
+ * Cut: R_C·α >> 11 = 100000000·1008/2048 = 49218750 < R_C·50/100 = 50000000, so
+ * R_C = 100000000 − 49218750 = 50781250; R_T stays 100000000 (no clamp: no increase yet). */
+#define CUT1_RC 50781250ull
+static void nvidia_first_cut(void)
+{
+	cnp_at(0);
+	cnp_at(1);
+	run_to_us(4);
+}
+
+/* ---- parameters ---- */
+
+static void test_defaults(void)
+{
+	setup(DCQCN_NVIDIA);
+	CHECK_EQ(P.profile, DCQCN_NVIDIA);
+	CHECK_EQ(P.dce_tcp_g, 1019);
+	CHECK_EQ(P.dce_tcp_rtt, 1);
+	CHECK_EQ(P.initial_alpha_value, 1023);
+	CHECK_EQ(P.rate_to_set_on_first_cnp, 0);
+	CHECK_EQ(P.rpg_min_dec_fac, 50);
+	CHECK_EQ(P.rpg_min_rate, 1);
+	CHECK_EQ(P.rpg_gd, 11);
+	CHECK_EQ(P.rate_reduce_monitor_period, 4);
+	CHECK(!P.clamp_tgt_rate);
+	CHECK(P.clamp_tgt_rate_after_time_inc);
+	CHECK_EQ(P.rpg_time_reset, 300);
+	CHECK_EQ(P.rpg_byte_reset, 32767);
+	CHECK_EQ(P.rpg_threshold, 1);
+	CHECK_EQ(P.rpg_max_rate, 0);
+	CHECK_EQ(P.rpg_ai_rate, 5);
+	CHECK_EQ(P.rpg_hai_rate, 50);
+	CHECK(dcqcn_params_check(&P, NULL) == NULL);
+	setup(DCQCN_PAPER);
+	CHECK_EQ(P.profile, DCQCN_PAPER);
+	CHECK(P.g == 1.0 / 256);
+	CHECK_EQ(P.k_us, 55);
+	CHECK_EQ(P.t_us, 55);
+	CHECK_EQ(P.b_bytes, 10000000);
+	CHECK_EQ(P.f, 5);
+	CHECK_EQ(P.r_ai_mbps, 40);
+	CHECK_EQ(P.r_hai_mbps, 200);
+	CHECK_EQ(P.min_rate_mbps, 100);
+	CHECK(P.initial_alpha == 1.0);
+	CHECK(!P.alpha_before_cut);
+	CHECK(!P.hyper_linear);
+	CHECK(dcqcn_params_check(&P, NULL) == NULL);
+}
+
+/* One bad setting: the check names it and says what is allowed. */
+static void expect_bad(const char *name, const char *allowed)
+{
+	const char *why = NULL, *bad = dcqcn_params_check(&P, &why);
+
+	CHECK(bad && strcmp(bad, name) == 0);
+	CHECK(why && strcmp(why, allowed) == 0);
+	if (!bad || strcmp(bad, name))
+		printf("  expected %s, got %s\n", name, bad ? bad : "NULL");
+}
+
+static void test_params_check(void)
+{
+#define NV(field, value, name, allowed) \
+	(dcqcn_params_default(&P, DCQCN_NVIDIA), P.field = (value), expect_bad(name, allowed))
+#define PA(field, value, name, allowed) \
+	(dcqcn_params_default(&P, DCQCN_PAPER), P.field = (value), expect_bad(name, allowed))
+	NV(dce_tcp_g, 1024, "dce_tcp_g", "0..1023");
+	NV(dce_tcp_rtt, 0, "dce_tcp_rtt", "1..131071");
+	NV(dce_tcp_rtt, 131072, "dce_tcp_rtt", "1..131071");
+	NV(initial_alpha_value, 1024, "initial_alpha_value", "0..1023");
+	NV(rpg_min_dec_fac, 101, "rpg_min_dec_fac", "0..100");
+	NV(rpg_gd, 0, "rpg_gd", "1..31");
+	NV(rpg_gd, 32, "rpg_gd", "1..31");
+	NV(rate_reduce_monitor_period, 0, "rate_reduce_monitor_period", ">= 1");
+	NV(rpg_time_reset, 0, "rpg_time_reset", ">= 1");
+	NV(rpg_threshold, 0, "rpg_threshold", ">= 1");
+	NV(profile, (enum dcqcn_profile)7, "profile", "nvidia or paper");
+	dcqcn_params_default(&P, DCQCN_NVIDIA);
+	P.rpg_max_rate = 100;
+	P.rpg_min_rate = 200;
+	expect_bad("rpg_min_rate", "<= rpg_max_rate (when rpg_max_rate is set)");
+	PA(g, 0, "g", "(0, 1]");
+	PA(g, 1.5, "g", "(0, 1]");
+	PA(g, NAN, "g", "(0, 1]");
+	PA(k_us, 0, "k_us", ">= 1");
+	PA(t_us, 0, "t_us", ">= 1");
+	PA(f, 0, "f", ">= 1");
+	PA(initial_alpha, -0.1, "initial_alpha", "[0, 1]");
+	PA(initial_alpha, 1.1, "initial_alpha", "[0, 1]");
+#undef NV
+#undef PA
+	/* the other profile's settings are not looked at; g = 1 and α 0 or 1 are allowed */
+	dcqcn_params_default(&P, DCQCN_PAPER);
+	P.rpg_gd = 0;
+	P.g = 1;
+	P.initial_alpha = 0;
+	CHECK(dcqcn_params_check(&P, NULL) == NULL);
+	dcqcn_params_default(&P, DCQCN_NVIDIA);
+	P.f = 0;
+	P.dce_tcp_g = 0;
+	P.rpg_min_dec_fac = 100;
+	CHECK(dcqcn_params_check(&P, NULL) == NULL);
+}
+
+/* ---- NVIDIA profile ---- */
+
+static void test_init(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	CHECK_EQ(Q.rc_kbps, G100);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK_EQ(dcqcn_max_kbps(&Q), G100);
+	CHECK_EQ(Q.alpha, 1023);
+	CHECK(!Q.seen_cnp);
+	CHECK_EQ(wheel.armed, 0);
+	/* no byte events before congestion */
+	CHECK(!bytes_at(1, 32767 * 64 * 3));
+	CHECK_EQ(Q.c.byte_events, 0);
+	CHECK(fabs(dcqcn_alpha_fraction(&Q, 512) - 0.5) < 1e-12);
+	/* rpg_max_rate 40000 Mb/s below the 100 Gb/s line: the QP starts at 40000000 kb/s */
+	P.rpg_max_rate = 40000;
+	start(G100);
+	CHECK_EQ(dcqcn_max_kbps(&Q), 40000000);
+	CHECK_EQ(Q.rc_kbps, 40000000);
+	CHECK_EQ(Q.rt_kbps, 40000000);
+}
+
+/* First CNP, rate_to_set_on_first_cnp = 0: α = initial_alpha_value, the rate stays, nothing is
+ * armed (no cut at the end of its period: the first CNP marks no period). */
+static void test_first_cnp_keeps_rate(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	CHECK(!cnp_at(10));
+	CHECK(Q.seen_cnp);
+	CHECK_EQ(Q.alpha, 1023);
+	CHECK_EQ(Q.rc_kbps, G100);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK_EQ(wheel.armed, 0);
+	run_to_us(1000);
+	CHECK_EQ(Q.c.cuts, 0);
+	CHECK_EQ(Q.rc_kbps, G100);
+	/* α decays from the first CNP on: 10.999 µs still 1023; 13 µs three periods:
+	 * 1019·1023/1024 = 1018, 1019·1018/1024 = 1013, 1019·1013/1024 = 1008 */
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	cnp_at(10);
+	CHECK_EQ(dcqcn_alpha(&Q, 10999), 1023);
+	CHECK_EQ(dcqcn_alpha(&Q, 11000), 1018);
+	CHECK_EQ(dcqcn_alpha(&Q, 13000), 1008);
+	CHECK_EQ(Q.c.cnps, 1);
+}
+
+/* First CNP, rate_to_set_on_first_cnp = 40000 Mb/s: R_C = R_T = 40000000 kb/s, the increase
+ * timer starts (rpg_time_reset 300 µs). */
+static void test_first_cnp_sets_rate(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rate_to_set_on_first_cnp = 40000;
+	start(G100);
+	CHECK(cnp_at(10));
+	CHECK_EQ(Q.rc_kbps, 40000000);
+	CHECK_EQ(Q.rt_kbps, 40000000);
+	CHECK_EQ(Q.alpha, 1023);
+	CHECK(tw_armed(&Q.t_inc));
+	CHECK_EQ(Q.t_inc.due_ns, 310 * US);
+	CHECK(!tw_armed(&Q.t_dec));
+	/* 310 µs: T = 0 < threshold 1: fast recovery, R_C = (40000000 + 40000000)/2 = 40000000 */
+	run_to_us(310);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+	CHECK_EQ(Q.rc_kbps, 40000000);
+	/* 610 µs: T = 1 >= 1: additive, R_T = 40000000 + 5000 = 40005000,
+	 * R_C = 40005000 − (40005000 − 40000000)/2 = 40002500 */
+	run_to_us(610);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 40005000);
+	CHECK_EQ(Q.rc_kbps, 40002500);
+	/* above the line: min(200000000, 100000000) kb/s, at the maximum: nothing armed */
+	setup(DCQCN_NVIDIA);
+	P.rate_to_set_on_first_cnp = 200000;
+	start(G100);
+	CHECK(!cnp_at(10));
+	CHECK_EQ(Q.rc_kbps, G100);
+	CHECK_EQ(wheel.armed, 0);
+}
+
+/* A CNP after the first: one cut when its decrease period ends (periods from the first CNP). */
+static void test_cut_at_period_end(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	cnp_at(10);
+	/* 11.5 µs: period [10, 14) of rate_reduce_monitor_period 4 µs; α at 11.5: one period
+	 * without CNP, 1019·1023/1024 = 1018 */
+	CHECK(!cnp_at(11.5));
+	CHECK(tw_armed(&Q.t_dec));
+	CHECK_EQ(Q.t_dec.due_ns, 14 * US);
+	CHECK_EQ(Q.alpha, 1018);
+	run_to_us(13.999);
+	CHECK_EQ(Q.c.cuts, 0);
+	/* 14 µs: α over [11, 14): CNP period 1019·1018/1024 + 5 = 1013 + 5 = 1018, then decay
+	 * 1019·1018/1024 = 1013, 1019·1013/1024 = 1008. Cut 100000000·1008 >> 11 = 49218750
+	 * (< 50000000 of min_dec_fac), R_C = 50781250, R_T = 100000000 (no clamp). */
+	run_to_us(14);
+	CHECK_EQ(Q.c.cuts, 1);
+	CHECK_EQ(rate_changes, 1);
+	CHECK_EQ(Q.alpha, 1008);
+	CHECK_EQ(Q.rc_kbps, CUT1_RC);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK(!Q.cnp_in_dec_period);
+	CHECK(!tw_armed(&Q.t_dec));
+	CHECK(tw_armed(&Q.t_inc));
+	CHECK_EQ(Q.t_inc.due_ns, 314 * US); /* 14 + rpg_time_reset 300 */
+}
+
+/* Several CNPs in a period make one cut; a CNP at the boundary belongs to the next period, and
+ * is handled the same when it arrives before the wheel reached the boundary. */
+static void test_one_cut_per_period(void)
+{
+	for (int late_wheel = 0; late_wheel < 2; late_wheel++) {
+		setup(DCQCN_NVIDIA);
+		start(G100);
+		cnp_at(10);
+		cnp_at(11.5);
+		cnp_at(12);
+		cnp_at(13.9);
+		if (late_wheel) /* the wheel still at 13.9 µs: the CNP runs the cut due at 14 first */
+			dcqcn_on_cnp(&Q, &wheel, 14 * US);
+		else
+			cnp_at(14);
+		/* every α period in [11, 14) saw a CNP: 1018 -> 1019·1018/1024 + 5 = 1013 + 5 = 1018
+		 * three times; cut 100000000·1018 >> 11 = 101800000000/2048 = 49707031,
+		 * R_C = 100000000 − 49707031 = 50292969 */
+		CHECK_EQ(Q.c.cuts, 1);
+		CHECK_EQ(Q.rc_kbps, 50292969);
+		CHECK_EQ(Q.c.cnps, 5);
+		CHECK(tw_armed(&Q.t_dec));
+		CHECK_EQ(Q.t_dec.due_ns, 18 * US);
+		/* 18 µs: α from 1018 at 14: [14, 15) had the CNP: 1019·1018/1024 + 5 = 1018; then
+		 * 1013, 1008, 1019·1008/1024 = 1027152/1024 = 1003. Cut 50292969·1003 >> 11 =
+		 * 50443847907/2048 = 24630785 (< 25146484 of min_dec_fac), R_C = 25662184 */
+		run_to_us(18);
+		CHECK_EQ(Q.c.cuts, 2);
+		CHECK_EQ(Q.alpha, 1003);
+		CHECK_EQ(Q.rc_kbps, 25662184);
+		run_to_us(100);
+		CHECK_EQ(Q.c.cuts, 2);
+	}
+}
+
+/* α with a CNP in the period: G·α/1024 + (1024 − G), capped at 1023; without: G·α/1024. */
+static void test_alpha_cnp_formula(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.initial_alpha_value = 100;
+	start(G100);
+	cnp_at(5);
+	/* 6.2 µs: [5, 6) without CNP: 1019·100/1024 = 101900/1024 = 99 */
+	cnp_at(6.2);
+	CHECK_EQ(Q.alpha, 99);
+	/* 7 µs: [6, 7) with the CNP: 1019·99/1024 + 5 = 100881/1024 + 5 = 98 + 5 = 103 */
+	CHECK_EQ(dcqcn_alpha(&Q, 7 * US), 103);
+	/* 8 µs: decay 1019·103/1024 = 104957/1024 = 102 */
+	CHECK_EQ(dcqcn_alpha(&Q, 8 * US), 102);
+	/* G = 1019 at α 1023 with a CNP: 1019·1023/1024 + 5 = 1018 + 5 = 1023 (no cap needed) */
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	cnp_at(5);
+	cnp_at(5.5);
+	CHECK_EQ(dcqcn_alpha(&Q, 6 * US), 1023);
+	/* G = 0: a CNP period gives 0 + 1024, capped at 1023; a period without gives 0 */
+	setup(DCQCN_NVIDIA);
+	P.dce_tcp_g = 0;
+	start(G100);
+	cnp_at(5);
+	cnp_at(6.5);
+	CHECK_EQ(Q.alpha, 0);
+	CHECK_EQ(dcqcn_alpha(&Q, 7 * US), 1023);
+	CHECK_EQ(dcqcn_alpha(&Q, 8 * US), 0);
+}
+
+/* Decay over many periods, by hand with G = 512 (α halves, rounding down) and dce_tcp_rtt 3 µs. */
+static void test_alpha_decay_many_periods(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.dce_tcp_g = 512;
+	P.dce_tcp_rtt = 3;
+	start(G100);
+	cnp_at(0);
+	/* 1023 -> 511 -> 255 -> 127 after three periods (9 µs), 8.999 µs only two */
+	CHECK_EQ(dcqcn_alpha(&Q, 8999), 255);
+	CHECK_EQ(dcqcn_alpha(&Q, 9 * US), 127);
+	/* 63, 31, 15, 7, 3, 1 after nine periods, 0 after ten */
+	CHECK_EQ(dcqcn_alpha(&Q, 27 * US), 1);
+	CHECK_EQ(dcqcn_alpha(&Q, 30 * US), 0);
+	CHECK_EQ(dcqcn_alpha(&Q, 3600000000000ull), 0); /* an hour later */
+	/* G = 1019 from 1023, 100 periods in one step (1019·a/1024 iterated 100 times = 590),
+	 * 1023 periods or more give 0 (each period lowers a non-zero α by at least 1) */
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	cnp_at(0);
+	CHECK_EQ(dcqcn_alpha(&Q, 100 * US), 590);
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	cnp_at(0);
+	CHECK_EQ(dcqcn_alpha(&Q, 1023 * US), 0);
+	CHECK_EQ(Q.alpha_period_ns, 1023 * US);
+}
+
+/* The naive model: every α period applied one by one. */
+struct naive {
+	uint32_t g, alpha, init;
+	uint64_t period, start;
+	bool seen, flag;
+};
+
+static void naive_to(struct naive *n, uint64_t t)
+{
+	if (!n->seen)
+		return;
+	while (n->start + n->period <= t) {
+		if (n->flag) {
+			n->alpha = n->g * n->alpha / 1024 + 1024 - n->g;
+			if (n->alpha > 1023)
+				n->alpha = 1023;
+		} else {
+			n->alpha = n->g * n->alpha / 1024;
+		}
+		n->flag = false;
+		n->start += n->period;
+	}
+}
+
+static void naive_cnp(struct naive *n, uint64_t t)
+{
+	naive_to(n, t);
+	if (!n->seen) {
+		n->seen = true;
+		n->alpha = n->init;
+		n->start = t;
+		n->flag = false;
+	} else {
+		n->flag = true;
+	}
+}
+
+/* Random CNP sequences on three QPs with different G at once (the decay tables of two G values
+ * are kept per thread, so the third forces rebuilds), queries at random times; the wheel is
+ * advanced before each event on some rounds and left behind on others. */
+static void test_alpha_lazy_random(void)
+{
+	static struct dcqcn_params pp[3];
+	static struct dcqcn_qp qq[3];
+	struct naive nv[3];
+	unsigned mismatches = 0, queries = 0;
+
+	for (int round = 0; round < 40; round++) {
+		uint64_t now = 0;
+		bool advance = round & 1;
+
+		tw_init(&wheel, 1000, 0);
+		for (int i = 0; i < 3; i++) {
+			dcqcn_params_default(&pp[i], DCQCN_NVIDIA);
+			pp[i].dce_tcp_g = round < 4 ? 1019 : (uint32_t)test_rand_below(1024);
+			pp[i].dce_tcp_rtt = 1 + (uint32_t)test_rand_below(4);
+			pp[i].initial_alpha_value = (uint32_t)test_rand_below(1024);
+			pp[i].rate_to_set_on_first_cnp = (uint32_t)test_rand_below(2) * 50000;
+			dcqcn_init(&qq[i], &pp[i], G100, 0);
+			nv[i] = (struct naive){ .g = pp[i].dce_tcp_g, .init = pp[i].initial_alpha_value,
+						.alpha = pp[i].initial_alpha_value,
+						.period = pp[i].dce_tcp_rtt * US };
+		}
+		for (int e = 0; e < 400; e++) {
+			int i = (int)test_rand_below(3);
+			uint64_t r = test_rand_below(100);
+
+			/* mostly short gaps, some long silences (up to 3 ms) */
+			now += r < 90 ? test_rand_below(3000) : test_rand_below(3000000);
+			if (advance)
+				tw_advance(&wheel, now, fire, NULL);
+			if (test_rand_below(2)) {
+				dcqcn_on_cnp(&qq[i], &wheel, now);
+				naive_cnp(&nv[i], now);
+			} else {
+				naive_to(&nv[i], now);
+				queries++;
+				if (dcqcn_alpha(&qq[i], now) != nv[i].alpha && mismatches++ < 5)
+					printf("  round %d event %d: qp %d alpha %u, naive %u\n", round, e, i,
+					       dcqcn_alpha(&qq[i], now), nv[i].alpha);
+			}
+		}
+		for (int i = 0; i < 3; i++)
+			dcqcn_stop(&qq[i], &wheel);
+		CHECK_EQ(wheel.armed, 0);
+	}
+	CHECK_EQ(mismatches, 0);
+	CHECK(queries > 5000);
+}
+
+/* rpg_min_dec_fac bounds a cut. α stays at 1023 (α period 1000 µs: no update before the cut at
+ * 4 µs); 100 Gb/s. */
+static void test_min_dec_fac(void)
+{
+	static const struct {
+		uint32_t mdf, gd;
+		uint64_t rc;
+	} cases[] = {
+		/* 100000000·1023 >> 11 = 49951171; bound 100000000·50/100 = 50000000: R_C = 50048829 */
+		{ 50, 11, 50048829 },
+		/* bound 100000000·20/100 = 20000000 < 49951171: R_C = 80000000 */
+		{ 80, 11, 80000000 },
+		/* bound 0: no decrease at all (the cut still counts) */
+		{ 100, 11, G100 },
+		/* gd 10: 100000000·1023 >> 10 = 99902343; bound 50000000: R_C = 50000000 */
+		{ 50, 10, 50000000 },
+		/* mdf 0: bound 100000000·100/100 = 100000000; gd 1: 100000000·1023 >> 1 = 51150000000
+		 * is larger, so the cut is the bound: R_C = 0, floored at rpg_min_rate 1 Mb/s = 1000 */
+		{ 0, 1, 1000 },
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		setup(DCQCN_NVIDIA);
+		P.dce_tcp_rtt = 1000;
+		P.rpg_min_dec_fac = cases[i].mdf;
+		P.rpg_gd = cases[i].gd;
+		start(G100);
+		nvidia_first_cut();
+		CHECK_EQ(Q.c.cuts, 1);
+		CHECK_EQ(Q.alpha, 1023);
+		CHECK_EQ(Q.rc_kbps, cases[i].rc);
+	}
+}
+
+/* rpg_min_rate floors a cut: 60000 Mb/s above the 50781250 kb/s the cut gives */
+static void test_min_rate_floor(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_min_rate = 60000;
+	start(G100);
+	nvidia_first_cut();
+	CHECK_EQ(Q.c.cuts, 1);
+	CHECK_EQ(Q.rc_kbps, 60000000);
+}
+
+/* R_T = R_C at a cut when clamp_tgt_rate, or a byte-counter increase happened since the last cut,
+ * or (clamp_tgt_rate_after_time_inc and) a timer increase did. After the first cut (4 µs,
+ * R_C 50781250, R_T 100000000) a second cut at 8 µs or 308 µs. */
+static void test_clamp_flags(void)
+{
+	uint64_t before;
+
+	/* none of the three: R_T stays 100000000 */
+	setup(DCQCN_NVIDIA);
+	P.clamp_tgt_rate_after_time_inc = false;
+	start(G100);
+	nvidia_first_cut();
+	cnp_at(5);
+	run_to_us(8);
+	CHECK_EQ(Q.c.cuts, 2);
+	CHECK_EQ(Q.rt_kbps, G100);
+	/* clamp_tgt_rate: R_T = the R_C before the cut, 50781250 */
+	setup(DCQCN_NVIDIA);
+	P.clamp_tgt_rate = true;
+	start(G100);
+	nvidia_first_cut();
+	cnp_at(5);
+	run_to_us(8);
+	CHECK_EQ(Q.c.cuts, 2);
+	CHECK_EQ(Q.rt_kbps, CUT1_RC);
+	/* a byte event (rpg_byte_reset·64 bytes) since the cut, clamp_tgt_rate_after_time_inc off:
+	 * fast recovery R_C = 100000000 − 49218750/2 = 75390625, then R_T = 75390625 */
+	setup(DCQCN_NVIDIA);
+	P.clamp_tgt_rate_after_time_inc = false;
+	start(G100);
+	nvidia_first_cut();
+	CHECK(bytes_at(5, 32767 * 64));
+	CHECK_EQ(Q.c.byte_events, 1);
+	CHECK_EQ(Q.rc_kbps, 75390625);
+	cnp_at(6);
+	run_to_us(8);
+	CHECK_EQ(Q.c.cuts, 2);
+	CHECK_EQ(Q.rt_kbps, 75390625);
+	/* a timer event (304 µs, fast recovery: R_C = 75390625): clamped only with
+	 * clamp_tgt_rate_after_time_inc */
+	for (int flag = 0; flag < 2; flag++) {
+		setup(DCQCN_NVIDIA);
+		P.clamp_tgt_rate_after_time_inc = flag;
+		start(G100);
+		nvidia_first_cut();
+		run_to_us(304);
+		CHECK_EQ(Q.c.timer_events, 1);
+		before = Q.rc_kbps;
+		CHECK_EQ(before, 75390625);
+		cnp_at(305);
+		run_to_us(308);
+		CHECK_EQ(Q.c.cuts, 2);
+		CHECK_EQ(Q.rt_kbps, flag ? before : G100);
+	}
+}
+
+/* rpg_threshold 3: three fast-recovery steps (T = 0, 1, 2), then additive (T = 3). R_T is at the
+ * line already, so the additive step is capped there. */
+static void test_fast_recovery(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_threshold = 3;
+	start(G100);
+	nvidia_first_cut();
+	/* 304: gap 100000000 − 50781250 = 49218750, R_C = 100000000 − 49218750/2 = 75390625 */
+	run_to_us(304);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+	CHECK_EQ(Q.rc_kbps, 75390625);
+	/* 604: gap 24609375, R_C = 100000000 − 12304687 = 87695313 */
+	run_to_us(604);
+	CHECK_EQ(Q.rc_kbps, 87695313);
+	/* 904: gap 12304687, R_C = 100000000 − 6152343 = 93847657 */
+	run_to_us(904);
+	CHECK_EQ(Q.rc_kbps, 93847657);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK_EQ(Q.c.fast, 3);
+	CHECK_EQ(Q.c.additive, 0);
+	/* 1204: additive, R_T = min(100000000 + 5000, 100000000); gap 6152343,
+	 * R_C = 100000000 − 3076171 = 96923829 */
+	run_to_us(1204);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.c.additive, 1);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK_EQ(Q.rc_kbps, 96923829);
+	CHECK_EQ(rate_changes, 5); /* the cut and four increases */
+}
+
+/* Additive increase below the maximum: rate_to_set_on_first_cnp 40000, clamp_tgt_rate, so the
+ * cut at 4 µs sets R_T = 40000000 and R_C = 40000000 − 40000000·1008 >> 11 = 40000000 − 19687500
+ * = 20312500. */
+static void first_cut_at_40g(void)
+{
+	P.rate_to_set_on_first_cnp = 40000;
+	P.clamp_tgt_rate = true;
+	start(G100);
+	nvidia_first_cut();
+}
+
+static void test_additive(void)
+{
+	setup(DCQCN_NVIDIA);
+	first_cut_at_40g();
+	CHECK_EQ(Q.rt_kbps, 40000000);
+	CHECK_EQ(Q.rc_kbps, 20312500);
+	/* the increase timer armed at the first CNP (300 µs) restarted at the cut: 304 µs */
+	run_to_us(303);
+	CHECK_EQ(Q.c.timer_events, 0);
+	/* 304: fast, gap 19687500: R_C = 40000000 − 9843750 = 30156250 */
+	run_to_us(304);
+	CHECK_EQ(Q.rc_kbps, 30156250);
+	/* 604: T = 1: additive, R_T = 40005000, gap 9848750: R_C = 40005000 − 4924375 = 35080625 */
+	run_to_us(604);
+	CHECK_EQ(Q.rt_kbps, 40005000);
+	CHECK_EQ(Q.rc_kbps, 35080625);
+	/* 904: T = 2, but min(T, BC) = 0: additive, R_T = 40010000, gap 4929375:
+	 * R_C = 40010000 − 2464687 = 37545313 */
+	run_to_us(904);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 40010000);
+	CHECK_EQ(Q.rc_kbps, 37545313);
+}
+
+/* Hyper increase needs both counts above rpg_threshold (1): min(T, BC) > 1. Byte events every
+ * rpg_byte_reset 16 · 64 = 1024 bytes. */
+static void test_hyper_bytes_and_timer(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_byte_reset = 16;
+	first_cut_at_40g();
+	/* 10 µs: T 0, BC 0: fast, R_C = 40000000 − 19687500/2 = 30156250 */
+	CHECK(!bytes_at(10, 1000));
+	CHECK_EQ(Q.c.byte_events, 0); /* 1000 < 1024 */
+	CHECK(bytes_at(10, 24));
+	CHECK_EQ(Q.c.byte_events, 1);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+	CHECK_EQ(Q.rc_kbps, 30156250);
+	/* 20 µs: 2048 bytes, two events in one call:
+	 * T 0, BC 1: additive, R_T 40005000, R_C = 40005000 − 9848750/2 = 35080625;
+	 * T 0, BC 2: additive, R_T 40010000, R_C = 40010000 − 4929375/2 = 37545313 */
+	CHECK(bytes_at(20, 2048));
+	CHECK_EQ(Q.c.byte_events, 3);
+	CHECK_EQ(Q.rt_kbps, 40010000);
+	CHECK_EQ(Q.rc_kbps, 37545313);
+	CHECK_EQ(Q.bytes, 0);
+	/* 304 µs timer: T 0, BC 3: min 0: additive, R_T 40015000,
+	 * R_C = 40015000 − 2469687/2 = 40015000 − 1234843 = 38780157 */
+	run_to_us(304);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rc_kbps, 38780157);
+	/* 604: T 1, BC 3: min 1, not > 1: additive, R_T 40020000,
+	 * R_C = 40020000 − 1239843/2 = 40020000 − 619921 = 39400079 */
+	run_to_us(604);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 40020000);
+	CHECK_EQ(Q.rc_kbps, 39400079);
+	/* 610 bytes: T 2, BC 3: min 2 > 1: hyper, R_T += rpg_hai_rate 50 Mb/s = 40070000,
+	 * R_C = 40070000 − 669921/2 = 40070000 − 334960 = 39735040 */
+	CHECK(bytes_at(610, 1024));
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.rt_kbps, 40070000);
+	CHECK_EQ(Q.rc_kbps, 39735040);
+	CHECK_EQ(Q.c.hyper, 1);
+	CHECK_EQ(Q.c.fast, 1);
+	CHECK_EQ(Q.c.additive, 4);
+	CHECK_EQ(Q.c.timer_events, 2);
+	CHECK_EQ(Q.c.byte_events, 4);
+	/* the next cut starts over: counts and byte count reset */
+	cnp_at(611);
+	run_to_us(612);
+	CHECK_EQ(Q.c.cuts, 2);
+	CHECK_EQ(Q.t_cnt, 0);
+	CHECK_EQ(Q.bc_cnt, 0);
+	CHECK_EQ(Q.bytes, 0);
+}
+
+/* The stage is decided by max(T, BC) and min(T, BC), whichever counter is which: threshold 2,
+ * T 3 and BC 0 is additive (max >= 2, min 0); BC 3 too makes it hyper (min 3 > 2). */
+static void test_stage_min_max(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_threshold = 2;
+	P.rpg_byte_reset = 16;
+	first_cut_at_40g();
+	run_to_us(904); /* T 0, 1 fast; T 2 additive */
+	CHECK_EQ(Q.t_cnt, 3);
+	CHECK_EQ(Q.c.fast, 2);
+	CHECK_EQ(Q.c.additive, 1);
+	bytes_at(905, 1024); /* T 3, BC 0: max 3 >= 2, min 0: additive */
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	bytes_at(906, 1024); /* BC 1 */
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	bytes_at(907, 1024); /* BC 2: min 2, not > 2 */
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	bytes_at(908, 1024); /* BC 3: min 3 > 2: hyper */
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.c.hyper, 1);
+	/* the mirror image: bytes first */
+	setup(DCQCN_NVIDIA);
+	P.rpg_threshold = 2;
+	P.rpg_byte_reset = 16;
+	first_cut_at_40g();
+	bytes_at(5, 3 * 1024); /* BC 0, 1 fast; BC 2 additive */
+	CHECK_EQ(Q.c.fast, 2);
+	CHECK_EQ(Q.c.additive, 1);
+	run_to_us(904); /* T 0, 1, 2 with BC 3: max 3: additive */
+	CHECK_EQ(Q.c.additive, 4);
+	CHECK_EQ(Q.c.hyper, 0);
+	run_to_us(1204); /* T 3, BC 3: hyper */
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+}
+
+/* rpg_byte_reset 0: no byte events; the timer count alone sets the stage (T 2 > 1: hyper). */
+static void test_byte_counter_off(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_byte_reset = 0;
+	first_cut_at_40g();
+	CHECK(!bytes_at(5, 100000000));
+	CHECK_EQ(Q.c.byte_events, 0);
+	/* 304 fast: R_C 30156250; 604 additive: R_T 40005000, R_C 35080625;
+	 * 904 hyper: R_T = 40005000 + 50000 = 40055000, gap 4974375:
+	 * R_C = 40055000 − 2487187 = 37567813 */
+	run_to_us(904);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.rt_kbps, 40055000);
+	CHECK_EQ(Q.rc_kbps, 37567813);
+}
+
+/* rpg_max_rate caps R_T: 50000 Mb/s on a 100 Gb/s line. Cut at 4 µs:
+ * 50000000·1008 >> 11 = 24609375, R_C = 25390625, R_T 50000000. */
+static void test_max_rate_cap(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_max_rate = 50000;
+	start(G100);
+	CHECK_EQ(Q.rc_kbps, 50000000);
+	nvidia_first_cut();
+	CHECK_EQ(Q.rc_kbps, 25390625);
+	/* 304 fast: R_C = 50000000 − 24609375/2 = 50000000 − 12304687 = 37695313 */
+	run_to_us(304);
+	CHECK_EQ(Q.rc_kbps, 37695313);
+	/* 604 additive: R_T = min(50005000, 50000000) = 50000000;
+	 * R_C = 50000000 − 12304687/2 = 50000000 − 6152343 = 43847657 */
+	run_to_us(604);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 50000000);
+	CHECK_EQ(Q.rc_kbps, 43847657);
+}
+
+/* R_C reaches R_T (halfway rounded toward R_T) and then the increase timer stops. 100 Mb/s line:
+ * cut 100000·1008 >> 11 = 49218, R_C = 50782. The gap 49218 halves (rounding down) to 24609,
+ * 12304, 6152, 3076, 1538, 769, 384, 192, 96, 48, 24, 12, 6, 3, 1, 0: sixteen events, the last at
+ * 304 + 15·300 = 4804 µs. */
+static void test_increase_stops_at_max(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(100000);
+	nvidia_first_cut();
+	CHECK_EQ(Q.rc_kbps, 50782);
+	run_to_us(4803);
+	CHECK_EQ(Q.c.timer_events, 15);
+	CHECK_EQ(Q.rc_kbps, 99999);
+	CHECK(tw_armed(&Q.t_inc));
+	run_to_us(4804);
+	CHECK_EQ(Q.c.timer_events, 16);
+	CHECK_EQ(Q.rc_kbps, 100000);
+	CHECK_EQ(Q.rt_kbps, 100000);
+	CHECK(!tw_armed(&Q.t_inc));
+	CHECK_EQ(wheel.armed, 0);
+	run_to_us(100000);
+	CHECK_EQ(Q.c.timer_events, 16);
+	/* a byte event at the maximum changes nothing and arms nothing */
+	CHECK(!bytes_at(100001, 32767 * 64));
+	CHECK_EQ(Q.c.byte_events, 1);
+	CHECK_EQ(wheel.armed, 0);
+	/* the next cut starts it again */
+	cnp_at(100002);
+	run_to_us(100004);
+	CHECK_EQ(Q.c.cuts, 2);
+	CHECK(tw_armed(&Q.t_inc));
+	CHECK_EQ(Q.t_inc.due_ns, 100304 * US); /* 100004 + 300 */
+}
+
+/* Same way with a byte event closing the gap: the pending timer is cancelled. */
+static void test_bytes_reach_max_cancel_timer(void)
+{
+	setup(DCQCN_NVIDIA);
+	P.rpg_byte_reset = 1; /* 64 bytes */
+	start(100000);
+	nvidia_first_cut();
+	CHECK(tw_armed(&Q.t_inc));
+	bytes_at(10, 64 * 16); /* sixteen byte events: the gap is 0 (see above) */
+	CHECK_EQ(Q.c.byte_events, 16);
+	CHECK_EQ(Q.rc_kbps, 100000);
+	CHECK(!tw_armed(&Q.t_inc));
+	CHECK_EQ(wheel.armed, 0);
+}
+
+/* A cut restarts the increase timer: the one due at 304 µs moves to 200 + 300 = 500 µs. */
+static void test_cut_restarts_increase_timer(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	nvidia_first_cut();
+	cnp_at(197);
+	run_to_us(200);
+	CHECK_EQ(Q.c.cuts, 2);
+	run_to_us(499);
+	CHECK_EQ(Q.c.timer_events, 0);
+	run_to_us(500);
+	CHECK_EQ(Q.c.timer_events, 1);
+}
+
+/* An increase and a cut due at the same time (304 µs, with rpg_time_reset 300 a multiple of the
+ * 4 µs period): the increase comes first, so the cut clamps R_T (clamp_tgt_rate_after_time_inc).
+ * The same when the CNP comes at 305 µs before the wheel was advanced past 300 µs. */
+static void test_increase_before_cut_at_same_time(void)
+{
+	for (int late_wheel = 0; late_wheel < 2; late_wheel++) {
+		setup(DCQCN_NVIDIA);
+		start(G100);
+		nvidia_first_cut();
+		cnp_at(301);
+		CHECK_EQ(Q.t_dec.due_ns, 304 * US);
+		CHECK_EQ(Q.t_inc.due_ns, 304 * US);
+		if (late_wheel)
+			dcqcn_on_cnp(&Q, &wheel, 305 * US);
+		else
+			run_to_us(304);
+		/* increase: fast, R_C = 75390625 (see test_clamp_flags); cut: R_T = 75390625.
+		 * α at 304 from 1008 at 4 µs: 297 periods without CNP to 301 µs (1019·a/1024
+		 * iterated: 166), [301, 302) had the CNP: 1019·166/1024 + 5 = 165 + 5 = 170, then
+		 * 1019·170/1024 = 169, 1019·169/1024 = 168. Cut 75390625·168 >> 11 =
+		 * 12665625000/2048 = 6184387, R_C = 75390625 − 6184387 = 69206238 */
+		CHECK_EQ(Q.c.timer_events, 1);
+		CHECK_EQ(Q.c.cuts, 2);
+		CHECK_EQ(Q.rt_kbps, 75390625);
+		CHECK_EQ(Q.rc_kbps, 69206238);
+		if (!late_wheel)
+			CHECK_EQ(Q.alpha, 168);
+	}
+}
+
+static void test_stop(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	nvidia_first_cut();
+	cnp_at(5);
+	CHECK(tw_armed(&Q.t_dec));
+	CHECK(tw_armed(&Q.t_inc));
+	dcqcn_stop(&Q, &wheel);
+	CHECK_EQ(wheel.armed, 0);
+	run_to_us(10000);
+	CHECK_EQ(Q.c.cuts, 1);
+}
+
+/* ---- paper profile ---- */
+
+/* α 0.5 = 524288 (Q20); g = 1/256 = 4096. Old α: cut 100000000·524288 >> 21 = 25000000,
+ * R_C 75000000, R_T 100000000; then α = (524288·(1048576 − 4096) >> 20) + 4096 = 522240 + 4096 =
+ * 526336. */
+static void paper_first_cnp(void)
+{
+	P.initial_alpha = 0.5;
+	start(G100);
+	CHECK_EQ(Q.alpha, 524288);
+	CHECK(cnp_at(10));
+}
+
+static void test_paper_cut_old_alpha(void)
+{
+	setup(DCQCN_PAPER);
+	paper_first_cnp();
+	CHECK_EQ(Q.rc_kbps, 75000000);
+	CHECK_EQ(Q.rt_kbps, G100);
+	CHECK_EQ(Q.alpha, 526336);
+	CHECK_EQ(Q.c.cuts, 1);
+	CHECK(tw_armed(&Q.t_inc));
+	CHECK_EQ(Q.t_inc.due_ns, 65 * US);   /* T 55 µs */
+	CHECK(tw_armed(&Q.t_alpha));
+	CHECK_EQ(Q.t_alpha.due_ns, 65 * US); /* K 55 µs */
+	CHECK(!tw_armed(&Q.t_dec));
+	CHECK(fabs(dcqcn_alpha_fraction(&Q, Q.alpha) - 526336.0 / 1048576) < 1e-12);
+}
+
+/* alpha_before_cut: α = 526336 first, cut 100000000·526336 >> 21 = 52633600000000/2097152 =
+ * 25097656, R_C 74902344. */
+static void test_paper_alpha_before_cut(void)
+{
+	setup(DCQCN_PAPER);
+	P.alpha_before_cut = true;
+	paper_first_cnp();
+	CHECK_EQ(Q.alpha, 526336);
+	CHECK_EQ(Q.rc_kbps, 74902344);
+	/* α = 1 stays 1: (1048576·1044480 >> 20) + 4096 = 1048576; cut R_C/2 */
+	setup(DCQCN_PAPER);
+	start(G100);
+	CHECK_EQ(Q.alpha, 1048576);
+	cnp_at(10);
+	CHECK_EQ(Q.alpha, 1048576);
+	CHECK_EQ(Q.rc_kbps, 50000000);
+}
+
+/* α decays every K = 55 µs without a CNP: 526336·1044480 >> 20 = 524280 at 65 µs,
+ * 524280·1044480 >> 20 = 522232 at 120 µs; a CNP restarts the K period. */
+static void test_paper_alpha_decay(void)
+{
+	setup(DCQCN_PAPER);
+	paper_first_cnp();
+	run_to_us(64);
+	CHECK_EQ(Q.alpha, 526336);
+	run_to_us(65);
+	CHECK_EQ(Q.alpha, 524280);
+	run_to_us(120);
+	CHECK_EQ(Q.alpha, 522232);
+	/* CNP at 150: cut with 522232, α = (522232·1044480 >> 20) + 4096 = 520192 + 4096 = 524288
+	 * (522232·1044480 = 545460879360, >> 20 = 520192.0...); next decay at 205, not 175 */
+	cnp_at(150);
+	CHECK_EQ(Q.alpha, 524288);
+	run_to_us(204);
+	CHECK_EQ(Q.alpha, 524288);
+	run_to_us(205);
+	CHECK_EQ(Q.alpha, 522240); /* 524288·1044480 >> 20 */
+	/* α reaches 0 after a long quiet time and the α timer stops */
+	run_to_us(10000000);
+	CHECK_EQ(Q.alpha, 0);
+	CHECK(!tw_armed(&Q.t_alpha));
+	CHECK_EQ(dcqcn_alpha(&Q, 10000000 * US), 0);
+}
+
+/* Two CNPs (10, 20 µs) so that R_T is below the line, then F = 5 fast-recovery steps and
+ * additive steps of R_AI 40 Mb/s. Second cut: R_T = 75000000, cut 75000000·526336 >> 21 =
+ * 18823242, R_C = 56176758. */
+static void test_paper_fast_recovery_and_additive(void)
+{
+	uint64_t gaps[5] = { 9411621, 4705810, 2352905, 1176452, 588226 };
+
+	setup(DCQCN_PAPER);
+	paper_first_cnp();
+	cnp_at(20);
+	CHECK_EQ(Q.rt_kbps, 75000000);
+	CHECK_EQ(Q.rc_kbps, 56176758);
+	/* timer every 55 µs from 20: 75, 130, 185, 240, 295 fast (T 0..4): the gap 18823242 halves
+	 * (rounding down) to 9411621, 4705810, 2352905, 1176452, 588226 */
+	for (int i = 0; i < 5; i++) {
+		run_to_us(75 + 55 * i);
+		CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+		CHECK_EQ(Q.rt_kbps, 75000000);
+		CHECK_EQ(Q.rc_kbps, 75000000 - gaps[i]);
+	}
+	/* 350 µs, T 5 >= F: additive, R_T = 75040000, gap 75040000 − 74411774 = 628226,
+	 * R_C = 75040000 − 314113 = 74725887 */
+	run_to_us(350);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75040000);
+	CHECK_EQ(Q.rc_kbps, 74725887);
+	/* 405 µs, T 6, BC 0 (B = 10 MB not reached): min 0, still additive, R_T 75040000 + 40000 */
+	run_to_us(405);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75080000);
+	CHECK_EQ(Q.c.fast, 5);
+	CHECK_EQ(Q.c.additive, 2);
+}
+
+/* Hyper with F = 1, B = 1000 bytes: min(T, BC) > 1. The step is R_HAI 200 Mb/s, or with
+ * hyper_linear R_HAI·(min(T, BC) − F). */
+static void test_paper_hyper(void)
+{
+	for (int linear = 0; linear < 2; linear++) {
+		uint64_t rt;
+
+		setup(DCQCN_PAPER);
+		P.f = 1;
+		P.b_bytes = 1000;
+		P.hyper_linear = linear;
+		paper_first_cnp();
+		cnp_at(20); /* R_T 75000000 */
+		bytes_at(21, 3000); /* BC 0 fast, BC 1 and 2 additive: R_T 75080000 */
+		CHECK_EQ(Q.c.fast, 1);
+		CHECK_EQ(Q.rt_kbps, 75080000);
+		run_to_us(130); /* T 0 (BC 3): additive; T 1: min 1, additive: R_T 75160000 */
+		CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+		CHECK_EQ(Q.rt_kbps, 75160000);
+		run_to_us(185); /* T 2, BC 3: min 2 > 1: hyper, 200000 either way (2 − 1 = 1) */
+		CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+		CHECK_EQ(Q.rt_kbps, 75360000);
+		rt = Q.rt_kbps;
+		bytes_at(186, 1000); /* T 3, BC 3: min 3: 200000, linear 200000·(3 − 1) = 400000 */
+		CHECK_EQ(Q.rt_kbps - rt, linear ? 400000 : 200000);
+		rt = Q.rt_kbps;
+		run_to_us(240); /* T 3, BC 4: min 3 again */
+		CHECK_EQ(Q.rt_kbps - rt, linear ? 400000 : 200000);
+		rt = Q.rt_kbps;
+		bytes_at(241, 1000); /* T 4, BC 4: min 4: linear 600000 */
+		CHECK_EQ(Q.rt_kbps - rt, linear ? 600000 : 200000);
+		CHECK_EQ(Q.c.hyper, 4);
+	}
+}
+
+/* R_min: 150 Mb/s line, α 1: cut to 75000 kb/s, floored at min_rate_mbps 100 = 100000 kb/s. */
+static void test_paper_min_rate(void)
+{
+	setup(DCQCN_PAPER);
+	start(150000);
+	CHECK(cnp_at(10));
+	CHECK_EQ(Q.rc_kbps, 100000);
+	CHECK_EQ(Q.rt_kbps, 150000);
+	CHECK(!cnp_at(20)); /* at the floor already: no change */
+	CHECK_EQ(Q.rc_kbps, 100000);
+	CHECK_EQ(Q.rt_kbps, 100000);
+	CHECK_EQ(Q.c.cuts, 2);
+}
+
+int main(void)
+{
+	RUN(test_defaults);
+	RUN(test_params_check);
+	RUN(test_init);
+	RUN(test_first_cnp_keeps_rate);
+	RUN(test_first_cnp_sets_rate);
+	RUN(test_cut_at_period_end);
+	RUN(test_one_cut_per_period);
+	RUN(test_alpha_cnp_formula);
+	RUN(test_alpha_decay_many_periods);
+	RUN(test_alpha_lazy_random);
+	RUN(test_min_dec_fac);
+	RUN(test_min_rate_floor);
+	RUN(test_clamp_flags);
+	RUN(test_fast_recovery);
+	RUN(test_additive);
+	RUN(test_hyper_bytes_and_timer);
+	RUN(test_stage_min_max);
+	RUN(test_byte_counter_off);
+	RUN(test_max_rate_cap);
+	RUN(test_increase_stops_at_max);
+	RUN(test_bytes_reach_max_cancel_timer);
+	RUN(test_cut_restarts_increase_timer);
+	RUN(test_increase_before_cut_at_same_time);
+	RUN(test_stop);
+	RUN(test_paper_cut_old_alpha);
+	RUN(test_paper_alpha_before_cut);
+	RUN(test_paper_alpha_decay);
+	RUN(test_paper_fast_recovery_and_additive);
+	RUN(test_paper_hyper);
+	RUN(test_paper_min_rate);
+	return testlib_finish("test_dcqcn");
+}
