@@ -59,7 +59,7 @@ struct cc_trace_row {
 
 #define CC_TRACE_RING 16384
 struct cc_trace_ring {
-	uint64_t head, tail, dropped;
+	uint64_t head, tail, dropped;  /* dropped: rows lost to a full ring (run.cc_trace) */
 	struct cc_trace_row row[CC_TRACE_RING];
 };
 

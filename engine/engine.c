@@ -654,6 +654,15 @@ static void run_phases(struct engine *e, uint64_t now)
 	}
 }
 
+/* The cc trace rows waiting in the lcores' rings, into the CSV (every millisecond: a ring holds
+ * 16,384 rows). */
+static void drain_cc_trace(struct engine *e)
+{
+	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
+		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
+			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);
+}
+
 /* Every stats interval on the main lcore: NIC clocks sampled against the TSC, raw latency
  * samples written out. */
 static void housekeeping(struct engine *e)
@@ -665,9 +674,7 @@ static void housekeeping(struct engine *e)
 			e->lat_csv_rows += lat_samples_drain(e->work[l]->samples, e->lat_csv);
 	if (e->lat_csv)
 		fflush(e->lat_csv);
-	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
-		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
-			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);
+	drain_cc_trace(e);
 	if (e->cc_csv)
 		fflush(e->cc_csv);
 }
@@ -703,6 +710,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			last_line = now;
 			next_line += interval;
 		}
+		drain_cc_trace(e);
 		rte_delay_us_sleep(1000);
 	}
 	lcore_request_tx_stop();

@@ -307,6 +307,18 @@ static json_t *flow_inject_json(const struct qp_inject *in)
 	return o;
 }
 
+/* run.cc_trace: rows written, and rows lost to a full ring */
+static json_t *cc_trace_json(const struct engine *e)
+{
+	uint64_t dropped = 0;
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
+			dropped += __atomic_load_n(&e->work[l]->cc->trace->dropped, __ATOMIC_RELAXED);
+	return json_pack("{s:s,s:I,s:I}", "path", e->cfg->cc_trace, "rows", (json_int_t)e->cc_csv_rows, "dropped",
+			 (json_int_t)dropped);
+}
+
 static const char *transport_name(enum cfg_transport t) { return t == CFG_RC ? "rc" : t == CFG_UC ? "uc" : "ud"; }
 
 static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double secs)
@@ -512,6 +524,8 @@ static json_t *build(const struct engine *e)
 	json_object_set_new(root, "errors", errors_json(e));
 	json_object_set_new(root, "collectives", collectives_json(e));
 	json_object_set_new(root, "phases", phases_json(e));
+	if (e->cc_csv)
+		json_object_set_new(root, "cc_trace", cc_trace_json(e));
 	return root;
 }
 
