@@ -138,7 +138,7 @@ def test_dcqcn_holds_the_rate_down_under_steady_marking(engine):
     rep, _ = _run_pair(engine, [f])
     c = _by_name(rep, "f")["cc"]
     assert c["cnps"] > 100 and c["cuts"] > 50, c
-    assert 0.1 <= c["min_rate_gbps"] < 2.0, c
+    assert 0.1 <= c["min_rate_gbps"] < 5.0, c
     assert c["increase_events"]["timer"] > 0 and c["increase_events"]["fast_recovery"] > 0, c
     sent_gbps = _by_name(rep, "f")["tx_bytes"] * 8 / 0.3 / 1e9
     assert sent_gbps < 5.0, sent_gbps
