@@ -7,17 +7,6 @@
 #include "counters.h"
 #include "inject.h"
 
-static uint64_t next_rand(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
-
 static void rules_init(struct inject_rule_state *st, unsigned *n_out, const struct cfg_inject *rules, unsigned n,
 		       int qp_index)
 {
@@ -65,7 +54,7 @@ static int choose(struct inject_rule_state *st, unsigned n, uint64_t *rng, bool 
 		else if (c->every)
 			pick = r->seen % c->every == 0;
 		else
-			pick = (uint32_t)(next_rand(rng) >> 32) < r->below;
+			pick = rng32(rng) < r->below;
 		if (pick && hit < 0) {
 			r->done++;
 			if (c->psn >= 0)
