@@ -18,6 +18,7 @@ PACKAGES=(
   clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang
   python3 python3-scapy python3-pytest   # scapy's RoCE layer: an independent ICRC oracle
   tshark                                 # Wireshark's InfiniBand/RoCE, PFC and IP dissectors
+  python3-matplotlib                     # scripts/plot-ccsim.py (the simulator's and engine's plots)
 )
 
 missing=()

@@ -84,9 +84,10 @@ done <<<"$fuzz_tests"
 
 run_pytest "oracle (scapy, tshark, captures) on the ASan build" tests/oracle ROCE_PCAP="$ROOT/build-asan/apps/roce-pcap"
 run_pytest "engine on virtual devices (release build)" tests/integration ROCE_ENGINE="$ROOT/build/apps/roce-engine" \
-  ROCE_PCAP="$ROOT/build/apps/roce-pcap"
+  ROCE_PCAP="$ROOT/build/apps/roce-pcap" ROCE_CCSIM="$ROOT/build/apps/roce-ccsim"
 run_pytest "engine on virtual devices (ASan + UBSan build)" tests/integration \
-  ROCE_ENGINE="$ROOT/build-asan/apps/roce-engine" ROCE_PCAP="$ROOT/build/apps/roce-pcap"
+  ROCE_ENGINE="$ROOT/build-asan/apps/roce-engine" ROCE_PCAP="$ROOT/build/apps/roce-pcap" \
+  ROCE_CCSIM="$ROOT/build-asan/apps/roce-ccsim"
 
 if [ "$skipped" -gt 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"
