@@ -20,6 +20,8 @@ int completer_index_build(struct qp_tx *qps, unsigned n_qps)
 	struct rte_hash_parameters hp = {
 		.name = "rc_requesters",
 		.entries = n_qps < 8 ? 8 : n_qps,
+		/* every key must fit: a full bucket chains instead of refusing the key */
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_jhash,
 		.socket_id = SOCKET_ID_ANY,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Configuration loader: libconfig text -> struct engine_config, validated completely before
- * anything touches EAL. One function per section plus small typed getters; every error is one
- * line "FILE:LINE: SETTING: what is wrong (what is allowed)". Setting by setting:
- * docs/config.md.
+ * anything touches EAL. One function per section on the typed getters of config_read.h (shared
+ * with roce-ccsim's scenario loader); every error is one line "FILE:LINE: SETTING: what is
+ * wrong (what is allowed)". Setting by setting: docs/config.md.
  *
  * Plain C, libc and libconfig only, so the loader can be unit-tested and fuzzed without EAL.
  */
@@ -11,11 +11,8 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,246 +20,31 @@
 
 #include <libconfig.h>
 
+#include "cc_params.h"
+#include "config_read.h"
 #include "wire.h"
 
 #define MAX_LCORE 127
 #define MAX_MSG_SIZE (1u << 30)
 #define MAX_QPN 0xFFFFFFu
-#define MAX_FILE_SIZE (16u << 20)
 
 struct loader {
-	const char *file;             /* name used in messages */
-	char *err;
-	size_t errlen;
+	struct config_reader r;       /* file name, error line, prescan state (config_read.h) */
 	struct engine_config *cfg;
 	uint64_t lcore_set[2];        /* eal.lcores as a bit set */
-	/* the first integer literal libconfig 1.5 would silently wrap (see prescan()) */
-	unsigned ovf_line;
-	char ovf_text[48];
-	int ovf_wrapped;
-	int ovf_kind;                 /* 0 none, 1 decimal 32-bit, 2 hex 32-bit, 3 64-bit */
 };
 
-/* ---- messages ------------------------------------------------------------------------------ */
-
-/* libconfig's own path syntax, so a message's SETTING can be pasted into config_lookup(). */
-static void setting_path(const config_setting_t *s, char *buf, size_t len)
-{
-	const config_setting_t *parent = config_setting_parent(s);
-	size_t n;
-
-	if (!parent) {
-		buf[0] = '\0';
-		return;
-	}
-	setting_path(parent, buf, len);
-	n = strlen(buf);
-	if (n && n + 1 < len)
-		buf[n++] = '.', buf[n] = '\0';
-	if (config_setting_name(s))
-		snprintf(buf + n, len - n, "%s", config_setting_name(s));
-	else
-		snprintf(buf + n, len - n, "[%d]", config_setting_index(s));
-}
-
-/* Writes the one error line. `s` is the setting at fault, or the group that lacks `member`. */
-static int vfail(struct loader *ld, const config_setting_t *s, const char *member, const char *fmt,
-		 va_list ap)
-{
-	char path[256] = "", msg[320];
-	unsigned line = s ? config_setting_source_line(s) : 0;
-	size_t n;
-
-	if (s)
-		setting_path(s, path, sizeof(path));
-	n = strlen(path);
-	if (member)
-		snprintf(path + n, sizeof(path) - n, "%s%s", n ? "." : "", member);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (ld->err && ld->errlen)
-		snprintf(ld->err, ld->errlen, "%s:%u: %s: %s", ld->file, line ? line : 1, path, msg);
-	return -1;
-}
-
-static int fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct loader *ld, const config_setting_t *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(ld, s, NULL, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* An error about member `key` of group g: at the member if it is written, else at the group. */
-static int fail_member(struct loader *ld, const config_setting_t *g, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail_member(struct loader *ld, const config_setting_t *g, const char *key, const char *fmt, ...)
-{
-	const config_setting_t *m = config_setting_get_member(g, key);
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(ld, m ? m : g, m ? NULL : key, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* A user's string, shortened and with control characters replaced, so that the error stays
- * one short line whatever the file holds. */
-static const char *shown(const char *s, char buf[64])
-{
-	size_t i;
-
-	for (i = 0; s[i] && i < 48; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i])
-		memcpy(buf + i, "...", 4);
-	else
-		buf[i] = '\0';
-	return buf;
-}
-
-static const char *type_name(const config_setting_t *s)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_GROUP: return "a group";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a float";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_ARRAY: return "an array";
-	case CONFIG_TYPE_LIST: return "a list";
-	default: return "nothing";
-	}
-}
-
-/* ---- typed getters -------------------------------------------------------------------------- *
- * opt_*() return 1 when the member is present and valid, 0 when absent (output untouched),
- * -1 after writing an error. */
-
-static int want_type(struct loader *ld, const config_setting_t *s, int type, const char *what)
-{
-	if (config_setting_type(s) == type)
-		return 0;
-	return fail(ld, s, "must be %s, not %s", what, type_name(s));
-}
-
-/* Integer value. libconfig 1.5 stores hex literals 0x80000000..0xFFFFFFFF as negative ints: read
- * hex as unsigned 32-bit, which is what anyone writing 0xFFFFFFFF means. */
-static int int_value(struct loader *ld, const config_setting_t *s, long long *v)
-{
-	*v = 0;
-	if (config_setting_type(s) == CONFIG_TYPE_INT) {
-		*v = config_setting_get_int(s);
-		if (*v < 0 && config_setting_get_format(s) == CONFIG_FORMAT_HEX)
-			*v += 1LL << 32;
-		return 0;
-	}
-	if (config_setting_type(s) == CONFIG_TYPE_INT64) {
-		*v = config_setting_get_int64(s);
-		return 0;
-	}
-	return fail(ld, s, "must be an integer, not %s", type_name(s));
-}
-
-static int int_range(struct loader *ld, const config_setting_t *s, long long lo, long long hi, bool hex,
-		     long long *v)
-{
-	if (int_value(ld, s, v))
-		return -1;
-	if (*v >= lo && *v <= hi)
-		return 0;
-	if (hex)
-		return fail(ld, s, "%s0x%llx is out of range (0x%llx..0x%llx)", *v < 0 ? "-" : "",
-			    (unsigned long long)llabs(*v), lo, hi);
-	return fail(ld, s, "%lld is out of range (%lld..%lld)", *v, lo, hi);
-}
-
-static int opt_int(struct loader *ld, const config_setting_t *g, const char *key, long long lo, long long hi,
-		   bool hex, long long *v)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-
-	if (!s)
-		return 0;
-	return int_range(ld, s, lo, hi, hex, v) ? -1 : 1;
-}
-
-static int opt_uint(struct loader *ld, const config_setting_t *g, const char *key, long long lo, long long hi,
-		    unsigned *out)
-{
-	long long v;
-	int rc = opt_int(ld, g, key, lo, hi, false, &v);
-
-	if (rc == 1)
-		*out = (unsigned)v;
-	return rc;
-}
-
-/* Floats accept integers too: "rate_gbps = 10;" means 10.0. */
-static int float_value(struct loader *ld, const config_setting_t *s, double *v)
-{
-	*v = 0;
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		*v = (double)config_setting_get_int64(s);
-		return 0;
-	case CONFIG_TYPE_FLOAT:
-		*v = config_setting_get_float(s);
-		if (isfinite(*v))
-			return 0;
-		return fail(ld, s, "must be a finite number");
-	default:
-		return fail(ld, s, "must be a number, not %s", type_name(s));
-	}
-}
-
-/* lo_open: the lower bound is exclusive (x > lo). */
-static int opt_float(struct loader *ld, const config_setting_t *g, const char *key, double lo, bool lo_open,
-		     double hi, double *out)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	double v;
-
-	if (!s)
-		return 0;
-	if (float_value(ld, s, &v))
-		return -1;
-	if ((lo_open ? v > lo : v >= lo) && v <= hi) {
-		*out = v;
-		return 1;
-	}
-	if (lo_open)
-		return fail(ld, s, "%g is out of range (> %g and <= %g)", v, lo, hi);
-	return fail(ld, s, "%g is out of range (%g..%g)", v, lo, hi);
-}
-
-static int opt_bool(struct loader *ld, const config_setting_t *g, const char *key, bool *out)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-
-	if (!s)
-		return 0;
-	if (want_type(ld, s, CONFIG_TYPE_BOOL, "true or false"))
-		return -1;
-	*out = config_setting_get_bool(s);
-	return 1;
-}
+/* ---- strings ------------------------------------------------------------------------------- */
 
 static int str_value(struct loader *ld, const config_setting_t *s, char *out, size_t len)
 {
 	const char *v;
 
-	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
 		return -1;
 	v = config_setting_get_string(s);
 	if (strlen(v) >= len)
-		return fail(ld, s, "too long (at most %zu characters)", len - 1);
+		return cr_fail(&ld->r, s, "too long (at most %zu characters)", len - 1);
 	memcpy(out, v, strlen(v) + 1);
 	return 0;
 }
@@ -274,69 +56,6 @@ static int opt_str(struct loader *ld, const config_setting_t *g, const char *key
 	if (!s)
 		return 0;
 	return str_value(ld, s, out, len) ? -1 : 1;
-}
-
-/* Index of the string value of s in the NULL-terminated names[], or -1 with an error. */
-static int pick(struct loader *ld, const config_setting_t *s, const char *const names[], const char *extra)
-{
-	char allowed[200] = "", buf[64];
-	const char *v;
-	int i;
-
-	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
-		return -1;
-	v = config_setting_get_string(s);
-	for (i = 0; names[i]; i++) {
-		if (!strcmp(v, names[i]))
-			return i;
-		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s", i ? ", " : "",
-			 names[i]);
-	}
-	return fail(ld, s, "unknown value '%s' (allowed: %s%s)", shown(v, buf), allowed, extra ? extra : "");
-}
-
-static const config_setting_t *required(struct loader *ld, const config_setting_t *g, const char *key,
-					const char *what)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-
-	if (!s) {
-		fail_member(ld, g, key, "missing (required: %s)", what);
-		return NULL;
-	}
-	return s;
-}
-
-/* Rejects members of g not in keys[] (NULL-terminated), so a typo never passes silently. */
-static int known_keys(struct loader *ld, const config_setting_t *g, const char *const keys[])
-{
-	char allowed[400] = "";
-	int i, k, n = config_setting_length(g);
-
-	for (k = 0; keys[k]; k++)
-		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed), "%s%s", k ? ", " : "",
-			 keys[k]);
-	for (i = 0; i < n; i++) {
-		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-
-		for (k = 0; keys[k]; k++)
-			if (!strcmp(config_setting_name(m), keys[k]))
-				break;
-		if (!keys[k])
-			return fail(ld, m, "unknown setting '%s' (allowed: %s)", config_setting_name(m), allowed);
-	}
-	return 0;
-}
-
-/* A group member that must itself be a group (or absent). */
-static const config_setting_t *opt_group(struct loader *ld, const config_setting_t *g, const char *key, int *rc)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-
-	*rc = 0;
-	if (s && want_type(ld, s, CONFIG_TYPE_GROUP, "a group { ... }"))
-		*rc = -1;
-	return s;
 }
 
 /* ---- value syntax --------------------------------------------------------------------------- */
@@ -372,11 +91,12 @@ static int mac_value(struct loader *ld, const config_setting_t *s, uint8_t mac[6
 {
 	char buf[64];
 
-	if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
 		return -1;
 	if (!parse_mac(config_setting_get_string(s), mac))
-		return fail(ld, s, "'%s' is not a MAC address (six hex pairs joined by ':', e.g. 02:00:00:00:00:01)",
-			    shown(config_setting_get_string(s), buf));
+		return cr_fail(&ld->r, s,
+			       "'%s' is not a MAC address (six hex pairs joined by ':', e.g. 02:00:00:00:00:01)",
+			       cr_shown(config_setting_get_string(s), buf));
 	return 0;
 }
 
@@ -483,15 +203,15 @@ static int eal_lcores(struct loader *ld, const config_setting_t *eal)
 	if (s && str_value(ld, s, e->lcores, sizeof(e->lcores)))
 		return -1;
 	if (!parse_lcore_list(e->lcores, ld->lcore_set))
-		return fail(ld, s, "'%s' is not an lcore list (ids 0..%d as ranges and commas, e.g. \"0-3,5\")",
-			    shown(e->lcores, buf), MAX_LCORE);
+		return cr_fail(&ld->r, s, "'%s' is not an lcore list (ids 0..%d as ranges and commas, e.g. \"0-3,5\")",
+			       cr_shown(e->lcores, buf), MAX_LCORE);
 	e->main_lcore = -1;
-	rc = opt_int(ld, eal, "main_lcore", 0, MAX_LCORE, false, &main_lc);
+	rc = cr_opt_int(&ld->r, eal, "main_lcore", 0, MAX_LCORE, false, &main_lc);
 	if (rc < 0)
 		return -1;
 	if (rc == 1 && !lcore_in(ld->lcore_set, (unsigned long)main_lc))
-		return fail_member(ld, eal, "main_lcore", "lcore %lld is not in eal.lcores \"%s\"", main_lc,
-				   shown(e->lcores, buf));
+		return cr_fail_member(&ld->r, eal, "main_lcore", "lcore %lld is not in eal.lcores \"%s\"", main_lc,
+				      cr_shown(e->lcores, buf));
 	if (rc == 1)
 		e->main_lcore = (int)main_lc;
 	/* default: the lowest lcore, which is also what EAL picks */
@@ -513,13 +233,13 @@ static int eal_log_level(struct loader *ld, const config_setting_t *eal)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) == CONFIG_TYPE_INT || config_setting_type(s) == CONFIG_TYPE_INT64) {
-		if (int_range(ld, s, 1, 8, false, &v))
+		if (cr_int_range(&ld->r, s, 1, 8, false, &v))
 			return -1;
 		snprintf(e->log_level, sizeof(e->log_level), "%lld", v);
 		return 0;
 	}
 	/* EAL matches level names by prefix, so the short syslog names work as written */
-	i = pick(ld, s, names, ", or an integer 1..8");
+	i = cr_pick(&ld->r, s, names, ", or an integer 1..8");
 	if (i < 0)
 		return -1;
 	snprintf(e->log_level, sizeof(e->log_level), "%s", names[i]);
@@ -535,17 +255,17 @@ static int eal_extra_args(struct loader *ld, const config_setting_t *eal)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be an array of strings [\"...\", ...], not %s", type_name(s));
+		return cr_fail(&ld->r, s, "must be an array of strings [\"...\", ...], not %s", cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_EAL_ARGS)
-		return fail(ld, s, "%d arguments are too many (at most %d)", n, CFG_MAX_EAL_ARGS);
+		return cr_fail(&ld->r, s, "%d arguments are too many (at most %d)", n, CFG_MAX_EAL_ARGS);
 	for (i = 0; i < n; i++) {
 		const config_setting_t *a = config_setting_get_elem(s, (unsigned)i);
 
 		if (str_value(ld, a, e->extra[i], sizeof(e->extra[i])))
 			return -1;
 		if (!e->extra[i][0])
-			return fail(ld, a, "empty argument (each element is one EAL argument)");
+			return cr_fail(&ld->r, a, "empty argument (each element is one EAL argument)");
 	}
 	e->n_extra = (unsigned)n;
 	return 0;
@@ -560,22 +280,22 @@ static int parse_eal(struct loader *ld, const config_setting_t *root)
 	char buf[64];
 	int rc;
 
-	eal = opt_group(ld, root, "eal", &rc);
-	if (rc)
+	if (cr_opt_group(&ld->r, root, "eal", &eal) < 0)
 		return -1;
 	if (!eal) /* the defaults; the set is still needed for the roles */
 		return parse_lcore_list(e->lcores, ld->lcore_set) ? 0 : -1;
-	if (known_keys(ld, eal, keys) || eal_lcores(ld, eal))
+	if (cr_known_keys(&ld->r, eal, keys) || eal_lcores(ld, eal))
 		return -1;
-	if (opt_uint(ld, eal, "memory_mb", 16, 65536, &e->memory_mb) < 0 ||
-	    opt_bool(ld, eal, "huge_pages", &e->huge_pages) < 0)
+	if (cr_opt_u32(&ld->r, eal, "memory_mb", 16, 65536, &e->memory_mb) < 0 ||
+	    cr_opt_bool(&ld->r, eal, "huge_pages", &e->huge_pages) < 0)
 		return -1;
 	rc = opt_str(ld, eal, "file_prefix", e->file_prefix, sizeof(e->file_prefix));
 	if (rc < 0)
 		return -1;
 	if (rc == 1 && !valid_name(e->file_prefix, 64))
-		return fail_member(ld, eal, "file_prefix", "'%s' is not a valid prefix (1..64 of A-Z a-z 0-9 _ -)",
-				   shown(e->file_prefix, buf));
+		return cr_fail_member(&ld->r, eal, "file_prefix",
+				      "'%s' is not a valid prefix (1..64 of A-Z a-z 0-9 _ -)",
+				      cr_shown(e->file_prefix, buf));
 	return eal_log_level(ld, eal) || eal_extra_args(ld, eal) ? -1 : 0;
 }
 
@@ -583,7 +303,8 @@ static int parse_eal(struct loader *ld, const config_setting_t *root)
 
 static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
-	const config_setting_t *s = required(ld, ps, "device", "a vdev name such as net_ring0, or a PCI address");
+	const config_setting_t *s = cr_required(&ld->r, ps, "device",
+						"a vdev name such as net_ring0, or a PCI address");
 	char buf[64];
 	int rc;
 
@@ -591,18 +312,21 @@ static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg
 	if (!s || str_value(ld, s, p->device, 64))
 		return -1;
 	if (!valid_device(p->device))
-		return fail(ld, s, "'%s' is neither a vdev name (net_<driver><n>, e.g. net_ring0), a ring pair end "
-			    "(ring:LINK:a or ring:LINK:b) nor a PCI address (0000:3b:00.0)", shown(p->device, buf));
+		return cr_fail(&ld->r, s,
+			       "'%s' is neither a vdev name (net_<driver><n>, e.g. net_ring0), a ring pair end "
+			       "(ring:LINK:a or ring:LINK:b) nor a PCI address (0000:3b:00.0)",
+			       cr_shown(p->device, buf));
 	rc = opt_str(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args) - strlen(p->device) - 1);
 	if (rc < 0)
 		return -1;
 	if (rc == 1 && !is_vdev(p->device))
-		return fail_member(ld, ps, "vdev_args", "only vdevs take arguments (device must start with net_; "
-				   "give PCI devargs with eal.extra_args)");
+		return cr_fail_member(&ld->r, ps, "vdev_args",
+				      "only vdevs take arguments (device must start with net_; "
+				      "give PCI devargs with eal.extra_args)");
 	for (const char *c = p->vdev_args; *c; c++)
 		if (isspace((unsigned char)*c) || !isprint((unsigned char)*c))
-			return fail_member(ld, ps, "vdev_args", "contains a space or control character "
-					   "(key=value pairs joined by ',')");
+			return cr_fail_member(&ld->r, ps, "vdev_args", "contains a space or control character "
+					      "(key=value pairs joined by ',')");
 	return 0;
 }
 
@@ -616,30 +340,31 @@ static int port_addresses(struct loader *ld, const config_setting_t *ps, struct 
 		if (mac_value(ld, s, p->mac))
 			return -1;
 		if (p->mac[0] & 1)
-			return fail(ld, s, "%s is a multicast address (a port needs a unicast MAC: first octet even)",
-				    config_setting_get_string(s));
+			return cr_fail(&ld->r, s,
+				       "%s is a multicast address (a port needs a unicast MAC: first octet even)",
+				       config_setting_get_string(s));
 		p->has_mac = true;
 	}
 	s = config_setting_get_member(ps, "ipv4");
 	if (s) {
-		if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
 			return -1;
 		if (inet_pton(AF_INET, config_setting_get_string(s), p->ipv4) != 1)
-			return fail(ld, s, "'%s' is not an IPv4 address (dotted quad, e.g. 192.168.1.1)",
-				    shown(config_setting_get_string(s), buf));
+			return cr_fail(&ld->r, s, "'%s' is not an IPv4 address (dotted quad, e.g. 192.168.1.1)",
+				       cr_shown(config_setting_get_string(s), buf));
 		p->has_ipv4 = true;
 	}
 	s = config_setting_get_member(ps, "ipv6");
 	if (s) {
-		if (want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+		if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
 			return -1;
 		if (inet_pton(AF_INET6, config_setting_get_string(s), p->ipv6) != 1)
-			return fail(ld, s, "'%s' is not an IPv6 address (e.g. fd00::1)",
-				    shown(config_setting_get_string(s), buf));
+			return cr_fail(&ld->r, s, "'%s' is not an IPv6 address (e.g. fd00::1)",
+				       cr_shown(config_setting_get_string(s), buf));
 		p->has_ipv6 = true;
 	}
 	if (!p->has_ipv4 && !p->has_ipv6)
-		return fail_member(ld, ps, "ipv4", "missing (a port needs ipv4, ipv6 or both)");
+		return cr_fail_member(&ld->r, ps, "ipv4", "missing (a port needs ipv4, ipv6 or both)");
 	return 0;
 }
 
@@ -649,23 +374,24 @@ static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_
 	unsigned *dv[] = { &p->rx_desc, &p->tx_desc };
 	int rc;
 
-	if (opt_uint(ld, ps, "rx_queues", 1, 16, &p->rx_queues) < 0 ||
-	    opt_uint(ld, ps, "tx_queues", 1, 16, &p->tx_queues) < 0 ||
-	    opt_uint(ld, ps, "mtu", 576, 9000, &p->mtu) < 0)
+	if (cr_opt_u32(&ld->r, ps, "rx_queues", 1, 16, &p->rx_queues) < 0 ||
+	    cr_opt_u32(&ld->r, ps, "tx_queues", 1, 16, &p->tx_queues) < 0 ||
+	    cr_opt_u32(&ld->r, ps, "mtu", 576, 9000, &p->mtu) < 0)
 		return -1;
 	for (int i = 0; i < 2; i++) {
-		rc = opt_uint(ld, ps, desc[i], 64, 16384, dv[i]);
+		rc = cr_opt_u32(&ld->r, ps, desc[i], 64, 16384, dv[i]);
 		if (rc < 0)
 			return -1;
 		if (rc == 1 && (*dv[i] & (*dv[i] - 1)))
-			return fail_member(ld, ps, desc[i], "%u is not a power of two (64, 128, ... 16384)", *dv[i]);
+			return cr_fail_member(&ld->r, ps, desc[i], "%u is not a power of two (64, 128, ... 16384)",
+					      *dv[i]);
 	}
-	rc = opt_float(ld, ps, "link_speed_gbps", 0, true, 800, &p->link_speed_gbps);
+	rc = cr_opt_float(&ld->r, ps, "link_speed_gbps", 0, true, 800, &p->link_speed_gbps);
 	if (rc < 0)
 		return -1;
 	if (rc == 0 && is_virtual(p->device))
-		return fail_member(ld, ps, "link_speed_gbps", "missing (required for vdev %s: virtual devices "
-				   "report no real speed; 0 < x <= 800)", p->device);
+		return cr_fail_member(&ld->r, ps, "link_speed_gbps", "missing (required for vdev %s: virtual devices "
+				      "report no real speed; 0 < x <= 800)", p->device);
 	return 0;
 }
 
@@ -677,11 +403,11 @@ static int port_steering(struct loader *ld, const config_setting_t *ps, struct c
 
 	if (!s)
 		return 0;
-	if ((i = pick(ld, s, names, NULL)) < 0)
+	if ((i = cr_pick(&ld->r, s, names, NULL)) < 0)
 		return -1;
 	p->steering = (enum cfg_steering)i;
 	if (p->steering >= CFG_STEER_RULES && is_ring_pair(p->device))
-		return fail(ld, s, "ring pair end %s has no rte_flow: steering must be auto or off", p->device);
+		return cr_fail(&ld->r, s, "ring pair end %s has no rte_flow: steering must be auto or off", p->device);
 	return 0;
 }
 
@@ -692,24 +418,25 @@ static int port_timestamps(struct loader *ld, const config_setting_t *ps, struct
 	int i;
 
 	if (s) {
-		if ((i = pick(ld, s, names, NULL)) < 0)
+		if ((i = cr_pick(&ld->r, s, names, NULL)) < 0)
 			return -1;
 		p->timestamps = (enum cfg_timestamps)i;
 	}
-	return opt_float(ld, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
+	return cr_opt_float(&ld->r, ps, "tx_schedule_lead_us", 0, false, 1e6, &p->tx_schedule_lead_us) < 0 ? -1 : 0;
 }
 
 /* An array of 8 numbers in [lo, hi] (integers when `ints`). */
 static int eight_numbers(struct loader *ld, const config_setting_t *s, double lo, double hi, bool ints, double out[8])
 {
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) != 8)
-		return fail(ld, s, "must be an array of 8 values, one per traffic class 0..7");
+		return cr_fail(&ld->r, s, "must be an array of 8 values, one per traffic class 0..7");
 	for (unsigned i = 0; i < 8; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, i);
 		int t = config_setting_type(e);
 		double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(e) : (double)config_setting_get_int64(e);
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64 && (ints || t != CONFIG_TYPE_FLOAT)) || v < lo || v > hi)
-			return fail(ld, s, "element %u must be %s %g..%g", i, ints ? "an integer" : "a number", lo, hi);
+			return cr_fail(&ld->r, s, "element %u must be %s %g..%g", i, ints ? "an integer" : "a number",
+				       lo, hi);
 		out[i] = v;
 	}
 	return 0;
@@ -726,19 +453,19 @@ static int port_egress(struct loader *ld, const config_setting_t *qs, struct cfg
 
 	for (unsigned i = 0; i < 8; i++)
 		p->ets_weight[i] = 1;
-	es = opt_group(ld, qs, "egress", &rc);
-	if (rc || !es)
+	if ((rc = cr_opt_group(&ld->r, qs, "egress", &es)) <= 0)
 		return rc;
-	if (known_keys(ld, es, keys))
+	if (cr_known_keys(&ld->r, es, keys))
 		return -1;
-	if (!required(ld, es, "shape_gbps", "the port's egress rate in Gb/s, > 0 (the classes share it)") ||
-	    opt_float(ld, es, "shape_gbps", 0, true, 800, &p->egress_gbps) < 0)
+	if (!cr_required(&ld->r, es, "shape_gbps", "the port's egress rate in Gb/s, > 0 (the classes share it)") ||
+	    cr_opt_float(&ld->r, es, "shape_gbps", 0, true, 800, &p->egress_gbps) < 0)
 		return -1;
 	if ((s = config_setting_get_member(es, "strict"))) {
 		if (config_setting_type(s) != CONFIG_TYPE_ARRAY)
-			return fail(ld, s, "must be an array of traffic classes 0..7 served strictly, e.g. [6, 7]");
+			return cr_fail(&ld->r, s,
+				       "must be an array of traffic classes 0..7 served strictly, e.g. [6, 7]");
 		for (int i = 0; i < config_setting_length(s); i++) {
-			if (int_range(ld, config_setting_get_elem(s, (unsigned)i), 0, 7, false, &k))
+			if (cr_int_range(&ld->r, config_setting_get_elem(s, (unsigned)i), 0, 7, false, &k))
 				return -1;
 			p->strict_tcs |= (uint8_t)(1u << k);
 		}
@@ -765,38 +492,37 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 	unsigned quanta = 0xFFFF;
 	int rc;
 
-	xs = opt_group(ld, qs, "pfc_xoff", &rc);
-	if (rc || !xs)
+	if ((rc = cr_opt_group(&ld->r, qs, "pfc_xoff", &xs)) <= 0)
 		return rc;
-	if (known_keys(ld, xs, keys))
+	if (cr_known_keys(&ld->r, xs, keys))
 		return -1;
-	s = required(ld, xs, "priorities", "an array of priorities 0..7 whose backlog is watched, e.g. [3]");
+	s = cr_required(&ld->r, xs, "priorities", "an array of priorities 0..7 whose backlog is watched, e.g. [3]");
 	if (!s)
 		return -1;
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
-		return fail(ld, s, "must be a non-empty array of priorities 0..7, e.g. [3]");
+		return cr_fail(&ld->r, s, "must be a non-empty array of priorities 0..7, e.g. [3]");
 	for (int k = 0; k < config_setting_length(s); k++) {
-		if (int_range(ld, config_setting_get_elem(s, (unsigned)k), 0, 7, false, &v))
+		if (cr_int_range(&ld->r, config_setting_get_elem(s, (unsigned)k), 0, 7, false, &v))
 			return -1;
 		p->xoff_priorities |= (uint8_t)(1u << v);
 	}
-	if (!required(ld, xs, "xoff_bytes", "bytes of backlog above which XOFF is sent") ||
-	    opt_int(ld, xs, "xoff_bytes", 1, (long long)1 << 40, false, &v) < 0)
+	if (!cr_required(&ld->r, xs, "xoff_bytes", "bytes of backlog above which XOFF is sent") ||
+	    cr_opt_int(&ld->r, xs, "xoff_bytes", 1, (long long)1 << 40, false, &v) < 0)
 		return -1;
 	p->xoff_bytes = (uint64_t)v;
-	if (!required(ld, xs, "xon_bytes", "bytes of backlog at or below which XON is sent") ||
-	    opt_int(ld, xs, "xon_bytes", 0, (long long)1 << 40, false, &v) < 0)
+	if (!cr_required(&ld->r, xs, "xon_bytes", "bytes of backlog at or below which XON is sent") ||
+	    cr_opt_int(&ld->r, xs, "xon_bytes", 0, (long long)1 << 40, false, &v) < 0)
 		return -1;
 	p->xon_bytes = (uint64_t)v;
 	if (p->xon_bytes >= p->xoff_bytes)
-		return fail_member(ld, xs, "xon_bytes", "%llu is not below xoff_bytes %llu", (unsigned long long)p->xon_bytes,
-				   (unsigned long long)p->xoff_bytes);
-	if (opt_uint(ld, xs, "quanta", 1, 0xFFFF, &quanta) < 0 ||
-	    opt_float(ld, xs, "refresh_us", 0, false, 1e7, &p->xoff_refresh_us) < 0)
+		return cr_fail_member(&ld->r, xs, "xon_bytes", "%llu is not below xoff_bytes %llu",
+				      (unsigned long long)p->xon_bytes, (unsigned long long)p->xoff_bytes);
+	if (cr_opt_u32(&ld->r, xs, "quanta", 1, 0xFFFF, &quanta) < 0 ||
+	    cr_opt_float(&ld->r, xs, "refresh_us", 0, false, 1e7, &p->xoff_refresh_us) < 0)
 		return -1;
 	p->xoff_quanta = (uint16_t)quanta;
-	if (!required(ld, xs, "drain_gbps", "how fast the watched backlog drains (Gb/s), > 0") ||
-	    opt_float(ld, xs, "drain_gbps", 0, true, 800, &p->xoff_drain_gbps) < 0)
+	if (!cr_required(&ld->r, xs, "drain_gbps", "how fast the watched backlog drains (Gb/s), > 0") ||
+	    cr_opt_float(&ld->r, xs, "drain_gbps", 0, true, 800, &p->xoff_drain_gbps) < 0)
 		return -1;
 	return 0;
 }
@@ -815,25 +541,24 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 	for (unsigned i = 0; i < 8; i++)
 		p->priority_to_tc[i] = (uint8_t)i;
 	p->honour_pfc = true;
-	qs = opt_group(ld, ps, "qos", &rc);
-	if (rc || !qs)
+	if ((rc = cr_opt_group(&ld->r, ps, "qos", &qs)) <= 0)
 		return rc;
-	if (known_keys(ld, qs, keys) || opt_bool(ld, qs, "honour_pfc", &p->honour_pfc) < 0 ||
-	    opt_bool(ld, qs, "nic_pfc", &p->nic_pfc) < 0)
+	if (cr_known_keys(&ld->r, qs, keys) || cr_opt_bool(&ld->r, qs, "honour_pfc", &p->honour_pfc) < 0 ||
+	    cr_opt_bool(&ld->r, qs, "nic_pfc", &p->nic_pfc) < 0)
 		return -1;
 	if ((s = config_setting_get_member(qs, "trust"))) {
-		if ((i = pick(ld, s, trusts, NULL)) < 0)
+		if ((i = cr_pick(&ld->r, s, trusts, NULL)) < 0)
 			return -1;
 		p->trust_pcp = i == 1;
 	}
 	if ((s = config_setting_get_member(qs, "dscp_to_priority"))) {
 		if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) != 64)
-			return fail(ld, s, "must be an array of 64 priorities 0..7 (index: the DSCP)");
+			return cr_fail(&ld->r, s, "must be an array of 64 priorities 0..7 (index: the DSCP)");
 		for (unsigned d = 0; d < 64; d++) {
 			const config_setting_t *e = config_setting_get_elem(s, d);
 			if (config_setting_type(e) != CONFIG_TYPE_INT || config_setting_get_int(e) < 0 ||
 			    config_setting_get_int(e) > 7)
-				return fail(ld, s, "element %u (DSCP %u) must be a priority 0..7", d, d);
+				return cr_fail(&ld->r, s, "element %u (DSCP %u) must be a priority 0..7", d, d);
 			p->dscp_to_priority[d] = (uint8_t)config_setting_get_int(e);
 		}
 	}
@@ -857,111 +582,80 @@ static int port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_po
 
 /* ---- congestion control and event injection ------------------------------------------------ */
 
-/* A parameter of a cc/ parameter struct, set from a group member of the same name. */
-struct param_desc {
-	const char *name;
-	size_t off;
-	char type;                    /* 'u' uint32_t, 'U' uint64_t, 'b' bool, 'd' double */
-	double lo, hi;
-};
-
-#define DQ(n, t, lo, hi) { #n, offsetof(struct dcqcn_params, n), t, lo, hi }
-static const struct param_desc dcqcn_descs[] = {
-	DQ(dce_tcp_g, 'u', 0, 1023), DQ(dce_tcp_rtt, 'u', 1, 131071), DQ(initial_alpha_value, 'u', 0, 1023),
-	DQ(rate_to_set_on_first_cnp, 'u', 0, 800000), DQ(rpg_min_dec_fac, 'u', 0, 100),
-	DQ(rpg_min_rate, 'u', 0, 800000), DQ(rpg_gd, 'u', 1, 31), DQ(rate_reduce_monitor_period, 'u', 1, 1e7),
-	DQ(clamp_tgt_rate, 'b', 0, 1), DQ(clamp_tgt_rate_after_time_inc, 'b', 0, 1),
-	DQ(rpg_time_reset, 'u', 1, 1e8), DQ(rpg_byte_reset, 'u', 0, 4294967295.0), DQ(rpg_threshold, 'u', 1, 1000),
-	DQ(rpg_max_rate, 'u', 0, 800000), DQ(rpg_ai_rate, 'u', 0, 800000), DQ(rpg_hai_rate, 'u', 0, 800000),
-	DQ(g, 'd', 1e-9, 1), DQ(k_us, 'u', 1, 1e8), DQ(t_us, 'u', 1, 1e8), DQ(b_bytes, 'U', 0, 1e15), DQ(f, 'u', 1, 1000),
-	DQ(r_ai_mbps, 'u', 0, 800000), DQ(r_hai_mbps, 'u', 0, 800000), DQ(min_rate_mbps, 'u', 0, 800000),
-	DQ(initial_alpha, 'd', 0, 1), DQ(alpha_before_cut, 'b', 0, 1), DQ(hyper_linear, 'b', 0, 1),
-};
-#undef DQ
-#define TM(n, t, lo, hi) { #n, offsetof(struct timely_params, n), t, lo, hi }
-static const struct param_desc timely_descs[] = {
-	TM(alpha, 'd', 0, 1), TM(beta, 'd', 0, 1), TM(t_low_us, 'u', 0, 1e8), TM(t_high_us, 'u', 1, 1e8),
-	TM(min_rtt_us, 'u', 1, 1e8), TM(delta_mbps, 'u', 0, 800000), TM(hai_after, 'u', 1, 1000),
-	TM(hai_n, 'u', 1, 1000), TM(min_rate_mbps, 'u', 0, 800000), TM(max_rate_mbps, 'u', 0, 800000),
-};
-#undef TM
 static const struct np_desc { const char *name; size_t off; size_t size; double lo, hi; } np_descs[] = {
 	{ "min_time_between_cnps", offsetof(struct np_params, min_time_between_cnps), 4, 0, 1e7 },
 	{ "cnp_dscp", offsetof(struct np_params, cnp_dscp), 1, 0, 63 },
 	{ "cnp_802p_prio", offsetof(struct np_params, cnp_802p_prio), 1, 0, 7 },
 };
 
-/* Sets the members of g found in descs[] into base; other members are refused, except those in
+/* One parameter from the member of g named d->name, in d's range; absent: left as it is. */
+static int set_param(struct loader *ld, const config_setting_t *g, const struct cc_param *d, void *params)
+{
+	long long v = 0;
+	double f = 0;
+	bool b = false;
+	int rc;
+
+	switch (d->type) {
+	case CC_PARAM_BOOL:
+		if ((rc = cr_opt_bool(&ld->r, g, d->name, &b)) == 1)
+			cc_param_store(d, params, b);
+		return rc;
+	case CC_PARAM_DOUBLE:
+		if ((rc = cr_opt_float(&ld->r, g, d->name, d->lo, false, d->hi, &f)) == 1)
+			cc_param_store(d, params, f);
+		return rc;
+	default:
+		if ((rc = cr_opt_int(&ld->r, g, d->name, (long long)d->lo, (long long)d->hi, false, &v)) == 1)
+			cc_param_store_int(d, params, (uint64_t)v);
+		return rc;
+	}
+}
+
+/* Sets the members of g named in table[] into params; other members are refused, except those in
  * extra[] (handled by the caller). */
-static int set_params(struct loader *ld, const config_setting_t *g, const struct param_desc *descs, unsigned n,
-		      void *base, const char *const extra[])
+static int set_params(struct loader *ld, const config_setting_t *g, const struct cc_param *table, void *params,
+		      const char *const extra[])
 {
 	const char *keys[40];
 	unsigned k = 0;
 
 	for (unsigned i = 0; extra && extra[i]; i++)
 		keys[k++] = extra[i];
-	for (unsigned i = 0; i < n; i++)
-		keys[k++] = descs[i].name;
+	for (const struct cc_param *d = table; d->name; d++)
+		keys[k++] = d->name;
 	keys[k] = NULL;
-	if (known_keys(ld, g, keys))
+	if (cr_known_keys(&ld->r, g, keys))
 		return -1;
-	for (unsigned i = 0; i < n; i++) {
-		const struct param_desc *d = &descs[i];
-		char *field = (char *)base + d->off;
-		long long v;
-		double f;
-		bool b;
-		int rc;
-
-		switch (d->type) {
-		case 'b':
-			rc = opt_bool(ld, g, d->name, &b);
-			if (rc == 1)
-				*(bool *)field = b;
-			break;
-		case 'd':
-			rc = opt_float(ld, g, d->name, d->lo, false, d->hi, &f);
-			if (rc == 1)
-				*(double *)field = f;
-			break;
-		default:
-			rc = opt_int(ld, g, d->name, (long long)d->lo, (long long)d->hi, false, &v);
-			if (rc == 1 && d->type == 'U')
-				*(uint64_t *)field = (uint64_t)v;
-			else if (rc == 1)
-				*(uint32_t *)field = (uint32_t)v;
-		}
-		if (rc < 0)
+	for (const struct cc_param *d = table; d->name; d++)
+		if (set_param(ld, g, d, params) < 0)
 			return -1;
-	}
 	return 0;
 }
 
 /* dcqcn = { profile = "nvidia" | "paper"; <parameters> }: the profile's defaults, then these. */
 static int flow_dcqcn(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
 {
-	static const char *const profiles[] = { "nvidia", "paper", NULL };
 	static const char *const extra[] = { "profile", NULL };
 	const config_setting_t *ds, *s;
 	const char *bad, *why;
 	int rc, i;
 
 	dcqcn_params_default(&g->dcqcn, DCQCN_NVIDIA);
-	ds = opt_group(ld, fs, "dcqcn", &rc);
-	if (rc || !ds)
+	if ((rc = cr_opt_group(&ld->r, fs, "dcqcn", &ds)) <= 0)
 		return rc;
 	if (g->cc != CFG_CC_DCQCN)
-		return fail_member(ld, fs, "dcqcn", "parameters for cc = \"dcqcn\", but the flow's cc is not dcqcn");
+		return cr_fail_member(&ld->r, fs, "dcqcn",
+				      "parameters for cc = \"dcqcn\", but the flow's cc is not dcqcn");
 	if ((s = config_setting_get_member(ds, "profile"))) {
-		if ((i = pick(ld, s, profiles, NULL)) < 0)
+		if ((i = cr_pick(&ld->r, s, cc_dcqcn_profile_names, NULL)) < 0)
 			return -1;
 		dcqcn_params_default(&g->dcqcn, (enum dcqcn_profile)i);
 	}
-	if (set_params(ld, ds, dcqcn_descs, sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0]), &g->dcqcn, extra))
+	if (set_params(ld, ds, cc_dcqcn_params, &g->dcqcn, extra))
 		return -1;
 	if ((bad = dcqcn_params_check(&g->dcqcn, &why)))
-		return fail_member(ld, ds, bad, "%s", why ? why : "out of range");
+		return cr_fail_member(&ld->r, ds, bad, "%s", why ? why : "out of range");
 	return 0;
 }
 
@@ -972,15 +666,15 @@ static int flow_timely(struct loader *ld, const config_setting_t *fs, struct cfg
 	int rc;
 
 	timely_params_default(&g->timely);
-	ts = opt_group(ld, fs, "timely", &rc);
-	if (rc || !ts)
+	if ((rc = cr_opt_group(&ld->r, fs, "timely", &ts)) <= 0)
 		return rc;
 	if (g->cc != CFG_CC_TIMELY)
-		return fail_member(ld, fs, "timely", "parameters for cc = \"timely\", but the flow's cc is not timely");
-	if (set_params(ld, ts, timely_descs, sizeof(timely_descs) / sizeof(timely_descs[0]), &g->timely, NULL))
+		return cr_fail_member(&ld->r, fs, "timely",
+				      "parameters for cc = \"timely\", but the flow's cc is not timely");
+	if (set_params(ld, ts, cc_timely_params, &g->timely, NULL))
 		return -1;
 	if ((bad = timely_params_check(&g->timely, &why)))
-		return fail_member(ld, ts, bad, "%s", why ? why : "out of range");
+		return cr_fail_member(&ld->r, ts, bad, "%s", why ? why : "out of range");
 	return 0;
 }
 
@@ -992,16 +686,17 @@ static int flow_cc(struct loader *ld, const config_setting_t *fs, struct cfg_flo
 	int i;
 
 	if (s) {
-		if ((i = pick(ld, s, algos, NULL)) < 0)
+		if ((i = cr_pick(&ld->r, s, algos, NULL)) < 0)
 			return -1;
 		g->cc = (enum cfg_cc)i;
 	}
 	if (g->cc == CFG_CC_TIMELY && g->transport != CFG_RC)
-		return fail(ld, s, "timely needs RTT samples, which come from RC ACKs (transport rc)");
+		return cr_fail(&ld->r, s, "timely needs RTT samples, which come from RC ACKs (transport rc)");
 	if (g->cc != CFG_CC_NONE && g->rate_pps > 0)
-		return fail(ld, s, "congestion control sets a rate in Gb/s: use rate_gbps (or none), not rate_pps");
+		return cr_fail(&ld->r, s,
+			       "congestion control sets a rate in Gb/s: use rate_gbps (or none), not rate_pps");
 	if (g->cc != CFG_CC_NONE && g->pattern != CFG_PATTERN_CONSTANT)
-		return fail(ld, s, "congestion control paces the QP itself: pattern must be constant");
+		return cr_fail(&ld->r, s, "congestion control paces the QP itself: pattern must be constant");
 	return flow_dcqcn(ld, fs, g) || flow_timely(ld, fs, g) ? -1 : 0;
 }
 
@@ -1017,42 +712,43 @@ static int parse_inject(struct loader *ld, const config_setting_t *is, struct cf
 	long long v;
 	int i, rc, ways = 0;
 
-	if (want_type(ld, is, CONFIG_TYPE_GROUP, "a group { action = ...; every = ...; }") ||
-	    known_keys(ld, is, tx ? tx_keys : rx_keys))
+	if (cr_want_type(&ld->r, is, CONFIG_TYPE_GROUP, "a group { action = ...; every = ...; }") ||
+	    cr_known_keys(&ld->r, is, tx ? tx_keys : rx_keys))
 		return -1;
 	memset(in, 0, sizeof(*in));
 	in->qp = -1;
 	in->psn = -1;
 	in->line = config_setting_source_line(is);
-	s = required(ld, is, "action", "ce, drop or corrupt");
-	if (!s || (i = pick(ld, s, actions, NULL)) < 0)
+	s = cr_required(&ld->r, is, "action", "ce, drop or corrupt");
+	if (!s || (i = cr_pick(&ld->r, s, actions, NULL)) < 0)
 		return -1;
 	in->action = (enum cfg_inject_action)i;
-	if ((rc = opt_int(ld, is, "qp", 0, (long long)qps - 1, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, is, "qp", 0, (long long)qps - 1, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		in->qp = (int)v;
-	if ((rc = opt_int(ld, is, "psn", 0, 0xFFFFFF, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, is, "psn", 0, 0xFFFFFF, false, &v)) < 0)
 		return -1;
 	if (rc == 1) {
 		in->psn = v;
 		ways++;
 	}
-	if ((rc = opt_int(ld, is, "every", 1, 1000000000, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, is, "every", 1, 1000000000, false, &v)) < 0)
 		return -1;
 	if (rc == 1) {
 		in->every = (uint64_t)v;
 		ways++;
 	}
-	if ((rc = opt_float(ld, is, "probability", 0, true, 1, &in->probability)) < 0)
+	if ((rc = cr_opt_float(&ld->r, is, "probability", 0, true, 1, &in->probability)) < 0)
 		return -1;
 	ways += rc == 1;
-	if ((rc = opt_int(ld, is, "count", 1, (long long)1e15, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, is, "count", 1, (long long)1e15, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		in->count = (uint64_t)v;
 	if (ways != 1)
-		return fail(ld, is, "choose the packets one way: %s", tx ? "psn, every or probability" : "every or probability");
+		return cr_fail(&ld->r, is, "choose the packets one way: %s",
+			       tx ? "psn, every or probability" : "every or probability");
 	return 0;
 }
 
@@ -1066,10 +762,10 @@ static int inject_list(struct loader *ld, const config_setting_t *parent, const 
 	if (!ls)
 		return 0;
 	if (!config_setting_is_list(ls))
-		return fail(ld, ls, "must be a list ( { action = ...; ... }, ... )");
+		return cr_fail(&ld->r, ls, "must be a list ( { action = ...; ... }, ... )");
 	n = config_setting_length(ls);
 	if (n > CFG_MAX_INJECT)
-		return fail(ld, ls, "%d entries (at most %d)", n, CFG_MAX_INJECT);
+		return cr_fail(&ld->r, ls, "%d entries (at most %d)", n, CFG_MAX_INJECT);
 	for (int i = 0; i < n; i++)
 		if (parse_inject(ld, config_setting_get_elem(ls, (unsigned)i), &out[i], tx, qps))
 			return -1;
@@ -1077,74 +773,53 @@ static int inject_list(struct loader *ld, const config_setting_t *parent, const 
 	return 0;
 }
 
+/* The table of algo's parameters (anything but dcqcn reads as timely, as config.h allows). */
+static const struct cc_param *cc_table(enum cfg_cc algo)
+{
+	return algo == CFG_CC_DCQCN ? cc_dcqcn_params : cc_timely_params;
+}
+
 int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double value, char *err, size_t errlen)
 {
-	const struct param_desc *descs = algo == CFG_CC_DCQCN ? dcqcn_descs : timely_descs;
-	unsigned n = algo == CFG_CC_DCQCN ? sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0])
-					  : sizeof(timely_descs) / sizeof(timely_descs[0]);
+	const struct cc_param *d = cc_param_find(cc_table(algo), name);
 	union {
 		struct dcqcn_params d;
 		struct timely_params t;
 	} copy;
 	const char *bad, *why = NULL;
-	const struct param_desc *d = NULL;
-	char *field;
 
-	for (unsigned i = 0; i < n && !d; i++)
-		if (!strcmp(descs[i].name, name))
-			d = &descs[i];
 	if (!d) {
 		snprintf(err, errlen, "%s has no parameter '%s' (docs/cc.md)", algo == CFG_CC_DCQCN ? "dcqcn" : "timely", name);
 		return -1;
 	}
-	if (!(value >= d->lo && value <= d->hi) || (d->type != 'd' && value != (double)(long long)value)) {
-		snprintf(err, errlen, "%s: %g is out of range (%s%g..%g)", name, value, d->type == 'd' ? "" : "integers ",
-			 d->lo, d->hi);
+	if (!(value >= d->lo && value <= d->hi) || (d->type != CC_PARAM_DOUBLE && value != (double)(long long)value)) {
+		snprintf(err, errlen, "%s: %g is out of range (%s%g..%g)", name, value,
+			 d->type == CC_PARAM_DOUBLE ? "" : "integers ", d->lo, d->hi);
 		return -1;
 	}
+	/* checked on a copy, so that the live parameters change only to a set that passes */
 	memcpy(&copy, params, algo == CFG_CC_DCQCN ? sizeof(copy.d) : sizeof(copy.t));
-	field = (char *)&copy + d->off;
-	if (d->type == 'b')
-		*(bool *)field = value != 0;
-	else if (d->type == 'd')
-		*(double *)field = value;
-	else if (d->type == 'U')
-		*(uint64_t *)field = (uint64_t)value;
-	else
-		*(uint32_t *)field = (uint32_t)value;
+	cc_param_store(d, &copy, value);
 	bad = algo == CFG_CC_DCQCN ? dcqcn_params_check(&copy.d, &why) : timely_params_check(&copy.t, &why);
 	if (bad) {
 		snprintf(err, errlen, "%s: %s", bad, why ? why : "out of range");
 		return -1;
 	}
-	field = (char *)params + d->off;
-	if (d->type == 'b')
-		__atomic_store_n((bool *)field, value != 0, __ATOMIC_RELEASE);
-	else if (d->type == 'd')
-		__atomic_store((double *)field, &(double){value}, __ATOMIC_RELEASE);
-	else if (d->type == 'U')
-		__atomic_store_n((uint64_t *)field, (uint64_t)value, __ATOMIC_RELEASE);
-	else
-		__atomic_store_n((uint32_t *)field, (uint32_t)value, __ATOMIC_RELEASE);
+	cc_param_store(d, params, value);
 	return 0;
 }
 
 unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max)
 {
-	const struct param_desc *descs = algo == CFG_CC_DCQCN ? dcqcn_descs : timely_descs;
-	unsigned n = algo == CFG_CC_DCQCN ? sizeof(dcqcn_descs) / sizeof(dcqcn_descs[0])
-					  : sizeof(timely_descs) / sizeof(timely_descs[0]);
+	const struct cc_param *table = cc_table(algo);
+	unsigned n = cc_params_count(table);
 
 	if (algo == CFG_CC_NONE)
 		return 0;
 	n = n < max ? n : max;
 	for (unsigned i = 0; i < n; i++) {
-		const char *f = (const char *)params + descs[i].off;
-		names[i] = descs[i].name;
-		values[i] = descs[i].type == 'b'   ? (double)__atomic_load_n((const bool *)f, __ATOMIC_RELAXED)
-			    : descs[i].type == 'd' ? *(const volatile double *)f
-			    : descs[i].type == 'U' ? (double)__atomic_load_n((const uint64_t *)f, __ATOMIC_RELAXED)
-						   : (double)__atomic_load_n((const uint32_t *)f, __ATOMIC_RELAXED);
+		names[i] = table[i].name;
+		values[i] = cc_param_load(&table[i], params);
 	}
 	return n;
 }
@@ -1159,15 +834,15 @@ static int port_np(struct loader *ld, const config_setting_t *ps, struct cfg_por
 
 	p->np_enabled = true;
 	np_params_default(&p->np);
-	ns = opt_group(ld, ps, "np", &rc);
-	if (rc || !ns)
+	if ((rc = cr_opt_group(&ld->r, ps, "np", &ns)) <= 0)
 		return rc;
-	if (known_keys(ld, ns, keys) || opt_bool(ld, ns, "enabled", &p->np_enabled) < 0)
+	if (cr_known_keys(&ld->r, ns, keys) || cr_opt_bool(&ld->r, ns, "enabled", &p->np_enabled) < 0)
 		return -1;
 	for (unsigned i = 0; i < sizeof(np_descs) / sizeof(np_descs[0]); i++) {
 		long long v;
 
-		rc = opt_int(ld, ns, np_descs[i].name, (long long)np_descs[i].lo, (long long)np_descs[i].hi, false, &v);
+		rc = cr_opt_int(&ld->r, ns, np_descs[i].name, (long long)np_descs[i].lo, (long long)np_descs[i].hi,
+				false, &v);
 		if (rc < 0)
 			return -1;
 		if (rc == 1 && np_descs[i].size == 4)
@@ -1188,30 +863,33 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 	const config_setting_t *s;
 	char buf[64];
 
-	if (want_type(ld, ps, CONFIG_TYPE_GROUP, "a group { name = ...; device = ...; }") ||
-	    known_keys(ld, ps, keys))
+	if (cr_want_type(&ld->r, ps, CONFIG_TYPE_GROUP, "a group { name = ...; device = ...; }") ||
+	    cr_known_keys(&ld->r, ps, keys))
 		return -1;
 	p->rx_queues = p->tx_queues = 1;
 	p->rx_desc = p->tx_desc = 1024;
 	p->mtu = 1500;
 	p->line = config_setting_source_line(ps);
-	s = required(ld, ps, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	s = cr_required(&ld->r, ps, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
 	if (!s || str_value(ld, s, p->name, sizeof(p->name)))
 		return -1;
 	if (!valid_name(p->name, CFG_NAME_LEN - 1))
-		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(p->name, buf));
+		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
+			       cr_shown(p->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->ports[j].name, p->name))
-			return fail(ld, s, "duplicate port name '%s' (also at line %u; names must be unique)",
-				    p->name, ld->cfg->ports[j].line);
+			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at line %u; names must be unique)",
+				       p->name, ld->cfg->ports[j].line);
 	if (port_device(ld, ps, p))
 		return -1;
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcasecmp(ld->cfg->ports[j].device, p->device))
-			return fail_member(ld, ps, "device", "device %s is already port '%s' at line %u (one port "
-					   "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
+			return cr_fail_member(&ld->r, ps, "device",
+					      "device %s is already port '%s' at line %u (one port "
+					      "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
-			       opt_float(ld, ps, "rx_drop_probability", 0, false, 1, &p->rx_drop_probability) < 0 ||
+			       cr_opt_float(&ld->r, ps, "rx_drop_probability", 0, false, 1,
+					    &p->rx_drop_probability) < 0 ||
 			       port_steering(ld, ps, p) || port_timestamps(ld, ps, p) || port_qos(ld, ps, p) ||
 			       port_np(ld, ps, p) ||
 			       inject_list(ld, ps, "rx_inject", p->rx_inject, &p->n_rx_inject, false, 1)
@@ -1221,16 +899,16 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 
 static int parse_ports(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *s = required(ld, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
+	const config_setting_t *s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
 	int n;
 
 	if (!s)
 		return -1;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { ... }, ... ), not %s", type_name(s));
+		return cr_fail(&ld->r, s, "must be a list ( { ... }, ... ), not %s", cr_type_name(s));
 	n = config_setting_length(s);
 	if (n < 1 || n > CFG_MAX_PORTS)
-		return fail(ld, s, "%d ports (allowed: 1..%d)", n, CFG_MAX_PORTS);
+		return cr_fail(&ld->r, s, "%d ports (allowed: 1..%d)", n, CFG_MAX_PORTS);
 	for (int i = 0; i < n; i++)
 		if (parse_port(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
@@ -1241,11 +919,11 @@ static int parse_ports(struct loader *ld, const config_setting_t *root)
 /* A member naming a port; returns its index or -1 after an error. */
 static int port_ref(struct loader *ld, const config_setting_t *g)
 {
-	const config_setting_t *s = required(ld, g, "port", "the name of a port in ports");
+	const config_setting_t *s = cr_required(&ld->r, g, "port", "the name of a port in ports");
 	char names[200] = "", buf[64];
 	int idx;
 
-	if (!s || want_type(ld, s, CONFIG_TYPE_STRING, "a string (a port's name)"))
+	if (!s || cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string (a port's name)"))
 		return -1;
 	idx = config_port_index(ld->cfg, config_setting_get_string(s));
 	if (idx >= 0)
@@ -1253,7 +931,7 @@ static int port_ref(struct loader *ld, const config_setting_t *g)
 	for (unsigned i = 0; i < ld->cfg->n_ports; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "",
 			 ld->cfg->ports[i].name);
-	return fail(ld, s, "no port named '%s' (ports: %s)", shown(config_setting_get_string(s), buf), names);
+	return cr_fail(&ld->r, s, "no port named '%s' (ports: %s)", cr_shown(config_setting_get_string(s), buf), names);
 }
 
 /* ---- lcore roles ---------------------------------------------------------------------------- */
@@ -1263,22 +941,23 @@ static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_
 	const struct cfg_port *p = &ld->cfg->ports[r->port];
 	const char *dir[] = { "", "tx", "rx" };
 
-	if (opt_uint(ld, rs, "queue", 0, 15, &r->queue) < 0)
+	if (cr_opt_u32(&ld->r, rs, "queue", 0, 15, &r->queue) < 0)
 		return -1;
 	if ((r->role & CFG_ROLE_TX) && r->queue >= p->tx_queues)
-		return fail_member(ld, rs, "queue", "queue %u is beyond port '%s''s tx queues (0..%u; raise "
-				   "tx_queues)", r->queue, p->name, p->tx_queues - 1);
+		return cr_fail_member(&ld->r, rs, "queue", "queue %u is beyond port '%s''s tx queues (0..%u; raise "
+				      "tx_queues)", r->queue, p->name, p->tx_queues - 1);
 	if ((r->role & CFG_ROLE_RX) && r->queue >= p->rx_queues)
-		return fail_member(ld, rs, "queue", "queue %u is beyond port '%s''s rx queues (0..%u; raise "
-				   "rx_queues)", r->queue, p->name, p->rx_queues - 1);
+		return cr_fail_member(&ld->r, rs, "queue", "queue %u is beyond port '%s''s rx queues (0..%u; raise "
+				      "rx_queues)", r->queue, p->name, p->rx_queues - 1);
 	for (unsigned j = 0; j < ld->cfg->n_roles; j++) {
 		const struct cfg_lcore_role *o = &ld->cfg->roles[j];
 		unsigned both = (unsigned)(o->role & r->role);
 
 		if (o->port == r->port && o->queue == r->queue && both)
-			return fail(ld, rs, "port '%s' queue %u %s is already polled by the role at line %u (one "
-				    "role per queue and direction)", p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2],
-				    o->line);
+			return cr_fail(&ld->r, rs,
+				       "port '%s' queue %u %s is already polled by the role at line %u (one "
+				       "role per queue and direction)",
+				       p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2], o->line);
 	}
 	return 0;
 }
@@ -1293,26 +972,26 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 	long long lc;
 	int i;
 
-	if (want_type(ld, rs, CONFIG_TYPE_GROUP, "a group { lcore = ...; port = ...; role = ...; }") ||
-	    known_keys(ld, rs, keys))
+	if (cr_want_type(&ld->r, rs, CONFIG_TYPE_GROUP, "a group { lcore = ...; port = ...; role = ...; }") ||
+	    cr_known_keys(&ld->r, rs, keys))
 		return -1;
 	r->line = config_setting_source_line(rs);
-	s = required(ld, rs, "lcore", "an lcore id from eal.lcores");
-	if (!s || int_range(ld, s, 0, MAX_LCORE, false, &lc))
+	s = cr_required(&ld->r, rs, "lcore", "an lcore id from eal.lcores");
+	if (!s || cr_int_range(&ld->r, s, 0, MAX_LCORE, false, &lc))
 		return -1;
 	if (!lcore_in(ld->lcore_set, (unsigned long)lc))
-		return fail(ld, s, "lcore %lld is not in eal.lcores \"%s\" (add it there)", lc,
-			    shown(ld->cfg->eal.lcores, buf));
+		return cr_fail(&ld->r, s, "lcore %lld is not in eal.lcores \"%s\" (add it there)", lc,
+			       cr_shown(ld->cfg->eal.lcores, buf));
 	if (lc == ld->cfg->eal.main_lcore)
-		return fail(ld, s, "lcore %lld is the main lcore, which prints the stats (use another lcore of "
-			    "eal.lcores, or set eal.main_lcore)", lc);
+		return cr_fail(&ld->r, s, "lcore %lld is the main lcore, which prints the stats (use another lcore of "
+			       "eal.lcores, or set eal.main_lcore)", lc);
 	r->lcore = (unsigned)lc;
 	i = port_ref(ld, rs);
 	if (i < 0)
 		return -1;
 	r->port = (unsigned)i;
-	s = required(ld, rs, "role", "tx, rx, txrx or reflect");
-	if (!s || (i = pick(ld, s, roles, NULL)) < 0)
+	s = cr_required(&ld->r, rs, "role", "tx, rx, txrx or reflect");
+	if (!s || (i = cr_pick(&ld->r, s, roles, NULL)) < 0)
 		return -1;
 	r->role = role_of[i];
 	return role_queue(ld, rs, r);
@@ -1320,18 +999,18 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 
 static int parse_roles(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *s = required(ld, root, "lcores", "a list ( { lcore = 1; port = \"a\"; "
-					     "role = \"txrx\"; }, ... )");
+	const config_setting_t *s = cr_required(&ld->r, root, "lcores", "a list ( { lcore = 1; port = \"a\"; "
+						"role = \"txrx\"; }, ... )");
 	int n;
 
 	if (!s)
 		return -1;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { lcore = ...; port = ...; role = ...; }, ... ), not %s",
-			    type_name(s));
+		return cr_fail(&ld->r, s, "must be a list ( { lcore = ...; port = ...; role = ...; }, ... ), not %s",
+			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n < 1 || n > CFG_MAX_ROLES)
-		return fail(ld, s, "%d roles (allowed: 1..%d)", n, CFG_MAX_ROLES);
+		return cr_fail(&ld->r, s, "%d roles (allowed: 1..%d)", n, CFG_MAX_ROLES);
 	for (int i = 0; i < n; i++) {
 		if (parse_role(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->roles[i]))
 			return -1;
@@ -1350,41 +1029,40 @@ static int flow_ops(struct loader *ld, const config_setting_t *fs, struct cfg_fl
 					    "compare_swap", NULL };
 	const config_setting_t *ops;
 	unsigned total = 0;
-	int rc;
 
-	ops = opt_group(ld, fs, "ops", &rc);
-	if (rc)
+	if (cr_opt_group(&ld->r, fs, "ops", &ops) < 0)
 		return -1;
 	if (!ops)
 		return 0; /* send = 1 */
-	if (known_keys(ld, ops, keys))
+	if (cr_known_keys(&ld->r, ops, keys))
 		return -1;
 	memset(g->op_weight, 0, sizeof(g->op_weight));
 	for (int op = 0; op < CFG_OP_COUNT; op++) {
-		if (opt_uint(ld, ops, keys[op], 0, 1000, &g->op_weight[op]) < 0)
+		if (cr_opt_u32(&ld->r, ops, keys[op], 0, 1000, &g->op_weight[op]) < 0)
 			return -1;
 		total += g->op_weight[op];
 		if (!g->op_weight[op])
 			continue;
 		if (g->transport == CFG_UD && op >= CFG_OP_WRITE)
-			return fail_member(ld, ops, keys[op], "UD has no %s (UD allows only send and send_imm)",
-					   keys[op]);
+			return cr_fail_member(&ld->r, ops, keys[op], "UD has no %s (UD allows only send and send_imm)",
+					      keys[op]);
 		if (g->transport == CFG_UC && op >= CFG_OP_READ)
-			return fail_member(ld, ops, keys[op], "UC has no %s (UC allows send, send_imm, write, "
-					   "write_imm)", keys[op]);
+			return cr_fail_member(&ld->r, ops, keys[op], "UC has no %s (UC allows send, send_imm, write, "
+					      "write_imm)", keys[op]);
 	}
 	if (!total)
-		return fail(ld, ops, "every weight is 0 (at least one of send, send_imm, write, write_imm, read, "
-			    "fetch_add, compare_swap must be 1..1000)");
+		return cr_fail(&ld->r, ops,
+			       "every weight is 0 (at least one of send, send_imm, write, write_imm, read, "
+			       "fetch_add, compare_swap must be 1..1000)");
 	return 0;
 }
 
 static int size_member(struct loader *ld, const config_setting_t *ms, const char *key, uint32_t *out)
 {
-	const config_setting_t *s = required(ld, ms, key, "a size in bytes, 0..1073741824");
+	const config_setting_t *s = cr_required(&ld->r, ms, key, "a size in bytes, 0..1073741824");
 	long long v;
 
-	if (!s || int_range(ld, s, 0, MAX_MSG_SIZE, false, &v))
+	if (!s || cr_int_range(&ld->r, s, 0, MAX_MSG_SIZE, false, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -1396,10 +1074,10 @@ static int flow_size_group(struct loader *ld, const config_setting_t *ms, struct
 	static const char *const dists[] = { "fixed", "uniform", "exponential", NULL };
 	static const char *const keys[][5] = { { "dist", "size", NULL }, { "dist", "min", "max", NULL },
 					       { "dist", "mean", "min", "max", NULL } };
-	const config_setting_t *s = required(ld, ms, "dist", "fixed, uniform or exponential");
+	const config_setting_t *s = cr_required(&ld->r, ms, "dist", "fixed, uniform or exponential");
 	int d;
 
-	if (!s || (d = pick(ld, s, dists, NULL)) < 0 || known_keys(ld, ms, keys[d]))
+	if (!s || (d = cr_pick(&ld->r, s, dists, NULL)) < 0 || cr_known_keys(&ld->r, ms, keys[d]))
 		return -1;
 	z->dist = (enum cfg_size_dist)d;
 	if (d == CFG_SIZE_FIXED) {
@@ -1411,7 +1089,7 @@ static int flow_size_group(struct loader *ld, const config_setting_t *ms, struct
 	if (size_member(ld, ms, "min", &z->min) || size_member(ld, ms, "max", &z->max))
 		return -1;
 	if (z->max < z->min)
-		return fail_member(ld, ms, "max", "max %u is below min %u (1 <= min <= max)", z->max, z->min);
+		return cr_fail_member(&ld->r, ms, "max", "max %u is below min %u (1 <= min <= max)", z->max, z->min);
 	if (d == CFG_SIZE_UNIFORM) {
 		z->mean = (uint32_t)(((uint64_t)z->min + z->max) / 2);
 		return 0;
@@ -1419,8 +1097,8 @@ static int flow_size_group(struct loader *ld, const config_setting_t *ms, struct
 	if (size_member(ld, ms, "mean", &z->mean))
 		return -1;
 	if (z->mean < z->min || z->mean > z->max)
-		return fail_member(ld, ms, "mean", "mean %u is outside min..max %u..%u (min <= mean <= max)",
-				   z->mean, z->min, z->max);
+		return cr_fail_member(&ld->r, ms, "mean", "mean %u is outside min..max %u..%u (min <= mean <= max)",
+				      z->mean, z->min, z->max);
 	return 0;
 }
 
@@ -1438,14 +1116,16 @@ static int flow_size(struct loader *ld, const config_setting_t *fs, struct cfg_f
 			return -1;
 	} else if (ms) {
 		if (config_setting_type(ms) != CONFIG_TYPE_INT && config_setting_type(ms) != CONFIG_TYPE_INT64)
-			return fail(ld, ms, "must be an integer or a group { dist = ...; }, not %s", type_name(ms));
-		if (int_range(ld, ms, 0, MAX_MSG_SIZE, false, &v))
+			return cr_fail(&ld->r, ms, "must be an integer or a group { dist = ...; }, not %s",
+				       cr_type_name(ms));
+		if (cr_int_range(&ld->r, ms, 0, MAX_MSG_SIZE, false, &v))
 			return -1;
 		z->fixed = z->min = z->max = z->mean = (uint32_t)v;
 	}
 	if (g->transport == CFG_UD && z->max > g->ib_mtu)
-		return fail_member(ld, fs, "message_size", "UD messages are single packets: %u bytes is above the "
-				   "flow's mtu %u (every size <= mtu)", z->max, g->ib_mtu);
+		return cr_fail_member(&ld->r, fs, "message_size",
+				      "UD messages are single packets: %u bytes is above the "
+				      "flow's mtu %u (every size <= mtu)", z->max, g->ib_mtu);
 	return 0;
 }
 
@@ -1455,17 +1135,18 @@ static int flow_mtu(struct loader *ld, const config_setting_t *fs, struct cfg_fl
 	unsigned need;
 	int rc;
 
-	rc = opt_uint(ld, fs, "mtu", 256, 4096, &g->ib_mtu);
+	rc = cr_opt_u32(&ld->r, fs, "mtu", 256, 4096, &g->ib_mtu);
 	if (rc < 0)
 		return -1;
 	if (g->ib_mtu & (g->ib_mtu - 1))
-		return fail_member(ld, fs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)", g->ib_mtu);
+		return cr_fail_member(&ld->r, fs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)",
+				      g->ib_mtu);
 	/* the largest packet: payload + IP + UDP + BTH + the longest extended header + ICRC */
 	need = g->ib_mtu + (g->ip_version == 4 ? WIRE_IPV4_HLEN : WIRE_IPV6_HLEN) + WIRE_UDP_HLEN + WIRE_BTH_LEN +
 	       WIRE_ATOMICETH_LEN + WIRE_ICRC_LEN;
 	if (need > p->mtu)
-		return fail_member(ld, fs, "mtu", "IB MTU %u needs an IP MTU of at least %u, port '%s' has %u "
-				   "(lower mtu or raise the port's mtu)", g->ib_mtu, need, p->name, p->mtu);
+		return cr_fail_member(&ld->r, fs, "mtu", "IB MTU %u needs an IP MTU of at least %u, port '%s' has %u "
+				      "(lower mtu or raise the port's mtu)", g->ib_mtu, need, p->name, p->mtu);
 	return 0;
 }
 
@@ -1476,11 +1157,11 @@ static int flow_addresses(struct loader *ld, const config_setting_t *fs, struct 
 	char buf[64];
 	const char *v;
 
-	s = required(ld, fs, "dst_mac", "the destination MAC, e.g. 02:00:00:00:00:02");
+	s = cr_required(&ld->r, fs, "dst_mac", "the destination MAC, e.g. 02:00:00:00:00:02");
 	if (!s || mac_value(ld, s, g->dst_mac))
 		return -1;
-	s = required(ld, fs, "dst_ip", "an IPv4 or IPv6 address");
-	if (!s || want_type(ld, s, CONFIG_TYPE_STRING, "a string"))
+	s = cr_required(&ld->r, fs, "dst_ip", "an IPv4 or IPv6 address");
+	if (!s || cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
 		return -1;
 	v = config_setting_get_string(s);
 	if (inet_pton(AF_INET, v, g->dst_ip) == 1)
@@ -1488,11 +1169,11 @@ static int flow_addresses(struct loader *ld, const config_setting_t *fs, struct 
 	else if (inet_pton(AF_INET6, v, g->dst_ip) == 1)
 		g->ip_version = 6;
 	else
-		return fail(ld, s, "'%s' is not an IPv4 or IPv6 address", shown(v, buf));
+		return cr_fail(&ld->r, s, "'%s' is not an IPv4 or IPv6 address", cr_shown(v, buf));
 	if ((g->ip_version == 4 && !p->has_ipv4) || (g->ip_version == 6 && !p->has_ipv6))
-		return fail(ld, s, "an IPv%u destination, but port '%s' has no ipv%u address (give the port "
-			    "one, or use an IPv%u destination)", g->ip_version, p->name, g->ip_version,
-			    g->ip_version == 4 ? 6 : 4);
+		return cr_fail(&ld->r, s, "an IPv%u destination, but port '%s' has no ipv%u address (give the port "
+			       "one, or use an IPv%u destination)", g->ip_version, p->name, g->ip_version,
+			       g->ip_version == 4 ? 6 : 4);
 	return 0;
 }
 
@@ -1505,27 +1186,27 @@ static int flow_ids(struct loader *ld, const config_setting_t *fs, struct cfg_fl
 	int rc;
 
 	for (int i = 0; i < 2; i++) {
-		s = required(ld, fs, keys[i], "a QP number 0x2..0xffffff");
-		if (!s || int_range(ld, s, 2, MAX_QPN, true, &v))
+		s = cr_required(&ld->r, fs, keys[i], "a QP number 0x2..0xffffff");
+		if (!s || cr_int_range(&ld->r, s, 2, MAX_QPN, true, &v))
 			return -1;
 		*out[i] = (uint32_t)v;
 	}
-	rc = opt_int(ld, fs, "start_psn", 0, MAX_QPN, true, &v);
+	rc = cr_opt_int(&ld->r, fs, "start_psn", 0, MAX_QPN, true, &v);
 	if (rc < 0)
 		return -1;
 	if (rc == 1)
 		g->start_psn = (uint32_t)v;
-	rc = opt_int(ld, fs, "pkey", 0, 0xFFFF, true, &v);
+	rc = cr_opt_int(&ld->r, fs, "pkey", 0, 0xFFFF, true, &v);
 	if (rc < 0)
 		return -1;
 	if (rc == 1)
 		g->pkey = (uint16_t)v;
-	rc = opt_int(ld, fs, "qkey", 0, 0xFFFFFFFFLL, true, &v);
+	rc = cr_opt_int(&ld->r, fs, "qkey", 0, 0xFFFFFFFFLL, true, &v);
 	if (rc < 0)
 		return -1;
 	if (rc == 1 && g->transport != CFG_UD)
-		return fail_member(ld, fs, "qkey", "qkey applies only to UD (this flow is %s)",
-				   transport_names[g->transport]);
+		return cr_fail_member(&ld->r, fs, "qkey", "qkey applies only to UD (this flow is %s)",
+				      transport_names[g->transport]);
 	if (rc == 1)
 		g->qkey = (uint32_t)v;
 	return 0;
@@ -1542,37 +1223,38 @@ static int flow_header_fields(struct loader *ld, const config_setting_t *fs, str
 	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
 		static const char *const entropy[] = { "entropy", NULL };
 
-		if (pick(ld, s, entropy, ", or a port 1..65535") < 0)
+		if (cr_pick(&ld->r, s, entropy, ", or a port 1..65535") < 0)
 			return -1;
 	} else if (s) {
-		if (int_range(ld, s, 1, 65535, false, &v))
+		if (cr_int_range(&ld->r, s, 1, 65535, false, &v))
 			return -1;
 		g->sport_entropy = false;
 		g->sport = (uint16_t)v;
 	}
-	if ((rc = opt_int(ld, fs, "dscp", 0, 63, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "dscp", 0, 63, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->dscp = (uint8_t)v;
 	s = config_setting_get_member(fs, "ecn");
 	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
-		if ((rc = pick(ld, s, ecn_names, ", or 0..3")) < 0)
+		if ((rc = cr_pick(&ld->r, s, ecn_names, ", or 0..3")) < 0)
 			return -1;
 		g->ecn = (uint8_t)rc;
 	} else if (s) {
-		if (int_range(ld, s, 0, 3, false, &v))
+		if (cr_int_range(&ld->r, s, 0, 3, false, &v))
 			return -1;
 		g->ecn = (uint8_t)v;
 	}
-	if ((rc = opt_int(ld, fs, "vlan", 0, 4095, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "vlan", 0, 4095, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->has_vlan = true, g->vlan = (uint16_t)v;
-	if ((rc = opt_int(ld, fs, "pcp", 0, 7, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "pcp", 0, 7, false, &v)) < 0)
 		return -1;
 	if (rc == 1 && !g->has_vlan)
-		return fail_member(ld, fs, "pcp", "pcp without vlan (the PCP is a field of the VLAN tag: set vlan "
-				   "too, 0 for priority tagging)");
+		return cr_fail_member(&ld->r, fs, "pcp",
+				      "pcp without vlan (the PCP is a field of the VLAN tag: set vlan "
+				      "too, 0 for priority tagging)");
 	if (rc == 1)
 		g->pcp = (uint8_t)v;
 	return 0;
@@ -1584,17 +1266,17 @@ static int flow_rate(struct loader *ld, const config_setting_t *fs, struct cfg_f
 	double max = p->link_speed_gbps > 0 ? p->link_speed_gbps : 800;
 	int rg, rp;
 
-	rg = opt_float(ld, fs, "rate_gbps", 0, true, 800, &g->rate_gbps);
+	rg = cr_opt_float(&ld->r, fs, "rate_gbps", 0, true, 800, &g->rate_gbps);
 	if (rg < 0)
 		return -1;
 	if (rg == 1 && g->rate_gbps > max)
-		return fail_member(ld, fs, "rate_gbps", "%g Gb/s per QP is above port '%s''s link speed %g Gb/s "
-				   "(> 0 and <= %g)", g->rate_gbps, p->name, max, max);
-	rp = opt_float(ld, fs, "rate_pps", 0, true, 1e9, &g->rate_pps);
+		return cr_fail_member(&ld->r, fs, "rate_gbps", "%g Gb/s per QP is above port '%s''s link speed %g Gb/s "
+				      "(> 0 and <= %g)", g->rate_gbps, p->name, max, max);
+	rp = cr_opt_float(&ld->r, fs, "rate_pps", 0, true, 1e9, &g->rate_pps);
 	if (rp < 0)
 		return -1;
 	if (rg == 1 && rp == 1)
-		return fail_member(ld, fs, "rate_pps", "rate_gbps and rate_pps are both set (set one of them)");
+		return cr_fail_member(&ld->r, fs, "rate_pps", "rate_gbps and rate_pps are both set (set one of them)");
 	return 0;
 }
 
@@ -1610,28 +1292,28 @@ static int flow_pattern(struct loader *ld, const config_setting_t *fs, struct cf
 	if (!s)
 		return 0;
 	if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
-		t = required(ld, s, "type", "onoff");
-		if (known_keys(ld, s, keys) || !t || pick(ld, t, onoff, NULL) < 0)
+		t = cr_required(&ld->r, s, "type", "onoff");
+		if (cr_known_keys(&ld->r, s, keys) || !t || cr_pick(&ld->r, t, onoff, NULL) < 0)
 			return -1;
 		if (!config_setting_get_member(s, "on_us") || !config_setting_get_member(s, "off_us"))
-			return fail_member(ld, s, config_setting_get_member(s, "on_us") ? "off_us" : "on_us",
-					   "missing (required: microseconds > 0)");
-		if (opt_float(ld, s, "on_us", 0, true, 1e9, &g->on_us) < 0 ||
-		    opt_float(ld, s, "off_us", 0, true, 1e9, &g->off_us) < 0)
+			return cr_fail_member(&ld->r, s, config_setting_get_member(s, "on_us") ? "off_us" : "on_us",
+					      "missing (required: microseconds > 0)");
+		if (cr_opt_float(&ld->r, s, "on_us", 0, true, 1e9, &g->on_us) < 0 ||
+		    cr_opt_float(&ld->r, s, "off_us", 0, true, 1e9, &g->off_us) < 0)
 			return -1;
 		g->pattern = CFG_PATTERN_ONOFF;
 	} else {
 		if (config_setting_type(s) != CONFIG_TYPE_STRING)
-			return fail(ld, s, "must be a string or a group { type = \"onoff\"; ... }, not %s",
-				    type_name(s));
-		i = pick(ld, s, names, ", or a group { type = \"onoff\"; on_us = ...; off_us = ...; }");
+			return cr_fail(&ld->r, s, "must be a string or a group { type = \"onoff\"; ... }, not %s",
+				       cr_type_name(s));
+		i = cr_pick(&ld->r, s, names, ", or a group { type = \"onoff\"; on_us = ...; off_us = ...; }");
 		if (i < 0)
 			return -1;
 		g->pattern = i ? CFG_PATTERN_POISSON : CFG_PATTERN_CONSTANT;
 	}
 	if (g->pattern != CFG_PATTERN_CONSTANT && g->rate_gbps == 0 && g->rate_pps == 0)
-		return fail(ld, s, "%s pattern needs a rate (set rate_gbps or rate_pps)",
-			    g->pattern == CFG_PATTERN_POISSON ? "a poisson" : "an onoff");
+		return cr_fail(&ld->r, s, "%s pattern needs a rate (set rate_gbps or rate_pps)",
+			       g->pattern == CFG_PATTERN_POISSON ? "a poisson" : "an onoff");
 	return 0;
 }
 
@@ -1642,20 +1324,19 @@ static int flow_stop(struct loader *ld, const config_setting_t *fs, struct cfg_f
 	long long v;
 	int rc;
 
-	st = opt_group(ld, fs, "stop", &rc);
-	if (rc || !st)
+	if ((rc = cr_opt_group(&ld->r, fs, "stop", &st)) <= 0)
 		return rc;
-	if (known_keys(ld, st, keys))
+	if (cr_known_keys(&ld->r, st, keys))
 		return -1;
-	if ((rc = opt_int(ld, st, "messages", 0, LLONG_MAX, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, st, "messages", 0, LLONG_MAX, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->stop_messages = (uint64_t)v;
-	if ((rc = opt_int(ld, st, "bytes", 0, LLONG_MAX, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, st, "bytes", 0, LLONG_MAX, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->stop_bytes = (uint64_t)v;
-	return opt_float(ld, st, "seconds", 0, false, 1e9, &g->stop_seconds) < 0 ? -1 : 0;
+	return cr_opt_float(&ld->r, st, "seconds", 0, false, 1e9, &g->stop_seconds) < 0 ? -1 : 0;
 }
 
 /* count and steps; the last QP's numbers must stay within their fields */
@@ -1665,32 +1346,33 @@ static int flow_expansion(struct loader *ld, const config_setting_t *fs, struct 
 	uint64_t last;
 	int rc;
 
-	if (opt_uint(ld, fs, "count", 1, CFG_MAX_QPS_PER_GROUP, &g->count) < 0)
+	if (cr_opt_u32(&ld->r, fs, "count", 1, CFG_MAX_QPS_PER_GROUP, &g->count) < 0)
 		return -1;
-	if ((rc = opt_int(ld, fs, "qpn_step", 1, MAX_QPN, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "qpn_step", 1, MAX_QPN, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->qpn_step = (uint32_t)v;
-	if ((rc = opt_int(ld, fs, "dest_qpn_step", 1, MAX_QPN, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "dest_qpn_step", 1, MAX_QPN, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->dest_qpn_step = (uint32_t)v;
-	if ((rc = opt_int(ld, fs, "sport_step", 0, 65535, false, &v)) < 0)
+	if ((rc = cr_opt_int(&ld->r, fs, "sport_step", 0, 65535, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->sport_step = (uint16_t)v;
 	last = g->qpn + (uint64_t)(g->count - 1) * g->qpn_step;
 	if (last > MAX_QPN)
-		return fail_member(ld, fs, "count", "the last QPN would be 0x%llx (qpn + (count-1) * qpn_step must "
-				   "be <= 0xffffff)", (unsigned long long)last);
+		return cr_fail_member(&ld->r, fs, "count",
+				      "the last QPN would be 0x%llx (qpn + (count-1) * qpn_step must "
+				      "be <= 0xffffff)", (unsigned long long)last);
 	last = g->dest_qpn + (uint64_t)(g->count - 1) * g->dest_qpn_step;
 	if (last > MAX_QPN)
-		return fail_member(ld, fs, "count", "the last dest_qpn would be 0x%llx (dest_qpn + (count-1) * "
-				   "dest_qpn_step must be <= 0xffffff)", (unsigned long long)last);
+		return cr_fail_member(&ld->r, fs, "count", "the last dest_qpn would be 0x%llx (dest_qpn + (count-1) * "
+				      "dest_qpn_step must be <= 0xffffff)", (unsigned long long)last);
 	last = g->sport + (uint64_t)(g->count - 1) * g->sport_step;
 	if (!g->sport_entropy && last > 65535)
-		return fail_member(ld, fs, "count", "the last udp_sport would be %llu (udp_sport + (count-1) * "
-				   "sport_step must be <= 65535)", (unsigned long long)last);
+		return cr_fail_member(&ld->r, fs, "count", "the last udp_sport would be %llu (udp_sport + (count-1) * "
+				      "sport_step must be <= 65535)", (unsigned long long)last);
 	return 0;
 }
 
@@ -1700,8 +1382,9 @@ static int flow_needs_tx_role(struct loader *ld, const config_setting_t *fs, con
 		if (ld->cfg->roles[i].port == g->port && ld->cfg->roles[i].role == (ld->cfg->roles[i].role & CFG_ROLE_TXRX) &&
 		    (ld->cfg->roles[i].role & CFG_ROLE_TX))
 			return 0;
-	return fail_member(ld, fs, "port", "port '%s' has no tx role in lcores (add { lcore = ...; port = \"%s\"; "
-			   "role = \"tx\"; })", ld->cfg->ports[g->port].name, ld->cfg->ports[g->port].name);
+	return cr_fail_member(&ld->r, fs, "port",
+			      "port '%s' has no tx role in lcores (add { lcore = ...; port = \"%s\"; "
+			      "role = \"tx\"; })", ld->cfg->ports[g->port].name, ld->cfg->ports[g->port].name);
 }
 
 static void flow_defaults(struct cfg_flow_group *g)
@@ -1732,17 +1415,16 @@ static int flow_reliability(struct loader *ld, const config_setting_t *fs, struc
 	const config_setting_t *rs;
 	int rc;
 
-	rs = opt_group(ld, fs, "rc", &rc);
-	if (rc || !rs)
+	if ((rc = cr_opt_group(&ld->r, fs, "rc", &rs)) <= 0)
 		return rc;
 	if (g->transport != CFG_RC)
-		return fail_member(ld, fs, "rc", "only for transport rc (reliability settings)");
-	if (known_keys(ld, rs, keys))
+		return cr_fail_member(&ld->r, fs, "rc", "only for transport rc (reliability settings)");
+	if (cr_known_keys(&ld->r, rs, keys))
 		return -1;
-	return opt_float(ld, rs, "retry_timeout_us", 1, false, 1e8, &g->retry_timeout_us) < 0 ||
-			       opt_uint(ld, rs, "retry_limit", 0, 1000, &g->retry_limit) < 0 ||
-			       opt_uint(ld, rs, "max_outstanding", 1, 64, &g->max_outstanding) < 0 ||
-			       opt_uint(ld, rs, "ack_every", 0, 1000000, &g->ack_every) < 0
+	return cr_opt_float(&ld->r, rs, "retry_timeout_us", 1, false, 1e8, &g->retry_timeout_us) < 0 ||
+			       cr_opt_u32(&ld->r, rs, "retry_limit", 0, 1000, &g->retry_limit) < 0 ||
+			       cr_opt_u32(&ld->r, rs, "max_outstanding", 1, 64, &g->max_outstanding) < 0 ||
+			       cr_opt_u32(&ld->r, rs, "ack_every", 0, 1000000, &g->ack_every) < 0
 		       ? -1
 		       : 0;
 }
@@ -1756,26 +1438,26 @@ static int flow_latency(struct loader *ld, const config_setting_t *fs, struct cf
 	uint32_t smallest;
 	int rc, i;
 
-	ls = opt_group(ld, fs, "latency", &rc);
-	if (rc || !ls)
+	if ((rc = cr_opt_group(&ld->r, fs, "latency", &ls)) <= 0)
 		return rc;
-	if (known_keys(ld, ls, keys))
+	if (cr_known_keys(&ld->r, ls, keys))
 		return -1;
-	s = required(ld, ls, "mode", "oneway or pingpong (or off)");
-	if (!s || (i = pick(ld, s, modes, NULL)) < 0)
+	s = cr_required(&ld->r, ls, "mode", "oneway or pingpong (or off)");
+	if (!s || (i = cr_pick(&ld->r, s, modes, NULL)) < 0)
 		return -1;
 	g->latency = (enum cfg_latency)i;
-	if (opt_float(ld, ls, "timeout_us", 1, false, 1e8, &g->latency_timeout_us) < 0)
+	if (cr_opt_float(&ld->r, ls, "timeout_us", 1, false, 1e8, &g->latency_timeout_us) < 0)
 		return -1;
 	if (g->latency == CFG_LAT_OFF)
 		return 0;
 	if (!g->op_weight[CFG_OP_SEND] && !g->op_weight[CFG_OP_SEND_IMM] && !g->op_weight[CFG_OP_WRITE] &&
 	    !g->op_weight[CFG_OP_WRITE_IMM])
-		return fail(ld, s, "probes travel in SEND or WRITE payloads: the flow's ops have neither");
+		return cr_fail(&ld->r, s, "probes travel in SEND or WRITE payloads: the flow's ops have neither");
 	smallest = g->msg_size.dist == CFG_SIZE_FIXED ? g->msg_size.fixed : g->msg_size.min;
 	if (smallest < CFG_PROBE_MIN_PAYLOAD)
-		return fail(ld, s, "messages of %u bytes have no room for the %d-byte probe (message_size >= %d)",
-			    smallest, CFG_PROBE_MIN_PAYLOAD, CFG_PROBE_MIN_PAYLOAD);
+		return cr_fail(&ld->r, s,
+			       "messages of %u bytes have no room for the %d-byte probe (message_size >= %d)",
+			       smallest, CFG_PROBE_MIN_PAYLOAD, CFG_PROBE_MIN_PAYLOAD);
 	if (g->latency == CFG_LAT_PINGPONG && g->transport == CFG_RC)
 		g->max_outstanding = 1; /* one message in flight, its ACK the return */
 	return 0;
@@ -1794,26 +1476,27 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	int i;
 
 	flow_defaults(g);
-	if (want_type(ld, fs, CONFIG_TYPE_GROUP, "a group { name = ...; port = ...; ... }") ||
-	    known_keys(ld, fs, keys))
+	if (cr_want_type(&ld->r, fs, CONFIG_TYPE_GROUP, "a group { name = ...; port = ...; ... }") ||
+	    cr_known_keys(&ld->r, fs, keys))
 		return -1;
 	g->line = config_setting_source_line(fs);
-	s = required(ld, fs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	s = cr_required(&ld->r, fs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
 	if (!s || str_value(ld, s, g->name, sizeof(g->name)))
 		return -1;
 	if (!valid_name(g->name, CFG_NAME_LEN - 1))
-		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(g->name, buf));
+		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
+			       cr_shown(g->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->groups[j].name, g->name))
-			return fail(ld, s, "duplicate flow name '%s' (also at line %u; names must be unique)", g->name,
-				    ld->cfg->groups[j].line);
+			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at line %u; names must be unique)",
+				       g->name, ld->cfg->groups[j].line);
 	if ((i = port_ref(ld, fs)) < 0)
 		return -1;
 	g->port = (unsigned)i;
 	if (flow_needs_tx_role(ld, fs, g))
 		return -1;
 	s = config_setting_get_member(fs, "transport");
-	if (s && (i = pick(ld, s, transport_names, NULL)) < 0)
+	if (s && (i = cr_pick(&ld->r, s, transport_names, NULL)) < 0)
 		return -1;
 	if (s)
 		g->transport = (enum cfg_transport)i;
@@ -1847,7 +1530,7 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 		if (on_port < 2)
 			continue;
 		if (!used && !(used = malloc((MAX_QPN + 1) / 8)))
-			return fail(ld, flows, "out of memory checking QPNs");
+			return cr_fail(&ld->r, flows, "out of memory checking QPNs");
 		memset(used, 0, (MAX_QPN + 1) / 8);
 		for (unsigned k = 0; k < c->n_groups && !rc; k++) {
 			const struct cfg_flow_group *g = &c->groups[k];
@@ -1861,7 +1544,7 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 				}
 				for (unsigned j = 0; j < k; j++)
 					if (c->groups[j].port == port && group_has_qpn(&c->groups[j], q)) {
-						rc = fail_member(ld, config_setting_get_elem(flows, k), "qpn",
+						rc = cr_fail_member(&ld->r, config_setting_get_elem(flows, k), "qpn",
 							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at line %u on "
 							"port '%s' (the QPNs of one port must not overlap)", q, g->name,
 							c->groups[j].name, c->groups[j].line, c->ports[port].name);
@@ -1882,10 +1565,11 @@ static int parse_flows(struct loader *ld, const config_setting_t *root)
 	if (!s)
 		return 0; /* receive only */
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { name = ...; port = ...; ... }, ... ), not %s", type_name(s));
+		return cr_fail(&ld->r, s, "must be a list ( { name = ...; port = ...; ... }, ... ), not %s",
+			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_FLOW_GROUPS)
-		return fail(ld, s, "%d flow groups (allowed: 0..%d)", n, CFG_MAX_FLOW_GROUPS);
+		return cr_fail(&ld->r, s, "%d flow groups (allowed: 0..%d)", n, CFG_MAX_FLOW_GROUPS);
 	for (int i = 0; i < n; i++) {
 		if (parse_flow(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
@@ -1900,33 +1584,35 @@ static const char *const collective_types[] = {"ring", "incast", "all_to_all", "
 
 static int collective_flows(struct loader *ld, const config_setting_t *cs, struct cfg_collective *c, unsigned idx)
 {
-	const config_setting_t *fl = required(ld, cs, "flows", "a list of flow names [\"a\", \"b\", ...]");
+	const config_setting_t *fl = cr_required(&ld->r, cs, "flows", "a list of flow names [\"a\", \"b\", ...]");
 	int n;
 
 	if (!fl)
 		return -1;
 	if (config_setting_type(fl) != CONFIG_TYPE_ARRAY && config_setting_type(fl) != CONFIG_TYPE_LIST)
-		return fail(ld, fl, "must be an array of flow names [\"a\", \"b\"], not %s", type_name(fl));
+		return cr_fail(&ld->r, fl, "must be an array of flow names [\"a\", \"b\"], not %s", cr_type_name(fl));
 	n = config_setting_length(fl);
 	if (n < 1 || n > CFG_MAX_COLLECTIVE_FLOWS)
-		return fail(ld, fl, "%d flows (allowed: 1..%d)", n, CFG_MAX_COLLECTIVE_FLOWS);
+		return cr_fail(&ld->r, fl, "%d flows (allowed: 1..%d)", n, CFG_MAX_COLLECTIVE_FLOWS);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(fl, (unsigned)i);
 		const char *name = config_setting_get_string(e);
 		unsigned g;
 
 		if (!name)
-			return fail(ld, e, "element %d is not a string (a flow name)", i);
+			return cr_fail(&ld->r, e, "element %d is not a string (a flow name)", i);
 		for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
 			;
 		if (g == ld->cfg->n_groups)
-			return fail(ld, e, "no flow named '%s' (flows are declared in the flows list)", name);
+			return cr_fail(&ld->r, e, "no flow named '%s' (flows are declared in the flows list)", name);
 		if (ld->cfg->group_collective[g] >= 0)
-			return fail(ld, e, "flow '%s' is already in collective '%s' (a flow belongs to one collective)",
-				    name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
+			return cr_fail(&ld->r, e,
+				       "flow '%s' is already in collective '%s' (a flow belongs to one collective)",
+				       name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
 		if (ld->cfg->groups[g].stop_messages || ld->cfg->groups[g].stop_bytes || ld->cfg->groups[g].stop_seconds > 0)
-			return fail(ld, e, "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
-				    name, ld->cfg->groups[g].line);
+			return cr_fail(&ld->r, e,
+				       "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
+				       name, ld->cfg->groups[g].line);
 		ld->cfg->group_collective[g] = (int)idx;
 		c->flows[c->n_flows++] = g;
 	}
@@ -1941,28 +1627,29 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 	char buf[64];
 	int i;
 
-	if (want_type(ld, cs, CONFIG_TYPE_GROUP, "a group { name = ...; flows = [...]; phases = N; }") ||
-	    known_keys(ld, cs, keys))
+	if (cr_want_type(&ld->r, cs, CONFIG_TYPE_GROUP, "a group { name = ...; flows = [...]; phases = N; }") ||
+	    cr_known_keys(&ld->r, cs, keys))
 		return -1;
 	c->line = config_setting_source_line(cs);
 	c->type = CFG_COLL_CUSTOM;
-	s = required(ld, cs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
+	s = cr_required(&ld->r, cs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
 	if (!s || str_value(ld, s, c->name, sizeof(c->name)))
 		return -1;
 	if (!valid_name(c->name, CFG_NAME_LEN - 1))
-		return fail(ld, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(c->name, buf));
+		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
+			       cr_shown(c->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->collectives[j].name, c->name))
-			return fail(ld, s, "duplicate collective name '%s' (also at line %u)", c->name,
-				    ld->cfg->collectives[j].line);
+			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at line %u)", c->name,
+				       ld->cfg->collectives[j].line);
 	s = config_setting_get_member(cs, "type");
-	if (s && (i = pick(ld, s, collective_types, NULL)) < 0)
+	if (s && (i = cr_pick(&ld->r, s, collective_types, NULL)) < 0)
 		return -1;
 	if (s)
 		c->type = (enum cfg_collective_type)i;
-	if (!required(ld, cs, "phases", "the number of phases, 1..4096"))
+	if (!cr_required(&ld->r, cs, "phases", "the number of phases, 1..4096"))
 		return -1;
-	if (opt_uint(ld, cs, "phases", 1, CFG_MAX_PHASES, &c->phases) < 0)
+	if (cr_opt_u32(&ld->r, cs, "phases", 1, CFG_MAX_PHASES, &c->phases) < 0)
 		return -1;
 	return collective_flows(ld, cs, c, idx);
 }
@@ -1975,10 +1662,11 @@ static int parse_collectives(struct loader *ld, const config_setting_t *root)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { name = ...; flows = [...]; phases = N; }, ... ), not %s", type_name(s));
+		return cr_fail(&ld->r, s, "must be a list ( { name = ...; flows = [...]; phases = N; }, ... ), not %s",
+			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_COLLECTIVES)
-		return fail(ld, s, "%d collectives (allowed: 0..%d)", n, CFG_MAX_COLLECTIVES);
+		return cr_fail(&ld->r, s, "%d collectives (allowed: 0..%d)", n, CFG_MAX_COLLECTIVES);
 	for (int i = 0; i < n; i++) {
 		if (parse_collective(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
@@ -1997,8 +1685,8 @@ static int parse_responder(struct loader *ld, const config_setting_t *rs, unsign
 	unsigned v = 0;
 	int i;
 
-	if (want_type(ld, rs, CONFIG_TYPE_GROUP, "a group { port = ...; qpn = ...; peer_qpn = ...; }") ||
-	    known_keys(ld, rs, keys))
+	if (cr_want_type(&ld->r, rs, CONFIG_TYPE_GROUP, "a group { port = ...; qpn = ...; peer_qpn = ...; }") ||
+	    cr_known_keys(&ld->r, rs, keys))
 		return -1;
 	r->line = config_setting_source_line(rs);
 	r->count = 1;
@@ -2008,31 +1696,32 @@ static int parse_responder(struct loader *ld, const config_setting_t *rs, unsign
 	if ((i = port_ref(ld, rs)) < 0)
 		return -1;
 	r->port = (unsigned)i;
-	if (!required(ld, rs, "qpn", "0x2..0xFFFFFF") || !required(ld, rs, "peer_qpn", "0x2..0xFFFFFF"))
+	if (!cr_required(&ld->r, rs, "qpn", "0x2..0xFFFFFF") || !cr_required(&ld->r, rs, "peer_qpn", "0x2..0xFFFFFF"))
 		return -1;
-	if (opt_uint(ld, rs, "qpn", 2, 0xFFFFFF, &v) < 0)
+	if (cr_opt_u32(&ld->r, rs, "qpn", 2, 0xFFFFFF, &v) < 0)
 		return -1;
 	r->qpn = v;
-	if (opt_uint(ld, rs, "peer_qpn", 2, 0xFFFFFF, &v) < 0)
+	if (cr_opt_u32(&ld->r, rs, "peer_qpn", 2, 0xFFFFFF, &v) < 0)
 		return -1;
 	r->peer_qpn = v;
-	if (opt_uint(ld, rs, "count", 1, CFG_MAX_QPS_PER_GROUP, &r->count) < 0 ||
-	    opt_uint(ld, rs, "qpn_step", 1, 0xFFFFFF, &r->qpn_step) < 0 ||
-	    opt_uint(ld, rs, "peer_qpn_step", 1, 0xFFFFFF, &r->peer_qpn_step) < 0 ||
-	    opt_uint(ld, rs, "start_psn", 0, 0xFFFFFF, &r->start_psn) < 0 ||
-	    opt_uint(ld, rs, "ack_every", 0, 1000000, &r->ack_every) < 0)
+	if (cr_opt_u32(&ld->r, rs, "count", 1, CFG_MAX_QPS_PER_GROUP, &r->count) < 0 ||
+	    cr_opt_u32(&ld->r, rs, "qpn_step", 1, 0xFFFFFF, &r->qpn_step) < 0 ||
+	    cr_opt_u32(&ld->r, rs, "peer_qpn_step", 1, 0xFFFFFF, &r->peer_qpn_step) < 0 ||
+	    cr_opt_u32(&ld->r, rs, "start_psn", 0, 0xFFFFFF, &r->start_psn) < 0 ||
+	    cr_opt_u32(&ld->r, rs, "ack_every", 0, 1000000, &r->ack_every) < 0)
 		return -1;
-	if (opt_uint(ld, rs, "pkey", 0, 0xFFFF, &v) < 0)
+	if (cr_opt_u32(&ld->r, rs, "pkey", 0, 0xFFFF, &v) < 0)
 		return -1;
 	if (config_setting_get_member(rs, "pkey"))
 		r->pkey = (uint16_t)v;
-	if (opt_uint(ld, rs, "mtu", 256, 4096, &r->ib_mtu) < 0)
+	if (cr_opt_u32(&ld->r, rs, "mtu", 256, 4096, &r->ib_mtu) < 0)
 		return -1;
 	if (r->ib_mtu & (r->ib_mtu - 1))
-		return fail_member(ld, rs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)", r->ib_mtu);
+		return cr_fail_member(&ld->r, rs, "mtu", "%u is not an IB MTU (256, 512, 1024, 2048 or 4096)",
+				      r->ib_mtu);
 	if ((unsigned long long)r->qpn + (unsigned long long)(r->count - 1) * r->qpn_step > 0xFFFFFF ||
 	    (unsigned long long)r->peer_qpn + (unsigned long long)(r->count - 1) * r->peer_qpn_step > 0xFFFFFF)
-		return fail_member(ld, rs, "count", "the last qpn or peer_qpn would pass 0xFFFFFF");
+		return cr_fail_member(&ld->r, rs, "count", "the last qpn or peer_qpn would pass 0xFFFFFF");
 	return 0;
 }
 
@@ -2044,11 +1733,11 @@ static int parse_responders(struct loader *ld, const config_setting_t *root)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
-			    type_name(s));
+		return cr_fail(&ld->r, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
+			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_RESPONDERS)
-		return fail(ld, s, "%d responder groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
+		return cr_fail(&ld->r, s, "%d responder groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
 	for (int i = 0; i < n; i++) {
 		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
@@ -2068,36 +1757,39 @@ static int parse_pfc_generator(struct loader *ld, const config_setting_t *gs, st
 	long long v;
 	int i;
 
-	if (want_type(ld, gs, CONFIG_TYPE_GROUP, "a group { port = ...; priorities = [...]; rate_pps = ...; }") ||
-	    known_keys(ld, gs, keys))
+	if (cr_want_type(&ld->r, gs, CONFIG_TYPE_GROUP,
+			 "a group { port = ...; priorities = [...]; rate_pps = ...; }") ||
+	    cr_known_keys(&ld->r, gs, keys))
 		return -1;
 	g->line = config_setting_source_line(gs);
 	if ((i = port_ref(ld, gs)) < 0)
 		return -1;
 	g->port = (unsigned)i;
-	if (opt_bool(ld, gs, "pause", &g->pause) < 0 || opt_uint(ld, gs, "quanta", 0, 0xFFFF, &quanta) < 0)
+	if (cr_opt_bool(&ld->r, gs, "pause", &g->pause) < 0 || cr_opt_u32(&ld->r, gs, "quanta", 0, 0xFFFF, &quanta) < 0)
 		return -1;
 	g->quanta = (uint16_t)quanta;
 	s = config_setting_get_member(gs, "priorities");
 	if (s && g->pause)
-		return fail(ld, s, "an 802.3x PAUSE frame (pause = true) pauses every priority: no priorities here");
+		return cr_fail(&ld->r, s,
+			       "an 802.3x PAUSE frame (pause = true) pauses every priority: no priorities here");
 	if (!s && !g->pause)
-		return fail_member(ld, gs, "priorities", "missing (required: an array of priorities 0..7, e.g. [3])");
+		return cr_fail_member(&ld->r, gs, "priorities",
+				      "missing (required: an array of priorities 0..7, e.g. [3])");
 	if (s) {
 		if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
-			return fail(ld, s, "must be a non-empty array of priorities 0..7, e.g. [3, 4]");
+			return cr_fail(&ld->r, s, "must be a non-empty array of priorities 0..7, e.g. [3, 4]");
 		for (int k = 0; k < config_setting_length(s); k++) {
 			const config_setting_t *e = config_setting_get_elem(s, (unsigned)k);
-			if (int_range(ld, e, 0, 7, false, &v))
+			if (cr_int_range(&ld->r, e, 0, 7, false, &v))
 				return -1;
 			g->class_enable |= (uint8_t)(1u << v);
 		}
 	}
-	s = required(ld, gs, "rate_pps", "frames per second, > 0 (e.g. 1000; a storm: 1e6)");
-	if (!s || opt_float(ld, gs, "rate_pps", 0, true, 1e8, &g->rate_pps) < 0)
+	s = cr_required(&ld->r, gs, "rate_pps", "frames per second, > 0 (e.g. 1000; a storm: 1e6)");
+	if (!s || cr_opt_float(&ld->r, gs, "rate_pps", 0, true, 1e8, &g->rate_pps) < 0)
 		return -1;
-	if (opt_int(ld, gs, "count", 0, (long long)1 << 40, false, &v) < 0 ||
-	    opt_float(ld, gs, "start_s", 0, false, 1e6, &g->start_s) < 0)
+	if (cr_opt_int(&ld->r, gs, "count", 0, (long long)1 << 40, false, &v) < 0 ||
+	    cr_opt_float(&ld->r, gs, "start_s", 0, false, 1e6, &g->start_s) < 0)
 		return -1;
 	if (config_setting_get_member(gs, "count"))
 		g->count = (uint64_t)v;
@@ -2105,8 +1797,8 @@ static int parse_pfc_generator(struct loader *ld, const config_setting_t *gs, st
 		if (ld->cfg->roles[r].port == g->port && ld->cfg->roles[r].role == (ld->cfg->roles[r].role & CFG_ROLE_TXRX) &&
 		    (ld->cfg->roles[r].role & CFG_ROLE_TX))
 			return 0;
-	return fail_member(ld, gs, "port", "port '%s' has no tx role in lcores (the generator sends from it)",
-			   ld->cfg->ports[g->port].name);
+	return cr_fail_member(&ld->r, gs, "port", "port '%s' has no tx role in lcores (the generator sends from it)",
+			      ld->cfg->ports[g->port].name);
 }
 
 static int parse_pfc_generators(struct loader *ld, const config_setting_t *root)
@@ -2117,11 +1809,12 @@ static int parse_pfc_generators(struct loader *ld, const config_setting_t *root)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return fail(ld, s, "must be a list ( { port = ...; priorities = [...]; rate_pps = ...; }, ... ), not %s",
-			    type_name(s));
+		return cr_fail(&ld->r, s,
+			       "must be a list ( { port = ...; priorities = [...]; rate_pps = ...; }, ... ), not %s",
+			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_PFC_GENERATORS)
-		return fail(ld, s, "%d generators (allowed: 0..%d)", n, CFG_MAX_PFC_GENERATORS);
+		return cr_fail(&ld->r, s, "%d generators (allowed: 0..%d)", n, CFG_MAX_PFC_GENERATORS);
 	for (int i = 0; i < n; i++) {
 		if (parse_pfc_generator(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->pfc_generators[i]))
 			return -1;
@@ -2137,22 +1830,24 @@ static int phase_egress(struct loader *ld, const config_setting_t *s, struct cfg
 	static const char *const keys[] = { "port", "tc", "weight", "shape_gbps", NULL };
 	int i;
 
-	if (want_type(ld, s, CONFIG_TYPE_GROUP, "a group { port = ...; tc = ...; weight = ...; }") || known_keys(ld, s, keys))
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_GROUP, "a group { port = ...; tc = ...; weight = ...; }") ||
+	    cr_known_keys(&ld->r, s, keys))
 		return -1;
 	if ((i = port_ref(ld, s)) < 0)
 		return -1;
 	if (!(ld->cfg->ports[i].egress_gbps > 0))
-		return fail_member(ld, s, "port", "port '%s' has no qos.egress (weights and shapers belong to it)",
-				   ld->cfg->ports[i].name);
+		return cr_fail_member(&ld->r, s, "port",
+				      "port '%s' has no qos.egress (weights and shapers belong to it)",
+				      ld->cfg->ports[i].name);
 	ph->egress[ph->n_egress].port = (unsigned)i;
 	ph->egress[ph->n_egress].weight = ld->cfg->ports[i].ets_weight[0];
-	if (!required(ld, s, "tc", "a traffic class 0..7") ||
-	    opt_uint(ld, s, "tc", 0, 7, &ph->egress[ph->n_egress].tc) < 0 ||
-	    opt_uint(ld, s, "weight", 1, 1000, &ph->egress[ph->n_egress].weight) < 0)
+	if (!cr_required(&ld->r, s, "tc", "a traffic class 0..7") ||
+	    cr_opt_u32(&ld->r, s, "tc", 0, 7, &ph->egress[ph->n_egress].tc) < 0 ||
+	    cr_opt_u32(&ld->r, s, "weight", 1, 1000, &ph->egress[ph->n_egress].weight) < 0)
 		return -1;
 	if (!config_setting_get_member(s, "weight"))
 		ph->egress[ph->n_egress].weight = ld->cfg->ports[i].ets_weight[ph->egress[ph->n_egress].tc];
-	i = opt_float(ld, s, "shape_gbps", 0, false, 800, &ph->egress[ph->n_egress].shape_gbps);
+	i = cr_opt_float(&ld->r, s, "shape_gbps", 0, false, 800, &ph->egress[ph->n_egress].shape_gbps);
 	if (i < 0)
 		return -1;
 	ph->egress[ph->n_egress++].has_shape = i == 1;
@@ -2166,21 +1861,22 @@ static int phase_rate(struct loader *ld, const config_setting_t *s, struct cfg_p
 	const char *name;
 	unsigned g;
 
-	if (want_type(ld, s, CONFIG_TYPE_GROUP, "a group { flow = ...; gbps = ...; }") || known_keys(ld, s, keys))
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_GROUP, "a group { flow = ...; gbps = ...; }") ||
+	    cr_known_keys(&ld->r, s, keys))
 		return -1;
-	f = required(ld, s, "flow", "the name of a flow group");
-	if (!f || want_type(ld, f, CONFIG_TYPE_STRING, "a flow group's name"))
+	f = cr_required(&ld->r, s, "flow", "the name of a flow group");
+	if (!f || cr_want_type(&ld->r, f, CONFIG_TYPE_STRING, "a flow group's name"))
 		return -1;
 	name = config_setting_get_string(f);
 	for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
 		;
 	if (g == ld->cfg->n_groups)
-		return fail(ld, f, "no flow named '%s'", name);
+		return cr_fail(&ld->r, f, "no flow named '%s'", name);
 	if (!(ld->cfg->groups[g].rate_gbps > 0))
-		return fail(ld, f, "flow '%s' has no rate_gbps: only flows paced in Gb/s change rate", name);
+		return cr_fail(&ld->r, f, "flow '%s' has no rate_gbps: only flows paced in Gb/s change rate", name);
 	ph->rates[ph->n_rates].group = g;
-	if (!required(ld, s, "gbps", "the flow's new per-QP rate, > 0") ||
-	    opt_float(ld, s, "gbps", 0, true, 800, &ph->rates[ph->n_rates].gbps) < 0)
+	if (!cr_required(&ld->r, s, "gbps", "the flow's new per-QP rate, > 0") ||
+	    cr_opt_float(&ld->r, s, "gbps", 0, true, 800, &ph->rates[ph->n_rates].gbps) < 0)
 		return -1;
 	ph->n_rates++;
 	return 0;
@@ -2194,7 +1890,8 @@ static int phase_list(struct loader *ld, const config_setting_t *ps, const char 
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST || config_setting_length(s) > CFG_MAX_PHASE_CHANGES)
-		return fail(ld, s, "must be a list of at most %d groups ( { ... }, ... )", CFG_MAX_PHASE_CHANGES);
+		return cr_fail(&ld->r, s, "must be a list of at most %d groups ( { ... }, ... )",
+			       CFG_MAX_PHASE_CHANGES);
 	for (int i = 0; i < config_setting_length(s); i++)
 		if (one(ld, config_setting_get_elem(s, (unsigned)i), ph))
 			return -1;
@@ -2210,27 +1907,30 @@ static int parse_phases(struct loader *ld, const config_setting_t *root)
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_LIST || config_setting_length(s) > CFG_MAX_PHASE_LIST)
-		return fail(ld, s, "must be a list of at most %d phases ( { name = ...; at_s = ...; }, ... )",
-			    CFG_MAX_PHASE_LIST);
+		return cr_fail(&ld->r, s, "must be a list of at most %d phases ( { name = ...; at_s = ...; }, ... )",
+			       CFG_MAX_PHASE_LIST);
 	for (int i = 0; i < config_setting_length(s); i++) {
 		const config_setting_t *ps = config_setting_get_elem(s, (unsigned)i), *n;
 		struct cfg_phase *ph = &ld->cfg->phases[i];
 
-		if (want_type(ld, ps, CONFIG_TYPE_GROUP, "a group { name = ...; at_s = ...; egress = (...); rates = (...); }") ||
-		    known_keys(ld, ps, keys))
+		if (cr_want_type(&ld->r, ps, CONFIG_TYPE_GROUP,
+				 "a group { name = ...; at_s = ...; egress = (...); rates = (...); }") ||
+		    cr_known_keys(&ld->r, ps, keys))
 			return -1;
 		ph->line = config_setting_source_line(ps);
-		n = required(ld, ps, "name", "a name of 1..31 A-Z a-z 0-9 _ -");
+		n = cr_required(&ld->r, ps, "name", "a name of 1..31 A-Z a-z 0-9 _ -");
 		if (!n || str_value(ld, n, ph->name, sizeof(ph->name)))
 			return -1;
 		if (!valid_name(ph->name, CFG_NAME_LEN - 1))
-			return fail(ld, n, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", shown(ph->name, buf));
-		if (!required(ld, ps, "at_s", "seconds after the flows start, >= 0") ||
-		    opt_float(ld, ps, "at_s", 0, false, 1e7, &ph->at_s) < 0)
+			return cr_fail(&ld->r, n, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
+				       cr_shown(ph->name, buf));
+		if (!cr_required(&ld->r, ps, "at_s", "seconds after the flows start, >= 0") ||
+		    cr_opt_float(&ld->r, ps, "at_s", 0, false, 1e7, &ph->at_s) < 0)
 			return -1;
 		if (i > 0 && ph->at_s <= ld->cfg->phases[i - 1].at_s)
-			return fail_member(ld, ps, "at_s", "%g is not after the previous phase's %g (phases are in time order)",
-					   ph->at_s, ld->cfg->phases[i - 1].at_s);
+			return cr_fail_member(&ld->r, ps, "at_s",
+					      "%g is not after the previous phase's %g (phases are in time order)",
+					      ph->at_s, ld->cfg->phases[i - 1].at_s);
 		if (phase_list(ld, ps, "egress", ph, phase_egress) || phase_list(ld, ps, "rates", ph, phase_rate))
 			return -1;
 		ld->cfg->n_phases++;
@@ -2249,177 +1949,21 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	const config_setting_t *run;
 	int rc;
 
-	run = opt_group(ld, root, "run", &rc);
-	if (rc || !run)
+	if ((rc = cr_opt_group(&ld->r, root, "run", &run)) <= 0)
 		return rc;
-	if (known_keys(ld, run, keys) || opt_float(ld, run, "duration_s", 0, false, 1e9, &c->duration_s) < 0 ||
-	    opt_float(ld, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
+	if (cr_known_keys(&ld->r, run, keys) ||
+	    cr_opt_float(&ld->r, run, "duration_s", 0, false, 1e9, &c->duration_s) < 0 ||
+	    cr_opt_float(&ld->r, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
 	    opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0 ||
 	    opt_str(ld, run, "latency_samples", c->latency_samples, sizeof(c->latency_samples)) < 0 ||
-	    opt_uint(ld, run, "latency_sample_every", 1, 1000000000, &c->latency_sample_every) < 0 ||
-	    opt_uint(ld, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0 ||
+	    cr_opt_u32(&ld->r, run, "latency_sample_every", 1, 1000000000, &c->latency_sample_every) < 0 ||
+	    cr_opt_u32(&ld->r, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0 ||
 	    opt_str(ld, run, "cc_trace", c->cc_trace, sizeof(c->cc_trace)) < 0 ||
-	    opt_float(ld, run, "cc_trace_interval_us", 1, false, 1e9, &c->cc_trace_interval_us) < 0 ||
-	    opt_uint(ld, run, "cc_trace_qps", 1, 1u << 20, &c->cc_trace_qps) < 0 ||
-	    opt_uint(ld, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0)
+	    cr_opt_float(&ld->r, run, "cc_trace_interval_us", 1, false, 1e9, &c->cc_trace_interval_us) < 0 ||
+	    cr_opt_u32(&ld->r, run, "cc_trace_qps", 1, 1u << 20, &c->cc_trace_qps) < 0 ||
+	    cr_opt_u32(&ld->r, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0)
 		return -1;
 	return 0;
-}
-
-/* ---- what libconfig 1.5 would let pass silently ------------------------------------------------ *
- * libconfig 1.5 stores an integer literal that does not fit 32 bits (without the L suffix) as its
- * low 32 bits, silently: "qpn = 4294967298;" would become 2. So the text is scanned first for
- * such literals, for strings and comments left open, and for @include, which is not supported
- * (one file holds the whole config, so every line number refers to it). */
-
-static void note_overflow(struct loader *ld, unsigned line, const char *start, const char *end, int kind,
-			  int wrapped)
-{
-	size_t n = (size_t)(end - start);
-
-	if (ld->ovf_kind)
-		return;
-	if (n >= sizeof(ld->ovf_text))
-		n = sizeof(ld->ovf_text) - 1;
-	memcpy(ld->ovf_text, start, n);
-	ld->ovf_text[n] = '\0';
-	ld->ovf_line = line;
-	ld->ovf_kind = kind;
-	ld->ovf_wrapped = wrapped;
-}
-
-/* One number token at *pp (sign included); advances past it. */
-static void scan_number(struct loader *ld, const char **pp, unsigned line)
-{
-	const char *start = *pp, *p = *pp;
-	char tmp[64];
-	long long v;
-
-	if (*p == '+' || *p == '-')
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		const char *h = p += 2;
-		size_t sig;
-		bool l64;
-
-		while (*h == '0')
-			h++;
-		while (isxdigit((unsigned char)*p))
-			p++;
-		sig = (size_t)(p - h);
-		l64 = *p == 'L';
-		while (*p == 'L')
-			p++;
-		if (sig > (l64 ? 16u : 8u))
-			note_overflow(ld, line, start, p, l64 ? 3 : 2, (int)strtoul(start, NULL, 16));
-		*pp = p;
-		return;
-	}
-	while (isdigit((unsigned char)*p))
-		p++;
-	if (*p == '.' || *p == 'e' || *p == 'E') { /* a float: libconfig handles those */
-		while (isdigit((unsigned char)*p) || *p == '.' || *p == 'e' || *p == 'E' ||
-		       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
-			p++;
-		*pp = p;
-		return;
-	}
-	snprintf(tmp, sizeof(tmp), "%.*s", (int)(p - start), start);
-	errno = 0;
-	v = strtoll(tmp, NULL, 10);
-	if (*p == 'L') {
-		if (errno == ERANGE)
-			note_overflow(ld, line, start, p, 3, 0);
-		while (*p == 'L')
-			p++;
-	} else if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
-		note_overflow(ld, line, start, p, 1, (int)v);
-	}
-	*pp = p;
-}
-
-/* libconfig 1.5 silently drops a string or comment left open at the end of the text (and leaks
- * the string), which would hide everything after it. */
-static int unterminated(struct loader *ld, unsigned line, const char *what)
-{
-	snprintf(ld->err, ld->errlen, "%s:%u: syntax error: unterminated %s", ld->file, line, what);
-	return -1;
-}
-
-static int prescan(struct loader *ld, const char *p)
-{
-	unsigned line = 1, start;
-
-	while (*p) {
-		if (*p == '\n') {
-			line++, p++;
-		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
-			while (*p && *p != '\n')
-				p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			for (p += 2, start = line; *p && !(p[0] == '*' && p[1] == '/'); p++)
-				line += *p == '\n';
-			if (!*p)
-				return unterminated(ld, start, "comment /* without */");
-			p += 2;
-		} else if (*p == '"') {
-			for (p++, start = line; *p && *p != '"'; p++) {
-				line += *p == '\n';
-				if (*p == '\\' && p[1])
-					p++;
-			}
-			if (!*p)
-				return unterminated(ld, start, "string (no closing \")");
-			p++;
-		} else if (*p == '@' && !strncmp(p, "@include", 8)) {
-			snprintf(ld->err, ld->errlen, "%s:%u: @include: not supported (one file holds the whole "
-				 "configuration)", ld->file, line);
-			return -1;
-		} else if (isalpha((unsigned char)*p) || *p == '*' || *p == '_') {
-			while (isalnum((unsigned char)*p) || *p == '*' || *p == '_' || *p == '-')
-				p++;
-		} else if (isdigit((unsigned char)*p) ||
-			   ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]))) {
-			scan_number(ld, &p, line);
-		} else {
-			p++;
-		}
-	}
-	return 0;
-}
-
-/* The setting that holds the overflowing literal: an integer on its line with the wrapped value. */
-static const config_setting_t *find_int_at(const config_setting_t *s, unsigned line, int kind, int wrapped)
-{
-	int n;
-
-	if (config_setting_source_line(s) == line &&
-	    ((config_setting_type(s) == CONFIG_TYPE_INT && kind != 3 && config_setting_get_int(s) == wrapped) ||
-	     (config_setting_type(s) == CONFIG_TYPE_INT64 && kind == 3)))
-		return s;
-	if (!config_setting_is_aggregate(s))
-		return NULL;
-	n = config_setting_length(s);
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *f = find_int_at(config_setting_get_elem(s, (unsigned)i), line, kind, wrapped);
-
-		if (f)
-			return f;
-	}
-	return NULL;
-}
-
-static int report_overflow(struct loader *ld, const config_setting_t *root)
-{
-	static const char *const why[] = { "", "does not fit a 32-bit integer (write it with an L suffix for "
-					   "64 bits)", "does not fit 32 bits (hex is 32-bit unless written with an L "
-					   "suffix)", "does not fit a 64-bit integer" };
-	const config_setting_t *s = find_int_at(root, ld->ovf_line, ld->ovf_kind, ld->ovf_wrapped);
-
-	if (s)
-		return fail(ld, s, "%s %s", ld->ovf_text, why[ld->ovf_kind]);
-	snprintf(ld->err, ld->errlen, "%s:%u: %s %s", ld->file, ld->ovf_line, ld->ovf_text, why[ld->ovf_kind]);
-	return -1;
 }
 
 /* ---- entry points --------------------------------------------------------------------------- */
@@ -2460,14 +2004,13 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 	return -1;
 }
 
-static int load_root(struct loader *ld, const config_setting_t *root)
+static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
 					    "pfc_generators", "phases", "run", NULL };
+	struct loader *ld = arg;
 
-	if (ld->ovf_kind)
-		return report_overflow(ld, root);
-	return known_keys(ld, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
+	return cr_known_keys(&ld->r, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
 			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
 			       parse_run(ld, root)
@@ -2477,53 +2020,23 @@ static int load_root(struct loader *ld, const config_setting_t *root)
 
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen)
 {
-	char dummy[1];
-	struct loader ld = { .file = name ? name : "(string)", .err = err && errlen ? err : dummy,
-			     .errlen = err && errlen ? errlen : sizeof(dummy), .cfg = cfg };
-	config_t lc;
-	int rc;
+	struct loader ld = { .cfg = cfg };
 
-	ld.err[0] = '\0';
+	cr_init(&ld.r, name, err, errlen, "configuration");
 	config_defaults(cfg);
-	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.file);
-	if (prescan(&ld, text))
-		return -1;
-	config_init(&lc);
-	if (!config_read_string(&lc, text)) {
-		snprintf(ld.err, ld.errlen, "%s:%d: syntax error: %s", ld.file, config_error_line(&lc),
-			 config_error_text(&lc) ? config_error_text(&lc) : "unreadable");
-		rc = -1;
-	} else {
-		rc = load_root(&ld, config_root_setting(&lc));
-	}
-	config_destroy(&lc);
-	return rc;
+	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.r.file);
+	return cr_load_text(&ld.r, text, load_root, &ld);
 }
 
-/* Read here rather than by libconfig, so a missing file gets strerror's words and the loader
- * has the text for prescan(). */
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t n = 0;
-	int rc, e;
+	char *text = cr_read_file(path, err, errlen);
+	int rc;
 
-	if (f) {
-		text = malloc(MAX_FILE_SIZE + 1);
-		n = text ? fread(text, 1, MAX_FILE_SIZE + 1, f) : 0;
-	}
-	e = !f ? errno : !text ? ENOMEM : ferror(f) ? (errno ? errno : EIO) : n > MAX_FILE_SIZE ? EFBIG : 0;
-	if (f)
-		fclose(f);
-	if (e) {
-		free(text);
+	if (!text) {
 		config_defaults(cfg);
-		if (err && errlen)
-			snprintf(err, errlen, "%s: cannot read: %s", path, strerror(e));
 		return -1;
 	}
-	text[n] = '\0';
 	rc = config_load_string(text, path, cfg, err, errlen);
 	free(text);
 	return rc;

@@ -38,6 +38,33 @@ static void apply_rate(struct cc_lcore *l, struct qp_cc *c)
 		__atomic_store_n(&c->min_kbps, kbps, __ATOMIC_RELAXED);
 }
 
+/* The bytes the QP sent since the reaction point last saw them go to its byte counter. */
+static bool flush_bytes(struct cc_lcore *l, struct qp_cc *c, uint64_t now_ns)
+{
+	uint64_t bytes = c->qp->cc_bytes;
+	bool changed = false;
+
+	c->qp->cc_bytes = 0;
+	while (bytes && c->algo == CFG_CC_DCQCN) { /* in steps that fit the event's 32-bit count */
+		uint32_t step = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
+		changed |= dcqcn_on_bytes(&c->u.d, &l->wheel, step, now_ns);
+		bytes -= step;
+	}
+	return changed;
+}
+
+/* How many more bytes the QP may send before the byte counter has something to do. */
+static void sync_bytes_due(struct qp_cc *c)
+{
+	const struct dcqcn_qp *q = &c->u.d;
+	uint64_t th;
+
+	if (c->algo != CFG_CC_DCQCN || !q->seen_cnp || (th = dcqcn_byte_threshold(q)) == 0)
+		c->qp->cc_bytes_due = UINT64_MAX;
+	else
+		c->qp->cc_bytes_due = th > q->bytes ? th - q->bytes : 1;
+}
+
 void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
 			const struct dcqcn_params *dcqcn, const struct timely_params *timely)
 {
@@ -53,6 +80,8 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 		timely_init(&c->u.t, timely, line_kbps, line_kbps);
 	c->applied_kbps = 0;
 	c->min_kbps = UINT64_MAX;
+	qp->cc_bytes = 0;
+	sync_bytes_due(c);
 }
 
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns)
@@ -89,16 +118,19 @@ void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc)
 	STAT_ADD(c->cnp_rx, 1);
 	if (c->algo != CFG_CC_DCQCN)
 		return; /* TIMELY reacts to delay, not to CNPs (they are still counted) */
+	flush_bytes(l, c, now_ns); /* what was sent before the CNP counts before it */
 	dcqcn_on_cnp(&c->u.d, &l->wheel, now_ns);
 	apply_rate(l, c);
+	sync_bytes_due(c);
 	if (c->traced && l->trace)
 		trace_put(l, c, CC_EV_CNP, now_ns);
 }
 
-void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t bytes, uint64_t now_tsc)
+void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc)
 {
-	if (c->algo == CFG_CC_DCQCN && dcqcn_on_bytes(&c->u.d, &l->wheel, (uint32_t)bytes, clock_tsc_to_ns(now_tsc)))
+	if (flush_bytes(l, c, clock_tsc_to_ns(now_tsc)))
 		apply_rate(l, c);
+	sync_bytes_due(c);
 }
 
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc)
@@ -130,8 +162,10 @@ static void fire(struct tw_timer *t, uint64_t due_ns, void *arg)
 		break;
 	}
 	c = CONTAINER(q, struct qp_cc, u.d);
+	flush_bytes(l, c, due_ns);
 	if (dcqcn_on_timer(q, &l->wheel, t, due_ns))
 		apply_rate(l, c);
+	sync_bytes_due(c);
 }
 
 void congestion_poll(struct cc_lcore *l, uint64_t now_tsc)

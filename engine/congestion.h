@@ -84,8 +84,8 @@ void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns)
 
 /* Owner lcore: a CNP for the QP arrived (posted by an RX lcore). */
 void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
-/* Owner lcore: bytes the QP just sent (the byte counter). */
-void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t bytes, uint64_t now_tsc);
+/* Owner lcore: the QP's sent bytes (qp->cc_bytes) reached qp->cc_bytes_due: the byte counter. */
+void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 /* Owner lcore: an RTT sample (a message's request -> ACK time). */
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc);
 /* Owner lcore, every loop: timers due and trace rows. */

@@ -35,7 +35,7 @@ static int add_peer(uint16_t port, uint32_t qpn, uint32_t peer)
 int notification_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
 	struct rte_hash_parameters hp = {.name = "np_peers", .key_len = sizeof(uint32_t), .hash_func = rte_jhash,
-					 .socket_id = SOCKET_ID_ANY};
+					 .socket_id = SOCKET_ID_ANY, .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
 	unsigned n = 0;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)

@@ -26,6 +26,7 @@ struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps,
 	struct rte_hash_parameters hp = {
 		.name = name,
 		.entries = max_qps,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE, /* max_qps keys fit, whatever their buckets */
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_jhash,
 		.socket_id = socket,

@@ -968,8 +968,9 @@ static unsigned after_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned n, ui
 {
 	if (qp->inj && n)
 		n = inject_tx(qp->inj, m, n, now_tsc, 0);
-	if (qp->cc && bytes)
-		congestion_on_sent(qp->cc->lcore, qp->cc, bytes, now_tsc);
+	qp->cc_bytes += bytes;
+	if (qp->cc && qp->cc_bytes >= qp->cc_bytes_due)
+		congestion_on_sent(qp->cc->lcore, qp->cc, now_tsc);
 	return n;
 }
 

@@ -159,6 +159,10 @@ struct qp_tx {
 	uint8_t n_shapes;
 	bool fast;             /* every packet from a shape, whole calls of them: see qp_tx_fill */
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
+	/* DCQCN's byte counter, kept here so that sending touches no cc state (65,536 QPs: a cache
+	 * miss per packet): bytes sent since the reaction point last saw them, and how many it
+	 * needs before its next byte event (UINT64_MAX: none, e.g. before the first CNP) */
+	uint64_t cc_bytes, cc_bytes_due;
 	struct qp_shape *shapes; /* qp_extra_shapes(group) of them, out of line */
 	struct qp_latency *lat;
 	struct qp_cc *cc;      /* congestion control (engine/congestion.h), or NULL */

@@ -67,7 +67,8 @@ static int add_configured(const struct engine_config *cfg)
 int responder_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
 	struct rte_hash_parameters hp = {.name = "rc_responders", .key_len = sizeof(uint32_t),
-					 .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY};
+					 .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY,
+					 .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
 
 	cap_table = 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++)

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Reading libconfig text with one error line "FILE:LINE: SETTING: what is wrong (what is
+ * allowed)": what the engine's configuration loader (config.c) and roce-ccsim's scenario loader
+ * (apps/roce_ccsim/scenario.c) share. Plain C, libc and libconfig only, so that the loaders can
+ * be unit-tested and fuzzed without EAL and the simulator does not depend on it.
+ *
+ * A loader embeds a struct config_reader, loads its text with cr_load_text() and reads the
+ * settings with the typed getters. SETTING is libconfig's path syntax ("flows.[0].qpn"), so it
+ * can be pasted into config_lookup().
+ */
+#ifndef ROCE_CONFIG_READ_H
+#define ROCE_CONFIG_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libconfig.h>
+
+struct config_reader {
+	const char *file;             /* name used in messages */
+	const char *what;             /* what one file holds ("configuration"), for messages */
+	char *err;                    /* the error line goes here (never NULL: see cr_init()) */
+	size_t errlen;
+	char no_err[1];               /* err when the caller passed none */
+	/* the first integer literal libconfig 1.5 would silently wrap (see cr_load_text()) */
+	unsigned ovf_line;
+	char ovf_text[48];
+	int ovf_wrapped;
+	int ovf_kind;                 /* 0 none, 1 decimal 32-bit, 2 hex 32-bit, 3 64-bit */
+};
+
+/* name: the file's name in messages (NULL: "(string)"); err may be NULL. */
+void cr_init(struct config_reader *r, const char *name, char *err, size_t errlen, const char *what);
+/* Checks text for what libconfig 1.5 would let pass silently, parses it and hands the root
+ * group to load_root(arg, root). 0, or -1 with the error line written. */
+int cr_load_text(struct config_reader *r, const char *text, int (*load_root)(void *arg, const config_setting_t *root),
+		 void *arg);
+/* The whole file, NUL-terminated, to free(); NULL with "PATH: cannot read: why" in err. */
+char *cr_read_file(const char *path, char *err, size_t errlen);
+
+/* ---- messages: each returns -1, so that `return cr_fail(...)` reports and fails ---------------- */
+
+/* An error at setting s (NULL: line 1, the top). */
+int cr_fail(struct config_reader *r, const config_setting_t *s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* An error about member `key` of group g: at the member if it is written, else at the group. */
+int cr_fail_member(struct config_reader *r, const config_setting_t *g, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A user's string, shortened and with control characters replaced, so that the error stays
+ * one short line whatever the file holds. */
+const char *cr_shown(const char *s, char buf[64]);
+/* "an integer", "a group", ...: what s is, for "must be X, not Y". */
+const char *cr_type_name(const config_setting_t *s);
+
+/* ---- typed getters ---------------------------------------------------------------------------- *
+ * cr_opt_*() return 1 when the member is present and valid, 0 when absent (output untouched),
+ * -1 after writing an error. The others return 0 or -1. */
+
+int cr_want_type(struct config_reader *r, const config_setting_t *s, int type, const char *what);
+/* An integer in lo..hi; hex: the range is shown in hex in the message. */
+int cr_int_range(struct config_reader *r, const config_setting_t *s, long long lo, long long hi, bool hex,
+		 long long *v);
+int cr_opt_int(struct config_reader *r, const config_setting_t *g, const char *key, long long lo, long long hi,
+	       bool hex, long long *v);
+int cr_opt_u32(struct config_reader *r, const config_setting_t *g, const char *key, long long lo, long long hi,
+	       uint32_t *out);
+int cr_opt_u64(struct config_reader *r, const config_setting_t *g, const char *key, long long lo, long long hi,
+	       uint64_t *out);
+/* A finite number; integers are accepted too ("rate_gbps = 10;" means 10.0). */
+int cr_float_value(struct config_reader *r, const config_setting_t *s, double *v);
+/* A number in [lo, hi], or in (lo, hi] when lo_open. */
+int cr_float_range(struct config_reader *r, const config_setting_t *s, double lo, bool lo_open, double hi,
+		   double *v);
+int cr_opt_float(struct config_reader *r, const config_setting_t *g, const char *key, double lo, bool lo_open,
+		 double hi, double *out);
+int cr_opt_bool(struct config_reader *r, const config_setting_t *g, const char *key, bool *out);
+/* Index of the string value of s in the NULL-terminated names[], or -1 with an error that lists
+ * names[] and then `extra` (other forms the caller accepts; may be NULL). */
+int cr_pick(struct config_reader *r, const config_setting_t *s, const char *const names[], const char *extra);
+/* Member `key` of g, or NULL after "missing (required: what)". */
+const config_setting_t *cr_required(struct config_reader *r, const config_setting_t *g, const char *key,
+				    const char *what);
+/* Rejects members of g not in keys[] (NULL-terminated), so a typo never passes silently. */
+int cr_known_keys(struct config_reader *r, const config_setting_t *g, const char *const keys[]);
+/* A member that must be a group (or absent): 1 present, 0 absent (*out NULL), -1 error. */
+int cr_opt_group(struct config_reader *r, const config_setting_t *g, const char *key, const config_setting_t **out);
+
+#endif
