@@ -482,6 +482,21 @@ static int port_egress(struct loader *ld, const config_setting_t *qs, struct cfg
 	return 0;
 }
 
+/* A non-empty array of priorities 0..7 as a bit mask. */
+static int priority_mask(struct loader *ld, const config_setting_t *s, uint8_t *mask)
+{
+	long long v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
+		return cr_fail(&ld->r, s, "must be a non-empty array of priorities 0..7, e.g. [3]");
+	for (int k = 0; k < config_setting_length(s); k++) {
+		if (cr_int_range(&ld->r, config_setting_get_elem(s, (unsigned)k), 0, 7, false, &v))
+			return -1;
+		*mask |= (uint8_t)(1u << v);
+	}
+	return 0;
+}
+
 /* pfc_xoff = { priorities = [..]; xoff_bytes; xon_bytes; quanta; refresh_us; drain_gbps; } */
 static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct cfg_port *p)
 {
@@ -499,13 +514,8 @@ static int port_pfc_xoff(struct loader *ld, const config_setting_t *qs, struct c
 	s = cr_required(&ld->r, xs, "priorities", "an array of priorities 0..7 whose backlog is watched, e.g. [3]");
 	if (!s)
 		return -1;
-	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
-		return cr_fail(&ld->r, s, "must be a non-empty array of priorities 0..7, e.g. [3]");
-	for (int k = 0; k < config_setting_length(s); k++) {
-		if (cr_int_range(&ld->r, config_setting_get_elem(s, (unsigned)k), 0, 7, false, &v))
-			return -1;
-		p->xoff_priorities |= (uint8_t)(1u << v);
-	}
+	if (priority_mask(ld, s, &p->xoff_priorities))
+		return -1;
 	if (!cr_required(&ld->r, xs, "xoff_bytes", "bytes of backlog above which XOFF is sent") ||
 	    cr_opt_int(&ld->r, xs, "xoff_bytes", 1, (long long)1 << 40, false, &v) < 0)
 		return -1;
@@ -965,8 +975,9 @@ static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_
 static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_lcore_role *r)
 {
 	static const char *const keys[] = { "lcore", "port", "queue", "role", NULL };
-	static const char *const roles[] = { "tx", "rx", "txrx", "reflect", NULL };
-	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX, CFG_ROLE_REFLECT };
+	static const char *const roles[] = { "tx", "rx", "txrx", "reflect", "switch", NULL };
+	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX, CFG_ROLE_REFLECT,
+						 CFG_ROLE_SWITCH };
 	const config_setting_t *s;
 	char buf[64];
 	long long lc;
@@ -990,7 +1001,7 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 	if (i < 0)
 		return -1;
 	r->port = (unsigned)i;
-	s = cr_required(&ld->r, rs, "role", "tx, rx, txrx or reflect");
+	s = cr_required(&ld->r, rs, "role", "tx, rx, txrx, reflect or switch");
 	if (!s || (i = cr_pick(&ld->r, s, roles, NULL)) < 0)
 		return -1;
 	r->role = role_of[i];
@@ -2004,14 +2015,167 @@ int config_port_index(const struct engine_config *cfg, const char *name)
 	return -1;
 }
 
+/* ---- the virtual lab's switch (docs/virtual-lab.md) ------------------------------------------- */
+
+/* ecn = ( { tc; kmin_kb; kmax_kb; pmax; }, ... ): RED marking per traffic class */
+static int switch_ecn(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
+{
+	static const char *const keys[] = { "tc", "kmin_kb", "kmax_kb", "pmax", NULL };
+	const config_setting_t *ls = config_setting_get_member(ss, "ecn");
+	double kmin, kmax;
+	unsigned tc;
+
+	if (!ls)
+		return 0;
+	if (!config_setting_is_list(ls))
+		return cr_fail(&ld->r, ls, "must be a list ( { tc = N; kmin_kb = X; kmax_kb = Y; pmax = P; }, ... )");
+	for (int i = 0; i < config_setting_length(ls); i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { tc; kmin_kb; kmax_kb; pmax; }") ||
+		    cr_known_keys(&ld->r, e, keys) || !cr_required(&ld->r, e, "tc", "a traffic class 0..7") ||
+		    cr_opt_u32(&ld->r, e, "tc", 0, 7, &tc) < 0 || !cr_required(&ld->r, e, "kmin_kb", "KB, >= 0") ||
+		    cr_opt_float(&ld->r, e, "kmin_kb", 0, false, 1e9, &kmin) < 0 ||
+		    !cr_required(&ld->r, e, "kmax_kb", "KB, >= kmin_kb") ||
+		    cr_opt_float(&ld->r, e, "kmax_kb", 0, false, 1e9, &kmax) < 0)
+			return -1;
+		if (kmax < kmin)
+			return cr_fail_member(&ld->r, e, "kmax_kb", "%g is below kmin_kb %g", kmax, kmin);
+		if (w->has_red[tc])
+			return cr_fail_member(&ld->r, e, "tc", "class %u already has ECN marking (one entry per class)", tc);
+		w->red[tc].pmax = 1.0;
+		if (cr_opt_float(&ld->r, e, "pmax", 0, false, 1, &w->red[tc].pmax) < 0)
+			return -1;
+		w->has_red[tc] = true;
+		w->red[tc].kmin_bytes = (uint64_t)(kmin * 1024);
+		w->red[tc].kmax_bytes = (uint64_t)(kmax * 1024);
+	}
+	return 0;
+}
+
+/* pfc = { priorities = [3]; xoff_kb; xon_kb; headroom_kb; quanta; } */
+static int switch_pfc(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
+{
+	static const char *const keys[] = { "priorities", "xoff_kb", "xon_kb", "headroom_kb", "quanta", NULL };
+	const config_setting_t *ps, *s;
+	double xoff = 100, xon = 80, headroom = 100;
+	unsigned quanta = 0xFFFF;
+	int rc;
+
+	if ((rc = cr_opt_group(&ld->r, ss, "pfc", &ps)) <= 0)
+		return rc;
+	if (cr_known_keys(&ld->r, ps, keys) ||
+	    !(s = cr_required(&ld->r, ps, "priorities", "an array of lossless priorities 0..7, e.g. [3]")) ||
+	    priority_mask(ld, s, &w->pfc_priorities) || cr_opt_float(&ld->r, ps, "xoff_kb", 0, true, 1e9, &xoff) < 0 ||
+	    cr_opt_float(&ld->r, ps, "xon_kb", 0, false, 1e9, &xon) < 0 ||
+	    cr_opt_float(&ld->r, ps, "headroom_kb", 0, false, 1e9, &headroom) < 0 ||
+	    cr_opt_u32(&ld->r, ps, "quanta", 1, 0xFFFF, &quanta) < 0)
+		return -1;
+	if (xon > xoff)
+		return cr_fail_member(&ld->r, ps, "xon_kb", "%g is above xoff_kb %g", xon, xoff);
+	w->xoff_bytes = (uint64_t)(xoff * 1024);
+	w->xon_bytes = (uint64_t)(xon * 1024);
+	w->headroom_bytes = (uint64_t)(headroom * 1024);
+	w->pfc_quanta = (uint16_t)quanta;
+	return 0;
+}
+
+int config_ring_peer(const struct engine_config *cfg, unsigned p)
+{
+	const char *d = cfg->ports[p].device;
+	size_t n = strlen(d);
+
+	if (!is_ring_pair(d))
+		return -1;
+	for (unsigned q = 0; q < cfg->n_ports; q++)
+		if (q != p && strlen(cfg->ports[q].device) == n && !strncmp(cfg->ports[q].device, d, n - 1))
+			return (int)q;
+	return -1;
+}
+
+/* The switch roles: all on one lcore, and only where a `switch` group says how to switch. */
+static int switch_roles(struct loader *ld, const config_setting_t *root)
+{
+	struct engine_config *c = ld->cfg;
+	int first = -1;
+
+	for (unsigned i = 0; i < c->n_roles; i++) {
+		if (c->roles[i].role != CFG_ROLE_SWITCH)
+			continue;
+		if (!c->sw.present)
+			return cr_fail_member(&ld->r, root, "switch", "missing: lcores.[%u] has role \"switch\" (add a "
+					      "switch = { buffer_kb = ...; } group)", i);
+		if (first < 0)
+			first = (int)i;
+		else if (c->roles[i].lcore != c->roles[first].lcore)
+			return cr_fail(&ld->r, config_setting_get_elem(config_setting_get_member(root, "lcores"), i),
+				       "switch ports are all polled by one lcore (lcore %u at line %u, here lcore %u)",
+				       c->roles[first].lcore, c->roles[first].line, c->roles[i].lcore);
+		c->sw.n_ports++;
+		c->ports[c->roles[i].port].is_switch_port = true;
+	}
+	/* frames wait in the switch's buffer in the mbufs they came in: on a ring cable the sender's
+	 * own (its TX pools), elsewhere the switch port's; sized for 512-byte frames on average */
+	for (unsigned p = 0; c->sw.present && p < c->n_ports; p++) {
+		int peer = config_ring_peer(c, p);
+		if (c->ports[p].is_switch_port || (peer >= 0 && c->ports[peer].is_switch_port))
+			c->ports[p].extra_mbufs = (unsigned)(c->sw.buffer_bytes / 512);
+	}
+	if (c->sw.present && c->sw.n_ports < 2)
+		return cr_fail_member(&ld->r, root, "switch", "a switch needs at least two ports with role \"switch\" in "
+				      "lcores (it has %u)", c->sw.n_ports);
+	return 0;
+}
+
+/* switch = { buffer_kb; queue_limit_kb; alpha; pfc = {...}; ecn = (...); delay_us; trace;
+ * trace_interval_us; seed; } */
+static int parse_switch(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "buffer_kb", "queue_limit_kb", "alpha", "pfc", "ecn", "delay_us", "trace",
+					    "trace_interval_us", "seed", NULL };
+	struct cfg_switch *w = &ld->cfg->sw;
+	const config_setting_t *ss;
+	double buffer = 2048, limit = 0;
+	long long seed;
+	int rc;
+
+	if ((rc = cr_opt_group(&ld->r, root, "switch", &ss)) < 0)
+		return -1;
+	if (rc == 1) {
+		w->present = true;
+		w->line = config_setting_source_line(ss);
+		w->delay_us = 1;
+		w->trace_interval_us = 100;
+		w->seed = 1;
+		if (cr_known_keys(&ld->r, ss, keys) || cr_opt_float(&ld->r, ss, "buffer_kb", 1, false, 1 << 20, &buffer) < 0 ||
+		    cr_opt_float(&ld->r, ss, "queue_limit_kb", 0, false, 1 << 20, &limit) < 0 ||
+		    cr_opt_float(&ld->r, ss, "alpha", 0, false, 64, &w->alpha) < 0 ||
+		    cr_opt_float(&ld->r, ss, "delay_us", 0, false, 1e6, &w->delay_us) < 0 ||
+		    opt_str(ld, ss, "trace", w->trace, sizeof(w->trace)) < 0 ||
+		    cr_opt_float(&ld->r, ss, "trace_interval_us", 1, false, 1e9, &w->trace_interval_us) < 0 ||
+		    (rc = cr_opt_int(&ld->r, ss, "seed", 1, (long long)1 << 62, false, &seed)) < 0 ||
+		    switch_pfc(ld, ss, w) || switch_ecn(ld, ss, w))
+			return -1;
+		if (rc == 1)
+			w->seed = (uint64_t)seed;
+		if (limit > buffer)
+			return cr_fail_member(&ld->r, ss, "queue_limit_kb", "%g is above buffer_kb %g", limit, buffer);
+		w->buffer_bytes = (uint64_t)(buffer * 1024);
+		w->queue_limit_bytes = (uint64_t)(limit * 1024);
+		if (w->pfc_priorities && w->xoff_bytes + w->headroom_bytes > w->buffer_bytes)
+			return cr_fail_member(&ld->r, ss, "pfc", "xoff_kb + headroom_kb exceed buffer_kb: one port could "
+					      "fill the buffer before its PFC takes effect");
+	}
+	return switch_roles(ld, root);
+}
+
 static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
-					    "pfc_generators", "phases", "run", NULL };
+					    "pfc_generators", "phases", "run", "switch", NULL };
 	struct loader *ld = arg;
 
 	return cr_known_keys(&ld->r, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
-			       parse_roles(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
+			       parse_roles(ld, root) || parse_switch(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
 			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
 			       parse_run(ld, root)
 		       ? -1

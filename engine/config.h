@@ -15,7 +15,7 @@
 #include "np.h"
 #include "timely.h"
 
-#define CFG_MAX_PORTS 8
+#define CFG_MAX_PORTS 16
 #define CFG_MAX_ROLES 32
 #define CFG_MAX_FLOW_GROUPS 256
 #define CFG_MAX_EAL_ARGS 32
@@ -107,12 +107,37 @@ struct cfg_port {
 	struct np_params np;
 	unsigned n_rx_inject;         /* `rx_inject = ( ... )`: events on arrival */
 	struct cfg_inject rx_inject[CFG_MAX_INJECT];
+	bool is_switch_port;          /* polled by a switch role (set at load) */
+	unsigned extra_mbufs;         /* more mbufs in its pools: the switch's buffer holds frames of the
+				       * switch ports and of the ports cabled to them (set at load) */
 	unsigned line;                /* where it was declared, for later errors */
+};
+
+/* The virtual lab's switch (top-level `switch = { ... }`, docs/virtual-lab.md): the ports with
+ * role "switch" forward between them through a shared buffer, egress queues per port and traffic
+ * class drained at the ports' link speeds, RED/ECN marking, PFC toward the ingress ports. */
+struct cfg_switch {
+	bool present;
+	unsigned n_ports;             /* ports with role "switch" (set at load) */
+	uint64_t buffer_bytes;        /* buffer_kb, default 2048 */
+	uint64_t queue_limit_bytes;   /* static per-queue limit, 0 = the buffer */
+	double alpha;                 /* dynamic thresholds (0: static) */
+	uint8_t pfc_priorities;       /* pfc.priorities: lossless */
+	uint64_t xoff_bytes, xon_bytes, headroom_bytes; /* per ingress port and priority; defaults 100/80/100 KB */
+	uint16_t pfc_quanta;          /* default 65535 */
+	bool has_red[8];
+	struct { uint64_t kmin_bytes, kmax_bytes; double pmax; } red[8]; /* per traffic class */
+	double delay_us;              /* propagation delay of each link, default 1 */
+	char trace[CFG_STR_LEN];      /* CSV of queue depths over time, empty = none */
+	double trace_interval_us;     /* default 100 */
+	uint64_t seed;                /* RED's draws; default 1 */
+	unsigned line;
 };
 
 /* A reflect role owns its queue in both directions: what it receives it sends back with the
  * MAC addresses swapped (as dpdk-testpmd's macswap), for ping-pong latency. */
-enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3, CFG_ROLE_REFLECT_BIT = 4, CFG_ROLE_REFLECT = 7 };
+enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3, CFG_ROLE_REFLECT_BIT = 4, CFG_ROLE_REFLECT = 7,
+		CFG_ROLE_SWITCH_BIT = 8, CFG_ROLE_SWITCH = 11 };
 
 struct cfg_lcore_role {
 	unsigned lcore;
@@ -281,6 +306,7 @@ struct engine_config {
 	struct cfg_phase phases[CFG_MAX_PHASE_LIST];
 	unsigned n_pfc_generators;
 	struct cfg_pfc_generator pfc_generators[CFG_MAX_PFC_GENERATORS];
+	struct cfg_switch sw;
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */
 	/* run settings, also settable on the command line (which wins) */
 	double duration_s;            /* 0 = until every flow stops, or a signal */
@@ -315,6 +341,8 @@ int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double
 /* The parameters of a group's algorithm with their current values (for the control interface);
  * returns how many were written (at most max). */
 unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max);
+/* The other end of port p's in-process cable ("ring:L:a" <-> "ring:L:b"), or -1. */
+int config_ring_peer(const struct engine_config *cfg, unsigned p);
 /* Index of the port called `name`, or -1. */
 int config_port_index(const struct engine_config *cfg, const char *name);
 

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "engine_state.h"
 #include "notification.h"
+#include "switch.h"
 #include "responder.h"
 
 #define RX_QPS_PER_LCORE 65536
@@ -96,6 +97,8 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 	memcpy(w->mac[r->port], p->mac, 6);
 	if (e->cfg->ports[r->port].honour_pfc)
 		w->pause[r->port] = &e->pause[r->port];
+	if (r->role == CFG_ROLE_SWITCH) /* the switch is made once every role is known (plan_switch) */
+		return 0;
 	if (r->role == CFG_ROLE_REFLECT) {
 		if (w->n_reflect < LCORE_MAX_ROLES)
 			w->reflect[w->n_reflect++] =
@@ -523,6 +526,31 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
 
+/* The virtual lab's switch, on the lcore of its roles. */
+static int plan_switch(struct engine *e, char *err, size_t errlen)
+{
+	unsigned lcore = 0;
+
+	if (!e->cfg->sw.present)
+		return 0;
+	for (unsigned i = 0; i < e->cfg->n_roles; i++)
+		if (e->cfg->roles[i].role == CFG_ROLE_SWITCH)
+			lcore = e->cfg->roles[i].lcore;
+	e->sw = switch_create(e, lcore, err, errlen);
+	if (!e->sw)
+		return -1;
+	e->work[lcore]->sw = e->sw;
+	if (e->cfg->sw.trace[0]) {
+		e->sw_csv = fopen(e->cfg->sw.trace, "w");
+		if (!e->sw_csv) {
+			snprintf(err, errlen, "switch.trace: cannot write %s: %s", e->cfg->sw.trace, strerror(errno));
+			return -1;
+		}
+		switch_trace_header(e->sw_csv);
+	}
+	return 0;
+}
+
 /* Planning 65,536 QPs takes a while: the schedules start from when it is done, not before (a
  * QP behind its schedule at start would be clamped, losing its first packets' time). */
 static void start_after_planning(struct engine *e)
@@ -658,6 +686,8 @@ static void run_phases(struct engine *e, uint64_t now)
  * 16,384 rows). */
 static void drain_cc_trace(struct engine *e)
 {
+	if (e->sw_csv)
+		e->sw_csv_rows += switch_trace_drain(e->sw, e, e->sw_csv);
 	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
 		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
 			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);
@@ -735,6 +765,8 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
 static void teardown(struct engine *e)
 {
+	if (e->sw)
+		switch_flush(e->sw);
 	for (unsigned p = 0; p < e->n_ports; p++)
 		port_teardown(&e->ports[p]);
 	for (unsigned p = 0; p < e->n_ports; p++)
@@ -774,6 +806,9 @@ static void release(struct engine *e)
 	completer_index_free();
 	responder_table_free();
 	notification_table_free();
+	switch_free(e->sw);
+	if (e->sw_csv)
+		fclose(e->sw_csv);
 	rte_free(e->cc_states);
 	rte_free(e->inj_states);
 	if (e->cc_csv)
@@ -832,7 +867,7 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		if (add_role(&e, &cfg->roles[i], err, sizeof(err)))
 			goto init_failed;
 	e.start_tsc = rte_rdtsc() + e.tsc_hz / 100; /* 10 ms to let every lcore start */
-	if (plan_qps(&e, err, sizeof(err)))
+	if (plan_switch(&e, err, sizeof(err)) || plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
 	start_after_planning(&e);
 	if (setup_pfc_generators(&e, err, sizeof(err)))

@@ -52,6 +52,9 @@ struct engine {
 	unsigned n_cc;
 	struct qp_inject *inj_states;  /* the QPs' with injection rules */
 	unsigned n_inj;
+	struct switch_rt *sw;          /* the virtual lab's switch, or NULL */
+	FILE *sw_csv;                  /* switch.trace, or NULL */
+	uint64_t sw_csv_rows;
 	FILE *cc_csv;                  /* run.cc_trace, or NULL */
 	uint64_t cc_csv_rows;
 	/* QoS and PFC */

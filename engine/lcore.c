@@ -13,6 +13,7 @@
 #include "egress.h"
 #include "lcore.h"
 #include "notification.h"
+#include "switch.h"
 
 static bool tx_stop, rx_stop;
 
@@ -457,8 +458,10 @@ int lcore_main(void *arg)
 			rx_role_poll(w, &w->rx[i]);
 		for (unsigned i = 0; i < w->n_reflect; i++)
 			reflect_poll(&w->reflect[i]);
+		if (w->sw)
+			switch_poll(w->sw, now);
 		answer(w);
-		if (tx_done && w->n_rx == 0 && w->n_reflect == 0)
+		if (tx_done && w->n_rx == 0 && w->n_reflect == 0 && !w->sw)
 			break;
 	}
 	/* answers the PMD never took go back to their pool */

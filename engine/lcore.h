@@ -26,6 +26,7 @@
 
 struct rte_mempool;
 struct rte_mbuf;
+struct switch_rt;
 
 /* A PFC (or PAUSE) frame generator on a TX role (config pfc_generators). */
 struct pfc_gen {
@@ -97,6 +98,7 @@ struct lcore_work {
 	const struct cfg_port *cport[CFG_MAX_PORTS];   /* per config port: its notification point settings */
 	struct port_inject *rx_inject[CFG_MAX_PORTS];  /* per port: its rx_inject rules, or NULL */
 	struct cc_lcore *cc;      /* congestion control of this lcore's QPs (timers, trace), or NULL */
+	struct switch_rt *sw;     /* the virtual lab's switch, when its ports are polled here */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

@@ -19,7 +19,8 @@
 
 unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores)
 {
-	return cp->rx_queues * cp->rx_desc + cp->tx_queues * cp->tx_desc + n_lcores * (MBUF_CACHE + BURST_SLACK);
+	return cp->rx_queues * cp->rx_desc + cp->tx_queues * cp->tx_desc + n_lcores * (MBUF_CACHE + BURST_SLACK) +
+	       cp->extra_mbufs;
 }
 
 /* "ring:LINK:a" and "ring:LINK:b" are the two ends of a virtual cable inside one process: two
@@ -92,7 +93,10 @@ static struct rte_mempool *make_pool(const struct cfg_port *cp, uint16_t port_id
 				       (int)socket);
 }
 
-unsigned port_tx_pool_size(const struct cfg_port *cp) { return cp->tx_desc + 2 * MBUF_CACHE + BURST_SLACK; }
+unsigned port_tx_pool_size(const struct cfg_port *cp)
+{
+	return cp->tx_desc + 2 * MBUF_CACHE + BURST_SLACK + cp->extra_mbufs;
+}
 
 struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket)
 {

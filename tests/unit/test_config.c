@@ -322,7 +322,7 @@ static const struct bad syntax_rows[] = {
 };
 
 static const struct bad unknown_rows[] = {
-	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run)" },
+	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run, switch)" },
 	{ "eal = { lcore = \"0-1\"; };\n" PORTS ROLES, 1, "eal.lcore", "unknown setting 'lcore'" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring0\";\n nmae = \"b\"; } );\n" ROLES, 3, "ports.[0].nmae",
 	  "unknown setting 'nmae' (allowed: name, device," },
@@ -417,7 +417,7 @@ static const struct bad range_rows[] = {
 	  "0 is out of range (> 0" },
 	{ FLOW("message_size = { dist = \"normal\"; };"), 4, "flows.[0].message_size.dist", "unknown value 'normal'" },
 	{ FLOW("start_psn = 0x1000000;"), 4, "flows.[0].start_psn", "out of range (0x0..0xffffff)" },
-	{ EAL "ports = ( );\n" ROLES, 2, "ports", "0 ports (allowed: 1..8)" },
+	{ EAL "ports = ( );\n" ROLES, 2, "ports", "0 ports (allowed: 1..16)" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring000000000000000000000000000000000000000000000000000000000000\"; } );\n" ROLES,
 	  2, "ports.[0].device", "too long (at most 63 characters)" },
 	{ FLOW("message_size = 100; latency = { mode = \"pingpong\"; timeout_us = 0.5; };"), 4,
@@ -459,7 +459,7 @@ static const struct bad contradiction_rows[] = {
 	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"rx\"; queue = 1; } );\n", 3, "lcores.[0].queue",
 	  "queue 1 is beyond port 'a''s rx queues (0..0" },
 	{ EAL PORTS "lcores = ( { lcore = 1; port = \"c\"; role = \"rx\"; } );\n", 3, "lcores.[0].port", "no port named 'c'" },
-	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; } );\n", 3, "lcores.[0].role", "missing (required: tx, rx, txrx or reflect)" },
+	{ EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; } );\n", 3, "lcores.[0].role", "missing (required: tx, rx, txrx, reflect or switch)" },
 	{ BASE "flows = ( { name = \"f\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; qpn = 2; dest_qpn = 2;\n"
 	       " dst_ip = \"fd00::2\"; } );\n", 5, "flows.[0].dst_ip", "an IPv6 destination, but port 'a' has no ipv6 address" },
 	{ FLOW("rate_gbps = 1;\n rate_pps = 5;"), 5, "flows.[0].rate_pps", "rate_gbps and rate_pps are both set" },

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_hash.h>
+#include <rte_jhash.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "clock.h"
+#include "counters.h"
+#include "engine_state.h"
+#include "switch.h"
+#include "wire.h"
+
+#define SW_NONE UINT32_MAX
+#define SW_BURST 32
+#define WIRE_OVERHEAD 24  /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on the link */
+#define TRACE_RING 65536
+
+/* ---- set-up ------------------------------------------------------------------------------------ */
+
+static void fdb_add(struct switch_rt *s, const uint8_t mac[6], unsigned port)
+{
+	for (unsigned i = 0; i < s->n_fdb; i++)
+		if (!memcmp(s->fdb[i].mac, mac, 6)) {
+			s->fdb[i].port = (uint8_t)port; /* a host moved */
+			return;
+		}
+	if (s->n_fdb < SW_FDB) {
+		memcpy(s->fdb[s->n_fdb].mac, mac, 6);
+		s->fdb[s->n_fdb++].port = (uint8_t)port;
+	}
+}
+
+static int fdb_find(const struct switch_rt *s, const uint8_t mac[6])
+{
+	for (unsigned i = 0; i < s->n_fdb; i++)
+		if (!memcmp(s->fdb[i].mac, mac, 6))
+			return s->fdb[i].port;
+	return -1;
+}
+
+static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsigned socket)
+{
+	struct rte_hash_parameters hp = {.name = "sw_flows", .entries = SW_MAX_FLOWS, .key_len = sizeof(uint32_t),
+					 .hash_func = rte_jhash, .socket_id = (int)socket,
+					 .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
+
+	/* the buffer holds at most one frame per 60 bytes (the Ethernet minimum) */
+	s->n_pkts = (uint32_t)(c->buffer_bytes / 60 + SW_BURST);
+	s->pkts = rte_zmalloc_socket("sw_pkts", sizeof(*s->pkts) * s->n_pkts, RTE_CACHE_LINE_SIZE, (int)socket);
+	s->flows = rte_zmalloc_socket("sw_flows", sizeof(*s->flows) * SW_MAX_FLOWS, RTE_CACHE_LINE_SIZE, (int)socket);
+	s->flow_index = rte_hash_create(&hp);
+	if (!s->pkts || !s->flows || !s->flow_index)
+		return -1;
+	for (uint32_t i = 0; i < s->n_pkts; i++)
+		s->pkts[i].next = i + 1 < s->n_pkts ? i + 1 : SW_NONE;
+	s->free_head = 0;
+	if (c->trace[0]) {
+		s->trace = rte_ring_create_elem("sw_trace", sizeof(struct sw_trace_row), TRACE_RING, (int)socket,
+						RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!s->trace)
+			return -1;
+	}
+	return 0;
+}
+
+static void init_port(struct switch_rt *s, struct engine *e, unsigned idx, unsigned cfg_port, unsigned queue)
+{
+	struct sw_port *p = &s->port[idx];
+	const struct port_info *pi = &e->ports[cfg_port];
+
+	p->cfg_port = (uint16_t)cfg_port;
+	p->port_id = pi->port_id;
+	p->queue = (uint16_t)queue;
+	memcpy(p->mac, pi->mac, 6);
+	p->fp_per_byte = pace_fp_per_byte(pi->link_speed_gbps, e->tsc_hz);
+	p->map = &e->qos_map[cfg_port];
+	p->pool = pi->pool;
+	pfc_pause_init(&p->pause, pi->link_speed_gbps, e->tsc_hz);
+	for (unsigned t = 0; t < SW_TCS; t++)
+		p->q[t] = (struct sw_queue){.head = SW_NONE, .tail = SW_NONE};
+	s->port_of_cfg[cfg_port] = (int8_t)idx;
+}
+
+struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->cfg;
+	const struct cfg_switch *c = &cfg->sw;
+	unsigned socket = rte_lcore_to_socket_id(lcore);
+	struct mmu_params mp = {.buffer_bytes = c->buffer_bytes, .queue_limit = c->queue_limit_bytes, .alpha = c->alpha,
+				.pfc_priorities = c->pfc_priorities, .xoff_bytes = c->xoff_bytes,
+				.xon_bytes = c->xon_bytes, .headroom_bytes = c->headroom_bytes};
+	struct switch_rt *s = rte_zmalloc_socket("switch", sizeof(*s), RTE_CACHE_LINE_SIZE, (int)socket);
+	const char *bad, *why = NULL;
+	double slowest = 800;
+
+	if (!s)
+		goto nomem;
+	memset(s->port_of_cfg, -1, sizeof(s->port_of_cfg));
+	for (unsigned i = 0; i < cfg->n_roles; i++)
+		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
+			init_port(s, e, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
+	if ((bad = mmu_params_check(&mp, &why))) {
+		snprintf(err, errlen, "%s:%u: switch: %s: %s", cfg->file, c->line, bad, why ? why : "out of range");
+		switch_free(s);
+		return NULL;
+	}
+	mmu_init(&s->mmu, &mp, s->n_ports);
+	for (unsigned t = 0; t < SW_TCS; t++) {
+		s->has_red[t] = c->has_red[t];
+		s->red[t] = (struct red_params){.kmin_bytes = c->red[t].kmin_bytes, .kmax_bytes = c->red[t].kmax_bytes,
+						.pmax_q16 = (uint32_t)(c->red[t].pmax * 65536.0 + 0.5)};
+	}
+	s->rng = c->seed;
+	s->tsc_hz = e->tsc_hz;
+	s->delay_tsc = (uint64_t)(c->delay_us * 1e-6 * (double)e->tsc_hz);
+	s->quanta = c->pfc_quanta;
+	s->pfc_priorities = c->pfc_priorities;
+	/* XOFF again after half its pause time at the slowest port (the pause must not lapse) */
+	for (unsigned i = 0; i < s->n_ports; i++)
+		if (e->ports[s->port[i].cfg_port].link_speed_gbps < slowest)
+			slowest = e->ports[s->port[i].cfg_port].link_speed_gbps;
+	s->refresh_tsc = (uint64_t)((double)c->pfc_quanta * 512.0 / (slowest * 1e9) / 2 * (double)e->tsc_hz);
+	/* hosts on the switch's ring cables are known from the start; others are learned */
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		int peer = config_ring_peer(cfg, s->port[i].cfg_port);
+		if (peer >= 0)
+			fdb_add(s, e->ports[peer].mac, i);
+	}
+	if (create_tables(s, c, socket))
+		goto nomem;
+	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)e->tsc_hz);
+	return s;
+nomem:
+	snprintf(err, errlen, "out of memory for the switch (%llu-byte buffer; raise eal.memory_mb)",
+		 (unsigned long long)c->buffer_bytes);
+	switch_free(s);
+	return NULL;
+}
+
+void switch_free(struct switch_rt *s)
+{
+	if (!s)
+		return;
+	rte_hash_free(s->flow_index);
+	rte_ring_free(s->trace);
+	rte_free(s->flows);
+	rte_free(s->pkts);
+	rte_free(s);
+}
+
+/* ---- PFC toward an ingress port ---------------------------------------------------------------- */
+
+/* One PFC frame on port i: XOFF (the configured quanta) or XON (0) for priority prio. MAC control
+ * frames go out at once, ahead of the port's queues, as a switch's do. */
+static void send_pfc(struct switch_rt *s, unsigned i, unsigned prio, bool xoff, uint64_t now)
+{
+	struct sw_port *p = &s->port[i];
+	uint16_t quanta[WIRE_PFC_PRIORITIES] = {0};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(p->pool);
+	int len;
+
+	if (!m) {
+		STAT_ADD(p->c.pfc_tx_failed, 1);
+		return;
+	}
+	quanta[prio] = xoff ? s->quanta : 0;
+	len = wire_build_pfc(p->mac, NULL, (uint8_t)(1u << prio), quanta, rte_pktmbuf_mtod(m, uint8_t *),
+			     rte_pktmbuf_tailroom(m));
+	m->data_len = m->pkt_len = (uint32_t)(len > 0 ? len : 0);
+	if (len <= 0 || rte_eth_tx_burst(p->port_id, p->queue, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		STAT_ADD(p->c.pfc_tx_failed, 1);
+		return;
+	}
+	if (xoff) {
+		STAT_ADD(p->c.pfc_xoff_tx[prio], 1);
+		p->xoff_refresh_tsc[prio] = now + s->refresh_tsc;
+	} else {
+		STAT_ADD(p->c.pfc_xon_tx[prio], 1);
+	}
+}
+
+/* XOFF in force is sent again before the last one's pause runs out. */
+static void refresh_xoff(struct switch_rt *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->n_ports; i++)
+		for (unsigned pr = 0; s->pfc_priorities && pr < SW_TCS; pr++)
+			if (mmu_xoff(&s->mmu, i, pr) && now >= s->port[i].xoff_refresh_tsc[pr])
+				send_pfc(s, i, pr, true, now);
+}
+
+/* ---- RX: classify, admit, queue ---------------------------------------------------------------- */
+
+static int32_t flow_of(struct switch_rt *s, unsigned out, const struct wire_pkt *p)
+{
+	uint32_t key = (uint32_t)out << 24 | p->bth.dqpn;
+	int32_t pos;
+
+	if (p->kind != WIRE_KIND_ROCE && p->kind != WIRE_KIND_CNP)
+		return -1;
+	pos = rte_hash_lookup(s->flow_index, &key);
+	if (pos >= 0)
+		return pos;
+	pos = rte_hash_add_key(s->flow_index, &key);
+	if (pos < 0) {
+		STAT_ADD(s->flow_table_full, 1);
+		return -1;
+	}
+	s->flows[pos] = (struct sw_flow){.out = (uint16_t)out, .dqpn = p->bth.dqpn};
+	__atomic_store_n(&s->n_flows, s->n_flows + 1, __ATOMIC_RELEASE);
+	return pos;
+}
+
+static void count_drop(struct switch_rt *s, struct sw_port *in, enum mmu_verdict v, int32_t flow)
+{
+	if (v == MMU_DROP_BUFFER)
+		STAT_ADD(in->c.drop_buffer, 1);
+	else if (v == MMU_DROP_QUEUE)
+		STAT_ADD(in->c.drop_queue, 1);
+	else
+		STAT_ADD(in->c.drop_headroom, 1);
+	if (flow >= 0)
+		STAT_ADD(s->flows[flow].dropped, 1);
+}
+
+static void enqueue(struct switch_rt *s, unsigned out, unsigned tc, uint32_t d)
+{
+	struct sw_queue *q = &s->port[out].q[tc];
+
+	s->pkts[d].next = SW_NONE;
+	if (q->tail == SW_NONE)
+		q->head = d;
+	else
+		s->pkts[q->tail].next = d;
+	q->tail = d;
+	q->n++;
+	s->tc_used[out] |= (uint8_t)(1u << tc);
+}
+
+/* One received frame (not MAC control) of port i. */
+static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_t now)
+{
+	struct sw_port *in = &s->port[i];
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct wire_pkt p;
+	enum mmu_verdict v;
+	unsigned prio = 0, tc;
+	bool ip, pfc_change = false;
+	int out;
+	int32_t flow;
+	uint32_t d;
+
+	wire_parse(f, m->data_len, 0, &p);
+	fdb_add(s, p.l2.src, i);
+	out = fdb_find(s, p.l2.dst);
+	if (out < 0 || out == (int)i) {
+		STAT_ADD(in->c.drop_unknown_dst, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	ip = p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP;
+	if (ip)
+		prio = qos_priority(in->map, p.ip.dscp, p.l2.vlan, p.l2.pcp);
+	tc = in->map->prio_to_tc[prio];
+	flow = flow_of(s, (unsigned)out, &p);
+	v = mmu_enqueue(&s->mmu, i, prio, (unsigned)out, tc, m->pkt_len, &pfc_change);
+	if (pfc_change)
+		send_pfc(s, i, prio, true, now);
+	if (v == MMU_ADMIT && s->free_head == SW_NONE) { /* cannot happen with a descriptor per 60 bytes */
+		mmu_dequeue(&s->mmu, i, prio, (unsigned)out, tc, m->pkt_len, &pfc_change);
+		if (pfc_change)
+			send_pfc(s, i, prio, false, now);
+		STAT_ADD(in->c.drop_no_descriptor, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (v != MMU_ADMIT) {
+		count_drop(s, in, v, flow);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	d = s->free_head;
+	s->free_head = s->pkts[d].next;
+	s->pkts[d] = (struct sw_pkt){.m = m, .ready_tsc = now + s->delay_tsc, .flow = flow, .len = (uint16_t)m->pkt_len,
+				     .in = (uint8_t)i, .prio = (uint8_t)prio, .l3_off = (uint8_t)p.l3_off,
+				     .ect = ip && p.ip.ecn != WIRE_ECN_NOT_ECT ? p.ip.version : 0};
+	if (flow >= 0)
+		STAT_ADD(s->flows[flow].admitted, 1);
+	enqueue(s, (unsigned)out, tc, d);
+}
+
+static void rx_port(struct switch_rt *s, unsigned i, uint64_t now)
+{
+	struct sw_port *in = &s->port[i];
+	struct rte_mbuf *burst[SW_BURST];
+	uint16_t n = rte_eth_rx_burst(in->port_id, in->queue, burst, SW_BURST);
+	uint64_t bytes = 0;
+
+	for (uint16_t k = 0; k < n; k++) {
+		struct rte_mbuf *m = burst[k];
+		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		bytes += m->pkt_len;
+		if (m->data_len >= 14 && f[12] == 0x88 && f[13] == 0x08) { /* MAC control: PFC or PAUSE */
+			struct wire_pkt p;
+			if (wire_parse(f, m->data_len, 0, &p) == WIRE_KIND_PFC) {
+				pfc_pause_frame(&in->pause, p.pfc_enable, p.quanta, now);
+				for (unsigned pr = 0; pr < SW_TCS; pr++)
+					if (p.pfc_enable >> pr & 1)
+						STAT_ADD(in->c.pfc_rx[pr], 1);
+			} else if (p.kind == WIRE_KIND_PAUSE) {
+				pfc_pause_all(&in->pause, p.quanta[0], now);
+			}
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		forward(s, i, m, now);
+	}
+	STAT_ADD(in->c.rx_frames, n);
+	STAT_ADD(in->c.rx_bytes, bytes);
+}
+
+/* ---- TX: the emulated link ----------------------------------------------------------------------- */
+
+/* ECN-CE into a frame's IP header (the ICRC leaves ToS / traffic class out). */
+static void mark_ce(struct sw_pkt *x)
+{
+	uint8_t *ip = rte_pktmbuf_mtod(x->m, uint8_t *) + x->l3_off;
+
+	if (x->ect == 4) {
+		ip[1] |= WIRE_ECN_CE;
+		wire_put16(ip + 10, wire_ipv4_checksum(ip));
+	} else {
+		ip[1] |= WIRE_ECN_CE << 4;
+	}
+}
+
+/* The class to serve now: the highest whose head may leave (arrived its delay ago, not paused). */
+static int pick_class(const struct switch_rt *s, const struct sw_port *o, uint64_t now)
+{
+	for (int tc = SW_TCS - 1; tc >= 0; tc--) {
+		const struct sw_queue *q = &o->q[tc];
+		const struct sw_pkt *h;
+		if (!q->n)
+			continue;
+		h = &s->pkts[q->head];
+		if (h->ready_tsc <= now && !pfc_paused(&o->pause, h->prio, now))
+			return tc;
+	}
+	return -1;
+}
+
+static struct rte_mbuf *dequeue(struct switch_rt *s, unsigned out, unsigned tc, uint64_t now)
+{
+	struct sw_port *o = &s->port[out];
+	struct sw_queue *q = &o->q[tc];
+	uint32_t d = q->head;
+	struct sw_pkt *x = &s->pkts[d];
+	struct rte_mbuf *m = x->m;
+	bool pfc_change = false;
+
+	q->head = x->next;
+	if (q->head == SW_NONE)
+		q->tail = SW_NONE;
+	q->n--;
+	mmu_dequeue(&s->mmu, x->in, x->prio, out, tc, x->len, &pfc_change);
+	if (pfc_change)
+		send_pfc(s, x->in, x->prio, false, now);
+	/* RED on the queue the frame leaves behind, at dequeue (DCQCN's congestion point) */
+	if (x->ect && s->has_red[tc] && red_should_mark(&s->red[tc], s->mmu.queue[out][tc], &s->rng)) {
+		mark_ce(x);
+		STAT_ADD(o->c.ecn_marked[tc], 1);
+		if (x->flow >= 0)
+			STAT_ADD(s->flows[x->flow].marked, 1);
+	}
+	if (x->flow >= 0)
+		STAT_ADD(s->flows[x->flow].sent, 1);
+	o->next_free_fp += o->fp_per_byte * (uint64_t)(x->len + WIRE_OVERHEAD);
+	x->next = s->free_head;
+	s->free_head = d;
+	return m;
+}
+
+static bool flush_pending(struct sw_port *o)
+{
+	uint16_t sent;
+
+	if (!o->n_pending)
+		return true;
+	sent = rte_eth_tx_burst(o->port_id, o->queue, o->pending + o->pending_off, (uint16_t)o->n_pending);
+	o->pending_off += sent;
+	o->n_pending -= sent;
+	if (o->n_pending)
+		return false;
+	o->pending_off = 0;
+	return true;
+}
+
+static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
+{
+	struct sw_port *o = &s->port[out];
+	uint64_t now_fp = now << PACE_SHIFT, bytes = 0;
+	struct rte_mbuf *burst[SW_BURST];
+	unsigned n = 0;
+	uint16_t sent;
+	int tc;
+
+	if (!flush_pending(o))
+		return;
+	if (o->next_free_fp < now_fp) /* an idle link keeps no credit */
+		o->next_free_fp = now_fp;
+	/* frames whose transmission starts by now (the link is free at next_free) */
+	while (n < SW_BURST && o->next_free_fp <= now_fp + (o->fp_per_byte * 64) && (tc = pick_class(s, o, now)) >= 0) {
+		burst[n] = dequeue(s, out, (unsigned)tc, now);
+		bytes += burst[n]->pkt_len;
+		n++;
+	}
+	if (!n)
+		return;
+	STAT_ADD(o->c.tx_frames, n);
+	STAT_ADD(o->c.tx_bytes, bytes);
+	sent = rte_eth_tx_burst(o->port_id, o->queue, burst, (uint16_t)n);
+	for (unsigned k = sent; k < n; k++) /* the peer's ring is full: they go first next time */
+		o->pending[o->n_pending++] = burst[k];
+}
+
+/* ---- trace ------------------------------------------------------------------------------------- */
+
+static void trace(struct switch_rt *s, uint64_t now)
+{
+	uint64_t ns = clock_tsc_to_ns(now);
+
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		struct sw_port *p = &s->port[i];
+		uint8_t xoff = 0, paused = 0;
+		uint64_t dropped = p->c.drop_buffer + p->c.drop_queue + p->c.drop_headroom;
+
+		for (unsigned pr = 0; pr < SW_TCS; pr++) {
+			xoff |= (uint8_t)(mmu_xoff(&s->mmu, i, pr) << pr);
+			paused |= (uint8_t)(pfc_paused(&p->pause, pr, now) << pr);
+		}
+		for (unsigned tc = 0; tc < SW_TCS; tc++) {
+			struct sw_trace_row r = {.time_ns = ns, .queue_bytes = s->mmu.queue[i][tc],
+						 .buffer_used = s->mmu.used, .dropped = dropped,
+						 .marked = p->c.ecn_marked[tc], .port = p->cfg_port, .tc = (uint8_t)tc,
+						 .xoff = xoff, .paused = paused};
+			if (!(s->tc_used[i] >> tc & 1))
+				continue;
+			if (rte_ring_sp_enqueue_elem(s->trace, &r, sizeof(r)) != 0)
+				STAT_ADD(s->trace_dropped, 1);
+		}
+	}
+}
+
+void switch_poll(struct switch_rt *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->n_ports; i++)
+		rx_port(s, i, now);
+	for (unsigned i = 0; i < s->n_ports; i++)
+		tx_port(s, i, now);
+	if (s->pfc_priorities)
+		refresh_xoff(s, now);
+	if (s->trace && now >= s->next_trace_tsc) {
+		trace(s, now);
+		s->next_trace_tsc = (s->next_trace_tsc ? s->next_trace_tsc : now) + s->trace_every_tsc;
+		if (s->next_trace_tsc < now)
+			s->next_trace_tsc = now + s->trace_every_tsc;
+	}
+}
+
+void switch_flush(struct switch_rt *s)
+{
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		struct sw_port *o = &s->port[i];
+		if (o->n_pending)
+			rte_pktmbuf_free_bulk(o->pending + o->pending_off, o->n_pending);
+		o->n_pending = 0;
+		for (unsigned tc = 0; tc < SW_TCS; tc++)
+			for (uint32_t d = o->q[tc].head; d != SW_NONE; d = s->pkts[d].next)
+				rte_pktmbuf_free(s->pkts[d].m); /* counted: admitted - sent = still queued */
+	}
+}
+
+void switch_trace_header(FILE *csv)
+{
+	fprintf(csv, "time_ns,port,tc,queue_bytes,buffer_bytes,xoff,paused,dropped,ecn_marked\n");
+}
+
+unsigned switch_trace_drain(struct switch_rt *s, const struct engine *e, FILE *csv)
+{
+	struct sw_trace_row r;
+	unsigned n = 0;
+
+	while (s->trace && rte_ring_sc_dequeue_elem(s->trace, &r, sizeof(r)) == 0) {
+		fprintf(csv, "%llu,%s,%u,%llu,%llu,0x%02x,0x%02x,%llu,%llu\n", (unsigned long long)r.time_ns,
+			e->cfg->ports[r.port].name, r.tc, (unsigned long long)r.queue_bytes,
+			(unsigned long long)r.buffer_used, r.xoff, r.paused, (unsigned long long)r.dropped,
+			(unsigned long long)r.marked);
+		n++;
+	}
+	return n;
+}

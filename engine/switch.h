@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The virtual lab's switch (docs/virtual-lab.md): the ports with role "switch" forward frames
+ * between them the way a shared-buffer data-centre switch does, so that closed-loop DCQCN and PFC
+ * experiments run with no NIC. One lcore polls every switch port:
+ *
+ *   RX: MAC control frames (PFC, PAUSE) pause the port's egress; other frames go by destination
+ *       MAC (a table filled from the ring peers of the switch ports at start, and learned from
+ *       source MACs) to an egress queue per (port, traffic class), the class from the ingress
+ *       port's map (qos); the buffer (qos/switch_mmu.h) admits or drops them, and asks for PFC
+ *       toward the ingress port for lossless priorities.
+ *   TX: each port drains at its `link_speed_gbps` in real time (TSC): a frame leaves when the link
+ *       is free and the frame has spent the link's `delay_us` in the switch; classes are served
+ *       strictly (highest first), a class paused by PFC waits; at dequeue, ECN-capable frames are
+ *       marked CE with RED on the queue left behind (cc/red.h, the simulator's code).
+ *
+ * Per flow (egress port, destination QPN) the frames admitted, dropped, sent and marked are
+ * counted, so that every frame a sender sent is accounted: received, dropped, or still queued.
+ * Queue depths go to a CSV (switch.trace) through a DPDK ring the main lcore drains.
+ */
+#ifndef ROCE_ENGINE_SWITCH_H
+#define ROCE_ENGINE_SWITCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pfc.h"
+#include "red.h"
+#include "switch_mmu.h"
+
+#define SW_MAX_PORTS MMU_MAX_PORTS
+#define SW_TCS 8
+#define SW_MAX_FLOWS 65536
+#define SW_FDB 64
+
+struct rte_mbuf;
+struct rte_mempool;
+struct rte_ring;
+struct rte_hash;
+struct qos_map;
+
+/* A frame in the buffer: a node of its queue's list. */
+struct sw_pkt {
+	struct rte_mbuf *m;
+	uint64_t ready_tsc;          /* arrival + the link's delay: it may leave from then on */
+	uint32_t next;               /* next in its queue, or SW_NONE */
+	int32_t flow;                /* index in the flow table, -1: not a RoCE frame (or the table was full) */
+	uint16_t len;
+	uint8_t in, prio;
+	uint8_t l3_off;              /* where the IP header is */
+	uint8_t ect;                 /* ECN-capable: 4 (IPv4) or 6 (IPv6), else 0 */
+};
+
+struct sw_queue {
+	uint32_t head, tail, n;
+};
+
+struct sw_port_counters {
+	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t drop_buffer, drop_queue, drop_headroom, drop_unknown_dst, drop_no_descriptor;
+	uint64_t ecn_marked[SW_TCS];
+	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
+	uint64_t pfc_rx[SW_TCS];
+};
+
+struct sw_port {
+	uint16_t cfg_port, port_id, queue;
+	uint8_t mac[6];
+	uint64_t fp_per_byte;        /* the emulated link: TSC cycles << PACE_SHIFT per byte on the wire */
+	uint64_t next_free_fp;       /* the link is busy until then */
+	struct sw_queue q[SW_TCS];
+	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
+	uint64_t xoff_refresh_tsc[SW_TCS]; /* when XOFF toward this port is sent again */
+	const struct qos_map *map;
+	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
+	struct rte_mbuf *pending[64];
+	unsigned n_pending, pending_off;
+	uint64_t paused_ns_base;
+	struct sw_port_counters c;
+};
+
+struct sw_flow {
+	uint16_t out;
+	uint32_t dqpn;
+	uint64_t admitted, dropped, sent, marked;
+};
+
+/* A row of the queue-depth trace (switch.trace). */
+struct sw_trace_row {
+	uint64_t time_ns;
+	uint64_t queue_bytes;
+	uint64_t buffer_used;
+	uint64_t dropped, marked;
+	uint16_t port;               /* config port index */
+	uint8_t tc;
+	uint8_t xoff;                /* priorities in XOFF toward this port */
+	uint8_t paused;              /* priorities whose egress here is paused */
+	uint8_t pad[3];
+};
+
+struct switch_rt {
+	unsigned n_ports;
+	struct sw_port port[SW_MAX_PORTS];
+	int8_t port_of_cfg[64];      /* config port -> index here, -1 */
+	struct switch_mmu mmu;
+	bool has_red[SW_TCS];
+	struct red_params red[SW_TCS];
+	uint64_t rng;
+	uint64_t delay_tsc, refresh_tsc, tsc_hz;
+	uint16_t quanta;
+	uint8_t pfc_priorities;
+	unsigned n_fdb;
+	struct { uint8_t mac[6]; uint8_t port; } fdb[SW_FDB];
+	struct sw_pkt *pkts;         /* descriptors: as many as the buffer can hold frames */
+	uint32_t n_pkts, free_head;
+	struct rte_hash *flow_index; /* (egress port << 24 | destination QPN) -> flows[] */
+	struct sw_flow *flows;
+	uint32_t n_flows;
+	uint64_t flow_table_full;
+	uint8_t tc_used[SW_MAX_PORTS]; /* classes that ever held a frame, per port (the trace's rows) */
+	struct rte_ring *trace;      /* sw_trace_row elements, or NULL */
+	uint64_t trace_every_tsc, next_trace_tsc, trace_dropped;
+};
+
+struct engine;
+/* The switch of the config, on the lcore of its roles; NULL with err on failure. */
+struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, size_t errlen);
+void switch_free(struct switch_rt *s);
+/* The lcore loop: receive, forward, drain the egress links, PFC refreshes, trace. */
+void switch_poll(struct switch_rt *s, uint64_t now_tsc);
+/* After the lcores stopped: the frames still queued go back to their pools (counted per flow as
+ * queued at the end). */
+void switch_flush(struct switch_rt *s);
+/* Main lcore: the trace rows waiting in the ring, as CSV lines. */
+unsigned switch_trace_drain(struct switch_rt *s, const struct engine *e, FILE *csv);
+void switch_trace_header(FILE *csv);
+
+#endif
