@@ -460,7 +460,10 @@ static void trace(struct switch_rt *s, uint64_t now)
 
 void switch_poll(struct switch_rt *s, uint64_t now)
 {
-	for (unsigned i = 0; i < s->n_ports; i++)
+	/* ingress ports take turns at going first, as a switch's ingress arbitration does: with one
+	 * fixed order the first port would win every slot a full queue frees */
+	s->rx_first = s->rx_first + 1 < s->n_ports ? s->rx_first + 1 : 0;
+	for (unsigned k = 0, i = s->rx_first; k < s->n_ports; k++, i = i + 1 < s->n_ports ? i + 1 : 0)
 		rx_port(s, i, now);
 	for (unsigned i = 0; i < s->n_ports; i++)
 		tx_port(s, i, now);

@@ -101,6 +101,7 @@ struct sw_trace_row {
 
 struct switch_rt {
 	unsigned n_ports;
+	unsigned rx_first;           /* the ingress port served first this poll (rotates) */
 	struct sw_port port[SW_MAX_PORTS];
 	int8_t port_of_cfg[64];      /* config port -> index here, -1 */
 	struct switch_mmu mmu;
