@@ -2092,6 +2092,33 @@ int config_ring_peer(const struct engine_config *cfg, unsigned p)
 	return -1;
 }
 
+/* fdb = ( { mac = "..."; port = "s4"; }, ... ): hosts the switch knows before they send (those on
+ * its ring cables it knows anyway; others are learned from their source MACs). */
+static int switch_fdb(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
+{
+	static const char *const keys[] = { "mac", "port", NULL };
+	const config_setting_t *ls = config_setting_get_member(ss, "fdb"), *s;
+	int p;
+
+	if (!ls)
+		return 0;
+	if (!config_setting_is_list(ls) || config_setting_length(ls) > CFG_MAX_FDB)
+		return cr_fail(&ld->r, ls, "must be a list of up to %d { mac = \"...\"; port = \"...\"; }", CFG_MAX_FDB);
+	for (int i = 0; i < config_setting_length(ls); i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { mac; port; }") || cr_known_keys(&ld->r, e, keys) ||
+		    !(s = cr_required(&ld->r, e, "mac", "the host's MAC address")) || mac_value(ld, s, w->fdb[i].mac) ||
+		    (p = port_ref(ld, e)) < 0)
+			return -1;
+		if (!ld->cfg->ports[p].is_switch_port)
+			return cr_fail_member(&ld->r, e, "port", "port '%s' is not a switch port (role \"switch\")",
+					      ld->cfg->ports[p].name);
+		w->fdb[i].port = (unsigned)p;
+	}
+	w->n_fdb = (unsigned)config_setting_length(ls);
+	return 0;
+}
+
 /* The switch roles: all on one lcore, and only where a `switch` group says how to switch. */
 static int switch_roles(struct loader *ld, const config_setting_t *root)
 {
@@ -2131,7 +2158,7 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 static int parse_switch(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "buffer_kb", "queue_limit_kb", "alpha", "pfc", "ecn", "delay_us", "trace",
-					    "trace_interval_us", "seed", NULL };
+					    "trace_interval_us", "seed", "fdb", NULL };
 	struct cfg_switch *w = &ld->cfg->sw;
 	const config_setting_t *ss;
 	double buffer = 2048, limit = 0;
@@ -2165,7 +2192,9 @@ static int parse_switch(struct loader *ld, const config_setting_t *root)
 			return cr_fail_member(&ld->r, ss, "pfc", "xoff_kb + headroom_kb exceed buffer_kb: one port could "
 					      "fill the buffer before its PFC takes effect");
 	}
-	return switch_roles(ld, root);
+	if (switch_roles(ld, root))
+		return -1;
+	return w->present ? switch_fdb(ld, ss, w) : 0;
 }
 
 static int load_root(void *arg, const config_setting_t *root)

@@ -132,6 +132,8 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 		if (peer >= 0)
 			fdb_add(s, e->ports[peer].mac, i);
 	}
+	for (unsigned i = 0; i < c->n_fdb; i++)
+		fdb_add(s, c->fdb[i].mac, (unsigned)s->port_of_cfg[c->fdb[i].port]);
 	if (create_tables(s, c, socket))
 		goto nomem;
 	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)e->tsc_hz);

@@ -110,6 +110,22 @@ def test_lossless_class_loses_nothing_next_to_a_lossy_one(engine):
     _conservation(rep)
 
 
+def test_two_bottlenecks_and_pfc_victim_flow(engine):
+    """f0 and f1 share s4 (2 Gb/s) fairly under DCQCN; f2, which shares only h1's link with f1, is
+    paused by the XOFF that f1's backlog at s4 triggers on s1: it gets far less than the 3 Gb/s
+    its own path could carry."""
+    rep = _lab(engine, "lab-multi-bottleneck.cfg")
+    f = {x["name"]: x for x in rep["flows"]}
+    assert _drops(rep) == 0
+    assert _jain([f["f0"]["goodput_gbps"], f["f1"]["goodput_gbps"]]) > 0.95
+    assert 0.6 < f["f0"]["goodput_gbps"] + f["f1"]["goodput_gbps"] < 2.0
+    s1 = next(p for p in rep["switch"]["ports"] if p["port"] == "s1")
+    h1 = next(p for p in rep["ports"] if p["name"] == "h1")
+    assert s1["pfc_xoff_tx"][3] > 100 and h1["paused_ns"][3] > 0.1 * SECONDS * 1e9
+    assert f["f2"]["cnp_rx"] < f["f1"]["cnp_rx"] / 10  # f2's own path is not congested
+    assert f["f2"]["goodput_gbps"] < 2.5, f["f2"]
+
+
 @pytest.mark.parametrize("switch,roles,msg", [
     ("", [role(1, "a", "switch"), role(1, "b", "switch")], 'switch: missing: lcores.[0] has role "switch"'),
     ("switch = { buffer_kb = 64; };", [role(1, "a", "switch"), role(1, "b", "txrx")],
@@ -119,6 +135,10 @@ def test_lossless_class_loses_nothing_next_to_a_lossy_one(engine):
      [role(1, "a", "switch"), role(1, "b", "switch")], "exceed buffer_kb"),
     ("switch = { buffer_kb = 64; ecn = ( { tc = 3; kmin_kb = 50; kmax_kb = 10; } ); };",
      [role(1, "a", "switch"), role(1, "b", "switch")], "is below kmin_kb"),
+    ('switch = { buffer_kb = 64; fdb = ( { mac = "02:00:00:00:00:09"; port = "zz"; } ); };',
+     [role(1, "a", "switch"), role(1, "b", "switch")], "switch.fdb.[0].port: no port named 'zz'"),
+    ('switch = { buffer_kb = 64; fdb = ( { mac = "02:00:00:00:00:0"; port = "a"; } ); };',
+     [role(1, "a", "switch"), role(1, "b", "switch")], "is not a MAC address"),
 ])
 def test_switch_config_errors(engine, switch, roles, msg):
     ports, _ = pair_ports("swerr")
