@@ -9,6 +9,7 @@
 #include <rte_ethdev.h>
 
 #include "engine_state.h"
+#include "switch.h"
 
 void stats_port_totals(const struct engine *e, unsigned port, struct port_totals *t)
 {
@@ -51,6 +52,13 @@ void stats_port_totals(const struct engine *e, unsigned port, struct port_totals
 	t->rx_frames = t->rx.frames;
 	t->rx_bytes = t->rx.bytes;
 	t->rx_malformed = t->rx.kind[WIRE_KIND_MALFORMED];
+	if (e->sw && e->sw->port_of_cfg[port] >= 0) { /* a port of the lab's switch: its own counts */
+		const struct sw_port_counters *c = &e->sw->port[e->sw->port_of_cfg[port]].c;
+		t->tx_packets = stat_read(&c->tx_frames);
+		t->tx_bytes = stat_read(&c->tx_bytes);
+		t->rx_frames = stat_read(&c->rx_frames);
+		t->rx_bytes = stat_read(&c->rx_bytes);
+	}
 }
 
 bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_qp_counters *out)

@@ -20,6 +20,7 @@
 #define SW_BURST 32
 #define WIRE_OVERHEAD 24  /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on the link */
 #define TRACE_RING 65536
+#define LINK_LAG_US 1000  /* how far behind a busy emulated link may fall and still catch up */
 
 /* ---- set-up ------------------------------------------------------------------------------------ */
 
@@ -119,6 +120,7 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 	s->rng = c->seed;
 	s->tsc_hz = e->tsc_hz;
 	s->delay_tsc = (uint64_t)(c->delay_us * 1e-6 * (double)e->tsc_hz);
+	s->lag_fp = (e->tsc_hz * LINK_LAG_US / 1000000) << PACE_SHIFT;
 	s->quanta = c->pfc_quanta;
 	s->pfc_priorities = c->pfc_priorities;
 	/* XOFF again after half its pause time at the slowest port (the pause must not lapse) */
@@ -415,8 +417,16 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 
 	if (!flush_pending(o))
 		return;
-	if (o->next_free_fp < now_fp) /* an idle link keeps no credit */
-		o->next_free_fp = now_fp;
+	/* An idle link keeps no credit. A busy one whose lcore was held up (the host took the CPU)
+	 * sends what the link would have sent meanwhile, up to LINK_LAG_US: resetting it to now would
+	 * make the link slower than its rate whenever a loop turn takes longer than a frame's time. */
+	if (o->next_free_fp < now_fp) {
+		bool idle = true;
+		for (unsigned tc = 0; tc < SW_TCS && idle; tc++)
+			idle = o->q[tc].n == 0;
+		if (idle || o->next_free_fp + s->lag_fp < now_fp)
+			o->next_free_fp = idle ? now_fp : now_fp - s->lag_fp;
+	}
 	/* frames whose transmission starts by now (the link is free at next_free) */
 	while (n < SW_BURST && o->next_free_fp <= now_fp + (o->fp_per_byte * 64) && (tc = pick_class(s, o, now)) >= 0) {
 		burst[n] = dequeue(s, out, (unsigned)tc, now);

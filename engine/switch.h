@@ -109,6 +109,7 @@ struct switch_rt {
 	struct red_params red[SW_TCS];
 	uint64_t rng;
 	uint64_t delay_tsc, refresh_tsc, tsc_hz;
+	uint64_t lag_fp;             /* LINK_LAG_US in TSC << PACE_SHIFT */
 	uint16_t quanta;
 	uint8_t pfc_priorities;
 	unsigned n_fdb;
