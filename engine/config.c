@@ -1688,16 +1688,17 @@ static int parse_collectives(struct loader *ld, const config_setting_t *root)
 
 /* ---- responders ------------------------------------------------------------------------------ */
 
-static int parse_responder(struct loader *ld, const config_setting_t *rs, unsigned idx)
+/* A responders entry, or (peer_only) a peers entry: only the QPN pairs. */
+static int parse_responder(struct loader *ld, const config_setting_t *rs, struct cfg_responder *r, bool peer_only)
 {
 	static const char *const keys[] = {"port", "qpn", "peer_qpn", "count", "qpn_step", "peer_qpn_step", "mtu",
 					   "start_psn", "ack_every", "pkey", NULL};
-	struct cfg_responder *r = &ld->cfg->responders[idx];
+	static const char *const peer_keys[] = {"port", "qpn", "peer_qpn", "count", "qpn_step", "peer_qpn_step", NULL};
 	unsigned v = 0;
 	int i;
 
 	if (cr_want_type(&ld->r, rs, CONFIG_TYPE_GROUP, "a group { port = ...; qpn = ...; peer_qpn = ...; }") ||
-	    cr_known_keys(&ld->r, rs, keys))
+	    cr_known_keys(&ld->r, rs, peer_only ? peer_keys : keys))
 		return -1;
 	r->line = config_setting_source_line(rs);
 	r->count = 1;
@@ -1750,9 +1751,32 @@ static int parse_responders(struct loader *ld, const config_setting_t *root)
 	if (n > CFG_MAX_RESPONDERS)
 		return cr_fail(&ld->r, s, "%d responder groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
 	for (int i = 0; i < n; i++) {
-		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->responders[i], false))
 			return -1;
 		ld->cfg->n_responders++;
+	}
+	return 0;
+}
+
+/* peers = ( { port; qpn; peer_qpn; count; qpn_step; peer_qpn_step; } ): QPs in other processes
+ * that send to local QPNs (UC, UD or RC): the notification point addresses its CNPs to them. */
+static int parse_peers(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *s = config_setting_get_member(root, "peers");
+	int n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return cr_fail(&ld->r, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
+			       cr_type_name(s));
+	n = config_setting_length(s);
+	if (n > CFG_MAX_RESPONDERS)
+		return cr_fail(&ld->r, s, "%d peer groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
+	for (int i = 0; i < n; i++) {
+		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->peers[i], true))
+			return -1;
+		ld->cfg->n_peers++;
 	}
 	return 0;
 }
@@ -2200,12 +2224,12 @@ static int parse_switch(struct loader *ld, const config_setting_t *root)
 static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
-					    "pfc_generators", "phases", "run", "switch", NULL };
+					    "pfc_generators", "phases", "run", "switch", "peers", NULL };
 	struct loader *ld = arg;
 
 	return cr_known_keys(&ld->r, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_switch(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
-			       parse_responders(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
+			       parse_responders(ld, root) || parse_peers(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
 			       parse_run(ld, root)
 		       ? -1
 		       : 0;

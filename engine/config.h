@@ -303,6 +303,8 @@ struct engine_config {
 	struct cfg_flow_group groups[CFG_MAX_FLOW_GROUPS];
 	unsigned n_responders;
 	struct cfg_responder responders[CFG_MAX_RESPONDERS];
+	unsigned n_peers;             /* `peers`: remote QPs sending to local QPNs (CNPs go to them) */
+	struct cfg_responder peers[CFG_MAX_RESPONDERS];
 	unsigned n_collectives;
 	struct cfg_collective collectives[CFG_MAX_COLLECTIVES];
 	unsigned n_phases;

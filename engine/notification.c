@@ -32,6 +32,17 @@ static int add_peer(uint16_t port, uint32_t qpn, uint32_t peer)
 	return 0;
 }
 
+/* The QPN pairs of `responders` and `peers` entries. */
+static int add_pairs(const struct cfg_responder *list, unsigned n)
+{
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned i = 0; i < list[r].count; i++)
+			if (add_peer((uint16_t)list[r].port, list[r].qpn + i * list[r].qpn_step,
+				     list[r].peer_qpn + i * list[r].peer_qpn_step))
+				return -1;
+	return 0;
+}
+
 int notification_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
 	struct rte_hash_parameters hp = {.name = "np_peers", .key_len = sizeof(uint32_t), .hash_func = rte_jhash,
@@ -43,6 +54,8 @@ int notification_table_build(const struct engine_config *cfg, const uint8_t port
 			n += cfg->groups[g].count;
 	for (unsigned i = 0; i < cfg->n_responders; i++)
 		n += cfg->responders[i].count;
+	for (unsigned i = 0; i < cfg->n_peers; i++)
+		n += cfg->peers[i].count;
 	if (n == 0)
 		return 0;
 	hp.entries = n < 8 ? 8 : n;
@@ -58,12 +71,8 @@ int notification_table_build(const struct engine_config *cfg, const uint8_t port
 			if (add_peer((uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))
 				return -1;
 	}
-	for (unsigned r = 0; r < cfg->n_responders; r++) {
-		const struct cfg_responder *rs = &cfg->responders[r];
-		for (unsigned i = 0; i < rs->count; i++)
-			if (add_peer((uint16_t)rs->port, rs->qpn + i * rs->qpn_step, rs->peer_qpn + i * rs->peer_qpn_step))
-				return -1;
-	}
+	if (add_pairs(cfg->responders, cfg->n_responders) || add_pairs(cfg->peers, cfg->n_peers))
+		return -1;
 	return 0;
 }
 

@@ -322,7 +322,7 @@ static const struct bad syntax_rows[] = {
 };
 
 static const struct bad unknown_rows[] = {
-	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run, switch)" },
+	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run, switch, peers)" },
 	{ "eal = { lcore = \"0-1\"; };\n" PORTS ROLES, 1, "eal.lcore", "unknown setting 'lcore'" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring0\";\n nmae = \"b\"; } );\n" ROLES, 3, "ports.[0].nmae",
 	  "unknown setting 'nmae' (allowed: name, device," },
@@ -586,6 +586,9 @@ static const struct bad cc_rows[] = {
 	{ PORT("rx_inject = ( { action = \"ce\"; psn = 4; } );"), 2, "ports.[0].rx_inject.[0].psn", "unknown setting 'psn'" },
 	{ BASE "run = { cc_trace_interval_us = 0.5; };\n", 4, "run.cc_trace_interval_us", "0.5 is out of range (1..1e+09)" },
 	{ BASE "run = { cc_trace_qps = 0; };\n", 4, "run.cc_trace_qps", "0 is out of range" },
+	{ BASE "peers = ( { port = \"a\"; qpn = 0x10; peer_qpn = 0x20; mtu = 1024; } );\n", 4, "peers.[0].mtu",
+	  "unknown setting 'mtu' (allowed: port, qpn, peer_qpn, count, qpn_step, peer_qpn_step)" },
+	{ BASE "peers = { port = \"a\"; };\n", 4, "peers", "must be a list" },
 };
 
 static void check_rows(const char *category, const struct bad *rows, size_t n)
