@@ -2143,6 +2143,43 @@ static int switch_fdb(struct loader *ld, const config_setting_t *ss, struct cfg_
 	return 0;
 }
 
+/* vlans = ( { vid = 100; ports = ["s0", "s1"]; }, ... ): a tagged frame goes only between ports of
+ * its VLAN; untagged frames go anywhere. */
+static int switch_vlans(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
+{
+	static const char *const keys[] = { "vid", "ports", NULL };
+	const config_setting_t *ls = config_setting_get_member(ss, "vlans"), *ps;
+	unsigned vid;
+
+	if (!ls)
+		return 0;
+	if (!config_setting_is_list(ls) || config_setting_length(ls) > CFG_MAX_VLANS)
+		return cr_fail(&ld->r, ls, "must be a list of up to %d { vid = N; ports = [\"s0\", ...]; }", CFG_MAX_VLANS);
+	for (int i = 0; i < config_setting_length(ls); i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { vid; ports; }") || cr_known_keys(&ld->r, e, keys) ||
+		    !cr_required(&ld->r, e, "vid", "1..4094") || cr_opt_u32(&ld->r, e, "vid", 1, 4094, &vid) < 0 ||
+		    !(ps = cr_required(&ld->r, e, "ports", "an array of switch ports' names")))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (w->vlans[j].vid == vid)
+				return cr_fail_member(&ld->r, e, "vid", "VLAN %u is already listed (one entry per VLAN)", vid);
+		if (config_setting_type(ps) != CONFIG_TYPE_ARRAY || config_setting_length(ps) < 1)
+			return cr_fail(&ld->r, ps, "must be a non-empty array of switch ports' names");
+		w->vlans[i].vid = (uint16_t)vid;
+		for (int k = 0; k < config_setting_length(ps); k++) {
+			const config_setting_t *n = config_setting_get_elem(ps, (unsigned)k);
+			int p = config_setting_type(n) == CONFIG_TYPE_STRING
+					? config_port_index(ld->cfg, config_setting_get_string(n)) : -1;
+			if (p < 0 || !ld->cfg->ports[p].is_switch_port)
+				return cr_fail(&ld->r, ps, "element %d is not the name of a switch port", k);
+			w->vlans[i].ports |= (uint16_t)(1u << p);
+		}
+	}
+	w->n_vlans = (unsigned)config_setting_length(ls);
+	return 0;
+}
+
 /* The switch roles: all on one lcore, and only where a `switch` group says how to switch. */
 static int switch_roles(struct loader *ld, const config_setting_t *root)
 {
@@ -2182,7 +2219,7 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 static int parse_switch(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "buffer_kb", "queue_limit_kb", "alpha", "pfc", "ecn", "delay_us", "trace",
-					    "trace_interval_us", "seed", "fdb", NULL };
+					    "trace_interval_us", "seed", "fdb", "vlans", NULL };
 	struct cfg_switch *w = &ld->cfg->sw;
 	const config_setting_t *ss;
 	double buffer = 2048, limit = 0;
@@ -2218,7 +2255,7 @@ static int parse_switch(struct loader *ld, const config_setting_t *root)
 	}
 	if (switch_roles(ld, root))
 		return -1;
-	return w->present ? switch_fdb(ld, ss, w) : 0;
+	return w->present ? switch_fdb(ld, ss, w) || switch_vlans(ld, ss, w) : 0;
 }
 
 static int load_root(void *arg, const config_setting_t *root)

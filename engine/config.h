@@ -29,6 +29,7 @@
 #define CFG_MAX_PFC_GENERATORS 8
 #define CFG_MAX_INJECT 8
 #define CFG_MAX_FDB 32
+#define CFG_MAX_VLANS 32
 
 /* Event injection (docs/cc.md): chosen packets are marked CE, dropped or sent with a wrong ICRC,
  * on TX (a flow's packets) or on RX (a port's arrivals). A packet is chosen by PSN (the first
@@ -132,6 +133,8 @@ struct cfg_switch {
 	char trace[CFG_STR_LEN];      /* CSV of queue depths over time, empty = none */
 	double trace_interval_us;     /* default 100 */
 	uint64_t seed;                /* RED's draws; default 1 */
+	unsigned n_vlans;             /* vlans = ( { vid; ports; } ): VLAN segments */
+	struct { uint16_t vid; uint16_t ports; } vlans[CFG_MAX_VLANS]; /* ports: bit = config port index */
 	unsigned n_fdb;               /* fdb = ( { mac; port; } ): hosts known from the start */
 	struct { uint8_t mac[6]; unsigned port; } fdb[CFG_MAX_FDB];
 	unsigned line;

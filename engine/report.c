@@ -333,9 +333,10 @@ static json_t *switch_port_json(const struct engine *e, const struct switch_rt *
 		      e->ports[p->cfg_port].link_speed_gbps, "rx_frames", (json_int_t)p->c.rx_frames, "rx_bytes",
 		      (json_int_t)p->c.rx_bytes, "tx_frames", (json_int_t)p->c.tx_frames, "tx_bytes",
 		      (json_int_t)p->c.tx_bytes);
-	json_object_set_new(o, "dropped", json_pack("{s:I,s:I,s:I,s:I,s:I}", "buffer_full", (json_int_t)p->c.drop_buffer,
-		"queue_limit", (json_int_t)p->c.drop_queue, "headroom", (json_int_t)p->c.drop_headroom, "unknown_dst",
-		(json_int_t)p->c.drop_unknown_dst, "no_descriptor", (json_int_t)p->c.drop_no_descriptor));
+	json_object_set_new(o, "dropped", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "buffer_full",
+		(json_int_t)p->c.drop_buffer, "queue_limit", (json_int_t)p->c.drop_queue, "headroom",
+		(json_int_t)p->c.drop_headroom, "unknown_dst", (json_int_t)p->c.drop_unknown_dst, "no_descriptor",
+		(json_int_t)p->c.drop_no_descriptor, "vlan", (json_int_t)p->c.drop_vlan));
 	json_object_set_new(o, "queue_bytes", u64_array(qb, SW_TCS));
 	json_object_set_new(o, "max_queue_bytes", u64_array(mq, SW_TCS));
 	json_object_set_new(o, "ecn_marked", u64_array(p->c.ecn_marked, SW_TCS));

@@ -136,6 +136,12 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 	}
 	for (unsigned i = 0; i < c->n_fdb; i++)
 		fdb_add(s, c->fdb[i].mac, (unsigned)s->port_of_cfg[c->fdb[i].port]);
+	for (unsigned v = 0; v < c->n_vlans; v++)
+		for (unsigned p = 0; p < cfg->n_ports; p++)
+			if (c->vlans[v].ports >> p & 1) {
+				s->vlan_member[s->port_of_cfg[p]][c->vlans[v].vid >> 6] |= 1ull << (c->vlans[v].vid & 63);
+				s->vlans = true;
+			}
 	if (create_tables(s, c, socket))
 		goto nomem;
 	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)e->tsc_hz);
@@ -247,6 +253,11 @@ static void enqueue(struct switch_rt *s, unsigned out, unsigned tc, uint32_t d)
 	s->tc_used[out] |= (uint8_t)(1u << tc);
 }
 
+static bool in_vlan(const struct switch_rt *s, unsigned port, uint16_t vid)
+{
+	return s->vlan_member[port][vid >> 6] >> (vid & 63) & 1;
+}
+
 /* One received frame (not MAC control) of port i. */
 static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_t now)
 {
@@ -265,6 +276,11 @@ static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_
 	out = fdb_find(s, p.l2.dst);
 	if (out < 0 || out == (int)i) {
 		STAT_ADD(in->c.drop_unknown_dst, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (s->vlans && p.l2.vlan && p.l2.vid && !(in_vlan(s, i, p.l2.vid) && in_vlan(s, (unsigned)out, p.l2.vid))) {
+		STAT_ADD(in->c.drop_vlan, 1); /* another segment's host: a switch would not forward it */
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -59,6 +59,7 @@ struct sw_queue {
 struct sw_port_counters {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop_buffer, drop_queue, drop_headroom, drop_unknown_dst, drop_no_descriptor;
+	uint64_t drop_vlan;          /* tagged frames whose VLAN does not join the ingress and egress ports */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
 	uint64_t pfc_rx[SW_TCS];
@@ -114,6 +115,8 @@ struct switch_rt {
 	uint8_t pfc_priorities;
 	unsigned n_fdb;
 	struct { uint8_t mac[6]; uint8_t port; } fdb[SW_FDB];
+	bool vlans;                  /* VLAN segments configured */
+	uint64_t vlan_member[SW_MAX_PORTS][64]; /* bit vid: the port belongs to VLAN vid */
 	struct sw_pkt *pkts;         /* descriptors: as many as the buffer can hold frames */
 	uint32_t n_pkts, free_head;
 	struct rte_hash *flow_index; /* (egress port << 24 | destination QPN) -> flows[] */

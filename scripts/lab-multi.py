@@ -30,6 +30,7 @@ Description (every key but `name` and the hosts' `name` optional):
     [[hosts]]
     name = "h0"
     link_gbps = 1.0
+    vlan = 10                       # its VLAN segment: frames tagged, forwarded within the segment only
     [[hosts.flows]]                 # one table per flow
     name = "f0"
     to = "r"
@@ -122,6 +123,7 @@ class Host:
         self.sw_mac = "02:00:00:1b:%02x:00" % i
         self.gbps = float(h.get("link_gbps", lab.link_gbps))
         self.flows = h.get("flows", [])
+        self.vlan = int(h.get("vlan", 0))  # its VLAN segment (0: untagged, reaches every host)
         self.prefix = "rl-%s-%s-%d" % (lab.name, self.name, os.getpid())
 
 
@@ -182,6 +184,8 @@ class Lab:
             to = by_name[f["to"]]
             body = {k: v for k, v in f.items() if k != "to"}
             body = {"port": "p", "dst_mac": to.mac, "dst_ip": to.ip, **body}
+            if h.vlan:  # the host's segment tags its frames (the receiver's CNPs keep the tag)
+                body.setdefault("vlan", h.vlan)
             flows.append(value(body))
         text = self.eal(h.prefix, self.host_worker)
         text += "ports = ( %s );\n" % self.port("p", 0, "lab0", h.mac, h.ip, h.gbps)
@@ -201,6 +205,9 @@ class Lab:
     def switch_config(self):
         sw = dict(self.d.get("switch", {}))
         sw["fdb"] = [{"mac": h.mac, "port": "s%d" % h.i} for h in self.hosts]
+        vids = sorted({h.vlan for h in self.hosts if h.vlan})
+        if vids:
+            sw["vlans"] = [{"vid": v, "ports": ["s%d" % h.i for h in self.hosts if h.vlan == v]} for v in vids]
         sw.setdefault("trace", "switch-queues.csv")
         ports = [self.port("s%d" % h.i, h.i, "p%d" % h.i, h.sw_mac, "10.99.255.%d" % (h.i + 1), h.gbps)
                  for h in self.hosts]
@@ -283,18 +290,22 @@ class Lab:
         by_name = {x.name: x for x in self.hosts}
         for h in self.hosts:
             for fl in reports.get(h.name, {}).get("flows", []):
+                if fl["group"] not in [x.get("name") for x in h.flows]:
+                    continue
                 spec = next(x for x in h.flows if fl["group"] == x.get("name"))
                 to = by_name[spec["to"]]
                 rx = next((q for q in reports.get(to.name, {}).get("rx_qps", []) if q["qpn"] == fl["dest_qpn"]), {})
                 swf = next((x for x in sw.get("flows", []) if x["egress"] == "s%d" % to.i and
                             x["dest_qpn"] == fl["dest_qpn"]), {})
+                sw_in = next((p for p in sw.get("ports", []) if p["port"] == "s%d" % h.i), {})
                 row = {"flow": fl["name"], "from": h.name, "to": to.name, "tx_packets": fl["tx_packets"],
                        "switch_admitted": swf.get("admitted", 0), "switch_dropped": swf.get("dropped", 0),
                        "switch_queued_at_end": swf.get("queued_at_end", 0), "rx_packets": rx.get("packets", 0),
+                       "vlan_filtered": sw_in.get("dropped", {}).get("vlan", 0) if h.vlan != to.vlan else 0,
                        "cnp_rx": fl.get("cnp_rx", 0), "goodput_gbps": rx.get("payload_bytes", 0) * 8 / 1e9 /
                        max(1e-9, reports[h.name]["duration_s"])}
                 # frames the kernel (veth, packet sockets) lost between the processes
-                row["lost_between_processes"] = (row["tx_packets"] - row["switch_dropped"] -
+                row["lost_between_processes"] = (row["tx_packets"] - row["switch_dropped"] - row["vlan_filtered"] -
                                                  row["switch_queued_at_end"] - row["rx_packets"])
                 flows.append(row)
         lab = {"lab": self.name, "duration_s": self.duration, "ok": not problems, "problems": problems,

@@ -83,3 +83,18 @@ def test_interrupted_lab_tears_down(tmp_path):
     assert not lab["ok"] and "KeyboardInterrupt" in lab["problems"][0], lab["problems"]
     assert "switch" in lab["processes"]  # stopped with SIGINT: its report still came
     assert _leftovers("intr") == ([], [], [])
+
+
+def test_vlan_segments_keep_hosts_apart(tmp_path):
+    """h0 -> r0 within VLAN 10 and h1 -> r1 within VLAN 20 arrive (tagged); h1 -> r0 crosses
+    segments and the switch drops it, counted as VLAN drops at h1's switch port."""
+    r = _run(ROOT / "configs" / "lab" / "vlan-segments.toml", tmp_path / "out", "--duration", "2")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lab = json.loads((tmp_path / "out" / "lab-report.json").read_text())
+    f = {x["flow"]: x for x in lab["flows"]}
+    for name in ("a", "b"):
+        assert f[name]["rx_packets"] > 0.8 * f[name]["tx_packets"] > 0 and f[name]["vlan_filtered"] == 0, f[name]
+    assert f["x"]["rx_packets"] == 0 and f["x"]["vlan_filtered"] > 0.9 * f["x"]["tx_packets"] > 0, f["x"]
+    sw = {p["port"]: p for p in lab["processes"]["switch"]["switch"]["ports"]}
+    assert sw["s3"]["dropped"]["vlan"] == f["x"]["vlan_filtered"] and sw["s2"]["dropped"]["vlan"] == 0
+    assert _leftovers("vlans") == ([], [], [])
