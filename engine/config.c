@@ -1737,9 +1737,13 @@ static int parse_responder(struct loader *ld, const config_setting_t *rs, struct
 	return 0;
 }
 
-static int parse_responders(struct loader *ld, const config_setting_t *root)
+/* A list of QPN pairs: `responders` (RC responder QPs for requesters elsewhere) or, peer_only,
+ * `peers` (QPs elsewhere that send to local QPNs, whatever the transport: the notification point
+ * addresses its CNPs to them). */
+static int qpn_pair_list(struct loader *ld, const config_setting_t *root, const char *key, bool peer_only,
+			 struct cfg_responder *out, unsigned *n_out)
 {
-	const config_setting_t *s = config_setting_get_member(root, "responders");
+	const config_setting_t *s = config_setting_get_member(root, key);
 	int n;
 
 	if (!s)
@@ -1749,36 +1753,24 @@ static int parse_responders(struct loader *ld, const config_setting_t *root)
 			       cr_type_name(s));
 	n = config_setting_length(s);
 	if (n > CFG_MAX_RESPONDERS)
-		return cr_fail(&ld->r, s, "%d responder groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
+		return cr_fail(&ld->r, s, "%d %s groups (allowed: 0..%d)", n, peer_only ? "peer" : "responder",
+			       CFG_MAX_RESPONDERS);
 	for (int i = 0; i < n; i++) {
-		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->responders[i], false))
+		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &out[i], peer_only))
 			return -1;
-		ld->cfg->n_responders++;
+		(*n_out)++;
 	}
 	return 0;
 }
 
-/* peers = ( { port; qpn; peer_qpn; count; qpn_step; peer_qpn_step; } ): QPs in other processes
- * that send to local QPNs (UC, UD or RC): the notification point addresses its CNPs to them. */
+static int parse_responders(struct loader *ld, const config_setting_t *root)
+{
+	return qpn_pair_list(ld, root, "responders", false, ld->cfg->responders, &ld->cfg->n_responders);
+}
+
 static int parse_peers(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *s = config_setting_get_member(root, "peers");
-	int n;
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n > CFG_MAX_RESPONDERS)
-		return cr_fail(&ld->r, s, "%d peer groups (allowed: 0..%d)", n, CFG_MAX_RESPONDERS);
-	for (int i = 0; i < n; i++) {
-		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->peers[i], true))
-			return -1;
-		ld->cfg->n_peers++;
-	}
-	return 0;
+	return qpn_pair_list(ld, root, "peers", true, ld->cfg->peers, &ld->cfg->n_peers);
 }
 
 /* ---- PFC generators ---------------------------------------------------------------------------- */
