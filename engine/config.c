@@ -1773,6 +1773,95 @@ static int parse_peers(struct loader *ld, const config_setting_t *root)
 	return qpn_pair_list(ld, root, "peers", true, ld->cfg->peers, &ld->cfg->n_peers);
 }
 
+/* ---- SLA checks ---------------------------------------------------------------------------- */
+
+const char *const cfg_sla_metric_name[SLA_METRIC_COUNT] = {
+	"goodput_gbps", "loss", "p50_latency_ns", "p99_latency_ns", "p99_9_latency_ns", "max_latency_ns", "retransmits",
+	"pause_percent", "pfc_rx_per_s", "rx_gbps", "tx_gbps", "rx_dropped",
+};
+
+/* flow = "NAME" | "*" or port = "NAME" | "*": the check's subject */
+static int sla_subject(struct loader *ld, const config_setting_t *e, struct cfg_sla *c)
+{
+	const config_setting_t *f = config_setting_get_member(e, "flow"), *p = config_setting_get_member(e, "port");
+	const config_setting_t *s = f ? f : p;
+	const char *name;
+	char buf[64];
+
+	if (!f == !p)
+		return cr_fail(&ld->r, e, "name one subject: flow = \"NAME\" (or \"*\") or port = \"NAME\" (or \"*\")");
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string (a name, or \"*\" for all)"))
+		return -1;
+	name = config_setting_get_string(s);
+	c->port = p != NULL;
+	c->target = -1;
+	if (!strcmp(name, "*"))
+		return 0;
+	if (c->port)
+		c->target = config_port_index(ld->cfg, name);
+	else
+		for (unsigned g = 0; g < ld->cfg->n_groups; g++)
+			if (!strcmp(ld->cfg->groups[g].name, name))
+				c->target = (int)g;
+	if (c->target < 0)
+		return cr_fail(&ld->r, s, "no %s named '%s'", c->port ? "port" : "flow", cr_shown(name, buf));
+	return 0;
+}
+
+/* sla = ( { flow | port; metric; min | max; priority; }, ... ) */
+static int parse_sla(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "flow", "port", "metric", "min", "max", "priority", NULL };
+	const config_setting_t *ls = config_setting_get_member(root, "sla"), *s;
+	int n, m;
+
+	if (!ls)
+		return 0;
+	if (!config_setting_is_list(ls) || (n = config_setting_length(ls)) > CFG_MAX_SLA)
+		return cr_fail(&ld->r, ls, "must be a list of up to %d { flow | port = ...; metric = ...; min | max = ...; }",
+			       CFG_MAX_SLA);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+		struct cfg_sla *c = &ld->cfg->sla[i];
+		unsigned prio;
+		int rc;
+
+		c->line = config_setting_source_line(e);
+		c->priority = -1;
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { flow | port; metric; min | max; }") ||
+		    cr_known_keys(&ld->r, e, keys) || sla_subject(ld, e, c) ||
+		    !(s = cr_required(&ld->r, e, "metric", "what is checked (docs/report.md#sla)")) ||
+		    (m = cr_pick(&ld->r, s, cfg_sla_metric_name, NULL)) < 0)
+			return -1;
+		c->metric = (enum cfg_sla_metric)m;
+		if ((m >= SLA_FIRST_PORT_METRIC) != c->port)
+			return cr_fail(&ld->r, s, "%s is a %s metric (the check names a %s)", cfg_sla_metric_name[m],
+				       m >= SLA_FIRST_PORT_METRIC ? "port" : "flow", c->port ? "port" : "flow");
+		if ((rc = cr_opt_float(&ld->r, e, "min", -1e18, false, 1e18, &c->min)) < 0)
+			return -1;
+		c->has_min = rc == 1;
+		if ((rc = cr_opt_float(&ld->r, e, "max", -1e18, false, 1e18, &c->max)) < 0)
+			return -1;
+		c->has_max = rc == 1;
+		if (!c->has_min && !c->has_max)
+			return cr_fail(&ld->r, e, "give the limit: min = X and/or max = X");
+		if ((rc = cr_opt_u32(&ld->r, e, "priority", 0, 7, &prio)) < 0)
+			return -1;
+		if (rc == 1 && c->metric != SLA_PAUSE_PERCENT)
+			return cr_fail_member(&ld->r, e, "priority", "only for metric pause_percent");
+		if (rc == 1)
+			c->priority = (int)prio;
+		if (c->metric >= SLA_P50_NS && c->metric <= SLA_MAX_NS && !c->port) {
+			for (unsigned g = 0; g < ld->cfg->n_groups; g++)
+				if ((c->target < 0 || (int)g == c->target) && ld->cfg->groups[g].latency == CFG_LAT_OFF)
+					return cr_fail(&ld->r, s, "flow '%s' measures no latency (set its latency = { mode = ...; })",
+						       ld->cfg->groups[g].name);
+		}
+		ld->cfg->n_sla++;
+	}
+	return 0;
+}
+
 /* ---- PFC generators ---------------------------------------------------------------------------- */
 
 static int parse_pfc_generator(struct loader *ld, const config_setting_t *gs, struct cfg_pfc_generator *g)
@@ -2253,12 +2342,12 @@ static int parse_switch(struct loader *ld, const config_setting_t *root)
 static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
-					    "pfc_generators", "phases", "run", "switch", "peers", NULL };
+					    "pfc_generators", "phases", "run", "switch", "peers", "sla", NULL };
 	struct loader *ld = arg;
 
 	return cr_known_keys(&ld->r, root, keys) || parse_eal(ld, root) || parse_ports(ld, root) ||
 			       parse_roles(ld, root) || parse_switch(ld, root) || parse_flows(ld, root) || parse_collectives(ld, root) ||
-			       parse_responders(ld, root) || parse_peers(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) ||
+			       parse_responders(ld, root) || parse_peers(ld, root) || parse_pfc_generators(ld, root) || parse_phases(ld, root) || parse_sla(ld, root) ||
 			       parse_run(ld, root)
 		       ? -1
 		       : 0;

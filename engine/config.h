@@ -30,6 +30,28 @@
 #define CFG_MAX_INJECT 8
 #define CFG_MAX_FDB 32
 #define CFG_MAX_VLANS 32
+#define CFG_MAX_SLA 64
+
+/* An SLA check (the top-level `sla` list, docs/report.md#sla): a metric of a flow group's QPs (each
+ * QP must meet it) or of a port, against a minimum or a maximum. */
+enum cfg_sla_metric {
+	/* flows */
+	SLA_GOODPUT_GBPS, SLA_LOSS, SLA_P50_NS, SLA_P99_NS, SLA_P999_NS, SLA_MAX_NS, SLA_RETRANSMITS,
+	/* ports */
+	SLA_PAUSE_PERCENT, SLA_PFC_RX_PER_S, SLA_RX_GBPS, SLA_TX_GBPS, SLA_RX_DROPPED,
+	SLA_METRIC_COUNT
+};
+#define SLA_FIRST_PORT_METRIC SLA_PAUSE_PERCENT
+struct cfg_sla {
+	bool port;                    /* a port's metric, else a flow group's */
+	int target;                   /* group or port index, -1: every one */
+	enum cfg_sla_metric metric;
+	bool has_min, has_max;
+	double min, max;
+	int priority;                 /* pause_percent: one priority, -1: the worst */
+	unsigned line;
+};
+extern const char *const cfg_sla_metric_name[SLA_METRIC_COUNT];
 
 /* Event injection (docs/cc.md): chosen packets are marked CE, dropped or sent with a wrong ICRC,
  * on TX (a flow's packets) or on RX (a port's arrivals). A packet is chosen by PSN (the first
@@ -315,6 +337,8 @@ struct engine_config {
 	unsigned n_pfc_generators;
 	struct cfg_pfc_generator pfc_generators[CFG_MAX_PFC_GENERATORS];
 	struct cfg_switch sw;
+	unsigned n_sla;
+	struct cfg_sla sla[CFG_MAX_SLA];
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */
 	/* run settings, also settable on the command line (which wins) */
 	double duration_s;            /* 0 = until every flow stops, or a signal */

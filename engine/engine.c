@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "engine_state.h"
 #include "notification.h"
+#include "sla.h"
 #include "switch.h"
 #include "responder.h"
 
@@ -881,6 +882,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	stats_capture_pmd(&e);
 	teardown(&e);
 	stats_print_summary(&e);
+	if (!sla_verdict(&e, true))
+		rc = ENGINE_EXIT_SLA;
 	if (opt->report_path) {
 		if (report_write(&e, opt->report_path, err, sizeof(err))) {
 			fprintf(stderr, "roce-engine: %s\n", err);

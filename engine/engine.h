@@ -18,6 +18,7 @@ enum engine_exit {
 	ENGINE_EXIT_CONFIG = 3,      /* configuration rejected */
 	ENGINE_EXIT_INIT = 4,        /* EAL, port or memory set-up failed */
 	ENGINE_EXIT_REPORT = 5,      /* the report could not be written */
+	ENGINE_EXIT_SLA = 6,         /* ran, wrote its report, and an SLA check failed */
 };
 
 struct engine_options {

@@ -15,6 +15,7 @@
 #include "egress.h"
 #include "engine_state.h"
 #include "responder.h"
+#include "sla.h"
 #include "switch.h"
 
 static json_t *u64_array(const uint64_t *v, unsigned n)
@@ -597,6 +598,8 @@ static json_t *build(const struct engine *e)
 		json_object_set_new(root, "cc_trace", cc_trace_json(e));
 	if (e->sw)
 		json_object_set_new(root, "switch", switch_json(e));
+	if (e->cfg->n_sla)
+		json_object_set_new(root, "sla", sla_json(e));
 	return root;
 }
 

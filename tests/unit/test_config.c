@@ -589,6 +589,20 @@ static const struct bad cc_rows[] = {
 	{ BASE "peers = ( { port = \"a\"; qpn = 0x10; peer_qpn = 0x20; mtu = 1024; } );\n", 4, "peers.[0].mtu",
 	  "unknown setting 'mtu' (allowed: port, qpn, peer_qpn, count, qpn_step, peer_qpn_step)" },
 	{ BASE "peers = { port = \"a\"; };\n", 4, "peers", "must be a list" },
+	/* SLA checks */
+	{ FLOW("") "sla = ( { flow = \"f\"; port = \"a\"; metric = \"loss\"; max = 0.0; } );\n", 5, "sla.[0]",
+	  "name one subject" },
+	{ FLOW("") "sla = ( { flow = \"nope\"; metric = \"loss\"; max = 0.0; } );\n", 5, "sla.[0].flow",
+	  "no flow named 'nope'" },
+	{ FLOW("") "sla = ( { flow = \"f\"; metric = \"speed\"; max = 0.0; } );\n", 5, "sla.[0].metric",
+	  "unknown value 'speed' (allowed: goodput_gbps, loss, p50_latency_ns" },
+	{ FLOW("") "sla = ( { flow = \"f\"; metric = \"pause_percent\"; max = 1.0; } );\n", 5, "sla.[0].metric",
+	  "pause_percent is a port metric (the check names a flow)" },
+	{ FLOW("") "sla = ( { flow = \"f\"; metric = \"loss\"; } );\n", 5, "sla.[0]", "give the limit" },
+	{ FLOW("") "sla = ( { flow = \"f\"; metric = \"p99_latency_ns\"; max = 1.0; } );\n", 5, "sla.[0].metric",
+	  "flow 'f' measures no latency" },
+	{ FLOW("") "sla = ( { port = \"a\"; metric = \"rx_gbps\"; min = 1.0; priority = 3; } );\n", 5,
+	  "sla.[0].priority", "only for metric pause_percent" },
 };
 
 static void check_rows(const char *category, const struct bad *rows, size_t n)
