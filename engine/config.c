@@ -2056,11 +2056,32 @@ static int parse_phases(struct loader *ld, const config_setting_t *root)
 
 /* ---- run ------------------------------------------------------------------------------------ */
 
+/* capture_ports = ["a", "b"]: the ports captured (default every one) */
+static int capture_ports(struct loader *ld, const config_setting_t *run)
+{
+	const config_setting_t *s = config_setting_get_member(run, "capture_ports");
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_ARRAY || config_setting_length(s) < 1)
+		return cr_fail(&ld->r, s, "must be a non-empty array of port names");
+	for (int k = 0; k < config_setting_length(s); k++) {
+		const config_setting_t *n = config_setting_get_elem(s, (unsigned)k);
+		int p = config_setting_type(n) == CONFIG_TYPE_STRING ? config_port_index(ld->cfg, config_setting_get_string(n))
+								       : -1;
+		if (p < 0)
+			return cr_fail(&ld->r, s, "element %d is not the name of a port", k);
+		ld->cfg->capture_ports |= (uint16_t)(1u << p);
+	}
+	return 0;
+}
+
 static int parse_run(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
 					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
-					    "cc_trace_qps", "cc_trace_step", NULL };
+					    "cc_trace_qps", "cc_trace_step", "capture", "capture_every", "capture_snaplen",
+					    "capture_ports", NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -2077,8 +2098,14 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	    opt_str(ld, run, "cc_trace", c->cc_trace, sizeof(c->cc_trace)) < 0 ||
 	    cr_opt_float(&ld->r, run, "cc_trace_interval_us", 1, false, 1e9, &c->cc_trace_interval_us) < 0 ||
 	    cr_opt_u32(&ld->r, run, "cc_trace_qps", 1, 1u << 20, &c->cc_trace_qps) < 0 ||
-	    cr_opt_u32(&ld->r, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0)
+	    cr_opt_u32(&ld->r, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0 ||
+	    opt_str(ld, run, "capture", c->capture, sizeof(c->capture)) < 0 ||
+	    cr_opt_u32(&ld->r, run, "capture_every", 1, 1000000000, &c->capture_every) < 0 ||
+	    cr_opt_u32(&ld->r, run, "capture_snaplen", 0, 65535, &c->capture_snaplen) < 0 || capture_ports(ld, run))
 		return -1;
+	if (c->capture_snaplen && c->capture_snaplen < 64)
+		return cr_fail_member(&ld->r, run, "capture_snaplen", "%u is too short to dissect (0 = whole frames, or >= 64)",
+				      c->capture_snaplen);
 	return 0;
 }
 
@@ -2108,6 +2135,7 @@ void config_defaults(struct engine_config *cfg)
 	cfg->cc_trace_interval_us = 100;
 	cfg->cc_trace_qps = 16;
 	cfg->cc_trace_step = 1;
+	cfg->capture_every = 1;
 	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
 		cfg->group_collective[g] = -1;
 }

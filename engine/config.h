@@ -348,6 +348,10 @@ struct engine_config {
 	unsigned latency_sample_every;/* one sample in this many goes to the CSV; default 1 */
 	unsigned latency_foreign_qps; /* per RX lcore: QPs from other processes whose probes get
 				       * their own histogram; default 64 */
+	char capture[CFG_STR_LEN];    /* pcapng of the frames sent and received, empty = none */
+	unsigned capture_every;       /* one frame in this many per port and direction; default 1 */
+	unsigned capture_snaplen;     /* bytes of each frame, 0 = all (default) */
+	uint16_t capture_ports;       /* bit = config port; 0 = every port */
 	char cc_trace[CFG_STR_LEN];   /* CSV of congestion-control state over time, empty = none */
 	double cc_trace_interval_us;  /* a row per traced QP this often (and one per CNP); default 100 */
 	unsigned cc_trace_qps;        /* the first N QPs with congestion control are traced; default 16 */

@@ -3,6 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_pause.h>
+#include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
 #include "control.h"
@@ -33,25 +37,45 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
 		}
 }
 
-static struct engine *current(struct rte_tel_data *d)
-{
-	struct engine *e = __atomic_load_n(&attached, __ATOMIC_ACQUIRE);
+/* Commands in flight: control_detach waits for them, so that none reads an engine being torn
+ * down. A command counts itself in before it looks at `attached` (both sequentially consistent):
+ * either detach sees it counted, or it sees NULL. */
+static unsigned in_flight;
 
+static struct engine *enter(struct rte_tel_data *d)
+{
+	struct engine *e;
+
+	__atomic_fetch_add(&in_flight, 1, __ATOMIC_SEQ_CST);
+	e = __atomic_load_n(&attached, __ATOMIC_SEQ_CST);
 	if (!e) {
+		__atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error", "no run in progress");
 	}
 	return e;
 }
 
-static int cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d)
-{
-	struct engine *e = current(d);
+static void leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
 
-	(void)cmd;
+/* The telemetry callback `name` runs name##_run(e, params, d) on the attached engine. */
+#define GUARDED(name)                                                                       \
+	static int name(const char *cmd, const char *params, struct rte_tel_data *d)        \
+	{                                                                                   \
+		struct engine *e = enter(d);                                                \
+		int rc;                                                                     \
+                                                                                            \
+		(void)cmd;                                                                  \
+		if (!e)                                                                     \
+			return 0;                                                           \
+		rc = name##_run(e, params, d);                                              \
+		leave();                                                                    \
+		return rc;                                                                  \
+	}
+
+static int cmd_flows_run(struct engine *e, const char *params, struct rte_tel_data *d)
+{
 	(void)params;
-	if (!e)
-		return 0;
 	rte_tel_data_start_dict(d);
 	for (unsigned g = 0, q = 0; g < e->cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &e->cfg->groups[g];
@@ -75,6 +99,7 @@ static int cmd_flows(const char *cmd, const char *params, struct rte_tel_data *d
 	}
 	return 0;
 }
+GUARDED(cmd_flows)
 
 static int reply_error(struct rte_tel_data *d, const char *what)
 {
@@ -84,17 +109,13 @@ static int reply_error(struct rte_tel_data *d, const char *what)
 }
 
 /* params: "NAME,GBPS" */
-static int cmd_flow_rate(const char *cmd, const char *params, struct rte_tel_data *d)
+static int cmd_flow_rate_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
-	struct engine *e = current(d);
 	char name[CFG_NAME_LEN] = "", *end;
 	const char *comma = params ? strchr(params, ',') : NULL;
 	double gbps;
 	int g;
 
-	(void)cmd;
-	if (!e)
-		return 0;
 	if (!comma || comma == params || (size_t)(comma - params) >= sizeof(name))
 		return reply_error(d, "usage: /roce/flow_rate,FLOW_NAME,GBPS");
 	memcpy(name, params, (size_t)(comma - params));
@@ -114,19 +135,16 @@ static int cmd_flow_rate(const char *cmd, const char *params, struct rte_tel_dat
 	rte_tel_data_add_dict_string(d, "rate_gbps", comma + 1);
 	return 0;
 }
+GUARDED(cmd_flow_rate)
 
 /* params: "PORT,TC,WEIGHT[,SHAPE_GBPS]" */
-static int cmd_egress(const char *cmd, const char *params, struct rte_tel_data *d)
+static int cmd_egress_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
-	struct engine *e = current(d);
 	char port[CFG_NAME_LEN] = "";
 	long tc, weight;
 	double shape = -1;
 	int p, used = 0, got;
 
-	(void)cmd;
-	if (!e)
-		return 0;
 	got = params ? sscanf(params, "%31[^,],%ld,%ld%n,%lf%n", port, &tc, &weight, &used, &shape, &used) : 0;
 	if (got < 3 || (size_t)used != strlen(params))
 		return reply_error(d, "usage: /roce/egress,PORT,TC,WEIGHT[,SHAPE_GBPS]");
@@ -144,6 +162,7 @@ static int cmd_egress(const char *cmd, const char *params, struct rte_tel_data *
 		rte_tel_data_add_dict_string(d, "shape_gbps", strrchr(params, ',') + 1);
 	return 0;
 }
+GUARDED(cmd_egress)
 
 static int group_by_name(const struct engine *e, const char *name)
 {
@@ -280,15 +299,11 @@ static struct rte_tel_data *cc_params_dict(const struct engine *e, unsigned g)
 }
 
 /* /roce/cc[,GROUP] */
-static int cmd_cc(const char *cmd, const char *params, struct rte_tel_data *d)
+static int cmd_cc_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
-	struct engine *e = current(d);
 	struct rte_tel_data *x;
 	int only = -1;
 
-	(void)cmd;
-	if (!e)
-		return 0;
 	if (params && *params && (only = group_by_name(e, params)) < 0)
 		return reply_error(d, "no flow group of that name (see /roce/flows)");
 	rte_tel_data_start_dict(d);
@@ -304,18 +319,15 @@ static int cmd_cc(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_container(d, "notification_points", x, 0);
 	return 0;
 }
+GUARDED(cmd_cc)
 
 /* /roce/cc_set,GROUP,PARAMETER,VALUE */
-static int cmd_cc_set(const char *cmd, const char *params, struct rte_tel_data *d)
+static int cmd_cc_set_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
-	struct engine *e = current(d);
 	char group[CFG_NAME_LEN] = "", name[64] = "", msg[200];
 	double value;
 	int g, used = 0;
 
-	(void)cmd;
-	if (!e)
-		return 0;
 	if (!params || sscanf(params, "%31[^,],%63[^,],%lf%n", group, name, &value, &used) != 3 ||
 	    (size_t)used != strlen(params))
 		return reply_error(d, "usage: /roce/cc_set,FLOW_NAME,PARAMETER,VALUE (booleans 0 or 1)");
@@ -331,6 +343,348 @@ static int cmd_cc_set(const char *cmd, const char *params, struct rte_tel_data *
 	rte_tel_data_add_dict_string(d, "value", strrchr(params, ',') + 1);
 	return 0;
 }
+GUARDED(cmd_cc_set)
+
+/* ---- /roce/ports --------------------------------------------------------------------------- */
+
+/* Each port's counters at the previous /roce/ports (any client's), for the live rates. */
+struct port_sample {
+	bool valid;
+	uint64_t tsc, tx_packets, tx_bytes, rx_packets, rx_bytes;
+};
+static struct port_sample prev_sample[CFG_MAX_PORTS];
+static rte_spinlock_t prev_lock = RTE_SPINLOCK_INITIALIZER; /* telemetry runs a thread per client */
+
+/* ECN-CE marks received per port: the receiver QPs' counts, summed over the RX lcores. */
+static void ecn_ce_per_port(const struct engine *e, uint64_t out[CFG_MAX_PORTS])
+{
+	memset(out, 0, sizeof(uint64_t) * CFG_MAX_PORTS);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct rx_ctx *ctx = e->work[l] ? e->work[l]->rx_ctx : NULL;
+		for (unsigned i = 0, n = ctx ? rx_qp_count(ctx) : 0; i < n; i++) {
+			const struct rx_qp *q = rx_qp_at(ctx, i);
+			if (q && q->port < e->n_ports)
+				out[q->port] += stat_read(&q->c.ecn_ce);
+		}
+	}
+}
+
+static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, double v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), fmt, v);
+	rte_tel_data_add_dict_string(o, key, s);
+}
+
+static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64_t now, uint64_t ecn_ce)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+	struct port_sample was, *prev = &prev_sample[p];
+	struct rte_eth_stats hw;
+	struct port_totals t;
+	double dt;
+
+	if (!o)
+		return NULL;
+	stats_port_totals(e, p, &t);
+	memset(&hw, 0, sizeof(hw));
+	rte_eth_stats_get(e->ports[p].port_id, &hw);
+	rte_spinlock_lock(&prev_lock);
+	was = prev->valid ? *prev : (struct port_sample){.tsc = e->start_tsc}; /* first call: since the start */
+	*prev = (struct port_sample){.valid = true, .tsc = now, .tx_packets = t.tx_packets, .tx_bytes = t.tx_bytes,
+				     .rx_packets = t.rx_frames, .rx_bytes = t.rx_bytes};
+	rte_spinlock_unlock(&prev_lock);
+	dt = now > was.tsc ? (double)(now - was.tsc) / (double)e->tsc_hz : 0;
+	rte_tel_data_start_dict(o);
+	rte_tel_data_add_dict_string(o, "driver", e->ports[p].driver);
+	add_fixed(o, "link_gbps", "%.6g", e->ports[p].link_speed_gbps);
+	rte_tel_data_add_dict_u64(o, "tx_packets", t.tx_packets);
+	rte_tel_data_add_dict_u64(o, "tx_bytes", t.tx_bytes);
+	rte_tel_data_add_dict_u64(o, "rx_packets", t.rx_frames);
+	rte_tel_data_add_dict_u64(o, "rx_bytes", t.rx_bytes);
+	rte_tel_data_add_dict_u64(o, "rx_malformed", t.rx_malformed);
+	/* as the report's ports[].rx_dropped */
+	rte_tel_data_add_dict_u64(o, "rx_dropped", t.rx_malformed + t.rx.rx_qp_table_full + hw.imissed + hw.rx_nombuf);
+	rte_tel_data_add_dict_u64(o, "rx_qp_table_full", t.rx.rx_qp_table_full);
+	rte_tel_data_add_dict_u64(o, "rx_injected_drops", t.rx.injected_drops);
+	rte_tel_data_add_dict_u64(o, "rx_cnp", t.rx.kind[WIRE_KIND_CNP]);
+	rte_tel_data_add_dict_u64(o, "rx_ecn_ce", ecn_ce);
+	rte_tel_data_add_dict_u64(o, "pause_rx", t.rx.pause_rx);
+	rte_tel_data_add_dict_u64(o, "mbuf_alloc_failures", t.mbuf_alloc_fail);
+	rte_tel_data_add_dict_u64(o, "tx_queue_full", t.tx_ring_full);
+	rte_tel_data_add_dict_u64(o, "tx_unsent", t.tx_unsent);
+	rte_tel_data_add_dict_u64(o, "reflected", t.reflected);
+	rte_tel_data_add_dict_u64(o, "reflect_dropped", t.reflect_dropped);
+	add_fixed(o, "interval_s", "%.6f", dt);
+	add_fixed(o, "tx_gbps", "%.6f", dt > 0 ? (double)(t.tx_bytes - was.tx_bytes) * 8 / dt / 1e9 : 0);
+	add_fixed(o, "tx_mpps", "%.6f", dt > 0 ? (double)(t.tx_packets - was.tx_packets) / dt / 1e6 : 0);
+	add_fixed(o, "rx_gbps", "%.6f", dt > 0 ? (double)(t.rx_bytes - was.rx_bytes) * 8 / dt / 1e9 : 0);
+	add_fixed(o, "rx_mpps", "%.6f", dt > 0 ? (double)(t.rx_frames - was.rx_packets) / dt / 1e6 : 0);
+	return o;
+}
+
+/* /roce/ports */
+static int cmd_ports_run(struct engine *e, const char *params, struct rte_tel_data *d)
+{
+	uint64_t ecn_ce[CFG_MAX_PORTS], now;
+
+	(void)params;
+	ecn_ce_per_port(e, ecn_ce);
+	now = rte_rdtsc();
+	rte_tel_data_start_dict(d);
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct rte_tel_data *o = port_dict(e, p, now, ecn_ce[p]);
+		if (o)
+			rte_tel_data_add_dict_container(d, e->cfg->ports[p].name, o, 0);
+	}
+	return 0;
+}
+GUARDED(cmd_ports)
+
+/* ---- /roce/latency ------------------------------------------------------------------------- */
+
+#define CONTROL_LAT_QPS 16 /* QPs of a group shown one by one */
+
+/* count, min, mean, p50, p90, p99, p99_9, max (ns) and jitter: what the report's latency_ns has. */
+static struct rte_tel_data *lat_dict(const struct lat_stats *l)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+	struct hist_summary h;
+
+	if (!o)
+		return NULL;
+	hist_summarize(&l->h, &h);
+	rte_tel_data_start_dict(o);
+	rte_tel_data_add_dict_u64(o, "count", h.count);
+	rte_tel_data_add_dict_u64(o, "min", h.min);
+	add_fixed(o, "mean", "%.1f", h.mean);
+	rte_tel_data_add_dict_u64(o, "p50", h.p50);
+	rte_tel_data_add_dict_u64(o, "p90", h.p90);
+	rte_tel_data_add_dict_u64(o, "p99", h.p99);
+	rte_tel_data_add_dict_u64(o, "p99_9", h.p999);
+	rte_tel_data_add_dict_u64(o, "max", h.max);
+	add_fixed(o, "jitter", "%.1f", (double)l->jitter16 / 16.0);
+	return o;
+}
+
+static void add_lat(struct rte_tel_data *o, const char *key, const struct lat_stats *l)
+{
+	struct rte_tel_data *x = l->h.count ? lat_dict(l) : NULL;
+
+	if (x)
+		rte_tel_data_add_dict_container(o, key, x, 0);
+}
+
+/* Scratch statistics (15 KB each): off the telemetry thread's stack, one set per call. */
+struct lat_scratch {
+	struct lat_stats one, sum[LAT_KIND_COUNT];
+};
+
+/* A group's QPs with latency, merged per kind ("oneway", "rtt", "ack"); with `qps`, also the first
+ * CONTROL_LAT_QPS of them one by one. */
+static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, struct lat_scratch *s, bool qps)
+{
+	const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	struct rte_tel_data *o = rte_tel_data_alloc(), *first = qps ? rte_tel_data_alloc() : NULL;
+	unsigned n = 0;
+
+	if (!o || (qps && !first)) {
+		rte_tel_data_free(o);
+		rte_tel_data_free(first);
+		return NULL;
+	}
+	rte_tel_data_start_dict(o);
+	if (first)
+		rte_tel_data_start_dict(first);
+	for (int k = 0; k < LAT_KIND_COUNT; k++)
+		lat_stats_init(&s->sum[k]);
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		const struct qp_tx *qp = &e->qps[q];
+		struct rte_tel_data *x;
+		if (qp->group != grp || !qp->lat)
+			continue;
+		x = first && n < CONTROL_LAT_QPS ? rte_tel_data_alloc() : NULL;
+		n++;
+		if (x) {
+			rte_tel_data_start_dict(x);
+			rte_tel_data_add_dict_u64(x, "qpn", qp->qpn);
+			rte_tel_data_add_dict_u64(x, "dest_qpn", qp->dest_qpn);
+		}
+		for (int k = 0; k < LAT_KIND_COUNT; k++) {
+			stats_lat_flow(e, qp, (enum lat_kind)k, &s->one);
+			lat_stats_merge(&s->sum[k], &s->one);
+			if (x)
+				add_lat(x, lat_kind_name[k], &s->one);
+		}
+		if (x) {
+			char key[16];
+			snprintf(key, sizeof(key), "%u", qp->index);
+			rte_tel_data_add_dict_container(first, key, x, 0);
+		}
+	}
+	rte_tel_data_add_dict_string(o, "mode", grp->latency == CFG_LAT_PINGPONG ? "pingpong" : "oneway");
+	rte_tel_data_add_dict_int(o, "qps", (int)n);
+	for (int k = 0; k < LAT_KIND_COUNT; k++)
+		add_lat(o, lat_kind_name[k], &s->sum[k]);
+	if (first)
+		rte_tel_data_add_dict_container(o, "first_qps", first, 0);
+	return o;
+}
+
+/* Each port's one-way times (its receiver QPs) and round trips (its ping-pong QPs). */
+static struct rte_tel_data *lat_ports_dict(const struct engine *e, struct lat_scratch *s)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+
+	if (!o)
+		return NULL;
+	rte_tel_data_start_dict(o);
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct rte_tel_data *x = rte_tel_data_alloc();
+		if (!x)
+			break;
+		rte_tel_data_start_dict(x);
+		for (int k = 0; e->lat_live && k < 2; k++) {
+			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
+			stats_lat_port(e, p, kind, &s->one);
+			add_lat(x, lat_kind_name[kind], &s->one);
+		}
+		rte_tel_data_add_dict_container(o, e->cfg->ports[p].name, x, 0);
+	}
+	return o;
+}
+
+/* /roce/latency[,GROUP] */
+static int cmd_latency_run(struct engine *e, const char *params, struct rte_tel_data *d)
+{
+	struct lat_scratch *s;
+	struct rte_tel_data *x;
+	int only = -1;
+
+	if (params && *params) {
+		if ((only = group_by_name(e, params)) < 0)
+			return reply_error(d, "no flow group of that name (see /roce/flows)");
+		if (e->cfg->groups[only].latency == CFG_LAT_OFF)
+			return reply_error(d, "the flow group measures no latency (its latency.mode is off)");
+	}
+	s = aligned_alloc(64, sizeof(*s));
+	if (!s)
+		return reply_error(d, "out of memory");
+	rte_tel_data_start_dict(d);
+	if (only >= 0) {
+		rte_tel_data_add_dict_string(d, "flow", params);
+		if ((x = lat_group_dict(e, (unsigned)only, s, true)))
+			rte_tel_data_add_dict_container(d, params, x, 0);
+		free(s);
+		return 0;
+	}
+	if ((x = lat_ports_dict(e, s)))
+		rte_tel_data_add_dict_container(d, "ports", x, 0);
+	if ((x = rte_tel_data_alloc())) {
+		rte_tel_data_start_dict(x);
+		for (unsigned g = 0; g < e->cfg->n_groups; g++) {
+			struct rte_tel_data *y;
+			if (e->cfg->groups[g].latency != CFG_LAT_OFF && (y = lat_group_dict(e, g, s, false)))
+				rte_tel_data_add_dict_container(x, e->cfg->groups[g].name, y, 0);
+		}
+		rte_tel_data_add_dict_container(d, "flows", x, 0);
+	}
+	free(s);
+	return 0;
+}
+GUARDED(cmd_latency)
+
+/* ---- /roce/pfc ----------------------------------------------------------------------------- */
+
+static void add_u64_array(struct rte_tel_data *o, const char *key, const uint64_t *v, unsigned n)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+
+	if (!a)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
+	for (unsigned i = 0; i < n; i++)
+		rte_tel_data_add_array_u64(a, v[i]);
+	rte_tel_data_add_dict_container(o, key, a, 0);
+}
+
+/* Threshold PFC (qos.pfc_xoff): frames sent and episodes per priority, the backlog now. */
+static struct rte_tel_data *watch_dict(const struct pfc_watch *w)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+	uint64_t v[4][QOS_PRIORITIES];
+	static const char *const names[4] = {"xoff_sent", "xon_sent", "episodes", "backlog_bytes"};
+
+	if (!o)
+		return NULL;
+	for (unsigned k = 0; k < QOS_PRIORITIES; k++) {
+		v[0][k] = stat_read(&w->prio[k].xoff_sent);
+		v[1][k] = stat_read(&w->prio[k].xon_sent);
+		v[2][k] = stat_read(&w->prio[k].episodes);
+		v[3][k] = stat_read(&w->prio[k].backlog);
+	}
+	rte_tel_data_start_dict(o);
+	for (unsigned i = 0; i < 4; i++)
+		add_u64_array(o, names[i], v[i], QOS_PRIORITIES);
+	return o;
+}
+
+static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, uint64_t now)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc(), *x;
+	uint64_t pfc_tx[QOS_PRIORITIES] = {0}, paused_ns[QOS_PRIORITIES], gen_sent = 0, pause_tx = 0;
+	struct port_totals t;
+
+	if (!o)
+		return NULL;
+	stats_port_totals(e, p, &t);
+	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
+		const struct pfc_gen *g = &e->pfc_gen[i];
+		uint64_t sent = stat_read(&g->sent);
+		if (e->cfg->pfc_generators[i].port != p)
+			continue;
+		gen_sent += sent;
+		if (g->pause)
+			pause_tx += sent;
+		for (unsigned k = 0; !g->pause && k < QOS_PRIORITIES; k++)
+			if (g->class_enable >> k & 1)
+				pfc_tx[k] += sent;
+	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) /* threshold XOFF/XON frames */
+		for (unsigned k = 0; e->work[l] && k < QOS_PRIORITIES; k++)
+			pfc_tx[k] += stat_read(&e->work[l]->pfc_tx[p][k]);
+	for (unsigned k = 0; k < QOS_PRIORITIES; k++)
+		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, now);
+	rte_tel_data_start_dict(o);
+	rte_tel_data_add_dict_int(o, "honour_pfc", e->cfg->ports[p].honour_pfc);
+	add_u64_array(o, "pfc_rx", t.rx.pfc_rx, QOS_PRIORITIES);
+	add_u64_array(o, "pfc_xoff_rx", t.rx.pfc_xoff_rx, QOS_PRIORITIES);
+	add_u64_array(o, "paused_ns", paused_ns, QOS_PRIORITIES);
+	rte_tel_data_add_dict_u64(o, "pause_rx", t.rx.pause_rx);
+	add_u64_array(o, "pfc_tx", pfc_tx, QOS_PRIORITIES);
+	rte_tel_data_add_dict_u64(o, "pause_tx", pause_tx);
+	rte_tel_data_add_dict_u64(o, "generator_frames", gen_sent);
+	if (e->cfg->ports[p].xoff_priorities && (x = watch_dict(&e->watch[p])))
+		rte_tel_data_add_dict_container(o, "pfc_xoff", x, 0);
+	return o;
+}
+
+/* /roce/pfc */
+static int cmd_pfc_run(struct engine *e, const char *params, struct rte_tel_data *d)
+{
+	uint64_t now = rte_rdtsc();
+
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct rte_tel_data *o = pfc_port_dict(e, p, now);
+		if (o)
+			rte_tel_data_add_dict_container(d, e->cfg->ports[p].name, o, 0);
+	}
+	return 0;
+}
+GUARDED(cmd_pfc)
 
 void control_attach(struct engine *e)
 {
@@ -338,22 +692,46 @@ void control_attach(struct engine *e)
 
 	for (unsigned g = 0; g < e->cfg->n_groups; g++)
 		e->rate_gbps[g] = (uint64_t)(e->cfg->groups[g].rate_gbps * 1e6);
+	rte_spinlock_lock(&prev_lock); /* a new run: rates start from its start again */
+	memset(prev_sample, 0, sizeof(prev_sample));
+	rte_spinlock_unlock(&prev_lock);
 	if (!registered) {
-		rte_telemetry_register_cmd("/roce/flows", cmd_flows,
-					   "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters");
-		rte_telemetry_register_cmd("/roce/flow_rate", cmd_flow_rate,
-					   "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS");
-		rte_telemetry_register_cmd("/roce/cc", cmd_cc,
-					   "Congestion control: per flow group rates, CNPs, cuts, first QPs' state; notification "
-					   "points. Parameters: [FLOW_NAME]");
-		rte_telemetry_register_cmd("/roce/cc_set", cmd_cc_set,
-					   "Sets a DCQCN or TIMELY parameter of a running flow group. Parameters: "
-					   "FLOW_NAME,PARAMETER,VALUE");
-		rte_telemetry_register_cmd("/roce/egress", cmd_egress,
-					   "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]");
+		/* DPDK refuses (-EINVAL) a help text of RTE_TEL_MAX_STRING_LEN (128) bytes or more */
+		static const struct {
+			const char *cmd;
+			telemetry_cb fn;
+			const char *help;
+		} cmds[] = {
+			{"/roce/flows", cmd_flows, "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters"},
+			{"/roce/flow_rate", cmd_flow_rate, "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS"},
+			{"/roce/cc", cmd_cc,
+			 "Congestion control: per flow group rates, CNPs, cuts, first QPs' state; notification points. "
+			 "Parameters: [FLOW_NAME]"},
+			{"/roce/cc_set", cmd_cc_set,
+			 "Sets a DCQCN or TIMELY parameter of a running flow group. Parameters: FLOW_NAME,PARAMETER,VALUE"},
+			{"/roce/egress", cmd_egress,
+			 "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]"},
+			{"/roce/ports", cmd_ports,
+			 "Per port: counters; tx/rx Gb/s, Mpps since the previous call (the first: since the run "
+			 "started). No parameters"},
+			{"/roce/latency", cmd_latency,
+			 "Latency (ns) per port and per flow group measuring it; with a name, its first 16 QPs. "
+			 "Parameters: [FLOW_NAME]"},
+			{"/roce/pfc", cmd_pfc,
+			 "Per port: PFC received, XOFF, paused ns, sent per priority; generator and pfc_xoff counts. "
+			 "No parameters"},
+		};
+		for (unsigned i = 0; i < RTE_DIM(cmds); i++)
+			if (rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help))
+				printf("roce-engine: warning: telemetry command %s not registered\n", cmds[i].cmd);
 		registered = true;
 	}
 	__atomic_store_n(&attached, e, __ATOMIC_RELEASE);
 }
 
-void control_detach(void) { __atomic_store_n(&attached, NULL, __ATOMIC_RELEASE); }
+void control_detach(void)
+{
+	__atomic_store_n(&attached, NULL, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&in_flight, __ATOMIC_SEQ_CST)) /* commands that saw the engine finish */
+		rte_pause();
+}

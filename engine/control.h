@@ -8,8 +8,16 @@
  *   /roce/cc[,NAME]             congestion control: rates, CNPs, cuts per group, first QPs' state,
  *                               and the ports' notification points
  *   /roce/cc_set,NAME,PARAMETER,VALUE  one DCQCN / TIMELY parameter of a running group
- * The callbacks run in EAL's telemetry thread; QP rates are published with atomic stores that
- * the owning lcores pick up at their next packet. docs/engine.md.
+ *   /roce/ports                 per port: driver, link, packet, byte, drop, CNP and ECN-CE counters;
+ *                               tx/rx Gb/s and Mpps since the previous /roce/ports (the first: since
+ *                               the run started)
+ *   /roce/latency[,NAME]        latency (count, min, mean, percentiles, max in ns) per port and per
+ *                               flow group that measures it; with NAME that group's first 16 QPs
+ *   /roce/pfc                   per port and priority: PFC received, XOFF received, time paused, PFC
+ *                               sent; generator frames; threshold XOFF/XON (qos.pfc_xoff)
+ * The callbacks run in EAL's telemetry threads (one per client); QP rates are published with
+ * atomic stores that the owning lcores pick up at their next packet. control_detach waits for the
+ * commands in progress. docs/engine.md.
  */
 #ifndef ROCE_ENGINE_CONTROL_H
 #define ROCE_ENGINE_CONTROL_H
@@ -25,7 +33,8 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
 
 /* Registers the commands (once per process) and points them at this engine. */
 void control_attach(struct engine *e);
-/* The engine is going away: commands answer that nothing runs. */
+/* The engine is going away: waits for the commands in progress; later ones answer that nothing
+ * runs. */
 void control_detach(void);
 
 #endif

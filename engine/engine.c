@@ -19,6 +19,7 @@
 #include "egress.h"
 #include "engine.h"
 #include "engine_state.h"
+#include "capture.h"
 #include "notification.h"
 #include "sla.h"
 #include "switch.h"
@@ -552,6 +553,20 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* --capture: every TX role and RC answer output of an lcore copies to the lcore's ring. */
+static void plan_capture(struct engine *e)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct lcore_work *w = e->work[l];
+		if (!w || !w->cap)
+			continue;
+		for (unsigned i = 0; i < w->n_tx; i++)
+			w->tx[i].cap = w->cap;
+		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
+			w->resp[p].cap = w->cap;
+	}
+}
+
 /* Planning 65,536 QPs takes a while: the schedules start from when it is done, not before (a
  * QP behind its schedule at start would be clamped, losing its first packets' time). */
 static void start_after_planning(struct engine *e)
@@ -687,6 +702,7 @@ static void run_phases(struct engine *e, uint64_t now)
  * 16,384 rows). */
 static void drain_cc_trace(struct engine *e)
 {
+	capture_drain(e);
 	if (e->sw_csv)
 		e->sw_csv_rows += switch_trace_drain(e->sw, e, e->sw_csv);
 	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
@@ -761,6 +777,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	lcore_request_rx_stop();
 	rte_eal_mp_wait_lcore();
 	housekeeping(e);
+	capture_finish(e);
 }
 
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
@@ -795,6 +812,11 @@ static void release(struct engine *e)
 			rte_free(e->work[l]->lat);
 		}
 		rte_free(e->work[l]->samples);
+		if (e->work[l]->cap) {
+			rte_ring_free(e->work[l]->cap->ring);
+			rte_mempool_free(e->work[l]->cap->pool);
+			rte_free(e->work[l]->cap);
+		}
 		if (e->work[l]->cc) {
 			rte_free(e->work[l]->cc->traced);
 			rte_free(e->work[l]->cc->trace);
@@ -851,6 +873,10 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		}
 		lat_samples_csv_header(e.lat_csv);
 	}
+	if (capture_open(&e, err, sizeof(err))) {
+		fprintf(stderr, "roce-engine: %s\n", err);
+		return ENGINE_EXIT_REPORT;
+	}
 	if (cfg->cc_trace[0]) { /* the same: a bad path stops the run before traffic */
 		e.cc_csv = fopen(cfg->cc_trace, "w");
 		if (!e.cc_csv) {
@@ -871,6 +897,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	if (plan_switch(&e, err, sizeof(err)) || plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
 	start_after_planning(&e);
+	if (capture_start(&e, err, sizeof(err)) || (plan_capture(&e), 0))
+		goto init_failed;
 	if (setup_pfc_generators(&e, err, sizeof(err)))
 		goto init_failed;
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
@@ -896,6 +924,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	return rc;
 
 init_failed:
+	if (e.capture_fd >= 0)
+		close(e.capture_fd);
 	fprintf(stderr, "roce-engine: %s\n", err);
 	teardown(&e);
 	release(&e);

@@ -52,6 +52,9 @@ struct engine {
 	unsigned n_cc;
 	struct qp_inject *inj_states;  /* the QPs' with injection rules */
 	unsigned n_inj;
+	struct rte_pcapng *pcapng;     /* --capture, or NULL */
+	int capture_fd;                /* the file, opened at start, until rte_pcapng takes it (-1) */
+	uint64_t capture_written, capture_dropped, capture_write_errors;
 	struct switch_rt *sw;          /* the virtual lab's switch, or NULL */
 	FILE *sw_csv;                  /* switch.trace, or NULL */
 	uint64_t sw_csv_rows;

@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "egress.h"
 #include "lcore.h"
+#include "capture.h"
 #include "notification.h"
 #include "switch.h"
 
@@ -217,6 +218,8 @@ static void pfc_gen_poll(struct tx_role *r, struct pfc_gen *g, uint64_t now_tsc)
 		m[i]->pkt_len = g->len;
 		m[i]->ol_flags = 0;
 	}
+	if (unlikely(r->cap != NULL))
+		capture_burst(r->cap, r->port_id, r->queue, m, n, true, now_tsc);
 	sent = rte_eth_tx_burst(r->port_id, r->queue, m, (uint16_t)n);
 	STAT_ADD(g->sent, sent);
 	if (sent < n) {
@@ -242,6 +245,8 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 			 : build_burst(r, burst, now_tsc);
 	if (n == 0)
 		return;
+	if (unlikely(r->cap != NULL)) /* copied once, when built (what the PMD refuses now goes later) */
+		capture_burst(r->cap, r->port_id, r->queue, burst, n, true, now_tsc);
 	/* a packet to be sent at a given time must lead its burst: what is before it goes first, the
 	 * rest waits as pending for the next call */
 	first = n;
@@ -378,6 +383,9 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 	uint16_t n = rte_eth_rx_burst(r->port_id, r->queue, burst, ENGINE_BURST);
 	/* software RX time: when the burst came out of the PMD (once per burst) */
 	uint64_t burst_ns = w->lat && n ? clock_tsc_to_ns(rte_rdtsc()) : 0;
+
+	if (unlikely(w->cap != NULL) && n)
+		capture_burst(w->cap, r->port_id, r->queue, burst, n, false, rte_rdtsc());
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = burst[i];

@@ -27,6 +27,7 @@
 struct rte_mempool;
 struct rte_mbuf;
 struct switch_rt;
+struct capture_lcore;
 
 /* A PFC (or PAUSE) frame generator on a TX role (config pfc_generators). */
 struct pfc_gen {
@@ -68,6 +69,7 @@ struct tx_role {
 	struct egress *egress;    /* the port's egress scheduling (qos.egress), or NULL */
 	uint64_t pending_since_tsc; /* when frames last started waiting in pending[] */
 	uint64_t stalled_tsc;     /* total time frames waited there (ping-pong timeouts skip it) */
+	struct capture_lcore *cap; /* --capture: the lcore's, or NULL */
 	uint64_t mbuf_alloc_fail; /* read by the main lcore */
 	uint64_t tx_ring_full;
 	uint64_t tx_unsent;       /* frames still refused by the PMD at stop, freed */
@@ -99,6 +101,7 @@ struct lcore_work {
 	struct port_inject *rx_inject[CFG_MAX_PORTS];  /* per port: its rx_inject rules, or NULL */
 	struct cc_lcore *cc;      /* congestion control of this lcore's QPs (timers, trace), or NULL */
 	struct switch_rt *sw;     /* the virtual lab's switch, when its ports are polled here */
+	struct capture_lcore *cap; /* pcapng copies of this lcore's frames (--capture), or NULL */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */

@@ -600,6 +600,10 @@ static json_t *build(const struct engine *e)
 		json_object_set_new(root, "switch", switch_json(e));
 	if (e->cfg->n_sla)
 		json_object_set_new(root, "sla", sla_json(e));
+	if (e->cfg->capture[0])
+		json_object_set_new(root, "capture", json_pack("{s:s,s:I,s:I,s:I,s:I}", "path", e->cfg->capture, "every",
+			(json_int_t)e->cfg->capture_every, "frames", (json_int_t)e->capture_written, "dropped",
+			(json_int_t)e->capture_dropped, "write_errors", (json_int_t)e->capture_write_errors));
 	return root;
 }
 

@@ -4,12 +4,14 @@
 #include <rte_ethdev.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "classify.h"
 #include "counters.h"
 #include "pfc.h"
+#include "capture.h"
 #include "responder.h"
 
 #define PSN_MASK 0xFFFFFFu
@@ -301,6 +303,8 @@ void resp_out_queue(struct resp_out *out, struct rte_mbuf *m, int len)
 	}
 	m->data_len = m->pkt_len = (uint32_t)len;
 	out->buf[out->n++] = m;
+	if (unlikely(out->cap != NULL))
+		capture_burst(out->cap, out->port_id, out->queue, &m, 1, true, rte_rdtsc());
 }
 
 /* The priority of a frame the lcore built (RoCE over IPv4 or IPv6, with or without a tag); -1 for

@@ -65,6 +65,7 @@ struct resp_out {
 	uint64_t tx_packets, tx_bytes; /* answers the PMD took */
 	const struct qos_map *map;   /* the port's classification, and its PFC state (NULL: not honoured): */
 	const struct pfc_pause *pause; /* answers of a paused priority wait */
+	struct capture_lcore *cap;   /* --capture: answers are copied when queued */
 	struct rte_mbuf *buf[RESP_OUT_MAX];
 };
 

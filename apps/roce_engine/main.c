@@ -27,6 +27,7 @@ struct cli {
 	bool duration_set, interval_set, check_only;
 	const char *report;
 	const char *latency_samples;
+	const char *capture;
 	double sample_every;       /* 0: the config's */
 };
 
@@ -49,13 +50,15 @@ static void usage(FILE *out)
 		"                             write raw latency samples there (docs/latency.md); overrides\n"
 		"                             run.latency_samples\n"
 		"      --latency-sample-every N  one sample in N to that file; overrides run.latency_sample_every\n"
+		"      --capture FILE.pcapng  capture the frames sent and received (docs/monitoring.md); overrides\n"
+		"                             run.capture (run.capture_every / _snaplen / _ports sample it)\n"
 		"  -q, --quiet                no live lines (the summary is still printed)\n"
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
 		"\n"
 		"Ctrl-C or SIGTERM stops the lcores, drains the queues and still writes the report.\n"
 		"exit status: 0 ran and wrote its report, 2 bad command line, 3 configuration rejected,\n"
-		"             4 EAL or port set-up failed, 5 report not written\n");
+		"             4 EAL or port set-up failed, 5 report not written, 6 an SLA check failed\n");
 }
 
 static int parse_number(const char *s, double min, double max, double *out)
@@ -76,7 +79,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"report", required_argument, NULL, 'r'}, {"stats-interval", required_argument, NULL, 'i'},
 		{"quiet", no_argument, NULL, 'q'},        {"check", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},         {"latency-samples", required_argument, NULL, 'S'},
-		{"latency-sample-every", required_argument, NULL, 'E'}, {NULL, 0, NULL, 0},
+		{"latency-sample-every", required_argument, NULL, 'E'}, {"capture", required_argument, NULL, 'C'},
+		{NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -86,6 +90,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'f': c->config = optarg; break;
 		case 'r': c->report = optarg; break;
 		case 'S': c->latency_samples = optarg; break;
+		case 'C': c->capture = optarg; break;
 		case 'E':
 			if (parse_number(optarg, 1, 1e9, &c->sample_every) || c->sample_every != (double)(unsigned)c->sample_every) {
 				fprintf(stderr, "roce-engine: --latency-sample-every: '%s' is not a whole number in 1..1000000000\n",
@@ -212,6 +217,13 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 			return -1;
 		}
 		snprintf(cfg->latency_samples, sizeof(cfg->latency_samples), "%s", c->latency_samples);
+	}
+	if (c->capture) {
+		if (strlen(c->capture) >= sizeof(cfg->capture)) {
+			fprintf(stderr, "roce-engine: --capture: the path is longer than %zu characters\n", sizeof(cfg->capture) - 1);
+			return -1;
+		}
+		snprintf(cfg->capture, sizeof(cfg->capture), "%s", c->capture);
 	}
 	if (c->sample_every > 0)
 		cfg->latency_sample_every = (unsigned)c->sample_every;
