@@ -1775,9 +1775,9 @@ static int parse_peers(struct loader *ld, const config_setting_t *root)
 
 /* ---- SLA checks ---------------------------------------------------------------------------- */
 
-const char *const cfg_sla_metric_name[SLA_METRIC_COUNT] = {
+const char *const cfg_sla_metric_name[SLA_METRIC_COUNT + 1] = {
 	"goodput_gbps", "loss", "p50_latency_ns", "p99_latency_ns", "p99_9_latency_ns", "max_latency_ns", "retransmits",
-	"pause_percent", "pfc_rx_per_s", "rx_gbps", "tx_gbps", "rx_dropped",
+	"pause_percent", "pfc_rx_per_s", "rx_gbps", "tx_gbps", "rx_dropped", NULL,
 };
 
 /* flow = "NAME" | "*" or port = "NAME" | "*": the check's subject */
@@ -2081,7 +2081,7 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
 					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
 					    "cc_trace_qps", "cc_trace_step", "capture", "capture_every", "capture_snaplen",
-					    "capture_ports", NULL };
+					    "capture_ports", "timeseries", NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -2100,6 +2100,7 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	    cr_opt_u32(&ld->r, run, "cc_trace_qps", 1, 1u << 20, &c->cc_trace_qps) < 0 ||
 	    cr_opt_u32(&ld->r, run, "cc_trace_step", 1, 1u << 20, &c->cc_trace_step) < 0 ||
 	    opt_str(ld, run, "capture", c->capture, sizeof(c->capture)) < 0 ||
+	    opt_str(ld, run, "timeseries", c->timeseries, sizeof(c->timeseries)) < 0 ||
 	    cr_opt_u32(&ld->r, run, "capture_every", 1, 1000000000, &c->capture_every) < 0 ||
 	    cr_opt_u32(&ld->r, run, "capture_snaplen", 0, 65535, &c->capture_snaplen) < 0 || capture_ports(ld, run))
 		return -1;

@@ -51,7 +51,7 @@ struct cfg_sla {
 	int priority;                 /* pause_percent: one priority, -1: the worst */
 	unsigned line;
 };
-extern const char *const cfg_sla_metric_name[SLA_METRIC_COUNT];
+extern const char *const cfg_sla_metric_name[SLA_METRIC_COUNT + 1]; /* NULL-terminated */
 
 /* Event injection (docs/cc.md): chosen packets are marked CE, dropped or sent with a wrong ICRC,
  * on TX (a flow's packets) or on RX (a port's arrivals). A packet is chosen by PSN (the first
@@ -348,6 +348,7 @@ struct engine_config {
 	unsigned latency_sample_every;/* one sample in this many goes to the CSV; default 1 */
 	unsigned latency_foreign_qps; /* per RX lcore: QPs from other processes whose probes get
 				       * their own histogram; default 64 */
+	char timeseries[CFG_STR_LEN]; /* per-interval CSV of ports and flow groups, empty = none */
 	char capture[CFG_STR_LEN];    /* pcapng of the frames sent and received, empty = none */
 	unsigned capture_every;       /* one frame in this many per port and direction; default 1 */
 	unsigned capture_snaplen;     /* bytes of each frame, 0 = all (default) */

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "engine_state.h"
 #include "capture.h"
+#include "timeseries.h"
 #include "notification.h"
 #include "sla.h"
 #include "switch.h"
@@ -751,6 +752,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 		}
 		if (now >= next_line) {
 			housekeeping(e);
+			timeseries_rows(e->ts, e, (double)(now - e->start_tsc) / (double)e->tsc_hz);
 			if (!opt->quiet)
 				stats_print_interval(e, (double)(now - e->start_tsc) / (double)e->tsc_hz,
 						     (double)(now - last_line) / (double)e->tsc_hz, prev);
@@ -778,6 +780,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	rte_eal_mp_wait_lcore();
 	housekeeping(e);
 	capture_finish(e);
+	timeseries_rows(e->ts, e, (double)(rte_rdtsc() - e->start_tsc) / (double)e->tsc_hz); /* the last stretch */
 }
 
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
@@ -829,6 +832,8 @@ static void release(struct engine *e)
 	completer_index_free();
 	responder_table_free();
 	notification_table_free();
+	e->ts_rows = timeseries_close(e->ts);
+	e->ts = NULL;
 	switch_free(e->sw);
 	if (e->sw_csv)
 		fclose(e->sw_csv);
@@ -876,6 +881,14 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	if (capture_open(&e, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_REPORT;
+	}
+	{
+		int failed;
+		e.ts = timeseries_open(&e, err, sizeof(err), &failed);
+		if (failed) {
+			fprintf(stderr, "roce-engine: %s\n", err);
+			return ENGINE_EXIT_REPORT;
+		}
 	}
 	if (cfg->cc_trace[0]) { /* the same: a bad path stops the run before traffic */
 		e.cc_csv = fopen(cfg->cc_trace, "w");

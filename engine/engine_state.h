@@ -52,6 +52,8 @@ struct engine {
 	unsigned n_cc;
 	struct qp_inject *inj_states;  /* the QPs' with injection rules */
 	unsigned n_inj;
+	struct timeseries *ts;         /* run.timeseries, or NULL */
+	unsigned long ts_rows;
 	struct rte_pcapng *pcapng;     /* --capture, or NULL */
 	int capture_fd;                /* the file, opened at start, until rte_pcapng takes it (-1) */
 	uint64_t capture_written, capture_dropped, capture_write_errors;

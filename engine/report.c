@@ -16,6 +16,7 @@
 #include "engine_state.h"
 #include "responder.h"
 #include "sla.h"
+#include "timeseries.h"
 #include "switch.h"
 
 static json_t *u64_array(const uint64_t *v, unsigned n)
@@ -600,6 +601,9 @@ static json_t *build(const struct engine *e)
 		json_object_set_new(root, "switch", switch_json(e));
 	if (e->cfg->n_sla)
 		json_object_set_new(root, "sla", sla_json(e));
+	if (e->ts)
+		json_object_set_new(root, "timeseries", json_pack("{s:s,s:I}", "path", e->cfg->timeseries, "rows",
+								  (json_int_t)timeseries_count(e->ts)));
 	if (e->cfg->capture[0])
 		json_object_set_new(root, "capture", json_pack("{s:s,s:I,s:I,s:I,s:I}", "path", e->cfg->capture, "every",
 			(json_int_t)e->cfg->capture_every, "frames", (json_int_t)e->capture_written, "dropped",

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "congestion.h"
+#include "counters.h"
+#include "engine_state.h"
+#include "histogram.h"
+#include "timeseries.h"
+
+/* What the previous row saw, so that a row gives the interval's amounts. */
+struct port_prev {
+	struct port_totals t;
+	uint64_t paused_ns;
+	struct lat_stats lat;         /* one-way times on the port, as of the previous row */
+};
+
+struct group_prev {
+	uint64_t tx_bytes, rx_payload, cnps;
+};
+
+struct timeseries {
+	FILE *f;
+	double last_s;
+	unsigned long rows;
+	struct port_prev port[CFG_MAX_PORTS];
+	struct group_prev group[CFG_MAX_FLOW_GROUPS];
+};
+
+struct timeseries *timeseries_open(const struct engine *e, char *err, size_t errlen, int *failed)
+{
+	struct timeseries *ts;
+
+	*failed = 0;
+	if (!e->cfg->timeseries[0])
+		return NULL;
+	ts = calloc(1, sizeof(*ts));
+	if (!ts || !(ts->f = fopen(e->cfg->timeseries, "w"))) {
+		snprintf(err, errlen, "run.timeseries: cannot write %s: %s", e->cfg->timeseries, strerror(errno));
+		free(ts);
+		*failed = 1;
+		return NULL;
+	}
+	for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
+		lat_stats_init(&ts->port[p].lat);
+	fprintf(ts->f, "time_s,kind,name,tx_gbps,tx_mpps,rx_gbps,rx_mpps,goodput_gbps,cnp_rx,pfc_rx,paused_ms,"
+		       "lat_p50_ns,lat_p99_ns,lat_samples,cc_rate_gbps\n");
+	return ts;
+}
+
+static double rate(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
+
+static void port_row(struct timeseries *ts, const struct engine *e, unsigned p, double t_s, double dt)
+{
+	static struct lat_stats now;
+	static struct hist iv;
+	struct port_prev *pv = &ts->port[p];
+	struct port_totals t;
+	uint64_t paused = 0, pfc = 0, cnp;
+
+	stats_port_totals(e, p, &t);
+	for (unsigned pr = 0; pr < QOS_PRIORITIES; pr++) {
+		paused += pfc_paused_ns(&e->pause[p], pr, rte_rdtsc());
+		pfc += t.rx.pfc_rx[pr] - pv->t.rx.pfc_rx[pr];
+	}
+	cnp = t.rx.kind[WIRE_KIND_CNP] - pv->t.rx.kind[WIRE_KIND_CNP];
+	fprintf(ts->f, "%.3f,port,%s,%.6f,%.6f,%.6f,%.6f,,%llu,%llu,%.3f", t_s, e->ports[p].name,
+		rate(t.tx_bytes, pv->t.tx_bytes, dt) * 8 / 1e9, rate(t.tx_packets, pv->t.tx_packets, dt) / 1e6,
+		rate(t.rx_bytes, pv->t.rx_bytes, dt) * 8 / 1e9, rate(t.rx_frames, pv->t.rx_frames, dt) / 1e6,
+		(unsigned long long)cnp, (unsigned long long)pfc, (double)(paused - pv->paused_ns) / 1e6);
+	if (e->lat_live && stats_lat_port(e, p, LAT_ONEWAY, &now)) {
+		lat_hist_interval(&iv, &now.h, &pv->lat.h);
+		pv->lat = now;
+		if (iv.count)
+			fprintf(ts->f, ",%llu,%llu,%llu,\n", (unsigned long long)hist_percentile(&iv, 50),
+				(unsigned long long)hist_percentile(&iv, 99), (unsigned long long)iv.count);
+		else
+			fprintf(ts->f, ",,,0,\n");
+	} else {
+		fprintf(ts->f, ",,,,\n");
+	}
+	pv->t = t;
+	pv->paused_ns = paused;
+}
+
+/* A flow group's QPs together: what they sent, what their local receivers got, CNPs, mean cc rate. */
+static void group_row(struct timeseries *ts, const struct engine *e, unsigned g, double t_s, double dt)
+{
+	const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	struct group_prev *gv = &ts->group[g], now = {0};
+	int dst = stats_local_port_of_mac(e, grp->dst_mac);
+	double cc_sum = 0;
+	unsigned n_cc = 0;
+
+	for (unsigned q = 0; q < e->n_qps; q++) {
+		const struct qp_tx *qp = &e->qps[q];
+		struct rx_qp_counters rx;
+
+		if (qp->group != grp)
+			continue;
+		now.tx_bytes += stat_read(&qp->c.tx_bytes);
+		if (dst >= 0 && stats_rx_qp(e, (unsigned)dst, qp->dest_qpn, &rx))
+			now.rx_payload += rx.payload_bytes;
+		if (qp->cc) {
+			struct cc_view v;
+			congestion_view(qp->cc, &v);
+			now.cnps += v.cnps;
+			cc_sum += (double)v.rate_kbps * 1e-6;
+			n_cc++;
+		}
+	}
+	fprintf(ts->f, "%.3f,flow,%s,%.6f,,,,", t_s, grp->name, rate(now.tx_bytes, gv->tx_bytes, dt) * 8 / 1e9);
+	if (dst >= 0)
+		fprintf(ts->f, "%.6f", rate(now.rx_payload, gv->rx_payload, dt) * 8 / 1e9);
+	fprintf(ts->f, ",%llu,,,,,,", (unsigned long long)(now.cnps - gv->cnps));
+	if (n_cc)
+		fprintf(ts->f, "%.6f", cc_sum / n_cc);
+	fputc('\n', ts->f);
+	*gv = now;
+}
+
+void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s)
+{
+	double dt;
+
+	if (!ts)
+		return;
+	dt = t_s - ts->last_s;
+	for (unsigned p = 0; p < e->n_ports; p++, ts->rows++)
+		port_row(ts, e, p, t_s, dt);
+	for (unsigned g = 0; g < e->cfg->n_groups; g++, ts->rows++)
+		group_row(ts, e, g, t_s, dt);
+	ts->last_s = t_s;
+	fflush(ts->f);
+}
+
+unsigned long timeseries_count(const struct timeseries *ts) { return ts ? ts->rows : 0; }
+
+unsigned long timeseries_close(struct timeseries *ts)
+{
+	unsigned long n;
+
+	if (!ts)
+		return 0;
+	n = ts->rows;
+	fclose(ts->f);
+	free(ts);
+	return n;
+}
