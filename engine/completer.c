@@ -111,7 +111,7 @@ static void cnp_arrived(struct qp_tx *qp, uint64_t now_tsc)
 	if (qp->cc)
 		congestion_on_cnp(qp->cc->lcore, qp->cc, now_tsc);
 	if (qp->inj)
-		inject_on_cnp(qp->inj, now_tsc, 0);
+		inject_on_cnp(qp->inj, now_tsc);
 }
 
 void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)

@@ -182,12 +182,6 @@ void congestion_poll(struct cc_lcore *l, uint64_t now_tsc)
 	}
 }
 
-void congestion_qp_stop(struct cc_lcore *l, struct qp_cc *c)
-{
-	if (c->algo == CFG_CC_DCQCN)
-		dcqcn_stop(&c->u.d, &l->wheel);
-}
-
 void congestion_view(const struct qp_cc *c, struct cc_view *v)
 {
 	*v = (struct cc_view){.rate_kbps = rate_of(c), .cnps = __atomic_load_n(&c->cnp_rx, __ATOMIC_RELAXED)};

@@ -90,8 +90,6 @@ void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc);
 /* Owner lcore, every loop: timers due and trace rows. */
 void congestion_poll(struct cc_lcore *l, uint64_t now_tsc);
-/* The QP stopped: its timers go. */
-void congestion_qp_stop(struct cc_lcore *l, struct qp_cc *c);
 
 /* Main lcore: writes the trace rows waiting in r as CSV; returns how many. */
 unsigned congestion_trace_drain(struct cc_trace_ring *r, FILE *csv);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -314,15 +315,16 @@ static unsigned roles_for_group(struct engine *e, const struct cfg_flow_group *g
 	return k;
 }
 
-/* The lcore a QP is dealt to (its TX role's), or NULL. */
-static struct lcore_work *owner_of(struct engine *e, const struct qp_tx *qp)
+/* The lcore each QP is dealt to (its TX role's), in QP order: one pass over the roles' heaps. */
+static struct lcore_work **qp_owners(struct engine *e)
 {
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+	struct lcore_work **owner = calloc(e->n_qps, sizeof(*owner));
+
+	for (unsigned l = 0; owner && l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++)
-				if (e->work[l]->tx[i].heap[k].qp == qp)
-					return e->work[l];
-	return NULL;
+				owner[e->work[l]->tx[i].heap[k].qp - e->qps] = e->work[l];
+	return owner;
 }
 
 /* A TX lcore's congestion-control context, made when its first QP with cc is dealt to it. */
@@ -373,6 +375,7 @@ static int plan_cc_trace(struct engine *e)
 static int plan_cc(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->cfg;
+	struct lcore_work **owner = NULL;
 	unsigned k = 0, j = 0;
 
 	for (unsigned q = 0; q < e->n_qps; q++) {
@@ -383,8 +386,14 @@ static int plan_cc(struct engine *e, char *err, size_t errlen)
 		e->cc_states = rte_zmalloc("cc_states", sizeof(struct qp_cc) * e->n_cc, RTE_CACHE_LINE_SIZE);
 	if (e->n_inj)
 		e->inj_states = rte_zmalloc("inj_states", sizeof(struct qp_inject) * e->n_inj, RTE_CACHE_LINE_SIZE);
-	if ((e->n_cc && !e->cc_states) || (e->n_inj && !e->inj_states))
+	if (e->n_cc)
+		owner = qp_owners(e);
+	if ((e->n_cc && (!e->cc_states || !owner)) || (e->n_inj && !e->inj_states))
 		goto nomem;
+	for (unsigned g = 0; g < cfg->n_groups; g++) { /* what the control interface may change */
+		e->dcqcn_live[g] = cfg->groups[g].dcqcn;
+		e->timely_live[g] = cfg->groups[g].timely;
+	}
 	for (unsigned q = 0; q < e->n_qps; q++) {
 		struct qp_tx *qp = &e->qps[q];
 		const struct cfg_flow_group *g = qp->group;
@@ -396,25 +405,24 @@ static int plan_cc(struct engine *e, char *err, size_t errlen)
 			j++;
 		}
 		if (g->cc != CFG_CC_NONE) {
-			struct lcore_work *w = owner_of(e, qp);
 			struct qp_cc *c = &e->cc_states[k++];
 			uint64_t line = congestion_line_kbps(g, e->ports[qp->port].link_speed_gbps);
-
-			if (!w || !(c->lcore = cc_lcore_of(e, w)))
-				goto nomem;
 			unsigned gi = (unsigned)(g - cfg->groups);
-			e->dcqcn_live[gi] = g->dcqcn;
-			e->timely_live[gi] = g->timely;
+
+			if (!owner[q] || !(c->lcore = cc_lcore_of(e, owner[q])))
+				goto nomem;
 			congestion_qp_init(c, qp, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->dcqcn_live[gi], &e->timely_live[gi]);
 			qp_tx_set_rate(qp, (double)line * 1e-6, e->tsc_hz);
 			c->applied_kbps = line;
 			qp->cc = c;
 		}
 	}
+	free(owner);
 	if (cfg->cc_trace[0] && e->n_cc && plan_cc_trace(e))
 		goto nomem;
 	return 0;
 nomem:
+	free(owner);
 	snprintf(err, errlen, "out of memory for congestion control / event injection (raise eal.memory_mb)");
 	return -1;
 }
@@ -699,9 +707,9 @@ static void run_phases(struct engine *e, uint64_t now)
 	}
 }
 
-/* The cc trace rows waiting in the lcores' rings, into the CSV (every millisecond: a ring holds
- * 16,384 rows). */
-static void drain_cc_trace(struct engine *e)
+/* What the lcores' rings hold for files — capture copies, the switch's queue trace, the cc trace —
+ * written out (every millisecond: a cc trace ring holds 16,384 rows). */
+static void drain_to_files(struct engine *e)
 {
 	capture_drain(e);
 	if (e->sw_csv)
@@ -722,7 +730,7 @@ static void housekeeping(struct engine *e)
 			e->lat_csv_rows += lat_samples_drain(e->work[l]->samples, e->lat_csv);
 	if (e->lat_csv)
 		fflush(e->lat_csv);
-	drain_cc_trace(e);
+	drain_to_files(e);
 	if (e->cc_csv)
 		fflush(e->cc_csv);
 }
@@ -759,7 +767,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			last_line = now;
 			next_line += interval;
 		}
-		drain_cc_trace(e);
+		drain_to_files(e);
 		rte_delay_us_sleep(1000);
 	}
 	lcore_request_tx_stop();

@@ -37,7 +37,7 @@ void port_inject_init(struct port_inject *in, const struct cfg_port *p, uint64_t
 
 /* The first rule that picks this packet, or -1. Every rule sees every packet (their counts of
  * packets seen stay independent). */
-static int choose(struct inject_rule_state *st, unsigned n, uint64_t *rng, bool has_psn, uint32_t psn)
+static int choose(struct inject_rule_state *st, unsigned n, uint64_t *rng, uint32_t psn)
 {
 	int hit = -1;
 
@@ -50,7 +50,7 @@ static int choose(struct inject_rule_state *st, unsigned n, uint64_t *rng, bool 
 		if (c->count && r->done >= c->count)
 			continue;
 		if (c->psn >= 0)
-			pick = has_psn && !r->psn_done && psn == (uint32_t)c->psn;
+			pick = !r->psn_done && psn == (uint32_t)c->psn;
 		else if (c->every)
 			pick = r->seen % c->every == 0;
 		else
@@ -127,7 +127,7 @@ static bool tx_one(struct qp_inject *in, uint8_t *f, uint32_t len, uint64_t now_
 		in->nak_from_tsc = now_tsc;
 		in->nak_ev = in->gap_ev;
 	}
-	hit = choose(in->rule, in->n_rules, &in->rng, true, p.bth.psn);
+	hit = choose(in->rule, in->n_rules, &in->rng, p.bth.psn);
 	if (hit < 0)
 		return true;
 	a = in->rule[hit].cfg->action;
@@ -146,9 +146,8 @@ static bool tx_one(struct qp_inject *in, uint8_t *f, uint32_t len, uint64_t now_
 	return a != CFG_INJECT_DROP;
 }
 
-unsigned inject_tx(struct qp_inject *in, struct rte_mbuf **m, unsigned n, uint64_t now_tsc, uint64_t tsc_hz)
+unsigned inject_tx(struct qp_inject *in, struct rte_mbuf **m, unsigned n, uint64_t now_tsc)
 {
-	(void)tsc_hz;
 	for (unsigned i = 0; i < n;) {
 		struct rte_mbuf *x = m[i];
 
@@ -171,7 +170,7 @@ int inject_rx(struct port_inject *in, uint8_t *frame, uint32_t len)
 
 	if (wire_parse(frame, len, 0, &p) != WIRE_KIND_ROCE)
 		return -1;
-	hit = choose(in->rule, in->n_rules, &in->rng, true, p.bth.psn);
+	hit = choose(in->rule, in->n_rules, &in->rng, p.bth.psn);
 	if (hit < 0)
 		return -1;
 	a = in->rule[hit].cfg->action;
@@ -202,9 +201,8 @@ static void answer_event(struct qp_inject *in, int ev, uint64_t delay_ns)
 	__atomic_store_n(&in->ev[ev].answered, 1, __ATOMIC_RELEASE);
 }
 
-void inject_on_cnp(struct qp_inject *in, uint64_t now_tsc, uint64_t tsc_hz)
+void inject_on_cnp(struct qp_inject *in, uint64_t now_tsc)
 {
-	(void)tsc_hz;
 	if (in->last_cnp_tsc)
 		summarize(&in->cnp_spacing, tsc_ns(in->last_cnp_tsc, now_tsc));
 	in->last_cnp_tsc = now_tsc;
@@ -216,9 +214,8 @@ void inject_on_cnp(struct qp_inject *in, uint64_t now_tsc, uint64_t tsc_hz)
 	in->ce_pending_ev = -1;
 }
 
-void inject_on_nak(struct qp_inject *in, uint64_t now_tsc, uint64_t tsc_hz)
+void inject_on_nak(struct qp_inject *in, uint64_t now_tsc)
 {
-	(void)tsc_hz;
 	if (!in->nak_from_tsc)
 		return;
 	summarize(&in->nak_delay, tsc_ns(in->nak_from_tsc, now_tsc));

@@ -75,12 +75,12 @@ void qp_inject_init(struct qp_inject *in, const struct cfg_flow_group *g, uint32
 void port_inject_init(struct port_inject *in, const struct cfg_port *p, uint64_t seed);
 /* TX: applies the rules to the n frames the QP just wrote in m[]; dropped frames move to the end
  * (their mbufs stay the caller's, unsent). Returns the frames left to send. */
-unsigned inject_tx(struct qp_inject *in, struct rte_mbuf **m, unsigned n, uint64_t now_tsc, uint64_t tsc_hz);
+unsigned inject_tx(struct qp_inject *in, struct rte_mbuf **m, unsigned n, uint64_t now_tsc);
 /* RX: applies the port's rules to a frame about to be accounted; returns the action taken
  * (enum cfg_inject_action; CFG_INJECT_DROP: do not account it) or -1. */
 int inject_rx(struct port_inject *in, uint8_t *frame, uint32_t len);
 /* Owner lcore: a CNP / a NAK reached the QP. */
-void inject_on_cnp(struct qp_inject *in, uint64_t now_tsc, uint64_t tsc_hz);
-void inject_on_nak(struct qp_inject *in, uint64_t now_tsc, uint64_t tsc_hz);
+void inject_on_cnp(struct qp_inject *in, uint64_t now_tsc);
+void inject_on_nak(struct qp_inject *in, uint64_t now_tsc);
 
 #endif

@@ -251,12 +251,11 @@ static uint64_t cnps_to(const struct engine *e, const struct qp_tx *qp)
 	return stats_rx_qp(e, qp->port, qp->qpn, &c) ? c.cnp : 0;
 }
 
-static json_t *flow_cc_json(const struct qp_cc *c, double secs)
+static json_t *flow_cc_json(const struct qp_cc *c)
 {
 	struct cc_view v;
 	json_t *o;
 
-	(void)secs;
 	congestion_view(c, &v);
 	o = json_pack("{s:s,s:f,s:f,s:f,s:f,s:f,s:s,s:I,s:I,s:I,s:I}", "algorithm", congestion_algo_name(c->algo),
 		      "line_gbps", (double)c->line_kbps * 1e-6, "rate_gbps", (double)v.rate_kbps * 1e-6,
@@ -431,7 +430,7 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)rx.cnp_suppressed));
 	json_object_set_new(o, "cnp_rx", json_integer((json_int_t)cnps_to(e, qp)));
 	if (qp->cc)
-		json_object_set_new(o, "cc", flow_cc_json(qp->cc, secs));
+		json_object_set_new(o, "cc", flow_cc_json(qp->cc));
 	if (qp->inj)
 		json_object_set_new(o, "inject", flow_inject_json(qp->inj));
 	if (qp->lat)

@@ -694,7 +694,7 @@ void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_
 	case COMP_NAK_SEQ: /* the responder expects ev->psn: all before it arrived */
 		STAT_ADD(qp->c.naks_rx, 1);
 		if (qp->inj)
-			inject_on_nak(qp->inj, now_tsc, 0);
+			inject_on_nak(qp->inj, now_tsc);
 		ack_through(qp, (ev->psn - 1) & 0xFFFFFF, now_tsc);
 		if (++qp->retries > qp->group->retry_limit)
 			qp_error(qp);
@@ -967,7 +967,7 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 static unsigned after_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned n, uint64_t bytes, uint64_t now_tsc)
 {
 	if (qp->inj && n)
-		n = inject_tx(qp->inj, m, n, now_tsc, 0);
+		n = inject_tx(qp->inj, m, n, now_tsc);
 	qp->cc_bytes += bytes;
 	if (qp->cc && qp->cc_bytes >= qp->cc_bytes_due)
 		congestion_on_sent(qp->cc->lcore, qp->cc, now_tsc);

@@ -77,7 +77,6 @@ struct sw_port {
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
 	struct rte_mbuf *pending[64];
 	unsigned n_pending, pending_off;
-	uint64_t paused_ns_base;
 	struct sw_port_counters c;
 };
 

@@ -86,44 +86,57 @@ static void port_row(struct timeseries *ts, const struct engine *e, unsigned p, 
 	pv->paused_ns = paused;
 }
 
-/* A flow group's QPs together: what they sent, what their local receivers got, CNPs, mean cc rate. */
-static void group_row(struct timeseries *ts, const struct engine *e, unsigned g, double t_s, double dt)
-{
-	const struct cfg_flow_group *grp = &e->cfg->groups[g];
-	struct group_prev *gv = &ts->group[g], now = {0};
-	int dst = stats_local_port_of_mac(e, grp->dst_mac);
-	double cc_sum = 0;
-	unsigned n_cc = 0;
+/* A flow group's QPs together: what they sent, what their local receivers got, CNPs, and the sum
+ * of their congestion-control rates (cc_sum / n_cc is the mean). */
+struct group_now {
+	struct group_prev c;
+	int dst;                      /* the local receiving port, or -1 */
+	double cc_sum;
+	unsigned n_cc;
+};
 
+/* Every group's sums, in one pass over the QPs. */
+static void sum_groups(const struct engine *e, struct group_now *now)
+{
+	for (unsigned g = 0; g < e->cfg->n_groups; g++)
+		now[g] = (struct group_now){.dst = stats_local_port_of_mac(e, e->cfg->groups[g].dst_mac)};
 	for (unsigned q = 0; q < e->n_qps; q++) {
 		const struct qp_tx *qp = &e->qps[q];
+		struct group_now *n = &now[qp->group - e->cfg->groups];
 		struct rx_qp_counters rx;
 
-		if (qp->group != grp)
-			continue;
-		now.tx_bytes += stat_read(&qp->c.tx_bytes);
-		if (dst >= 0 && stats_rx_qp(e, (unsigned)dst, qp->dest_qpn, &rx))
-			now.rx_payload += rx.payload_bytes;
+		n->c.tx_bytes += stat_read(&qp->c.tx_bytes);
+		if (n->dst >= 0 && stats_rx_qp(e, (unsigned)n->dst, qp->dest_qpn, &rx))
+			n->c.rx_payload += rx.payload_bytes;
 		if (qp->cc) {
 			struct cc_view v;
 			congestion_view(qp->cc, &v);
-			now.cnps += v.cnps;
-			cc_sum += (double)v.rate_kbps * 1e-6;
-			n_cc++;
+			n->c.cnps += v.cnps;
+			n->cc_sum += (double)v.rate_kbps * 1e-6;
+			n->n_cc++;
 		}
 	}
-	fprintf(ts->f, "%.3f,flow,%s,%.6f,,,,", t_s, grp->name, rate(now.tx_bytes, gv->tx_bytes, dt) * 8 / 1e9);
-	if (dst >= 0)
-		fprintf(ts->f, "%.6f", rate(now.rx_payload, gv->rx_payload, dt) * 8 / 1e9);
-	fprintf(ts->f, ",%llu,,,,,,", (unsigned long long)(now.cnps - gv->cnps));
-	if (n_cc)
-		fprintf(ts->f, "%.6f", cc_sum / n_cc);
+}
+
+static void group_row(struct timeseries *ts, const struct engine *e, unsigned g, const struct group_now *now,
+		      double t_s, double dt)
+{
+	struct group_prev *gv = &ts->group[g];
+
+	fprintf(ts->f, "%.3f,flow,%s,%.6f,,,,", t_s, e->cfg->groups[g].name,
+		rate(now->c.tx_bytes, gv->tx_bytes, dt) * 8 / 1e9);
+	if (now->dst >= 0)
+		fprintf(ts->f, "%.6f", rate(now->c.rx_payload, gv->rx_payload, dt) * 8 / 1e9);
+	fprintf(ts->f, ",%llu,,,,,,", (unsigned long long)(now->c.cnps - gv->cnps));
+	if (now->n_cc)
+		fprintf(ts->f, "%.6f", now->cc_sum / now->n_cc);
 	fputc('\n', ts->f);
-	*gv = now;
+	*gv = now->c;
 }
 
 void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s)
 {
+	static struct group_now now[CFG_MAX_FLOW_GROUPS]; /* the main lcore's only */
 	double dt;
 
 	if (!ts)
@@ -131,8 +144,9 @@ void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s)
 	dt = t_s - ts->last_s;
 	for (unsigned p = 0; p < e->n_ports; p++, ts->rows++)
 		port_row(ts, e, p, t_s, dt);
+	sum_groups(e, now);
 	for (unsigned g = 0; g < e->cfg->n_groups; g++, ts->rows++)
-		group_row(ts, e, g, t_s, dt);
+		group_row(ts, e, g, &now[g], t_s, dt);
 	ts->last_s = t_s;
 	fflush(ts->f);
 }
