@@ -2076,12 +2076,71 @@ static int capture_ports(struct loader *ld, const config_setting_t *run)
 	return 0;
 }
 
+int config_parse_listen(const char *s, char *addr, size_t addrlen, uint16_t *port, char *why, size_t whylen)
+{
+	const char *colon = strrchr(s, ':'), *digits = colon ? colon + 1 : s;
+	char host[64] = "127.0.0.1", *end;
+	unsigned char bin[16];
+	long v;
+
+	if (colon) {
+		size_t n = (size_t)(colon - s);
+		if (n >= 2 && s[0] == '[' && s[n - 1] == ']') /* [IPv6]:PORT */
+			s++, n -= 2;
+		if (n == 0 || n >= sizeof(host)) {
+			snprintf(why, whylen, "'%s' has no address before the port", s);
+			return -1;
+		}
+		memcpy(host, s, n);
+		host[n] = 0;
+		if (inet_pton(AF_INET, host, bin) != 1 && inet_pton(AF_INET6, host, bin) != 1) {
+			snprintf(why, whylen, "'%s' is not a numeric IPv4 or IPv6 address", host);
+			return -1;
+		}
+	}
+	v = strtol(digits, &end, 10);
+	if (end == digits || *end || v < 1 || v > 65535) {
+		snprintf(why, whylen, "'%s' is not a port 1..65535 (\"PORT\", \"ADDRESS:PORT\" or \"[IPV6]:PORT\")", digits);
+		return -1;
+	}
+	snprintf(addr, addrlen, "%s", host);
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* run.http, run.http_linger_s, run.http_dashboard */
+static int parse_http(struct loader *ld, const config_setting_t *run)
+{
+	struct engine_config *c = ld->cfg;
+	const config_setting_t *s = config_setting_get_member(run, "http");
+	char why[160];
+
+	if (cr_opt_float(&ld->r, run, "http_linger_s", 0, false, 3600, &c->http_linger_s) < 0 ||
+	    opt_str(ld, run, "http_dashboard", c->http_dashboard, sizeof(c->http_dashboard)) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_INT) { /* a bare port number */
+		long long port;
+		if (cr_int_range(&ld->r, s, 1, 65535, false, &port) < 0)
+			return -1;
+		c->http_port = (uint16_t)port;
+		return 0;
+	}
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string \"[ADDRESS:]PORT\" or a port number") < 0)
+		return -1;
+	if (config_parse_listen(config_setting_get_string(s), c->http_addr, sizeof(c->http_addr), &c->http_port, why,
+				sizeof(why)))
+		return cr_fail(&ld->r, s, "%s", why);
+	return 0;
+}
+
 static int parse_run(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
 					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
 					    "cc_trace_qps", "cc_trace_step", "capture", "capture_every", "capture_snaplen",
-					    "capture_ports", "timeseries", NULL };
+					    "capture_ports", "timeseries", "http", "http_linger_s", "http_dashboard", NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -2107,7 +2166,7 @@ static int parse_run(struct loader *ld, const config_setting_t *root)
 	if (c->capture_snaplen && c->capture_snaplen < 64)
 		return cr_fail_member(&ld->r, run, "capture_snaplen", "%u is too short to dissect (0 = whole frames, or >= 64)",
 				      c->capture_snaplen);
-	return 0;
+	return parse_http(ld, run);
 }
 
 /* ---- entry points --------------------------------------------------------------------------- */
@@ -2137,6 +2196,7 @@ void config_defaults(struct engine_config *cfg)
 	cfg->cc_trace_qps = 16;
 	cfg->cc_trace_step = 1;
 	cfg->capture_every = 1;
+	snprintf(cfg->http_addr, sizeof(cfg->http_addr), "127.0.0.1");
 	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
 		cfg->group_collective[g] = -1;
 }

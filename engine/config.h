@@ -357,6 +357,11 @@ struct engine_config {
 	double cc_trace_interval_us;  /* a row per traced QP this often (and one per CNP); default 100 */
 	unsigned cc_trace_qps;        /* the first N QPs with congestion control are traced; default 16 */
 	unsigned cc_trace_step;       /* ... every this many (sampling a large group); default 1 */
+	/* the HTTP server (Prometheus /metrics, live dashboard): off while http_port is 0 */
+	char http_addr[64];           /* numeric IPv4 or IPv6 address to listen on; default 127.0.0.1 */
+	uint16_t http_port;
+	double http_linger_s;         /* keep serving the final numbers this long after the run */
+	char http_dashboard[CFG_STR_LEN]; /* folder of the dashboard's files; empty = the built-in path */
 };
 
 /* Loads and validates `path`. On error returns -1 and writes one line into err:
@@ -364,6 +369,9 @@ struct engine_config {
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen);
 /* The same from a string (tests); `name` stands for the file name in messages. */
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen);
+/* Parses an HTTP listen address, "PORT", "IPV4:PORT" or "[IPV6]:PORT" (port 1..65535, numeric
+ * addresses only), into addr / *port; 0, or -1 with why. */
+int config_parse_listen(const char *s, char *addr, size_t addrlen, uint16_t *port, char *why, size_t whylen);
 /* Defaults for everything (what an empty file gives). */
 void config_defaults(struct engine_config *cfg);
 /* A virtual device (a vdev `net_...` or an end of the in-process `ring:` cable): no real link

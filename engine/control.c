@@ -42,21 +42,29 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
  * either detach sees it counted, or it sees NULL. */
 static unsigned in_flight;
 
-static struct engine *enter(struct rte_tel_data *d)
+struct engine *control_enter(void)
 {
 	struct engine *e;
 
 	__atomic_fetch_add(&in_flight, 1, __ATOMIC_SEQ_CST);
 	e = __atomic_load_n(&attached, __ATOMIC_SEQ_CST);
-	if (!e) {
+	if (!e)
 		__atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
+	return e;
+}
+
+void control_leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
+
+static struct engine *enter(struct rte_tel_data *d)
+{
+	struct engine *e = control_enter();
+
+	if (!e) {
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error", "no run in progress");
 	}
 	return e;
 }
-
-static void leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
 
 /* The telemetry callback `name` runs name##_run(e, params, d) on the attached engine. */
 #define GUARDED(name)                                                                       \
@@ -69,7 +77,7 @@ static void leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
 		if (!e)                                                                     \
 			return 0;                                                           \
 		rc = name##_run(e, params, d);                                              \
-		leave();                                                                    \
+		control_leave();                                                                \
 		return rc;                                                                  \
 	}
 
@@ -355,20 +363,6 @@ struct port_sample {
 static struct port_sample prev_sample[CFG_MAX_PORTS];
 static rte_spinlock_t prev_lock = RTE_SPINLOCK_INITIALIZER; /* telemetry runs a thread per client */
 
-/* ECN-CE marks received per port: the receiver QPs' counts, summed over the RX lcores. */
-static void ecn_ce_per_port(const struct engine *e, uint64_t out[CFG_MAX_PORTS])
-{
-	memset(out, 0, sizeof(uint64_t) * CFG_MAX_PORTS);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct rx_ctx *ctx = e->work[l] ? e->work[l]->rx_ctx : NULL;
-		for (unsigned i = 0, n = ctx ? rx_qp_count(ctx) : 0; i < n; i++) {
-			const struct rx_qp *q = rx_qp_at(ctx, i);
-			if (q && q->port < e->n_ports)
-				out[q->port] += stat_read(&q->c.ecn_ce);
-		}
-	}
-}
-
 static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, double v)
 {
 	char s[32];
@@ -388,8 +382,7 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 	if (!o)
 		return NULL;
 	stats_port_totals(e, p, &t);
-	memset(&hw, 0, sizeof(hw));
-	rte_eth_stats_get(e->ports[p].port_id, &hw);
+	stats_port_hw(e, p, &hw);
 	rte_spinlock_lock(&prev_lock);
 	was = prev->valid ? *prev : (struct port_sample){.tsc = e->start_tsc}; /* first call: since the start */
 	*prev = (struct port_sample){.valid = true, .tsc = now, .tx_packets = t.tx_packets, .tx_bytes = t.tx_bytes,
@@ -405,7 +398,7 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 	rte_tel_data_add_dict_u64(o, "rx_bytes", t.rx_bytes);
 	rte_tel_data_add_dict_u64(o, "rx_malformed", t.rx_malformed);
 	/* as the report's ports[].rx_dropped */
-	rte_tel_data_add_dict_u64(o, "rx_dropped", t.rx_malformed + t.rx.rx_qp_table_full + hw.imissed + hw.rx_nombuf);
+	rte_tel_data_add_dict_u64(o, "rx_dropped", stats_rx_dropped(&t, &hw));
 	rte_tel_data_add_dict_u64(o, "rx_qp_table_full", t.rx.rx_qp_table_full);
 	rte_tel_data_add_dict_u64(o, "rx_injected_drops", t.rx.injected_drops);
 	rte_tel_data_add_dict_u64(o, "rx_cnp", t.rx.kind[WIRE_KIND_CNP]);
@@ -430,7 +423,7 @@ static int cmd_ports_run(struct engine *e, const char *params, struct rte_tel_da
 	uint64_t ecn_ce[CFG_MAX_PORTS], now;
 
 	(void)params;
-	ecn_ce_per_port(e, ecn_ce);
+	stats_ecn_ce_per_port(e, ecn_ce);
 	now = rte_rdtsc();
 	rte_tel_data_start_dict(d);
 	for (unsigned p = 0; p < e->n_ports; p++) {
@@ -633,38 +626,22 @@ static struct rte_tel_data *watch_dict(const struct pfc_watch *w)
 static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, uint64_t now)
 {
 	struct rte_tel_data *o = rte_tel_data_alloc(), *x;
-	uint64_t pfc_tx[QOS_PRIORITIES] = {0}, paused_ns[QOS_PRIORITIES], gen_sent = 0, pause_tx = 0;
 	struct port_totals t;
+	struct port_pfc pfc;
 
 	if (!o)
 		return NULL;
 	stats_port_totals(e, p, &t);
-	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
-		const struct pfc_gen *g = &e->pfc_gen[i];
-		uint64_t sent = stat_read(&g->sent);
-		if (e->cfg->pfc_generators[i].port != p)
-			continue;
-		gen_sent += sent;
-		if (g->pause)
-			pause_tx += sent;
-		for (unsigned k = 0; !g->pause && k < QOS_PRIORITIES; k++)
-			if (g->class_enable >> k & 1)
-				pfc_tx[k] += sent;
-	}
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) /* threshold XOFF/XON frames */
-		for (unsigned k = 0; e->work[l] && k < QOS_PRIORITIES; k++)
-			pfc_tx[k] += stat_read(&e->work[l]->pfc_tx[p][k]);
-	for (unsigned k = 0; k < QOS_PRIORITIES; k++)
-		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, now);
+	stats_port_pfc(e, p, now, &pfc);
 	rte_tel_data_start_dict(o);
 	rte_tel_data_add_dict_int(o, "honour_pfc", e->cfg->ports[p].honour_pfc);
 	add_u64_array(o, "pfc_rx", t.rx.pfc_rx, QOS_PRIORITIES);
 	add_u64_array(o, "pfc_xoff_rx", t.rx.pfc_xoff_rx, QOS_PRIORITIES);
-	add_u64_array(o, "paused_ns", paused_ns, QOS_PRIORITIES);
+	add_u64_array(o, "paused_ns", pfc.paused_ns, QOS_PRIORITIES);
 	rte_tel_data_add_dict_u64(o, "pause_rx", t.rx.pause_rx);
-	add_u64_array(o, "pfc_tx", pfc_tx, QOS_PRIORITIES);
-	rte_tel_data_add_dict_u64(o, "pause_tx", pause_tx);
-	rte_tel_data_add_dict_u64(o, "generator_frames", gen_sent);
+	add_u64_array(o, "pfc_tx", pfc.pfc_tx, QOS_PRIORITIES);
+	rte_tel_data_add_dict_u64(o, "pause_tx", pfc.pause_tx);
+	rte_tel_data_add_dict_u64(o, "generator_frames", pfc.generator_frames);
 	if (e->cfg->ports[p].xoff_priorities && (x = watch_dict(&e->watch[p])))
 		rte_tel_data_add_dict_container(o, "pfc_xoff", x, 0);
 	return o;
@@ -728,6 +705,8 @@ void control_attach(struct engine *e)
 	}
 	__atomic_store_n(&attached, e, __ATOMIC_RELEASE);
 }
+
+void control_attach_final(struct engine *e) { __atomic_store_n(&attached, e, __ATOMIC_SEQ_CST); }
 
 void control_detach(void)
 {

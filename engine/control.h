@@ -33,6 +33,13 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
 
 /* Registers the commands (once per process) and points them at this engine. */
 void control_attach(struct engine *e);
+/* For other readers of the running engine (the HTTP exporter's thread): the attached engine, held
+ * until control_leave, or NULL when none runs. */
+struct engine *control_enter(void);
+void control_leave(void);
+/* After control_detach: points readers at the finished engine again, to serve its final numbers
+ * until the next control_detach (run.http_linger_s). */
+void control_attach_final(struct engine *e);
 /* The engine is going away: waits for the commands in progress; later ones answer that nothing
  * runs. */
 void control_detach(void);

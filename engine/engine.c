@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "engine_state.h"
 #include "capture.h"
+#include "exporter.h"
 #include "timeseries.h"
 #include "notification.h"
 #include "sla.h"
@@ -862,6 +863,24 @@ static void release(struct engine *e)
 		rte_mempool_free(e->ports[p].pool);
 }
 
+/* run.http_linger_s: the HTTP server goes on serving the final numbers (a last scrape, the
+ * dashboard's last look) until the time is up or a signal comes. */
+static void linger(struct engine *e)
+{
+	uint64_t end;
+
+	if (!e->http || e->cfg->http_linger_s <= 0)
+		return;
+	printf("roce-engine: serving the final numbers over HTTP for %.3g s (Ctrl-C ends it)\n", e->cfg->http_linger_s);
+	fflush(stdout);
+	stop_requested = 0;
+	control_attach_final(e);
+	end = rte_rdtsc() + (uint64_t)(e->cfg->http_linger_s * (double)e->tsc_hz);
+	while (!stop_requested && rte_rdtsc() < end)
+		rte_delay_us_sleep(10000);
+	control_detach();
+}
+
 int engine_run(const struct engine_config *cfg, const struct engine_options *opt)
 {
 	static struct engine e;
@@ -906,6 +925,15 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		}
 		congestion_trace_header(e.cc_csv);
 	}
+	if (cfg->http_port) { /* before any traffic: a port already taken stops the run here */
+		e.http = exporter_start(cfg, err, sizeof(err));
+		if (!e.http)
+			goto init_failed;
+		printf("roce-engine: metrics at http://%s%s%s:%u/metrics, dashboard at http://%s%s%s:%u/\n",
+		       strchr(cfg->http_addr, ':') ? "[" : "", cfg->http_addr, strchr(cfg->http_addr, ':') ? "]" : "",
+		       cfg->http_port, strchr(cfg->http_addr, ':') ? "[" : "", cfg->http_addr,
+		       strchr(cfg->http_addr, ':') ? "]" : "", cfg->http_port);
+	}
 	printf("roce-engine: ICRC with rte_net_crc %s\n", wire_crc_init());
 	if (setup_ports(&e, err, sizeof(err)))
 		goto init_failed;
@@ -929,6 +957,7 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	supervise(&e, opt);
 	control_detach();
 	stats_capture_pmd(&e);
+	e.finished = true;
 	teardown(&e);
 	stats_print_summary(&e);
 	if (!sla_verdict(&e, true))
@@ -941,10 +970,13 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 			printf("roce-engine: report written to %s\n", opt->report_path);
 		}
 	}
+	linger(&e);
+	exporter_stop(e.http);
 	release(&e);
 	return rc;
 
 init_failed:
+	exporter_stop(e.http);
 	if (e.capture_fd >= 0)
 		close(e.capture_fd);
 	fprintf(stderr, "roce-engine: %s\n", err);

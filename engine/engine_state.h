@@ -36,6 +36,7 @@ struct engine {
 	unsigned n_work;
 	uint64_t tsc_hz, start_tsc, end_tsc;
 	const char *stopped_by;        /* "duration", "flows_done", "signal" */
+	bool finished;                 /* the lcores stopped: the numbers are final (run.http_linger_s) */
 	/* latency */
 	uint16_t session;              /* this run's, in every probe it sends */
 	unsigned n_pingpong;           /* UC/UD ping-pong QPs (their round trips, per RX lcore) */
@@ -57,6 +58,7 @@ struct engine {
 	struct rte_pcapng *pcapng;     /* --capture, or NULL */
 	int capture_fd;                /* the file, opened at start, until rte_pcapng takes it (-1) */
 	uint64_t capture_written, capture_dropped, capture_write_errors;
+	struct exporter *http;         /* run.http, or NULL */
 	struct switch_rt *sw;          /* the virtual lab's switch, or NULL */
 	FILE *sw_csv;                  /* switch.trace, or NULL */
 	uint64_t sw_csv_rows;
@@ -78,6 +80,7 @@ struct engine {
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */
 	struct rte_eth_stats hw[CFG_MAX_PORTS];
+	bool pmd_captured;             /* hw[] holds the final counters (the ports may be closed) */
 	unsigned n_xstats[CFG_MAX_PORTS];
 	struct rte_eth_xstat_name xstat_names[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
 	uint64_t xstat_values[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
@@ -96,6 +99,23 @@ struct port_totals {
 };
 
 void stats_port_totals(const struct engine *e, unsigned port, struct port_totals *t);
+/* The PMD's counters of a port: live while it runs, the captured ones after. */
+void stats_port_hw(const struct engine *e, unsigned port, struct rte_eth_stats *hw);
+/* What the report calls a port's rx_dropped: malformed, no room in the RX QP table, the PMD's
+ * missed and no-mbuf counts. */
+static inline uint64_t stats_rx_dropped(const struct port_totals *t, const struct rte_eth_stats *hw)
+{
+	return t->rx_malformed + t->rx.rx_qp_table_full + hw->imissed + hw->rx_nombuf;
+}
+/* ECN-CE marks received per port (the receiver QPs' counts, over the RX lcores). */
+void stats_ecn_ce_per_port(const struct engine *e, uint64_t out[CFG_MAX_PORTS]);
+/* PFC a port sent (generators and threshold XOFF/XON) and its time paused per priority at now. */
+struct port_pfc {
+	uint64_t pfc_tx[8], paused_ns[8];
+	uint64_t pause_tx;            /* 802.3x PAUSE frames from generators */
+	uint64_t generator_frames;
+};
+void stats_port_pfc(const struct engine *e, unsigned port, uint64_t now_tsc, struct port_pfc *out);
 /* Receiver counters of (port, qpn) summed over RX lcores; false when no frame arrived. */
 bool stats_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct rx_qp_counters *out);
 /* Config index of the local port whose MAC is `mac`, or -1 (the flow goes elsewhere). */

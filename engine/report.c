@@ -153,25 +153,10 @@ static json_t *egress_json(const struct engine *e, unsigned p)
 /* PFC sent (generators and RX thresholds) and received, time paused, and frames by priority. */
 static void qos_port_json(const struct engine *e, unsigned p, const struct port_totals *t, json_t *o)
 {
-	uint64_t pfc_tx[WIRE_PFC_PRIORITIES] = {0}, paused_ns[WIRE_PFC_PRIORITIES], pause_tx = 0;
 	uint64_t tx_frames[WIRE_PFC_PRIORITIES] = {0}, tx_bytes[WIRE_PFC_PRIORITIES] = {0};
+	struct port_pfc pfc;
 
-	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
-		const struct pfc_gen *g = &e->pfc_gen[i];
-		uint64_t sent = stat_read(&g->sent);
-		if (e->cfg->pfc_generators[i].port != p)
-			continue;
-		if (g->pause)
-			pause_tx += sent;
-		for (unsigned k = 0; !g->pause && k < WIRE_PFC_PRIORITIES; k++)
-			if (g->class_enable >> k & 1)
-				pfc_tx[k] += sent;
-	}
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned k = 0; e->work[l] && k < WIRE_PFC_PRIORITIES; k++)
-			pfc_tx[k] += stat_read(&e->work[l]->pfc_tx[p][k]);
-	for (unsigned k = 0; k < WIRE_PFC_PRIORITIES; k++)
-		paused_ns[k] = pfc_paused_ns(&e->pause[p], k, e->end_tsc);
+	stats_port_pfc(e, p, e->end_tsc, &pfc);
 	if (e->cfg->ports[p].xoff_priorities)
 		json_object_set_new(o, "pfc_xoff", watch_json(&e->watch[p]));
 	if (e->cfg->ports[p].egress_gbps > 0)
@@ -181,11 +166,11 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 			tx_frames[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_packets);
 			tx_bytes[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_bytes);
 		}
-	json_object_set_new(o, "pfc_tx", u64_array(pfc_tx, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pfc_tx", u64_array(pfc.pfc_tx, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "pfc_rx", u64_array(t->rx.pfc_rx, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "pfc_rx_xoff", u64_array(t->rx.pfc_xoff_rx, WIRE_PFC_PRIORITIES));
-	json_object_set_new(o, "paused_ns", u64_array(paused_ns, WIRE_PFC_PRIORITIES));
-	json_object_set_new(o, "pause_tx", json_integer((json_int_t)pause_tx));
+	json_object_set_new(o, "paused_ns", u64_array(pfc.paused_ns, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "pause_tx", json_integer((json_int_t)pfc.pause_tx));
 	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t->rx.pause_rx));
 	json_object_set_new(o, "honour_pfc", json_boolean(e->cfg->ports[p].honour_pfc));
 	json_object_set_new(o, "nic_pfc", json_string(e->ports[p].nic_pfc_state[0] ? e->ports[p].nic_pfc_state : "off"));
@@ -210,7 +195,7 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "rx_packets", json_integer((json_int_t)t.rx_frames));
 	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)t.rx_bytes));
 	json_object_set_new(o, "rx_dropped",
-			    json_integer((json_int_t)(t.rx_malformed + t.rx.rx_qp_table_full + hw->imissed + hw->rx_nombuf)));
+			    json_integer((json_int_t)stats_rx_dropped(&t, hw)));
 	json_object_set_new(o, "rx_malformed", json_integer((json_int_t)t.rx_malformed));
 	json_object_set_new(o, "rx_other", json_integer((json_int_t)t.rx.kind[WIRE_KIND_OTHER]));
 	json_object_set_new(o, "rx_cnp", json_integer((json_int_t)t.rx.kind[WIRE_KIND_CNP]));

@@ -89,7 +89,7 @@ static bool port_metric(const struct engine *e, unsigned p, const struct cfg_sla
 		*out = (double)t.tx_bytes * 8 / secs / 1e9;
 		return true;
 	default: /* SLA_RX_DROPPED: as the report's rx_dropped */
-		*out = (double)(t.rx_malformed + t.rx.rx_qp_table_full + e->hw[p].imissed + e->hw[p].rx_nombuf);
+		*out = (double)stats_rx_dropped(&t, &e->hw[p]);
 		return true;
 	}
 }

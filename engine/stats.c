@@ -159,6 +159,50 @@ void stats_capture_pmd(struct engine *e)
 			e->xstat_values[p][xs[i].id] = xs[i].value;
 		e->n_xstats[p] = (unsigned)n;
 	}
+	e->pmd_captured = true;
+}
+
+void stats_port_hw(const struct engine *e, unsigned port, struct rte_eth_stats *hw)
+{
+	if (e->pmd_captured)
+		*hw = e->hw[port];
+	else if (rte_eth_stats_get(e->ports[port].port_id, hw))
+		memset(hw, 0, sizeof(*hw));
+}
+
+void stats_ecn_ce_per_port(const struct engine *e, uint64_t out[CFG_MAX_PORTS])
+{
+	memset(out, 0, sizeof(uint64_t) * CFG_MAX_PORTS);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct rx_ctx *ctx = e->work[l] ? e->work[l]->rx_ctx : NULL;
+		for (unsigned i = 0, n = ctx ? rx_qp_count(ctx) : 0; i < n; i++) {
+			const struct rx_qp *q = rx_qp_at(ctx, i);
+			if (q && q->port < e->n_ports)
+				out[q->port] += stat_read(&q->c.ecn_ce);
+		}
+	}
+}
+
+void stats_port_pfc(const struct engine *e, unsigned port, uint64_t now_tsc, struct port_pfc *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
+		const struct pfc_gen *g = &e->pfc_gen[i];
+		uint64_t sent = stat_read(&g->sent);
+		if (e->cfg->pfc_generators[i].port != port)
+			continue;
+		out->generator_frames += sent;
+		if (g->pause)
+			out->pause_tx += sent;
+		for (unsigned k = 0; !g->pause && k < 8; k++)
+			if (g->class_enable >> k & 1)
+				out->pfc_tx[k] += sent;
+	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) /* threshold XOFF/XON frames */
+		for (unsigned k = 0; e->work[l] && k < 8; k++)
+			out->pfc_tx[k] += stat_read(&e->work[l]->pfc_tx[port][k]);
+	for (unsigned k = 0; k < 8; k++)
+		out->paused_ns[k] = pfc_paused_ns(&e->pause[port], k, now_tsc);
 }
 
 int stats_local_port_of_mac(const struct engine *e, const uint8_t mac[6])

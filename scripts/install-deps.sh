@@ -14,13 +14,35 @@ PACKAGES=(
   libpcap-dev      # pcap read/write in roce-pcap (and DPDK's net_pcap)
   libjansson-dev   # the JSON report
   zlib1g-dev       # crc32_combine for the ICRC
+  libmicrohttpd-dev  # the HTTP exporter: Prometheus /metrics and the live dashboard
   # tests
   clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang
   python3 python3-scapy python3-pytest   # scapy's RoCE layer: an independent ICRC oracle
   tshark                                 # Wireshark's InfiniBand/RoCE, PFC and IP dissectors
   python3-matplotlib                     # scripts/plot-ccsim.py (the simulator's and engine's plots)
+  python3-prometheus-client              # an independent parser of the exporter's /metrics
+  prometheus                             # a real server scraping the engine in the tests
+  chromium                               # the dashboard's test in a headless browser
 )
 
+# npm packages (package-lock.json pins them): the dashboard's chart library (uPlot) and the
+# browser driver of its test (playwright-core, which drives Debian's chromium; no browser download)
+NPM_FOLDERS=(dashboard tests/browser)
+
+# Node.js and npm: Debian's, unless the machine already has them (for example from NodeSource)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+
+npm_install() {
+  local d
+  for d in "${NPM_FOLDERS[@]}"; do
+    if [ ! -d "$d/node_modules" ]; then
+      echo "install-deps: npm ci in $d"
+      (cd "$d" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    fi
+  done
+}
+
+cd "$(dirname "$0")/.."
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -30,6 +52,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
+  npm_install
   exit 0
 fi
 
@@ -41,4 +64,5 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq "${missing[@]}" >/dev/null
+npm_install
 echo "install-deps: done"

@@ -50,3 +50,9 @@ def engine(tmp_path):
     if not p.exists():
         pytest.fail("roce-engine not found at %s (build it, or set $ROCE_ENGINE)" % p)
     return Engine(tmp_path)
+
+
+def pytest_configure(config):
+    # Tests of outside tools (a Prometheus server, a browser) that exercise no engine code the other
+    # tests do not: scripts/run-tests.sh runs them on the release build only (-m "not release_only").
+    config.addinivalue_line("markers", "release_only: run on the release build only")

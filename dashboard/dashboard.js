@@ -1,0 +1,237 @@
+// roce-engine live dashboard: reads /api/run once (what runs) and /metrics every second (the
+// Prometheus text the engine serves), turns counters into per-second rates from the engine's own
+// clock (roce_run_elapsed_seconds), fills the tables and the uPlot charts. Everything it shows is a
+// metric of docs/monitoring.md#prometheus; nothing is computed that the report does not also have.
+'use strict';
+
+const POLL_MS = 1000;
+const WINDOW_POINTS = 300; // five minutes at one point per second
+
+// ---- the Prometheus text format ------------------------------------------------------------
+
+// name -> [{labels: {k: v}, value}]
+function parseMetrics(text) {
+  const out = new Map();
+  const line = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{([^}]*)\})?\s+(\S+)$/;
+  const label = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+  for (const l of text.split('\n')) {
+    if (!l || l[0] === '#') continue;
+    const m = line.exec(l);
+    if (!m) continue;
+    const labels = {};
+    if (m[2]) for (const x of m[2].matchAll(label)) labels[x[1]] = x[2];
+    if (!out.has(m[1])) out.set(m[1], []);
+    out.get(m[1]).push({ labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+// The sum of the samples of `name` whose labels include `match`.
+function metric(m, name, match = {}) {
+  let sum = 0, found = false;
+  for (const s of m.get(name) || []) {
+    if (Object.entries(match).every(([k, v]) => s.labels[k] === v)) { sum += s.value; found = true; }
+  }
+  return found ? sum : null;
+}
+
+// ---- charts that grow new series as they appear ----------------------------------------------
+
+class LiveChart {
+  constructor(id, axes) {
+    this.el = document.getElementById(id);
+    this.axes = axes || [{}];
+    this.keys = []; this.opts = {}; this.x = []; this.cols = {}; this.plot = null;
+    this.el.classList.add('empty');
+  }
+  // values: {key: number | null}; options of a new key: {scale, label}
+  push(t, values, seriesOpts = {}) {
+    let rebuild = false;
+    for (const k of Object.keys(values)) {
+      if (!(k in this.cols)) {
+        this.keys.push(k); this.opts[k] = seriesOpts[k] || {};
+        this.cols[k] = this.x.map(() => null); rebuild = true;
+      }
+    }
+    this.x.push(t);
+    for (const k of this.keys) this.cols[k].push(k in values ? values[k] : null);
+    if (this.x.length > WINDOW_POINTS) { this.x.shift(); for (const k of this.keys) this.cols[k].shift(); }
+    if (!this.keys.length) return;
+    this.el.classList.remove('empty');
+    const data = [this.x, ...this.keys.map(k => this.cols[k])];
+    if (rebuild || !this.plot) this.build(data); else this.plot.setData(data);
+  }
+  build(data) {
+    if (this.plot) this.plot.destroy();
+    const palette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f',
+                     '#bcbd22', '#17becf'];
+    const scales = { x: { time: false } };
+    const axes = [{ label: 'seconds' }];
+    this.axes.forEach((a, i) => { const s = a.scale || 'y'; scales[s] = {}; axes.push({ scale: s, side: i ? 1 : 3, label: a.label || '' }); });
+    this.plot = new uPlot({
+      width: Math.max(this.el.clientWidth - 16, 300), height: 240, scales, axes,
+      series: [{ label: 't (s)' }, ...this.keys.map((k, i) => ({
+        label: k, stroke: palette[i % palette.length], width: 1.5, scale: this.opts[k].scale || 'y',
+        spanGaps: false,
+      }))],
+    }, data, this.el);
+  }
+}
+
+// ---- the page -------------------------------------------------------------------------------
+
+const dash = {
+  run: null, prev: null, updates: 0, lastMetrics: null, charts: {},
+};
+window.roceDashboard = dash; // tests read it (updates, lastMetrics, charts)
+
+function fmt(v, digits = 3) {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  if (Math.abs(v) >= 1e6 || Number.isInteger(v)) return String(Math.round(v));
+  return v.toFixed(digits);
+}
+
+// A table body with one row per name; cells addressed by data-field.
+function renderRows(tableId, rows, fields) {
+  const body = document.querySelector(`#${tableId} tbody`);
+  for (const [name, values] of rows) {
+    let tr = body.querySelector(`tr[data-name="${name}"]`);
+    if (!tr) {
+      tr = document.createElement('tr');
+      tr.dataset.name = name;
+      tr.innerHTML = `<td>${name}</td>` + fields.map(f => `<td data-field="${f}"></td>`).join('');
+      body.appendChild(tr);
+    }
+    for (const f of fields) tr.querySelector(`td[data-field="${f}"]`).textContent = fmt(values[f]);
+  }
+}
+
+// Per second since the previous poll; once the run finished (its clock stopped), the average over
+// the whole run, which is what the report gives.
+function rate(m, prev, dt, name, match) {
+  if (metric(m, 'roce_run_active') === 0) {
+    const total = metric(m, name, match), t = metric(m, 'roce_run_elapsed_seconds');
+    return total === null || !t ? null : total / t;
+  }
+  if (!prev || dt <= 0) return null;
+  const now = metric(m, name, match), was = metric(prev, name, match);
+  return now === null || was === null ? null : Math.max(0, now - was) / dt;
+}
+
+function latencyKind(m, flow) {
+  for (const kind of ['oneway', 'rtt', 'ack'])
+    if (metric(m, 'roce_flow_latency_seconds_count', { flow, kind }) !== null) return kind;
+  return null;
+}
+
+function update(m) {
+  const t = metric(m, 'roce_run_elapsed_seconds') || 0;
+  const active = metric(m, 'roce_run_active') === 1;
+  const prev = dash.prev, dt = prev ? t - prev.t : 0, pm = prev ? prev.m : null;
+  const state = document.getElementById('state');
+  state.textContent = active ? 'running' : 'finished: final numbers';
+  state.className = 'state ' + (active ? 'running' : 'finished');
+  document.getElementById('elapsed').textContent = `${t.toFixed(1)} s`;
+
+  const portRows = [], portRates = {}, cnp = {}, pfc = {}, sw = {};
+  for (const p of dash.run.ports) {
+    const q = { port: p.name };
+    const v = {
+      link_gbps: p.link_gbps,
+      tx_gbps: rate(m, pm, dt, 'roce_port_tx_bytes_total', q), rx_gbps: rate(m, pm, dt, 'roce_port_rx_bytes_total', q),
+      tx_packets: metric(m, 'roce_port_tx_packets_total', q), rx_packets: metric(m, 'roce_port_rx_packets_total', q),
+      rx_dropped: metric(m, 'roce_port_rx_dropped_total', q), cnp_rx: metric(m, 'roce_port_rx_cnp_total', q),
+      cnp_tx: metric(m, 'roce_port_cnp_tx_total', q), ecn_ce_rx: metric(m, 'roce_port_rx_ecn_ce_total', q),
+      pfc_rx: metric(m, 'roce_pfc_rx_frames_total', q), pfc_tx: metric(m, 'roce_pfc_tx_frames_total', q),
+    };
+    for (const k of ['tx_gbps', 'rx_gbps']) if (v[k] !== null) v[k] *= 8e-9;
+    portRows.push([p.name, v]);
+    if (v.tx_gbps !== null) { portRates[`${p.name} tx`] = v.tx_gbps; portRates[`${p.name} rx`] = v.rx_gbps; }
+    const c = rate(m, pm, dt, 'roce_port_rx_cnp_total', q), ce = rate(m, pm, dt, 'roce_port_rx_ecn_ce_total', q);
+    if (c !== null && (c > 0 || ce > 0 || `${p.name} CNP rx` in dash.charts.cnp.cols)) {
+      cnp[`${p.name} CNP rx`] = c; cnp[`${p.name} ECN CE rx`] = ce;
+    }
+    for (let k = 0; k < 8; k++) {
+      const paused = rate(m, pm, dt, 'roce_pfc_paused_seconds_total', { port: p.name, priority: String(k) });
+      const key = `${p.name} prio ${k}`;
+      if (paused !== null && (paused > 0 || key in dash.charts.pfc.cols)) pfc[key] = paused * 100;
+    }
+  }
+  for (const s of m.get('roce_switch_queue_bytes') || []) {
+    const key = `${s.labels.port} tc ${s.labels.tc}`;
+    if (s.value > 0 || key in dash.charts.sw.cols) sw[key] = s.value / 1024;
+  }
+  const marked = rate(m, pm, dt, 'roce_switch_ecn_marked_total');
+  if (marked !== null && (marked > 0 || 'switch ECN marked' in dash.charts.cnp.cols)) cnp['switch ECN marked'] = marked;
+  renderRows('ports', portRows, ['link_gbps', 'tx_gbps', 'rx_gbps', 'tx_packets', 'rx_packets', 'rx_dropped',
+                                 'cnp_rx', 'cnp_tx', 'ecn_ce_rx', 'pfc_rx', 'pfc_tx']);
+
+  const flowRows = [], flowRates = {}, lat = {}, cc = {}, ccOpts = {};
+  for (const f of dash.run.flows) {
+    const q = { flow: f.name }, kind = latencyKind(m, f.name);
+    const v = {
+      qps: f.qps, tx_gbps: rate(m, pm, dt, 'roce_flow_tx_bytes_total', q),
+      goodput_gbps: rate(m, pm, dt, 'roce_flow_rx_payload_bytes_total', q),
+      tx_packets: metric(m, 'roce_flow_tx_packets_total', q), rx_packets: metric(m, 'roce_flow_rx_packets_total', q),
+      lost: metric(m, 'roce_flow_lost_total', q), retransmits: metric(m, 'roce_flow_retransmits_total', q),
+      cnp_rx: metric(m, 'roce_flow_cnp_rx_total', q),
+      p50_us: kind ? metric(m, 'roce_flow_latency_seconds', { flow: f.name, kind, quantile: '0.5' }) * 1e6 : null,
+      p99_us: kind ? metric(m, 'roce_flow_latency_seconds', { flow: f.name, kind, quantile: '0.99' }) * 1e6 : null,
+      cc_gbps: metric(m, 'roce_cc_rate_sum_gbps', q),
+    };
+    for (const k of ['tx_gbps', 'goodput_gbps']) if (v[k] !== null) v[k] *= 8e-9;
+    flowRows.push([f.name, v]);
+    if (v.tx_gbps !== null) flowRates[f.name] = v.tx_gbps;
+    if (kind) { lat[`${f.name} p50 (${kind})`] = v.p50_us; lat[`${f.name} p99 (${kind})`] = v.p99_us; }
+    if (v.cc_gbps !== null) {
+      cc[`${f.name} rate`] = v.cc_gbps;
+      cc[`${f.name} α qp0`] = metric(m, 'roce_cc_qp_alpha', { flow: f.name, qp: '0' });
+      ccOpts[`${f.name} α qp0`] = { scale: 'alpha' };
+    }
+  }
+  renderRows('flows', flowRows, ['qps', 'tx_gbps', 'goodput_gbps', 'tx_packets', 'rx_packets', 'lost', 'retransmits',
+                                 'cnp_rx', 'p50_us', 'p99_us', 'cc_gbps']);
+
+  if (dt > 0) { // a new second of the run (none after it finished: the clock stopped)
+    dash.charts.ports.push(t, portRates);
+    dash.charts.flows.push(t, flowRates);
+    dash.charts.cnp.push(t, cnp);
+    dash.charts.pfc.push(t, pfc);
+    dash.charts.sw.push(t, sw);
+  }
+  if (dt > 0 || !prev) { dash.charts.lat.push(t, lat); dash.charts.cc.push(t, cc, ccOpts); }
+  dash.prev = { t, m };
+  dash.lastMetrics = m;
+  dash.updates++;
+}
+
+async function poll() {
+  const err = document.getElementById('error');
+  try {
+    if (!dash.run) {
+      const r = await fetch('api/run', { cache: 'no-store' });
+      if (!r.ok) throw new Error(`api/run: HTTP ${r.status}`);
+      dash.run = await r.json();
+    }
+    const r = await fetch('metrics', { cache: 'no-store' });
+    if (!r.ok) throw new Error(`metrics: HTTP ${r.status}`);
+    update(parseMetrics(await r.text()));
+    err.textContent = '';
+  } catch (e) {
+    err.textContent = `engine not reachable (${e.message}); retrying`;
+  }
+  setTimeout(poll, POLL_MS);
+}
+
+window.addEventListener('DOMContentLoaded', () => {
+  dash.charts = {
+    ports: new LiveChart('chart-port-rates'),
+    flows: new LiveChart('chart-flow-rates'),
+    lat: new LiveChart('chart-latency'),
+    cnp: new LiveChart('chart-cnp'),
+    pfc: new LiveChart('chart-pfc'),
+    cc: new LiveChart('chart-cc', [{ label: 'Gb/s' }, { scale: 'alpha', label: 'α' }]),
+    sw: new LiveChart('chart-switch'),
+  };
+  poll();
+});
