@@ -234,6 +234,47 @@ def test_off_by_default_and_loopback_by_default(engine, tmp_path):
     assert rc == 0 and "metrics at http://127.0.0.1:%d/metrics" % port in out
 
 
+GRAFANA = ROOT / "docs" / "grafana" / "roce-engine.json"
+
+
+def grafana_queries():
+    """The dashboard's PromQL with its variables set to match everything."""
+    dash = json.loads(GRAFANA.read_text())
+    subst = {"$job": ".*", "$port": ".*", "$flow": ".*", "$__rate_interval": "4s"}
+    out = []
+    for panel in dash["panels"]:
+        for t in panel["targets"]:
+            expr = t["expr"]
+            for k, v in subst.items():
+                expr = expr.replace(k, v)
+            out.append(expr)
+    return out
+
+
+def test_grafana_dashboard_names_are_exported(tmp_path):
+    """Every metric the Grafana dashboard reads is a family the engine exports (a lab run has them
+    all: the switch families come with a lab switch)."""
+    port = free_port()
+    text = (ROOT / "configs" / "lab-incast-dcqcn.cfg").read_text()
+    text = re.sub(r"^run = \{", 'run = { http = %d; http_linger_s = 10.0;' % port, text, flags=re.M)
+    text = re.sub(r'file_prefix = "[^"]*";', "", text)
+    cfg = tmp_path / "lab.cfg"
+    cfg.write_text(text)
+    proc = subprocess.Popen([str(engine_path()), "-f", str(cfg), "-q", "-d", "1"], cwd=str(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        exported = wait_http("http://127.0.0.1:%d/metrics" % port, proc)[2]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+    families = set(re.findall(r"^# TYPE (\S+) ", exported, re.M))
+    used = set()
+    for expr in grafana_queries():
+        used |= set(re.findall(r"\b(roce_[a-z0-9_]+?)(?:_sum|_count)?\b(?=[{\[ )]|$)", expr))
+    assert len(used) >= 20, used
+    assert used - families == set(), used - families
+
+
 @pytest.mark.release_only
 def test_prometheus_scrapes_the_engine(tmp_path):
     prom = shutil.which("prometheus")
@@ -270,6 +311,12 @@ def test_prometheus_scrapes_the_engine(tmp_path):
                 up = query('up{job="roce"}')
                 # the fastest each port sent over 2 s windows while the run went on
                 rates = query("max_over_time(rate(roce_port_tx_bytes_total[2s])[30s:500ms]) * 8 / 1e9")
+                # every query of the Grafana dashboard is valid PromQL on this server (query() asserts
+                # success); those on families this run has return series
+                empty = []
+                for expr in grafana_queries():
+                    if not query(expr) and "roce_switch" not in expr and "> 0" not in expr:
+                        empty.append(expr)
                 break
             time.sleep(0.3)
         assert final is not None, "Prometheus never saw the run end"
@@ -279,6 +326,7 @@ def test_prometheus_scrapes_the_engine(tmp_path):
         server.wait(timeout=20)
     tx = {dict(k)["port"]: v for k, v in final.items()}
     assert tx == {p["name"]: p["tx_packets"] for p in report["ports"]}
+    assert empty == [], empty
     assert list(up.values()) == [1.0]
     # a: two QPs at 1 Gb/s of frames, cut by DCQCN; b: the UC flow at 0.5 Gb/s (and RC ACKs)
     by_port = {dict(k)["port"]: v for k, v in rates.items()}
