@@ -4,6 +4,8 @@
  *
  *   roce-engine -f CONFIG [options]                 EAL settings from the config's eal section
  *   roce-engine [EAL options] -- -f CONFIG [options] EAL settings from the command line
+ *   roce-engine write_bw|write_lat|send_bw|send_lat|read_bw|read_lat [flags]
+ *                                                    perftest-style tests (perftest.c)
  *
  * The configuration is loaded and validated completely before EAL starts anything.
  */
@@ -20,6 +22,7 @@
 
 #include "config.h"
 #include "engine.h"
+#include "perftest.h"
 
 struct cli {
 	const char *config;
@@ -36,6 +39,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: roce-engine -f CONFIG [options]\n"
 		"       roce-engine [EAL options] -- -f CONFIG [options]\n"
+		"       roce-engine write_bw|write_lat|send_bw|send_lat|read_bw|read_lat [flags]\n"
+		"                  perftest-style tests (docs/perftest.md; 'roce-engine write_bw -h')\n"
 		"\n"
 		"Without '--', EAL's settings come from the config's eal section (lcores, memory,\n"
 		"--no-huge, file prefix, log level) and its ports (one --vdev per virtual device).\n"
@@ -235,7 +240,7 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int engine_cli_main(int argc, char **argv)
 {
 	static struct engine_config cfg;
 	static char store[16384];
@@ -289,4 +294,11 @@ int main(int argc, char **argv)
 	rte_eal_cleanup();
 	remove_runtime_dir(runtime_dir);
 	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && perftest_is_subcommand(argv[1]))
+		return perftest_main(argc - 1, argv + 1);
+	return engine_cli_main(argc, argv);
 }
