@@ -945,9 +945,10 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	e.start_tsc = rte_rdtsc() + e.tsc_hz / 100; /* 10 ms to let every lcore start */
 	if (plan_switch(&e, err, sizeof(err)) || plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
-	start_after_planning(&e);
+	/* the capture's pools take a while to make: before the schedules are set to start */
 	if (capture_start(&e, err, sizeof(err)) || (plan_capture(&e), 0))
 		goto init_failed;
+	start_after_planning(&e);
 	if (setup_pfc_generators(&e, err, sizeof(err)))
 		goto init_failed;
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,

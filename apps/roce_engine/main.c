@@ -32,6 +32,10 @@ struct cli {
 	const char *latency_samples;
 	const char *capture;
 	double sample_every;       /* 0: the config's */
+	bool http_set;             /* --http: listen there (parsed into the fields below) */
+	char http_addr[64];
+	uint16_t http_port;
+	double http_linger_s;      /* --http-linger; < 0: the config's */
 };
 
 static void usage(FILE *out)
@@ -57,6 +61,10 @@ static void usage(FILE *out)
 		"      --latency-sample-every N  one sample in N to that file; overrides run.latency_sample_every\n"
 		"      --capture FILE.pcapng  capture the frames sent and received (docs/monitoring.md); overrides\n"
 		"                             run.capture (run.capture_every / _snaplen / _ports sample it)\n"
+		"      --http [ADDRESS:]PORT  serve Prometheus /metrics and the live dashboard there (default address\n"
+		"                             127.0.0.1; docs/monitoring.md); overrides run.http\n"
+		"      --http-linger SECONDS  after the run, serve the final numbers this long; overrides\n"
+		"                             run.http_linger_s\n"
 		"  -q, --quiet                no live lines (the summary is still printed)\n"
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
@@ -85,6 +93,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"quiet", no_argument, NULL, 'q'},        {"check", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},         {"latency-samples", required_argument, NULL, 'S'},
 		{"latency-sample-every", required_argument, NULL, 'E'}, {"capture", required_argument, NULL, 'C'},
+		{"http", required_argument, NULL, 'H'},   {"http-linger", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -96,6 +105,21 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'r': c->report = optarg; break;
 		case 'S': c->latency_samples = optarg; break;
 		case 'C': c->capture = optarg; break;
+		case 'H': {
+			char why[160];
+			if (config_parse_listen(optarg, c->http_addr, sizeof(c->http_addr), &c->http_port, why, sizeof(why))) {
+				fprintf(stderr, "roce-engine: --http: %s\n", why);
+				return -1;
+			}
+			c->http_set = true;
+			break;
+		}
+		case 'L':
+			if (parse_number(optarg, 0, 3600, &c->http_linger_s)) {
+				fprintf(stderr, "roce-engine: --http-linger: '%s' is not in 0..3600 seconds\n", optarg);
+				return -1;
+			}
+			break;
 		case 'E':
 			if (parse_number(optarg, 1, 1e9, &c->sample_every) || c->sample_every != (double)(unsigned)c->sample_every) {
 				fprintf(stderr, "roce-engine: --latency-sample-every: '%s' is not a whole number in 1..1000000000\n",
@@ -232,6 +256,12 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 	}
 	if (c->sample_every > 0)
 		cfg->latency_sample_every = (unsigned)c->sample_every;
+	if (c->http_set) {
+		snprintf(cfg->http_addr, sizeof(cfg->http_addr), "%s", c->http_addr);
+		cfg->http_port = c->http_port;
+	}
+	if (c->http_linger_s >= 0)
+		cfg->http_linger_s = c->http_linger_s;
 	if (!c->duration_set)
 		c->opt.duration_s = cfg->duration_s;
 	if (!c->interval_set)
@@ -245,7 +275,7 @@ int engine_cli_main(int argc, char **argv)
 	static struct engine_config cfg;
 	static char store[16384];
 	char *eal_argv[CFG_MAX_EAL_ARGS + 3 * CFG_MAX_PORTS + 32];
-	struct cli c = {0};
+	struct cli c = {.http_linger_s = -1};
 	char err[1024], runtime_dir[PATH_MAX];
 	int sep = -1, eal_argc, rc;
 

@@ -372,3 +372,30 @@ def test_dashboard_in_headless_chromium(tmp_path):
     w_p50 = [q["latency_ns"]["oneway"]["p50"] for q in groups["w"]]
     assert min(w_p50) * 0.99 / 1e3 <= float(seen["flows"]["w"]["p50_us"]) <= max(w_p50) * 1.01 / 1e3
     assert (tmp_path / "dashboard.png").stat().st_size > 10000
+
+
+def test_command_line_overrides(tmp_path):
+    text = CONFIG % {"prefix": "hcli%d" % os.getpid(), "duration": 2.0, "linger": 0, "listen": "1"}
+    cfg = tmp_path / "cli.cfg"
+    cfg.write_text(text.replace(' http = "1"; http_linger_s = 0;', ""))
+    for bad, message in ((["--http", "host:80"], "--http: 'host' is not a numeric"),
+                         (["--http", "99999"], "--http: '99999' is not a port"),
+                         (["--http-linger", "-1"], "--http-linger: '-1' is not in 0..3600")):
+        r = subprocess.run([str(engine_path()), "-f", str(cfg), "-q", *bad], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 2 and message in r.stderr, (bad, r.stderr)
+    # IPv6 loopback from the command line, lingering after the run
+    port = free_port()
+    proc = subprocess.Popen([str(engine_path()), "-f", str(cfg), "-q", "--http", "[::1]:%d" % port,
+                             "--http-linger", "3"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        end = time.monotonic() + 30
+        while True:
+            text = wait_http("http://[::1]:%d/metrics" % port, proc)[2]
+            if "roce_run_active 0" in text:
+                break
+            assert time.monotonic() < end
+            time.sleep(0.2)
+    finally:
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "metrics at http://[::1]:%d/metrics" % port in out
+    assert "serving the final numbers over HTTP for 3 s" in out
