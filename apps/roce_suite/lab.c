@@ -14,6 +14,7 @@
 #include "config_read.h"
 
 #define DESCRIPTORS 256          /* small rings: a trial's pools stay small and start quickly */
+#define IB_HEADERS 72             /* IP MTU a full IB MTU packet needs, as engine/config.c checks it */
 #define MBUF_OVERHEAD 320        /* an mbuf's header, headroom and the pool's own per-object bytes */
 
 /* ---- setters ------------------------------------------------------------------------------------ */
@@ -220,14 +221,18 @@ config_setting_t *lab_add_flow(struct lab *l, const struct lab_flow *f)
 		cfg_set_string(cfg_group(g, "latency"), "mode", "oneway");
 	if (f->ib_mtu < f->message_size) /* several packets: the largest is a full one, with its RETH */
 		frame = f->ib_mtu + ROCE_FRAME_OVERHEAD + 16;
-	if (frame > l->max_frame)
-		l->max_frame = frame;
+	/* the IP packet of the largest frame; and the engine wants room for a full IB MTU packet with
+	 * every header it may carry (IP, UDP, BTH, RETH, DETH, ImmDt, ICRC: 72 bytes) */
+	if (frame - 18 > l->ip_mtu)
+		l->ip_mtu = frame - 18;
+	if (f->ib_mtu + IB_HEADERS > l->ip_mtu)
+		l->ip_mtu = f->ib_mtu + IB_HEADERS;
 	return g;
 }
 
 void lab_finish(struct lab *l, const struct suite_cfg *s)
 {
-	unsigned mtu = l->max_frame > 1518 ? l->max_frame - 18 : 1500; /* IP MTU: the frame less L2 and FCS */
+	unsigned mtu = l->ip_mtu > 1500 ? l->ip_mtu : 1500;
 	unsigned n_ports = (unsigned)config_setting_length(l->ports), memory = s->lab.memory_mb;
 	double buffer_kb = cfg_number(config_lookup(&l->cfg, "switch"), "buffer_kb", 2048);
 

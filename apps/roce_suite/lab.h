@@ -44,7 +44,7 @@ struct lab {
 	config_setting_t *ports, *lcores, *flows;
 	unsigned n_hosts;
 	char host[LAB_HOSTS][8];
-	unsigned max_frame;           /* the largest frame a flow sends: the ports' MTU follows it */
+	unsigned ip_mtu;              /* what the flows need of the ports' MTU */
 	unsigned n_flows;
 };
 

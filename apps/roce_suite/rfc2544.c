@@ -18,9 +18,11 @@
 
 #define MAX_CURVE_STEPS 40
 #define PROBE_BYTES 24            /* a one-way latency probe needs this much payload */
+#define OFFER_TOLERANCE 0.98      /* senders below this share of the offered rate: not a valid trial */
 
 struct rate_result {
 	bool ran, pass;
+	bool short_of_rate;           /* the senders could not offer the rate (their lcore's limit) */
 	double gbps;
 	struct metrics m;
 };
@@ -146,9 +148,14 @@ static struct rate_result at_rate(struct runner *rn, const struct suite_cfg *s, 
 		}
 		if (!trial_measure(rn, &l.cfg, &t, &fs, &r.m)) {
 			r.ran = true;
-			r.pass = c->loss_threshold_pct > 0 ? r.m.loss_pct <= c->loss_threshold_pct : r.m.lost == 0;
+			/* a rate the senders did not reach was not offered: it cannot pass */
+			r.short_of_rate = r.m.sent_gbps < OFFER_TOLERANCE * gbps;
+			r.pass = !r.short_of_rate &&
+				 (c->loss_threshold_pct > 0 ? r.m.loss_pct <= c->loss_threshold_pct : r.m.lost == 0);
+			json_object_set_new(t.record, "sender_short", json_boolean(r.short_of_rate));
 			trial_verdict(rn, &t, strcmp(kind, "search") ? "info" : r.pass ? "pass" : "fail",
-				      "sent %llu, received %llu, lost %llu (%.3f %%), p99 %.0f ns", (unsigned long long)r.m.sent,
+				      "sent %llu (%.4f Gb/s%s), received %llu, lost %llu (%.3f %%), p99 %.0f ns",
+				      (unsigned long long)r.m.sent, r.m.sent_gbps, r.short_of_rate ? ", short of the rate" : "",
 				      (unsigned long long)r.m.received, (unsigned long long)r.m.lost, r.m.loss_pct, r.m.lat.p99);
 		}
 		lab_free(&l);
@@ -162,42 +169,61 @@ static struct rate_result at_rate(struct runner *rn, const struct suite_cfg *s, 
 /* Binary search: max first (a pass ends it), then halves until hi - lo is within the resolution
  * or max_trials; a trial that could not run counts as a failure. Returns the throughput (Gb/s),
  * 0 when not even min_gbps passed. */
-static double search(struct runner *rn, const struct suite_cfg *s, unsigned frame, unsigned *trials)
+struct search_result {
+	double gbps;                  /* the throughput; 0: not even min_gbps passed */
+	unsigned trials;
+	double short_at;              /* the lowest rate the senders fell short of (0: none) */
+};
+
+static void note_short(struct search_result *x, const struct rate_result *r)
+{
+	if (r->short_of_rate && (!x->short_at || r->gbps < x->short_at))
+		x->short_at = r->gbps;
+}
+
+static struct search_result search(struct runner *rn, const struct suite_cfg *s, unsigned frame)
 {
 	const struct rfc2544_cfg *c = &s->rfc2544;
-	double lo = c->min_gbps, hi = c->max_gbps, best = 0, step = c->resolution_pct / 100 * c->max_gbps;
+	double lo = c->min_gbps, hi = c->max_gbps, step = c->resolution_pct / 100 * c->max_gbps;
+	struct search_result x = { .trials = 1 };
 	struct rate_result r = at_rate(rn, s, "search", frame, hi);
 
-	*trials = 1;
+	note_short(&x, &r);
 	if (r.pass)
-		return hi;
-	while (*trials < c->max_trials && hi - lo > step && !rn->stop) {
+		return x.gbps = hi, x;
+	while (x.trials < c->max_trials && hi - lo > step && !rn->stop) {
 		double mid = (lo + hi) / 2;
 		r = at_rate(rn, s, "search", frame, mid);
-		++*trials;
+		note_short(&x, &r);
+		x.trials++;
 		if (r.pass)
-			best = lo = mid;
+			x.gbps = lo = mid;
 		else
 			hi = mid;
 	}
-	if (!best && *trials < c->max_trials && !rn->stop) { /* nothing passed: is even the minimum too much? */
+	if (!x.gbps && x.trials < c->max_trials && !rn->stop) { /* nothing passed: is even the minimum too much? */
 		r = at_rate(rn, s, "search", frame, c->min_gbps);
-		++*trials;
-		best = r.pass ? c->min_gbps : 0;
+		note_short(&x, &r);
+		x.trials++;
+		x.gbps = r.pass ? c->min_gbps : 0;
 	}
-	return best;
+	return x;
 }
 
-static json_t *throughput_row(const struct suite_cfg *s, unsigned frame, double best, unsigned trials)
+static json_t *throughput_row(const struct suite_cfg *s, unsigned frame, const struct search_result *x)
 {
-	double expected = s->rfc2544.expected_gbps ? link_frame_gbps(s->rfc2544.expected_gbps, frame) : 0;
+	double expected = s->rfc2544.expected_gbps ? link_frame_gbps(s->rfc2544.expected_gbps, frame) : 0, best = x->gbps;
 
-	printf("  %7u  %13.4f  %15.4f  %12.0f  %8.1f  %6u\n", frame, expected, best, best * 1e9 / (frame * 8.0),
-	       expected ? 100 * best / expected : NAN, trials);
-	return json_pack("{s:i,s:f,s:f,s:f,s:f,s:o,s:i}", "frame_size", frame, "throughput_gbps", best, "throughput_fps",
-			 best * 1e9 / (frame * 8.0), "expected_gbps", expected, "expected_fps",
-			 expected ? expected * 1e9 / (frame * 8.0) : 0.0,
-			 "pct_of_expected", expected ? json_real(100 * best / expected) : json_null(), "trials", trials);
+	printf("  %7u  %13.4f  %15.4f  %12.0f  %8.1f  %6u", frame, expected, best, best * 1e9 / (frame * 8.0),
+	       expected ? 100 * best / expected : NAN, x->trials);
+	if (x->short_at)
+		printf("  senders short of %.4f Gb/s: the result may be theirs", x->short_at);
+	printf("\n");
+	return json_pack("{s:i,s:f,s:f,s:f,s:f,s:o,s:i,s:o}", "frame_size", frame, "throughput_gbps", best,
+			 "throughput_fps", best * 1e9 / (frame * 8.0), "expected_gbps", expected, "expected_fps",
+			 expected ? expected * 1e9 / (frame * 8.0) : 0.0, "pct_of_expected",
+			 expected ? json_real(100 * best / expected) : json_null(), "trials", x->trials, "sender_short_gbps",
+			 x->short_at ? json_real(x->short_at) : json_null());
 }
 
 static void latency_rows(struct runner *rn, const struct suite_cfg *s, unsigned frame, double best, json_t *rows)
@@ -273,12 +299,11 @@ int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
 {
 	const struct rfc2544_cfg *c = &s->rfc2544;
 	json_t *tput = json_array(), *lat = json_array(), *loss = json_array();
-	double best[SUITE_MAX_LIST] = { 0 };
-	unsigned trials[SUITE_MAX_LIST] = { 0 };
+	struct search_result x[SUITE_MAX_LIST] = { { 0 } };
 
 	for (unsigned i = 0; i < c->n_frames && !rn->stop; i++) {
-		best[i] = search(rn, s, c->frame_sizes[i], &trials[i]);
-		latency_rows(rn, s, c->frame_sizes[i], best[i], lat);
+		x[i] = search(rn, s, c->frame_sizes[i]);
+		latency_rows(rn, s, c->frame_sizes[i], x[i].gbps, lat);
 		loss_curve(rn, s, c->frame_sizes[i], loss);
 	}
 	if (runner_refused(rn)) {
@@ -290,8 +315,8 @@ int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	printf("\nRFC 2544 throughput (frame loss <= %g %%, trials of %g s; Gb/s of frames with FCS)\n"
 	       "  frame B  expected Gb/s  throughput Gb/s      frames/s  %% of exp  trials\n",
 	       c->loss_threshold_pct, rn->duration_s);
-	for (unsigned i = 0; i < c->n_frames && trials[i]; i++)
-		json_array_append_new(tput, throughput_row(s, c->frame_sizes[i], best[i], trials[i]));
+	for (unsigned i = 0; i < c->n_frames && x[i].trials; i++)
+		json_array_append_new(tput, throughput_row(s, c->frame_sizes[i], &x[i]));
 	print_latency(lat);
 	print_loss(loss);
 	json_object_set_new(out, "rfc2544", json_pack("{s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "loss_threshold_pct",

@@ -240,7 +240,7 @@ static int load_rfc2544(struct loader *ld, const config_setting_t *g)
 	*c = (struct rfc2544_cfg){ .frame_sizes = { 512, 1024, 1518 }, .n_frames = 3, .resolution_pct = 1.0,
 				   .max_trials = 12, .lat_fractions = { 0.5, 0.9, 1.0 }, .n_lat = 3, .step_pct = 10 };
 	if (g && (cr_known_keys(&ld->r, g, keys) ||
-		  opt_uint_list(ld, g, "frame_sizes", 64, 9018, SUITE_MAX_LIST, c->frame_sizes, &c->n_frames) < 0 ||
+		  opt_uint_list(ld, g, "frame_sizes", 64, 4158, SUITE_MAX_LIST, c->frame_sizes, &c->n_frames) < 0 ||
 		  cr_opt_float(&ld->r, g, "loss_threshold_pct", 0, false, 100, &c->loss_threshold_pct) < 0 ||
 		  cr_opt_float(&ld->r, g, "min_gbps", 0, true, 400, &c->min_gbps) < 0 ||
 		  cr_opt_float(&ld->r, g, "max_gbps", 0, true, 400, &c->max_gbps) < 0 ||
@@ -279,7 +279,7 @@ static int load_microburst(struct loader *ld, const config_setting_t *g)
 
 	*c = (struct microburst_cfg){ .frame_size = 1024, .priority = 3, .max_burst = 1024, .resolution = 1, .max_trials = 12,
 				      .by_loss = true, .by_ecn = true };
-	if (g && (cr_known_keys(&ld->r, g, keys) || cr_opt_u32(&ld->r, g, "frame_size", 86, 9018, &c->frame_size) < 0 ||
+	if (g && (cr_known_keys(&ld->r, g, keys) || cr_opt_u32(&ld->r, g, "frame_size", 86, 4158, &c->frame_size) < 0 ||
 		  cr_opt_u32(&ld->r, g, "priority", 0, 7, &c->priority) < 0 ||
 		  cr_opt_u32(&ld->r, g, "min_burst", 1, 1000000, &c->min_burst) < 0 ||
 		  cr_opt_u32(&ld->r, g, "max_burst", 1, 1000000, &c->max_burst) < 0 ||
@@ -317,7 +317,7 @@ static int load_hol(struct loader *ld, const config_setting_t *g)
 
 	*c = (struct hol_cfg){ .frame_size = 1024, .congested_priority = 3, .victim_priorities = { 3, 1 },
 			       .n_victims = 2, .congestors = 1, .pfc_cases = { true, false }, .n_cases = 2 };
-	if (g && (cr_known_keys(&ld->r, g, keys) || cr_opt_u32(&ld->r, g, "frame_size", 86, 9018, &c->frame_size) < 0 ||
+	if (g && (cr_known_keys(&ld->r, g, keys) || cr_opt_u32(&ld->r, g, "frame_size", 86, 4158, &c->frame_size) < 0 ||
 		  cr_opt_u32(&ld->r, g, "congested_priority", 0, 7, &c->congested_priority) < 0 ||
 		  opt_uint_list(ld, g, "victim_priorities", 0, 7, 8, c->victim_priorities, &c->n_victims) < 0 ||
 		  cr_opt_u32(&ld->r, g, "congestors", 1, LAB_MAX_HOSTS - 3, &c->congestors) < 0 ||
