@@ -26,7 +26,8 @@ def _run(engine, tmp_path, run="", args=()):
     return rc, rep, out, t0, time.time_ns()
 
 
-def _tshark(path, *fields):
+def tshark_rows(path, *fields):
+    """tshark's fields of every frame of a capture (RoCE on 4791 dissected as InfiniBand)."""
     r = subprocess.run(["tshark", "-r", str(path), "-d", "udp.port==4791,infiniband", "--disable-protocol", "tftp",
                         "-T", "fields"] + [a for f in fields for a in ("-e", f)], capture_output=True, text=True,
                        timeout=120)
@@ -41,7 +42,7 @@ def test_every_frame_on_its_interface_and_direction(engine, tmp_path):
     a, b = rep["ports"]
     assert rep["capture"]["frames"] == a["tx_packets"] + a["rx_packets"] + b["tx_packets"] + b["rx_packets"] == 3000
     assert rep["capture"]["dropped"] == 0
-    rows = _tshark(cap, "frame.interface_id", "frame.p2p_dir", "infiniband.bth.opcode", "frame.time_epoch")
+    rows = tshark_rows(cap, "frame.interface_id", "frame.p2p_dir", "infiniband.bth.opcode", "frame.time_epoch")
     seen = Counter((r[0], r[1], r[2]) for r in rows)
     # interface 0 = port a (DPDK port 0): WRITE FIRST (6) / LAST (8) out, ACKs (17) in; b the reverse
     assert seen == {("0", "0", "6"): 500, ("0", "0", "8"): 500, ("0", "1", "17"): 500,
@@ -64,7 +65,7 @@ def test_sampled_one_port_and_snaplen(engine, tmp_path):
     b = rep["ports"][1]
     assert rep["capture"]["every"] == 10
     assert rep["capture"]["frames"] == b["tx_packets"] // 10 + b["rx_packets"] // 10 == 150
-    rows = _tshark(cap, "frame.interface_id", "frame.p2p_dir", "frame.cap_len", "frame.len")
+    rows = tshark_rows(cap, "frame.interface_id", "frame.p2p_dir", "frame.cap_len", "frame.len")
     assert Counter((r[0], r[1]) for r in rows) == {("1", "1"): 100, ("1", "0"): 50}
     # WRITE packets (1,024-byte payloads: 1,098-byte frames) cut to 64 bytes, ACKs (62) whole
     assert all(int(r[2]) == min(64, int(r[3])) for r in rows) and {int(r[3]) for r in rows} == {1098, 62}

@@ -22,6 +22,7 @@ import pytest
 from scapy.all import IP, UDP, Ether, rdpcap
 
 from conftest import engine_path
+from test_capture import tshark_rows
 
 LOCAL_MAC = "02:00:00:00:70:01"
 MIB = 1048576.0
@@ -206,14 +207,6 @@ def test_latency_is_half_the_reports_round_trip(pt, test, conn, kind):
     res = rep["perftest"]["results"][0]
     assert [f2(res[k]) for k in ("t_min_us", "t_max_us", "t_typical_us", "t_avg_us", "t_stdev_us", "t_99_us",
                                  "t_99_9_us")] == want
-
-
-def tshark_rows(path, *fields):
-    r = subprocess.run(["tshark", "-r", str(path), "-d", "udp.port==4791,infiniband", "--disable-protocol", "tftp",
-                        "-T", "fields"] + [a for f in fields for a in ("-e", f)], capture_output=True, text=True,
-                       timeout=120)
-    assert r.returncode == 0, r.stderr
-    return [l.split("\t") for l in r.stdout.splitlines()]
 
 
 def test_read_lat_is_the_captured_round_trip(pt):
