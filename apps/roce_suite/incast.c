@@ -153,6 +153,15 @@ static struct completion run_completion(struct runner *rn, const struct suite_cf
 	return c;
 }
 
+static int list_width(const struct incast_cfg *c)
+{
+	unsigned most = 0;
+
+	for (unsigned k = 0; k < c->n_senders; k++)
+		most = c->senders[k] > most ? c->senders[k] : most;
+	return most * 6 > 16 ? (int)most * 6 : 16;
+}
+
 static json_t *row(const struct suite_cfg *s, unsigned n, const struct steady *st, const struct completion *c)
 {
 	const struct incast_cfg *ic = &s->incast;
@@ -166,8 +175,8 @@ static json_t *row(const struct suite_cfg *s, unsigned n, const struct steady *s
 		json_array_append_new(per, json_real(st->per_sender[i]));
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%.3f", i ? " " : "", st->per_sender[i]);
 	}
-	printf("  %3u  %9.4f  %6.1f  %-28s  %6.4f  %7.3f  %8llu  %7.1f  %8llu", n, st->all.goodput_gbps,
-	       100 * st->all.goodput_gbps / link, list, jain_index(st->per_sender, n), st->all.loss_pct,
+	printf("  %3u  %9.4f  %6.1f  %-*s  %6.4f  %7.3f  %8llu  %7.1f  %8llu", n, st->all.goodput_gbps,
+	       100 * st->all.goodput_gbps / link, list_width(ic), list, jain_index(st->per_sender, n), st->all.loss_pct,
 	       (unsigned long long)st->all.sw_xoff, st->paused_pct, (unsigned long long)st->all.sw_ecn_marked);
 	if (ic->transfer_kb)
 		printf("  %9.1f  %9.1f  %8.3f", c->mean_us, c->max_us, goodput);
@@ -202,10 +211,12 @@ int suite_incast(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	rows = json_array();
 	printf("\nRFC 8239 incast: N senders at %.3f Gb/s each into one %.3g Gb/s port, %u B payload per packet, "
 	       "priority %u\n"
-	       "    N  goodput    %% link  per-sender Gb/s               Jain    loss %%  XOFF tx  paused%%  ECN mark",
-	       sender_gbps(s), s->lab.link_gbps, c->mtu, c->priority);
+	       "  %3s  %9s  %6s  %-*s  %6s  %7s  %8s  %7s  %8s",
+	       sender_gbps(s), s->lab.link_gbps, c->mtu, c->priority, "N", "goodput", "% link", list_width(c),
+	       "per-sender Gb/s", "Jain", "loss %", "XOFF tx", "paused%", "ECN mark");
 	if (c->transfer_kb)
-		printf("  round us   max us     Gb/s   (%u rounds of %u KB each, %s)", c->rounds, c->transfer_kb, c->transport);
+		printf("  %9s  %9s  %8s  (%u rounds of %u KB each, %s)", "round us", "max us", "Gb/s", c->rounds,
+		       c->transfer_kb, c->transport);
 	printf("\n");
 	for (unsigned k = 0; k < c->n_senders; k++)
 		json_array_append_new(rows, row(s, c->senders[k], &st[k], &cp[k]));

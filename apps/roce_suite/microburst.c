@@ -224,7 +224,7 @@ static json_t *result_row(const struct suite_cfg *s, const struct switch_view *v
 
 	snprintf(shown, sizeof(shown), "%s%u", f->at_max ? ">= " : f->burst ? "" : "< ", f->burst ? f->burst
 											      : s->microburst.min_burst);
-	printf("  %-6s  %15s  %12llu  %14llu  %9.0f  %-38s  %6u\n", criterion_names[k], shown,
+	printf("  %-6s  %13s  %12llu  %12llu  %8.0f  %-40s  %6u\n", criterion_names[k], shown,
 	       (unsigned long long)f->burst * frame, f->r ? (unsigned long long)f->r->m.sw_max_queue : 0ULL, exp, why,
 	       f->trials);
 	return json_pack("{s:s,s:i,s:I,s:b,s:b,s:I,s:f,s:s,s:f,s:i}", "search", criterion_names[k], "burst_frames",
@@ -268,8 +268,9 @@ int suite_microburst(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	rows = json_array();
 	printf("\nRFC 8239 microburst: %u sender%s x %u B frames, priority %u, into one port; burst = frames of all "
 	       "senders at once\n"
-	       "  search  largest burst fr    burst bytes  max queue B    expected fr  from%-34s  trials\n",
-	       senders, senders == 1 ? "" : "s", c->frame_size, c->priority, "");
+	       "  %-6s  %13s  %12s  %12s  %8s  %-40s  %6s\n",
+	       senders, senders == 1 ? "" : "s", c->frame_size, c->priority, "search", "largest burst", "burst bytes",
+	       "max queue B", "expected", "expected from the switch's settings", "trials");
 	for (int k = 0; k < CRITERIA; k++)
 		if (on[k])
 			json_array_append_new(rows, result_row(s, &v, (enum criterion)k, &f[k], senders));

@@ -274,10 +274,11 @@ static void loss_curve(struct runner *rn, const struct suite_cfg *s, unsigned fr
 			break;
 		r = at_rate(rn, s, "loss", frame, gbps);
 		clean = r.ran && r.m.lost == 0 ? clean + 1 : 0;
-		json_array_append_new(rows, json_pack("{s:i,s:f,s:f,s:b,s:I,s:I,s:I,s:f}", "frame_size", frame, "offered_gbps",
-						      gbps, "pct_of_max", pct, "ran", r.ran, "sent", (json_int_t)r.m.sent,
-						      "received", (json_int_t)r.m.received, "lost", (json_int_t)r.m.lost,
-						      "loss_pct", r.m.loss_pct));
+		json_array_append_new(rows, json_pack("{s:i,s:f,s:f,s:f,s:b,s:I,s:I,s:I,s:f}", "frame_size", frame,
+						      "offered_gbps", gbps, "sent_gbps", r.m.sent_gbps, "pct_of_max", pct,
+						      "ran", r.ran, "sent", (json_int_t)r.m.sent, "received",
+						      (json_int_t)r.m.received, "lost", (json_int_t)r.m.lost, "loss_pct",
+						      r.m.loss_pct));
 	}
 }
 
@@ -287,10 +288,11 @@ static void print_loss(const json_t *rows)
 	size_t i;
 
 	printf("\nRFC 2544 frame loss rate\n"
-	       "  frame B  offered Gb/s  %% of max        sent    received        lost   loss %%\n");
+	       "  frame B  offered Gb/s  %% of max  sent Gb/s        sent    received        lost   loss %%\n");
 	json_array_foreach(rows, i, row)
-		printf("  %7d  %12.4f  %8.1f  %10llu  %10llu  %10llu  %7.3f%s\n", (int)ju64(row, "frame_size"),
-		       jnum(row, "offered_gbps"), jnum(row, "pct_of_max"), (unsigned long long)ju64(row, "sent"),
+		printf("  %7d  %12.4f  %8.1f  %9.4f  %10llu  %10llu  %10llu  %7.3f%s\n", (int)ju64(row, "frame_size"),
+		       jnum(row, "offered_gbps"), jnum(row, "pct_of_max"), jnum(row, "sent_gbps"),
+		       (unsigned long long)ju64(row, "sent"),
 		       (unsigned long long)ju64(row, "received"), (unsigned long long)ju64(row, "lost"), jnum(row, "loss_pct"),
 		       json_is_true(json_object_get(row, "ran")) ? "" : "  (trial failed)");
 }

@@ -69,8 +69,8 @@ static int opt_name(struct loader *ld, const config_setting_t *g, const char *ke
 	return 1;
 }
 
-/* An array [ ... ] of 1..max elements; the count, 0 when absent, -1 after an error. */
-static int opt_array(struct loader *ld, const config_setting_t *g, const char *key, unsigned max,
+/* An array [ ... ] of min..max elements; the count, 0 when absent (or empty), -1 after an error. */
+static int opt_array(struct loader *ld, const config_setting_t *g, const char *key, unsigned min, unsigned max,
 		     const config_setting_t **out)
 {
 	const config_setting_t *s = config_setting_get_member(g, key);
@@ -82,8 +82,8 @@ static int opt_array(struct loader *ld, const config_setting_t *g, const char *k
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
 		return cr_fail(&ld->r, s, "must be an array [ ... ], not %s", cr_type_name(s));
 	n = config_setting_length(s);
-	if (n < 1 || (unsigned)n > max)
-		return cr_fail(&ld->r, s, "has %d entries (allowed: 1..%u)", n, max);
+	if ((unsigned)n < min || (unsigned)n > max)
+		return cr_fail(&ld->r, s, "has %d entries (allowed: %u..%u)", n, min, max);
 	return n;
 }
 
@@ -91,7 +91,7 @@ static int opt_uint_list(struct loader *ld, const config_setting_t *g, const cha
 			 unsigned max, unsigned *vals, unsigned *n_out)
 {
 	const config_setting_t *a;
-	int n = opt_array(ld, g, key, max, &a);
+	int n = opt_array(ld, g, key, 1, max, &a);
 	long long v;
 
 	if (n <= 0)
@@ -105,31 +105,58 @@ static int opt_uint_list(struct loader *ld, const config_setting_t *g, const cha
 	return 1;
 }
 
+/* May be empty ([]: none). */
 static int opt_float_list(struct loader *ld, const config_setting_t *g, const char *key, double lo, double hi,
 			  unsigned max, double *vals, unsigned *n_out)
 {
 	const config_setting_t *a;
-	int n = opt_array(ld, g, key, max, &a);
+	int n = opt_array(ld, g, key, 0, max, &a);
 
-	if (n <= 0)
+	if (n < 0)
 		return n;
+	*n_out = (unsigned)n;
+	if (!n)
+		return a ? 1 : 0;
 	for (int i = 0; i < n; i++)
 		if (cr_float_range(&ld->r, config_setting_get_elem(a, (unsigned)i), lo, true, hi, &vals[i]))
 			return -1;
-	*n_out = (unsigned)n;
 	return 1;
 }
 
-/* flows = ["a", "b"]: names of the base config's flow groups (checked against it by the suite). */
+/* Is there a flow group `name` in the base config (parsed here; the engine checks the rest)? */
+static bool base_has_flow(const char *base, const char *name)
+{
+	char *text = cr_read_file(base, NULL, 0);
+	const config_setting_t *flows;
+	bool found = false;
+	const char *n;
+	config_t c;
+
+	config_init(&c);
+	if (text && config_read_string(&c, text) == CONFIG_TRUE && (flows = config_lookup(&c, "flows")))
+		for (int i = 0; i < config_setting_length(flows) && !found; i++)
+			found = config_setting_lookup_string(config_setting_get_elem(flows, (unsigned)i), "name", &n) &&
+				!strcmp(n, name);
+	config_destroy(&c);
+	free(text);
+	return found;
+}
+
+/* flows = ["a", "b"]: names of flow groups of the base config. */
 static int opt_flow_names(struct loader *ld, const config_setting_t *g, const config_setting_t **out)
 {
-	int n = opt_array(ld, g, "flows", 64, out);
+	int n = opt_array(ld, g, "flows", 1, 64, out);
 
 	if (n > 0 && !ld->s->base[0])
 		return cr_fail_member(&ld->r, g, "flows", "only with suite.base (the generated lab names its own flows)");
-	for (int i = 0; i < n; i++)
-		if (cr_want_type(&ld->r, config_setting_get_elem(*out, (unsigned)i), CONFIG_TYPE_STRING, "a flow's name"))
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(*out, (unsigned)i);
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_STRING, "a flow's name"))
 			return -1;
+		if (!base_has_flow(ld->s->base, config_setting_get_string(e)))
+			return cr_fail(&ld->r, e, "no flow '%s' in %s", cr_shown(config_setting_get_string(e), (char[64]){ 0 }),
+				       ld->s->base);
+	}
 	return n < 0 ? -1 : 0;
 }
 
@@ -286,7 +313,7 @@ static int load_microburst(struct loader *ld, const config_setting_t *g)
 		  cr_opt_u32(&ld->r, g, "resolution", 1, 1000000, &c->resolution) < 0 ||
 		  cr_opt_u32(&ld->r, g, "max_trials", 1, 64, &c->max_trials) < 0 || opt_flow_names(ld, g, &c->flows) < 0))
 		return -1;
-	if (g && (n = opt_array(ld, g, "search", 3, &a)) != 0) {
+	if (g && (n = opt_array(ld, g, "search", 1, 3, &a)) != 0) {
 		if (n < 0)
 			return -1;
 		c->by_loss = c->by_ecn = c->by_pfc = false;
@@ -326,7 +353,7 @@ static int load_hol(struct loader *ld, const config_setting_t *g)
 		return -1;
 	if (!distinct(c->victim_priorities, c->n_victims))
 		return fail_in(ld, g, "victim_priorities", "has a priority twice (one victim flow per priority)");
-	if (g && (n = opt_array(ld, g, "pfc", 2, &a)) != 0) {
+	if (g && (n = opt_array(ld, g, "pfc", 1, 2, &a)) != 0) {
 		if (n < 0)
 			return -1;
 		for (int i = 0; i < n; i++) {
