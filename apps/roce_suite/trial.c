@@ -262,6 +262,15 @@ static void classify(struct runner *rn, struct trial *t, int st, bool timed_out,
 	}
 }
 
+/* A --keep folder may hold an earlier run's tNNN/: its report must not pass for this trial's. */
+static int clear_old_report(const char *tdir)
+{
+	char path[4300];
+
+	text_printf(path, sizeof(path), "%s/report.json", tdir);
+	return unlink(path) && errno != ENOENT ? -1 : 0;
+}
+
 /* ---- one trial ---------------------------------------------------------------------------------- */
 
 static void record_start(struct runner *rn, struct trial *t, unsigned id)
@@ -328,7 +337,8 @@ int trial_run(struct runner *rn, config_t *cfg, struct trial *t)
 	if (rn->stop || suite_interrupted) {
 		t->status = TRIAL_NOT_RUN;
 		text_printf(t->error, sizeof(t->error), "not run: %s", suite_interrupted ? "interrupted" : rn->stop_reason);
-	} else if ((mkdir(tdir, 0755) && errno != EEXIST) || config_write_file(cfg, path) != CONFIG_TRUE) {
+	} else if ((mkdir(tdir, 0755) && errno != EEXIST) || config_write_file(cfg, path) != CONFIG_TRUE ||
+		   clear_old_report(tdir)) {
 		t->status = TRIAL_NOT_RUN;
 		text_printf(t->error, sizeof(t->error), "cannot write %s: %s", path, strerror(errno));
 	} else if ((pid = launch(rn, tdir, dur)) < 0) {
