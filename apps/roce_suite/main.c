@@ -8,6 +8,7 @@
  *   roce-suite [options] SUITE.cfg
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -134,8 +135,9 @@ static int check_base(const char *engine, const char *base)
 	int st = 0;
 
 	if (pid == 0) {
-		int null = fileno(fopen("/dev/null", "w"));
-		dup2(null, STDOUT_FILENO); /* the EAL arguments it would use: not ours to show */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO); /* the EAL arguments it would use: not ours to show */
 		execl(engine, engine, "--check", "-f", base, (char *)NULL);
 		_exit(127);
 	}

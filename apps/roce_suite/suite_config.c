@@ -438,11 +438,10 @@ static int load_root(void *arg, const config_setting_t *root)
 	static const char *const keys[] = { "suite", "lab", "switch", "trial", "rfc2544", "microburst", "hol", "incast",
 					    "collective", NULL };
 	struct loader *ld = arg;
+	struct lab_cfg *l = &ld->s->lab;
 	const config_setting_t *sw;
 
 	ld->root = root;
-	struct lab_cfg *l = &ld->s->lab;
-
 	if (cr_known_keys(&ld->r, root, keys) || load_suite(ld, root) || load_lab(ld, root) || load_trial(ld, root) ||
 	    cr_opt_group(&ld->r, root, "switch", &sw) < 0)
 		return -1;
