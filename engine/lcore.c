@@ -402,9 +402,12 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 		if (m->nb_segs == 1) {
 			f = rte_pktmbuf_mtod(m, const uint8_t *);
 			len = m->data_len;
-		} else {
-			len = m->pkt_len < sizeof(w->scratch) ? m->pkt_len : sizeof(w->scratch);
+		} else if (m->pkt_len <= sizeof(w->scratch)) {
+			len = m->pkt_len;
 			f = rte_pktmbuf_read(m, 0, len, w->scratch);
+		} else { /* longer than any RoCE frame can be: counted, dropped, never read */
+			rx_account_oversize(w->rx_ctx, r->port, m->pkt_len);
+			continue;
 		}
 		if (unlikely(w->rx_inject[r->port] != NULL) && !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f, len))
 			continue;

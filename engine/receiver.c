@@ -247,6 +247,16 @@ struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame
 	return q;
 }
 
+void rx_account_oversize(struct rx_ctx *ctx, uint16_t port, uint32_t len)
+{
+	struct rx_port_counters *pc = &ctx->ports[port];
+
+	STAT_ADD(pc->frames, 1);
+	STAT_ADD(pc->bytes, len);
+	STAT_ADD(pc->kind[WIRE_KIND_MALFORMED], 1);
+	STAT_ADD(pc->error[WIRE_ERR_OVERSIZE], 1);
+}
+
 const struct rx_port_counters *rx_port_counters(const struct rx_ctx *ctx, uint16_t port) { return &ctx->ports[port]; }
 
 unsigned rx_qp_count(const struct rx_ctx *ctx) { return ctx->max_qps; }

@@ -75,6 +75,8 @@ void rx_ctx_free(struct rx_ctx *ctx);
 /* Accounts one frame received on config port `port`; the parsed frame is left in *p. Returns the
  * receiver QP it was counted to, or NULL (not RoCE, malformed, or the table full). */
 struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p);
+/* A frame longer than WIRE_MAX_FRAME: counted (malformed, `oversize`), not parsed. */
+void rx_account_oversize(struct rx_ctx *ctx, uint16_t port, uint32_t len);
 /* Counters the lcore loop keeps in the same table. */
 void rx_count_injected_drop(struct rx_ctx *ctx, uint16_t port);
 void rx_count_rc_unknown(struct rx_ctx *ctx, uint16_t port);

@@ -274,6 +274,7 @@ static const char *const error_names[WIRE_ERR_COUNT] = {
 	[WIRE_ERR_ICRC] = "icrc",
 	[WIRE_ERR_TRUNCATED_MAC_CTRL] = "truncated_mac_ctrl",
 	[WIRE_ERR_BAD_MAC_CTRL] = "bad_mac_ctrl",
+	[WIRE_ERR_OVERSIZE] = "oversize",
 };
 
 const char *wire_kind_name(enum wire_kind k) { return (unsigned)k < WIRE_KIND_COUNT ? kind_names[k] : "?"; }

@@ -347,6 +347,8 @@ enum wire_error {
 	WIRE_ERR_ICRC,              /* ICRC mismatch */
 	WIRE_ERR_TRUNCATED_MAC_CTRL,/* MAC control frame too short */
 	WIRE_ERR_BAD_MAC_CTRL,      /* PFC whose reserved class-enable byte is not zero */
+	WIRE_ERR_OVERSIZE,          /* not from wire_parse (which takes any length): the engine's RX
+				     * verdict for a frame longer than WIRE_MAX_FRAME, left unread */
 	WIRE_ERR_COUNT
 };
 
