@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_mempool.h>
 
 #include "engine_state.h"
 #include "metrics.h"
@@ -465,6 +467,48 @@ static void write_switch(struct metrics_text *t, const struct engine *e)
 	}
 }
 
+/* ---- memory: the process's resident set and the mbuf pools (the soak test watches both) --------- */
+
+static void write_memory(struct metrics_text *t, const struct engine *e, bool finished)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	family(t, "process_resident_memory_bytes", "gauge", "Resident memory of the engine process.");
+	put(t, "process_resident_memory_bytes %ld\n", resident * sysconf(_SC_PAGESIZE));
+	if (finished) /* the pools may be freed or drained by then: their last state is in the report */
+		return;
+	family(t, "roce_mempool_in_use", "gauge", "mbufs taken from the pool (in flight, cached per lcore, held).");
+	for (unsigned p = 0; p < e->n_ports; p++)
+		if (e->ports[p].pool)
+			put(t, "roce_mempool_in_use{pool=\"%s\",port=\"%s\"} %u\n", e->ports[p].pool->name,
+			    e->cfg->ports[p].name, rte_mempool_in_use_count(e->ports[p].pool));
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			const struct rte_mempool *mp = e->work[l]->tx[i].pool;
+			if (mp)
+				put(t, "roce_mempool_in_use{pool=\"%s\",port=\"%s\"} %u\n", mp->name,
+				    e->cfg->ports[e->work[l]->tx[i].port].name, rte_mempool_in_use_count(mp));
+		}
+	family(t, "roce_mempool_size", "gauge", "mbufs in the pool.");
+	for (unsigned p = 0; p < e->n_ports; p++)
+		if (e->ports[p].pool)
+			put(t, "roce_mempool_size{pool=\"%s\",port=\"%s\"} %u\n", e->ports[p].pool->name,
+			    e->cfg->ports[p].name, e->ports[p].pool->size);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
+			const struct rte_mempool *mp = e->work[l]->tx[i].pool;
+			if (mp)
+				put(t, "roce_mempool_size{pool=\"%s\",port=\"%s\"} %u\n", mp->name,
+				    e->cfg->ports[e->work[l]->tx[i].port].name, mp->size);
+		}
+}
+
 void metrics_write(struct metrics_text *t, const struct engine *e, bool finished)
 {
 	uint64_t now = finished ? e->end_tsc : rte_rdtsc();
@@ -479,4 +523,5 @@ void metrics_write(struct metrics_text *t, const struct engine *e, bool finished
 	write_cc(t, e);
 	if (e->sw)
 		write_switch(t, e);
+	write_memory(t, e, finished);
 }

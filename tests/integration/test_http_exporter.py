@@ -131,6 +131,10 @@ def test_metrics_parse_and_match_the_report(tmp_path):
         if key[0].endswith("_total") and key in second:
             assert second[key] >= v, key
     assert value(second, "roce_run_active") == 1 and value(final, "roce_run_active") == 0
+    assert value(second, "process_resident_memory_bytes") > 10 * 2**20
+    pools = {dict(k[1])["pool"]: v for k, v in second.items() if k[0] == "roce_mempool_in_use"}
+    sizes = {dict(k[1])["pool"]: v for k, v in second.items() if k[0] == "roce_mempool_size"}
+    assert len(pools) >= 2 and pools.keys() == sizes.keys() and all(0 <= pools[p] <= sizes[p] for p in pools)
     ports = {p["name"]: p for p in report["ports"]}
     for name, p in ports.items():
         assert value(final, "roce_port_tx_packets_total", port=name) == p["tx_packets"]
