@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Regenerates the seed corpus of the wire_parse fuzz target (tests/fuzz/corpus/parse/).
+"""Regenerates the seed corpora of the fuzz targets.
 
-Valid frames come from the project's own builder (roce-pcap write); this script splits the
-pcap into one file per frame and derives the malformed and "other" seeds by editing bytes.
+parse (the default): the wire_parse target's seeds (tests/fuzz/corpus/parse/). Valid frames come
+from the project's own builder (roce-pcap write); this script splits the pcap into one file per
+frame and derives the malformed and "other" seeds by editing bytes.
+
+config: the configuration loader's seeds (tests/fuzz/corpus/config/): every shipped
+configs/**/*.cfg, small valid configurations of the sections the shipped ones leave out, and
+hand-written broken ones (one per kind of fault); and its libFuzzer dictionary
+(tests/fuzz/config.dict): every setting name and string value the loader knows (read from
+engine/config.c and cc/cc_params.c) plus the grammar's tokens.
+
 Standard library only.
 
-usage: tests/fuzz/make_corpus.py [--roce-pcap build/apps/roce-pcap] [--out tests/fuzz/corpus/parse]
+usage: tests/fuzz/make_corpus.py [parse] [--roce-pcap build/apps/roce-pcap] [--out tests/fuzz/corpus/parse]
+       tests/fuzz/make_corpus.py config [--out tests/fuzz/corpus/config] [--dict tests/fuzz/config.dict]
 """
 import argparse
+import glob
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -218,14 +229,165 @@ def derived(seeds):
     return d
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--roce-pcap", default=os.path.join(root, "build", "apps", "roce-pcap"))
-    ap.add_argument("--out", default=os.path.join(here, "corpus", "parse"))
-    args = ap.parse_args()
+# ---- the configuration loader (fuzz_config) ------------------------------------------------
+# A small valid base: eal on line 1, one port on line 2, one role on line 3.
+CFG_BASE = ('eal = { lcores = "0-1"; };\n'
+            'ports = ( { name = "a"; device = "ring:x:a"; ipv4 = "10.0.0.1"; link_speed_gbps = 10; },\n'
+            '          { name = "b"; device = "ring:x:b"; ipv4 = "10.0.0.2"; ipv6 = "fd00::2"; link_speed_gbps = 10; } );\n'
+            'lcores = ( { lcore = 1; port = "a"; role = "txrx"; }, { lcore = 1; port = "b"; role = "txrx"; } );\n')
+CFG_FLOW = ('flows = ( { name = "f"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2";\n'
+            '            qpn = 0x100; dest_qpn = 0x200; rate_gbps = 1.0; %s } );\n')
 
+# Valid configurations of what the shipped ones leave out (every top-level section appears).
+CONFIG_VALID = {
+    "valid_minimal": CFG_BASE,
+    "valid_flow_everything": CFG_BASE + CFG_FLOW % (
+        'transport = "rc"; ops = { send = 1; write = 2; read = 1; fetch_add = 1; compare_swap = 1; };\n'
+        ' message_size = { dist = "exponential"; mean = 1000; min = 64; max = 4096; }; mtu = 1024;\n'
+        ' start_psn = 0xABCDEF; pkey = 0x7FFF; udp_sport = 50000; dscp = 46; ecn = "ce"; vlan = 100; pcp = 3;\n'
+        ' stop = { messages = 1000; bytes = 5000000000L; seconds = 2.5; }; count = 4; qpn_step = 2;\n'
+        ' dest_qpn_step = 3; sport_step = 4; rc = { retry_timeout_us = 1000.0; retry_limit = 3;\n'
+        ' max_outstanding = 8; ack_every = 4; }; latency = { mode = "oneway"; timeout_us = 1000.0; };\n'
+        ' cc = "dcqcn"; dcqcn = { profile = "paper"; g = 0.5; hyper_linear = true; };\n'
+        ' inject = ( { action = "ce"; every = 10; qp = 1; count = 5; }, { action = "drop"; psn = 7; } );'),
+    "valid_ud_timely": CFG_BASE +
+        'flows = ( { name = "u"; port = "b"; dst_mac = "02:00:00:00:00:01"; dst_ip = "fd00::1"; transport = "ud";\n'
+        '            ops = { send_imm = 1; }; message_size = { dist = "uniform"; min = 64; max = 256; }; mtu = 256;\n'
+        '            qpn = 0xFFFFFF; dest_qpn = 2; qkey = 0xFFFFFFFF; rate_pps = 1e6; pattern = "poisson"; },\n'
+        '          { name = "t"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; qpn = 3; dest_qpn = 3;\n'
+        '            cc = "timely"; timely = { beta = 0.5; t_low_us = 10; }; pattern = "constant"; },\n'
+        '          { name = "o"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; qpn = 4; dest_qpn = 4;\n'
+        '            transport = "uc"; rate_gbps = 1; pattern = { type = "onoff"; on_us = 10; off_us = 90; }; } );\n',
+    "valid_port_everything": 'eal = { lcores = "0-3,5"; main_lcore = 2; memory_mb = 512; huge_pages = false;\n'
+        '        file_prefix = "fz"; log_level = "debug"; extra_args = ["--no-pci"]; };\n'
+        'ports = ( { name = "a"; device = "net_pcap0"; vdev_args = "tx_pcap=/tmp/x.pcap"; mac = "02:00:00:00:00:0a";\n'
+        '  ipv4 = "192.168.1.1"; ipv6 = "fd00::1"; link_speed_gbps = 25; rx_queues = 2; tx_queues = 4; rx_desc = 512;\n'
+        '  tx_desc = 2048; mtu = 9000; rx_drop_probability = 0.01; steering = "off"; timestamps = "software";\n'
+        '  tx_schedule_lead_us = 10.0;\n'
+        '  qos = { trust = "pcp"; priority_to_tc = [0, 1, 2, 3, 4, 5, 6, 7]; tc_to_queue = [0, 1, 2, 3, 0, 1, 2, 3];\n'
+        '          honour_pfc = true; nic_pfc = false;\n'
+        '          pfc_xoff = { priorities = [3, 4]; xoff_bytes = 100000; xon_bytes = 50000; quanta = 1000; refresh_us = 10; drain_gbps = 10; };\n'
+        '          egress = { shape_gbps = 20; strict = [7]; weights = [1, 2, 3, 4, 5, 6, 7, 8]; tc_shape_gbps = [0, 0, 0, 5, 0, 0, 0, 0]; }; };\n'
+        '  np = { enabled = true; min_time_between_cnps = 4; cnp_dscp = 48; cnp_802p_prio = 6; };\n'
+        '  rx_inject = ( { action = "corrupt"; probability = 0.5; count = 3; } ); },\n'
+        '  { name = "b-2"; device = "0000:3b:00.1"; ipv6 = "fd00::2"; steering = "isolate"; timestamps = "hardware"; } );\n'
+        'lcores = ( { lcore = 1; port = "a"; queue = 3; role = "tx"; }, { lcore = 1; port = "a"; queue = 1; role = "rx"; },\n'
+        '           { lcore = 5; port = "b-2"; role = "reflect"; } );\n'
+        'pfc_generators = ( { port = "a"; priorities = [3]; quanta = 65535; rate_pps = 1000.0; count = 10; start_s = 0.5; },\n'
+        '                   { port = "a"; pause = true; rate_pps = 10.0; } );\n'
+        'phases = ( { name = "p0"; at_s = 0.0; egress = ( { port = "a"; tc = 3; weight = 5; shape_gbps = 4.0; } ); },\n'
+        '           { name = "p1"; at_s = 1.0; } );\n',
+    "valid_collective_responders": CFG_BASE +
+        'flows = ( { name = "f"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; qpn = 0x100; dest_qpn = 0x200; },\n'
+        '          { name = "g"; port = "b"; dst_mac = "02:00:00:00:00:01"; dst_ip = "10.0.0.1"; qpn = 0x100; dest_qpn = 0x200; rate_gbps = 2; } );\n'
+        'collectives = ( { name = "ring"; type = "ring"; flows = ["f", "g"]; phases = 6; } );\n'
+        'responders = ( { port = "a"; qpn = 0x300; peer_qpn = 0x400; count = 4; qpn_step = 2; peer_qpn_step = 2; mtu = 2048;\n'
+        '                 start_psn = 5; ack_every = 8; pkey = 0xFFFF; } );\n'
+        'peers = ( { port = "b"; qpn = 0x500; peer_qpn = 0x600; count = 2; } );\n'
+        'phases = ( { name = "up"; at_s = 1.0; rates = ( { flow = "g"; gbps = 4.0; } ); } );\n'
+        'sla = ( { flow = "f"; metric = "loss"; max = 0.0; }, { port = "*"; metric = "pause_percent"; max = 1.0; priority = 3; },\n'
+        '        { flow = "*"; metric = "goodput_gbps"; min = 0.5; }, { port = "b"; metric = "rx_dropped"; max = 0.0; } );\n'
+        'run = { duration_s = 10; stats_interval_s = 0.5; report = "r.json"; latency_samples = "l.csv"; latency_sample_every = 10;\n'
+        '        latency_foreign_qps = 8; timeseries = "t.csv"; capture = "c.pcapng"; capture_every = 10; capture_snaplen = 128;\n'
+        '        capture_ports = ["a"]; cc_trace = "cc.csv"; cc_trace_interval_us = 100.0; cc_trace_qps = 4; cc_trace_step = 2;\n'
+        '        http = "[::1]:9100"; http_linger_s = 1.0; http_dashboard = "dashboard"; };\n',
+    "valid_switch": 'eal = { lcores = "0-1"; memory_mb = 2048; };\n'
+        'ports = ( { name = "h0"; device = "ring:l0:a"; mac = "02:00:00:0a:00:01"; ipv4 = "10.1.0.1"; link_speed_gbps = 4.0; },\n'
+        '          { name = "h1"; device = "ring:l1:a"; mac = "02:00:00:0a:00:02"; ipv4 = "10.1.0.2"; link_speed_gbps = 4.0; },\n'
+        '          { name = "s0"; device = "ring:l0:b"; ipv4 = "10.1.255.0"; link_speed_gbps = 4.0; },\n'
+        '          { name = "s1"; device = "ring:l1:b"; ipv4 = "10.1.255.1"; link_speed_gbps = 4.0; } );\n'
+        'lcores = ( { lcore = 1; port = "h0"; role = "txrx"; }, { lcore = 1; port = "h1"; role = "txrx"; },\n'
+        '           { lcore = 1; port = "s0"; role = "switch"; }, { lcore = 1; port = "s1"; role = "switch"; } );\n'
+        'switch = { buffer_kb = 4096; queue_limit_kb = 256; alpha = 0.5; delay_us = 2.0; trace = "q.csv"; trace_interval_us = 100.0;\n'
+        '           seed = 7; pfc = { priorities = [3]; xoff_kb = 128; xon_kb = 96; headroom_kb = 512; quanta = 65535; };\n'
+        '           ecn = ( { tc = 3; kmin_kb = 64; kmax_kb = 256; pmax = 0.2; } );\n'
+        '           fdb = ( { mac = "02:00:00:0a:00:02"; port = "s1"; } ); vlans = ( { vid = 100; ports = ["s0", "s1"]; } ); };\n'
+        'flows = ( { name = "f0"; port = "h0"; dst_mac = "02:00:00:0a:00:02"; dst_ip = "10.1.0.2"; qpn = 0x100; dest_qpn = 0x200;\n'
+        '            transport = "uc"; ops = { write = 1; }; cc = "dcqcn"; rate_gbps = 1.5; } );\n'
+        'run = { http = 9100; };\n',
+}
+
+# One broken configuration per kind of fault (the unit tests hold the full tables).
+CONFIG_BROKEN = {
+    "bad_syntax_semicolon": 'eal = { lcores = "0-1" }\nports = ( );\n',
+    "bad_syntax_unclosed_group": CFG_BASE + 'run = { duration_s = 1;\n',
+    "bad_syntax_unclosed_string": CFG_BASE + 'run = { report = "r.json; };\n',
+    "bad_syntax_comment": CFG_BASE + '/* run = { };\n',
+    "bad_syntax_number": CFG_BASE + 'run = { duration_s = 1.2.3; };\n',
+    "bad_include": '@include "other.cfg"\n' + CFG_BASE,
+    "bad_int_overflow": CFG_BASE + CFG_FLOW % 'count = 4294967298;',
+    "bad_hex_overflow": CFG_BASE + CFG_FLOW % 'transport = "ud"; qkey = 0x100000000;',
+    "bad_int64_overflow": CFG_BASE + 'run = { duration_s = 99999999999999999999999L; };\n',
+    "bad_unknown_top": CFG_BASE + 'flow = ( );\n',
+    "bad_unknown_flow": CFG_BASE + CFG_FLOW % 'rate_gbs = 1;',
+    "bad_type_list_for_group": CFG_BASE + 'run = ( );\n',
+    "bad_type_float_for_int": CFG_BASE + CFG_FLOW % 'count = 1.5;',
+    "bad_range_qpn": CFG_BASE + CFG_FLOW % 'dest_qpn_step = 0x1000000;',
+    "bad_missing_required": CFG_BASE + 'flows = ( { name = "f"; port = "a"; } );\n',
+    "bad_port_unknown": CFG_BASE + CFG_FLOW.replace('port = "a"', 'port = "z"') % '',
+    "bad_two_roles": 'eal = { lcores = "0-1"; };\nports = ( { name = "a"; device = "ring:x:a"; ipv4 = "10.0.0.1"; link_speed_gbps = 10; } );\n'
+                     'lcores = ( { lcore = 1; port = "a"; role = "tx"; }, { lcore = 1; port = "a"; role = "txrx"; } );\n',
+    "bad_qpn_overlap": CFG_BASE + 'flows = ( { name = "f"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; qpn = 0x100; dest_qpn = 2; count = 4; },\n'
+                       '          { name = "g"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; qpn = 0x102; dest_qpn = 2; } );\n',
+    "bad_switch_one_port": CFG_BASE.replace('port = "b"; role = "txrx"', 'port = "b"; role = "switch"') + 'switch = { };\n',
+    "bad_sla_unknown_flow": CFG_BASE + CFG_FLOW % '' + 'sla = ( { flow = "nope"; metric = "loss"; max = 0.0; } );\n',
+    "bad_http_address": CFG_BASE + 'run = { http = "localhost:9100"; };\n',
+    "bad_collective_stop": CFG_BASE + CFG_FLOW % 'stop = { messages = 5; };' +
+                           'collectives = ( { name = "c"; flows = ["f"]; phases = 2; } );\n',
+}
+
+
+def config_dictionary(root):
+    """libFuzzer dictionary lines: the loader's names and values, then the grammar's tokens."""
+    words = set()
+    with open(os.path.join(root, "engine", "config.c")) as f:
+        src = f.read()
+    # string literals that look like a setting name or a keyword value ("rate_gbps", "txrx", ...)
+    words.update(w for w in re.findall(r'"([a-z][a-z0-9_-]*)"', src) if 1 < len(w) <= 32)
+    with open(os.path.join(root, "cc", "cc_params.c")) as f:
+        src = f.read()
+    words.update(re.findall(r'\b(?:DQ|TM)\((\w+),', src))
+    words.update(re.findall(r'= "(\w+)"', src))
+    lines = ["# libFuzzer dictionary of the configuration loader (tests/fuzz/fuzz_config.c).",
+             "# Generated by tests/fuzz/make_corpus.py config: do not edit by hand.",
+             "# setting names and keyword values, bare and as strings"]
+    for w in sorted(words):
+        lines.append(f'"{w}"')
+        lines.append(f'"\\"{w}\\""')
+    lines.append("# grammar")
+    tokens = [" = ", ": ", "; ", "{ ", " }", "( ", " )", "[", "]", ", ", "\\\"", "\\x0a", "true", "false",
+              "#", "//", "/*", "*/", "@include ", "0x", "L", "-", ".", "e9", "0", "1", "-1", "65536", "0xFFFFFF",
+              "0x1000000", "2147483648", "4294967296", "0xFFFFFFFF", "9223372036854775807L", "1e300", ".5",
+              "\\\"*\\\"", "\\\"\\\"", "\\\"\\\\n\\\"",
+              "\\\"02:00:00:00:00:01\\\"", "\\\"10.0.0.1\\\"", "\\\"fd00::1\\\"", "\\\"net_ring0\\\"",
+              "\\\"ring:x:a\\\"", "\\\"ring:x:b\\\"", "\\\"0000:01:00.0\\\"", "\\\"0-1\\\"",
+              "\\\"127.0.0.1:9100\\\"", "\\\"[::1]:9100\\\"", "\\\"on-off\\\""]
+    for t in tokens:
+        lines.append(f'"{t}"')
+    return "\n".join(lines) + "\n"
+
+
+def make_config_corpus(root, out, dict_path):
+    seeds = {}
+    for path in sorted(glob.glob(os.path.join(root, "configs", "**", "*.cfg"), recursive=True)):
+        rel = os.path.relpath(path, os.path.join(root, "configs"))
+        with open(path, "rb") as f:
+            seeds["shipped_" + rel.replace(os.sep, "_")] = f.read()
+    for table in (CONFIG_VALID, CONFIG_BROKEN):
+        for name, text in table.items():
+            seeds[name + ".cfg"] = text.encode()
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    for name, data in sorted(seeds.items()):
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    with open(dict_path, "w") as f:
+        f.write(config_dictionary(root))
+    print(f"{len(seeds)} seeds, {sum(len(d) for d in seeds.values())} bytes in {out}; dictionary {dict_path}")
+
+
+def make_parse_corpus(args):
     specs = frame_specs()
     with tempfile.TemporaryDirectory() as tmp:
         pcap = os.path.join(tmp, "seeds.pcap")
@@ -245,6 +407,24 @@ def main():
             out.write(f)
         total += len(f)
     print(f"{len(seeds)} seeds, {total} bytes in {args.out}")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("target", nargs="?", choices=["parse", "config"], default="parse",
+                    help="which corpus (default: parse)")
+    ap.add_argument("--roce-pcap", default=os.path.join(root, "build", "apps", "roce-pcap"))
+    ap.add_argument("--out", help="the corpus folder (default: tests/fuzz/corpus/TARGET)")
+    ap.add_argument("--dict", default=os.path.join(here, "config.dict"), help="config: the dictionary written")
+    args = ap.parse_args()
+    if not args.out:
+        args.out = os.path.join(here, "corpus", args.target)
+    if args.target == "config":
+        make_config_corpus(root, args.out, args.dict)
+    else:
+        make_parse_corpus(args)
 
 
 if __name__ == "__main__":
