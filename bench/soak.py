@@ -99,7 +99,7 @@ def plot(rows, path):
     fig, (a, b) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     a.plot(t, [r["rss_mib"] for r in rows])
     a.set_ylabel("resident MiB")
-    a.set_ylim(bottom=0)
+    a.set_ylim(0, max(r["rss_mib"] for r in rows) * 1.15)
     for key in sorted(k for k in rows[-1] if k.startswith("pool ")):
         b.plot(t, [r.get(key, 0) for r in rows], label=key[5:])
     b.set_ylabel("mbufs in use")
