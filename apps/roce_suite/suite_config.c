@@ -385,7 +385,8 @@ static int load_incast(struct loader *ld, const config_setting_t *g)
 	    cr_opt_u32(&ld->r, g, "mtu", 256, 4096, &c->mtu) < 0 ||
 	    cr_opt_float(&ld->r, g, "rate_gbps", 0, true, 400, &c->rate_gbps) < 0 ||
 	    cr_opt_u32(&ld->r, g, "transfer_kb", 0, 1 << 20, &c->transfer_kb) < 0 ||
-	    cr_opt_u32(&ld->r, g, "rounds", 1, 4096, &c->rounds) < 0 || cr_opt_u32(&ld->r, g, "priority", 0, 7, &c->priority) < 0)
+	    cr_opt_u32(&ld->r, g, "rounds", 1, 4096, &c->rounds) < 0 ||
+	    cr_opt_u32(&ld->r, g, "priority", 0, 7, &c->priority) < 0)
 		return -1;
 	if (c->mtu & (c->mtu - 1))
 		return cr_fail_member(&ld->r, g, "mtu", "%u is not an IB path MTU (256, 512, 1024, 2048, 4096)", c->mtu);
