@@ -665,7 +665,7 @@ static int flow_dcqcn(struct loader *ld, const config_setting_t *fs, struct cfg_
 	if (set_params(ld, ds, cc_dcqcn_params, &g->dcqcn, extra))
 		return -1;
 	if ((bad = dcqcn_params_check(&g->dcqcn, &why)))
-		return cr_fail_member(&ld->r, ds, bad, "%s", why ? why : "out of range");
+		return cr_fail_member(&ld->r, ds, bad, "%s%s", why ? "must be " : "", why ? why : "out of range");
 	return 0;
 }
 
@@ -684,7 +684,7 @@ static int flow_timely(struct loader *ld, const config_setting_t *fs, struct cfg
 	if (set_params(ld, ts, cc_timely_params, &g->timely, NULL))
 		return -1;
 	if ((bad = timely_params_check(&g->timely, &why)))
-		return cr_fail_member(&ld->r, ts, bad, "%s", why ? why : "out of range");
+		return cr_fail_member(&ld->r, ts, bad, "%s%s", why ? "must be " : "", why ? why : "out of range");
 	return 0;
 }
 
@@ -1596,6 +1596,7 @@ static const char *const collective_types[] = {"ring", "incast", "all_to_all", "
 static int collective_flows(struct loader *ld, const config_setting_t *cs, struct cfg_collective *c, unsigned idx)
 {
 	const config_setting_t *fl = cr_required(&ld->r, cs, "flows", "a list of flow names [\"a\", \"b\", ...]");
+	char buf[64];
 	int n;
 
 	if (!fl)
@@ -1615,7 +1616,8 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 		for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
 			;
 		if (g == ld->cfg->n_groups)
-			return cr_fail(&ld->r, e, "no flow named '%s' (flows are declared in the flows list)", name);
+			return cr_fail(&ld->r, e, "no flow named '%s' (flows are declared in the flows list)",
+				       cr_shown(name, buf));
 		if (ld->cfg->group_collective[g] >= 0)
 			return cr_fail(&ld->r, e,
 				       "flow '%s' is already in collective '%s' (a flow belongs to one collective)",
@@ -1975,6 +1977,7 @@ static int phase_rate(struct loader *ld, const config_setting_t *s, struct cfg_p
 	static const char *const keys[] = { "flow", "gbps", NULL };
 	const config_setting_t *f;
 	const char *name;
+	char buf[64];
 	unsigned g;
 
 	if (cr_want_type(&ld->r, s, CONFIG_TYPE_GROUP, "a group { flow = ...; gbps = ...; }") ||
@@ -1987,7 +1990,7 @@ static int phase_rate(struct loader *ld, const config_setting_t *s, struct cfg_p
 	for (g = 0; g < ld->cfg->n_groups && strcmp(ld->cfg->groups[g].name, name); g++)
 		;
 	if (g == ld->cfg->n_groups)
-		return cr_fail(&ld->r, f, "no flow named '%s'", name);
+		return cr_fail(&ld->r, f, "no flow named '%s'", cr_shown(name, buf));
 	if (!(ld->cfg->groups[g].rate_gbps > 0))
 		return cr_fail(&ld->r, f, "flow '%s' has no rate_gbps: only flows paced in Gb/s change rate", name);
 	ph->rates[ph->n_rates].group = g;
@@ -2079,28 +2082,43 @@ static int capture_ports(struct loader *ld, const config_setting_t *run)
 int config_parse_listen(const char *s, char *addr, size_t addrlen, uint16_t *port, char *why, size_t whylen)
 {
 	const char *colon = strrchr(s, ':'), *digits = colon ? colon + 1 : s;
-	char host[64] = "127.0.0.1", *end;
+	char host[64] = "127.0.0.1", buf[64], *end;
 	unsigned char bin[16];
 	long v;
 
 	if (colon) {
+		const char *all = s;
 		size_t n = (size_t)(colon - s);
-		if (n >= 2 && s[0] == '[' && s[n - 1] == ']') /* [IPv6]:PORT */
+		if (n >= 2 && s[0] == '[' && s[n - 1] == ']') { /* [IPv6]:PORT */
 			s++, n -= 2;
-		if (n == 0 || n >= sizeof(host)) {
-			snprintf(why, whylen, "'%s' has no address before the port", s);
+		} else if (s[0] == '[') { /* "[::1]": the last ':' is the address's */
+			snprintf(why, whylen, "'%s' has no port after the ']' (\"[IPV6]:PORT\")", cr_shown(all, buf));
+			return -1;
+		}
+		if (n == 0) {
+			snprintf(why, whylen, "'%s' has no address before the port", cr_shown(all, buf));
+			return -1;
+		}
+		if (n >= sizeof(host)) {
+			snprintf(why, whylen, "'%s' has an address longer than %zu characters", cr_shown(all, buf),
+				 sizeof(host) - 1);
 			return -1;
 		}
 		memcpy(host, s, n);
 		host[n] = 0;
 		if (inet_pton(AF_INET, host, bin) != 1 && inet_pton(AF_INET6, host, bin) != 1) {
-			snprintf(why, whylen, "'%s' is not a numeric IPv4 or IPv6 address", host);
+			if (inet_pton(AF_INET6, all, bin) == 1) /* "fd00::1": an address, no port */
+				snprintf(why, whylen, "'%s' is an IPv6 address without a port (\"[IPV6]:PORT\")",
+					 cr_shown(all, buf));
+			else
+				snprintf(why, whylen, "'%s' is not a numeric IPv4 or IPv6 address", cr_shown(host, buf));
 			return -1;
 		}
 	}
 	v = strtol(digits, &end, 10);
 	if (end == digits || *end || v < 1 || v > 65535) {
-		snprintf(why, whylen, "'%s' is not a port 1..65535 (\"PORT\", \"ADDRESS:PORT\" or \"[IPV6]:PORT\")", digits);
+		snprintf(why, whylen, "'%s' is not a port 1..65535 (\"PORT\", \"ADDRESS:PORT\" or \"[IPV6]:PORT\")",
+			 cr_shown(digits, buf));
 		return -1;
 	}
 	snprintf(addr, addrlen, "%s", host);

@@ -150,9 +150,9 @@ int cr_int_range(struct config_reader *r, const config_setting_t *s, long long l
 		return -1;
 	if (*v >= lo && *v <= hi)
 		return 0;
-	if (hex)
+	if (hex) /* the magnitude in unsigned arithmetic: llabs(LLONG_MIN) would be undefined */
 		return cr_fail(r, s, "%s0x%llx is out of range (0x%llx..0x%llx)", *v < 0 ? "-" : "",
-			       (unsigned long long)llabs(*v), lo, hi);
+			       *v < 0 ? 0ULL - (unsigned long long)*v : (unsigned long long)*v, lo, hi);
 	return cr_fail(r, s, "%lld is out of range (%lld..%lld)", *v, lo, hi);
 }
 
@@ -206,9 +206,19 @@ int cr_float_value(struct config_reader *r, const config_setting_t *s, double *v
 	}
 }
 
+/* %g, or more digits where %g would round (1048576 is not 1.04858e+06: a limit must read exactly). */
+static const char *num(double v, char buf[32])
+{
+	snprintf(buf, 32, "%g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, 32, "%.17g", v);
+	return buf;
+}
+
 int cr_float_range(struct config_reader *r, const config_setting_t *s, double lo, bool lo_open, double hi,
 		   double *v)
 {
+	char xs[32], los[32], his[32];
 	double x;
 
 	if (cr_float_value(r, s, &x))
@@ -218,8 +228,8 @@ int cr_float_range(struct config_reader *r, const config_setting_t *s, double lo
 		return 0;
 	}
 	if (lo_open)
-		return cr_fail(r, s, "%g is out of range (> %g and <= %g)", x, lo, hi);
-	return cr_fail(r, s, "%g is out of range (%g..%g)", x, lo, hi);
+		return cr_fail(r, s, "%s is out of range (> %s and <= %s)", num(x, xs), num(lo, los), num(hi, his));
+	return cr_fail(r, s, "%s is out of range (%s..%s)", num(x, xs), num(lo, los), num(hi, his));
 }
 
 int cr_opt_float(struct config_reader *r, const config_setting_t *g, const char *key, double lo, bool lo_open,
@@ -440,7 +450,8 @@ static int prescan(struct config_reader *r, const char *p)
 		} else if (isalpha((unsigned char)*p) || *p == '*' || *p == '_') {
 			while (isalnum((unsigned char)*p) || *p == '*' || *p == '_' || *p == '-')
 				p++;
-		} else if (isdigit((unsigned char)*p) || ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]))) {
+		} else if (isdigit((unsigned char)*p) || ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1])) ||
+			   (*p == '.' && isdigit((unsigned char)p[1]))) { /* .5 is a float, not the integer 5 */
 			scan_number(r, &p, line);
 		} else {
 			p++;
@@ -470,6 +481,25 @@ static const config_setting_t *find_int_at(const config_setting_t *s, unsigned l
 	return NULL;
 }
 
+/* The same, for a value written on a later line than its setting's name ("x =\n 4294967298;"):
+ * the last such integer before that line. */
+static void find_int_before(const config_setting_t *s, unsigned line, int kind, int wrapped,
+			    const config_setting_t **best)
+{
+	unsigned at = config_setting_source_line(s);
+	int n;
+
+	if (at < line && (!*best || at >= config_setting_source_line(*best)) &&
+	    ((config_setting_type(s) == CONFIG_TYPE_INT && kind != 3 && config_setting_get_int(s) == wrapped) ||
+	     (config_setting_type(s) == CONFIG_TYPE_INT64 && kind == 3)))
+		*best = s;
+	if (!config_setting_is_aggregate(s))
+		return;
+	n = config_setting_length(s);
+	for (int i = 0; i < n; i++)
+		find_int_before(config_setting_get_elem(s, (unsigned)i), line, kind, wrapped, best);
+}
+
 static int report_overflow(struct config_reader *r, const config_setting_t *root)
 {
 	static const char *const why[] = { "", "does not fit a 32-bit integer (write it with an L suffix for "
@@ -477,10 +507,48 @@ static int report_overflow(struct config_reader *r, const config_setting_t *root
 					   "suffix)", "does not fit a 64-bit integer" };
 	const config_setting_t *s = find_int_at(root, r->ovf_line, r->ovf_kind, r->ovf_wrapped);
 
+	if (!s)
+		find_int_before(root, r->ovf_line, r->ovf_kind, r->ovf_wrapped, &s);
 	if (s)
 		return cr_fail(r, s, "%s %s", r->ovf_text, why[r->ovf_kind]);
 	snprintf(r->err, r->errlen, "%s:%u: %s %s", r->file, r->ovf_line, r->ovf_text, why[r->ovf_kind]);
 	return -1;
+}
+
+/* The line of the innermost '{', '(' or '[' still open at the end of the text, when every closing
+ * one matched (0 if none): libconfig reports a group left open at the end of the file, which may
+ * be far from where the group was opened. */
+static unsigned unclosed_bracket(const char *p, char *which)
+{
+	struct config_reader scratch;
+	unsigned line = 1, depth = 0, at[64];
+	char open[64];
+
+	cr_init(&scratch, NULL, NULL, 0, "");
+	while (*p) {
+		int rc = skip_comment_or_string(&scratch, &p, &line);
+
+		if (rc < 0)
+			return 0;
+		if (rc)
+			continue;
+		if (*p == '{' || *p == '(' || *p == '[') {
+			if (depth == sizeof(at) / sizeof(at[0]))
+				return 0;
+			open[depth] = *p;
+			at[depth++] = line;
+		} else if (*p == '}' || *p == ')' || *p == ']') {
+			if (!depth || open[depth - 1] != (*p == '}' ? '{' : *p == ')' ? '(' : '['))
+				return 0;
+			depth--;
+		}
+		line += *p == '\n';
+		p++;
+	}
+	if (!depth)
+		return 0;
+	*which = open[depth - 1];
+	return at[depth - 1];
 }
 
 /* ---- entry points --------------------------------------------------------------------------- */
@@ -495,8 +563,21 @@ int cr_load_text(struct config_reader *r, const char *text, int (*load_root)(voi
 		return -1;
 	config_init(&lc);
 	if (!config_read_string(&lc, text)) {
-		snprintf(r->err, r->errlen, "%s:%d: syntax error: %s", r->file, config_error_line(&lc),
-			 config_error_text(&lc) ? config_error_text(&lc) : "unreadable");
+		const char *why = config_error_text(&lc) ? config_error_text(&lc) : "unreadable";
+		unsigned line = 1, last = 1, open_line;
+		char open = 0;
+
+		for (const char *p = text; *p; p++) { /* the line of the last character that is not a space */
+			line += *p == '\n';
+			if (!isspace((unsigned char)*p))
+				last = line;
+		}
+		/* an error past the last character, from a group left open: say where that group opened */
+		if (config_error_line(&lc) > (int)last && (open_line = unclosed_bracket(text, &open)))
+			snprintf(r->err, r->errlen, "%s:%d: syntax error: %s at the end of the text (the '%c' at line %u "
+				 "is never closed)", r->file, config_error_line(&lc), why, open, open_line);
+		else
+			snprintf(r->err, r->errlen, "%s:%d: syntax error: %s", r->file, config_error_line(&lc), why);
 		rc = -1;
 	} else if (r->ovf_kind) {
 		rc = report_overflow(r, config_root_setting(&lc));

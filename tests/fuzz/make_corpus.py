@@ -336,6 +336,25 @@ CONFIG_BROKEN = {
                            'collectives = ( { name = "c"; flows = ["f"]; phases = 2; } );\n',
 }
 
+# Inputs that once broke an invariant (the fuzzer's findings, kept as regressions; see
+# docs/reliability.md): what was wrong, then the input.
+CONFIG_REGRESSIONS = {
+    # run.http with a control character in the address: the message carried it raw (two lines on
+    # a terminal); config_parse_listen() now shows user text through cr_shown()
+    "regress_http_control_char": CFG_BASE + 'run = { http = "localh\x10ost:9100"; };\n',
+    # the same for a collective's and a phase's flow name
+    "regress_collective_flow_control_char": CFG_BASE + CFG_FLOW % '' +
+        'collectives = ( { name = "c"; flows = ["f\\ng"]; phases = 2; } );\n',
+    "regress_phase_flow_control_char": CFG_BASE + CFG_FLOW % '' +
+        'phases = ( { name = "p"; at_s = 1.0; rates = ( { flow = "\\x1b[2J"; gbps = 1.0; } ); } );\n',
+    # an overflowing integer on the line after its name: the message named no setting
+    "regress_overflow_next_line": CFG_BASE + 'run = { duration_s =\n 4294967298; };\n',
+    # a float without its leading digit was taken for an overflowing integer
+    "regress_float_leading_dot": CFG_BASE + 'run = { duration_s = .99999999999; };\n',
+    # a 64-bit hex literal with the top bit set: llabs(LLONG_MIN) in the range message
+    "regress_hex64_min": CFG_BASE + CFG_FLOW.replace("qpn = 0x100", "qpn = 0x8000000000000000L") % '',
+}
+
 
 def config_dictionary(root):
     """libFuzzer dictionary lines: the loader's names and values, then the grammar's tokens."""
@@ -373,7 +392,7 @@ def make_config_corpus(root, out, dict_path):
         rel = os.path.relpath(path, os.path.join(root, "configs"))
         with open(path, "rb") as f:
             seeds["shipped_" + rel.replace(os.sep, "_")] = f.read()
-    for table in (CONFIG_VALID, CONFIG_BROKEN):
+    for table in (CONFIG_VALID, CONFIG_BROKEN, CONFIG_REGRESSIONS):
         for name, text in table.items():
             seeds[name + ".cfg"] = text.encode()
     if os.path.isdir(out):
