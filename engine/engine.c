@@ -35,9 +35,15 @@
 #define WAIT_NS 2000        /* an RC QP with a full window looks again 2 us later */
 #define COMP_RING_SIZE 16384
 
+/* Signals received (async-signal-safe: one writer, the handler, whose signals are masked while it
+ * runs); a run stops at the first, a second one cuts the final drain short. */
 static volatile sig_atomic_t stop_requested;
 
-void engine_request_stop(void) { stop_requested = 1; }
+void engine_request_stop(void)
+{
+	if (stop_requested < 1000)
+		stop_requested = stop_requested + 1;
+}
 
 /* ---- set-up -------------------------------------------------------------------------------- */
 
@@ -736,16 +742,80 @@ static void housekeeping(struct engine *e)
 		fflush(e->cc_csv);
 }
 
+/* The ports' links, polled on the main lcore: the first state, then every change, as events (the
+ * report's link_events) and as a line (printed even with -q: a link going down is news). */
+static void poll_links(struct engine *e, uint64_t now)
+{
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct link_track *l = &e->link[p];
+		int up = port_link_up(&e->ports[p]);
+		uint64_t at = now > e->start_tsc ? now : e->start_tsc;
+
+		if (up < 0 || up == l->state)
+			continue;
+		if (l->state == 0)
+			l->down_tsc += at - l->since_tsc;
+		if (l->state >= 0)
+			l->changes++;
+		if (l->state >= 0 || !up) {
+			printf("[%7.1fs] %-8s link %s%s\n", (double)(at - e->start_tsc) / (double)e->tsc_hz, e->ports[p].name,
+			       up ? "up" : "down", l->state < 0 ? " (at start)" : "");
+			fflush(stdout);
+		}
+		l->state = up;
+		l->since_tsc = at;
+		if (l->n_events < ENGINE_MAX_LINK_EVENTS)
+			l->ev[l->n_events++] = (typeof(l->ev[0])){.tsc = at, .up = up != 0};
+	}
+}
+
+/* The time each port spent down, up to the end of the run. */
+static void close_links(struct engine *e, uint64_t end)
+{
+	for (unsigned p = 0; p < e->n_ports; p++) {
+		struct link_track *l = &e->link[p];
+		if (l->state == 0 && end > l->since_tsc)
+			l->down_tsc += end - l->since_tsc;
+		l->since_tsc = end;
+	}
+}
+
+#define GATE_PERIOD_MS 5    /* net_memif: the interrupt thread gets a window this often (port.h) */
+#define LINK_POLL_MS 100    /* links are polled this often, or at each live line if that is sooner */
+
+struct ticks {
+	uint64_t next_gate, next_link, link_every;
+};
+
+/* What the main lcore does every millisecond or so, whatever the phase of the run: the memif
+ * gate's window, and the links. */
+static void main_tick(struct engine *e, struct ticks *t, uint64_t now)
+{
+	if (now >= t->next_gate) {
+		port_gate_window();
+		t->next_gate = now + e->tsc_hz * GATE_PERIOD_MS / 1000;
+	}
+	if (now >= t->next_link) {
+		poll_links(e, now);
+		t->next_link = now + t->link_every;
+	}
+}
+
 /* Main lcore: live lines until the run ends, then TX stop, RX drain, RX stop. */
 static void supervise(struct engine *e, const struct engine_options *opt)
 {
-	struct port_totals prev[CFG_MAX_PORTS] = {0};
+	struct live_prev prev[CFG_MAX_PORTS] = {0};
 	uint64_t interval = (uint64_t)(opt->stats_interval_s * (double)e->tsc_hz);
 	uint64_t deadline = opt->duration_s > 0 ? e->start_tsc + (uint64_t)(opt->duration_s * (double)e->tsc_hz) : 0;
 	uint64_t next_line = e->start_tsc + interval, last_line = e->start_tsc;
+	struct ticks ticks = {.link_every = RTE_MIN(interval, e->tsc_hz * LINK_POLL_MS / 1000)};
+	sig_atomic_t signals;
 
+	for (unsigned p = 0; p < e->n_ports; p++)
+		e->link[p].state = -1;
 	for (;;) {
 		uint64_t now = rte_rdtsc();
+		main_tick(e, &ticks, now);
 		if (stop_requested) {
 			e->stopped_by = "signal";
 			break;
@@ -771,22 +841,33 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 		drain_to_files(e);
 		rte_delay_us_sleep(1000);
 	}
+	signals = stop_requested;
 	lcore_request_tx_stop();
 	e->end_tsc = rte_rdtsc();
+	if (e->end_tsc < e->start_tsc) /* stopped before the traffic's start time (a signal at start-up) */
+		e->end_tsc = e->start_tsc;
 	phase_snapshot(e, e->phases_started, e->end_tsc); /* the end of the last phase */
-	/* RX goes on until the frames in flight (rings, queues) have arrived */
+	/* RX goes on until the frames in flight (rings, queues) have arrived; another signal ends it */
 	uint64_t quiet = e->tsc_hz * DRAIN_QUIET_MS / 1000, stop_at = rte_rdtsc() + e->tsc_hz * DRAIN_MAX_MS / 1000;
 	uint64_t seen = rx_frames_total(e), since = rte_rdtsc();
-	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet) {
-		rte_delay_us_sleep(5000);
+	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet && stop_requested == signals) {
+		for (unsigned k = 0; k < 5; k++) {
+			main_tick(e, &ticks, rte_rdtsc());
+			rte_delay_us_sleep(1000);
+		}
 		uint64_t n = rx_frames_total(e);
 		if (n != seen) {
 			seen = n;
 			since = rte_rdtsc();
 		}
 	}
+	if (stop_requested != signals)
+		printf("roce-engine: signal during the drain: RX stops now\n");
+	poll_links(e, rte_rdtsc());
+	close_links(e, rte_rdtsc());
 	lcore_request_rx_stop();
 	rte_eal_mp_wait_lcore();
+	port_gate_stop(); /* no worker polls any more: the interrupt thread runs freely */
 	housekeeping(e);
 	capture_finish(e);
 	timeseries_rows(e->ts, e, (double)(rte_rdtsc() - e->start_tsc) / (double)e->tsc_hz); /* the last stretch */
@@ -795,6 +876,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
 static void teardown(struct engine *e)
 {
+	port_gate_stop();
 	if (e->sw)
 		switch_flush(e->sw);
 	for (unsigned p = 0; p < e->n_ports; p++)
@@ -953,6 +1035,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		goto init_failed;
 	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
 	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
+	if (port_gate_start(err, sizeof(err))) /* net_memif ports: before any worker polls them */
+		goto init_failed;
 	control_attach(&e);
 	launch(&e);
 	supervise(&e, opt);

@@ -22,6 +22,17 @@
 
 #define ENGINE_MAX_XSTATS 256
 #define ENGINE_LIVE_LAT_QPS 16 /* latency QPs that get a live line of their own */
+#define ENGINE_MAX_LINK_EVENTS 64 /* per port; later changes are counted, not listed */
+
+/* A port's link as the main lcore saw it (port_link_up, polled while the run goes). */
+struct link_track {
+	int state;                     /* 1 up, 0 down, -1 not known (yet) */
+	uint64_t since_tsc;            /* when the state began */
+	uint64_t down_tsc;             /* time down during the run, up to the last poll */
+	uint64_t changes;              /* every change seen (the first state is not one) */
+	unsigned n_events;
+	struct { uint64_t tsc; bool up; } ev[ENGINE_MAX_LINK_EVENTS]; /* the first state, then changes */
+};
 
 struct engine {
 	const struct engine_config *cfg;
@@ -78,6 +89,7 @@ struct engine {
 	uint64_t phase_tc_bytes[CFG_MAX_PHASE_LIST + 1][CFG_MAX_PORTS][8];
 	unsigned pool_size[CFG_MAX_PORTS];
 	unsigned pool_in_use_at_exit[CFG_MAX_PORTS];
+	struct link_track link[CFG_MAX_PORTS]; /* link states and changes, per port */
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */
 	struct rte_eth_stats hw[CFG_MAX_PORTS];
 	bool pmd_captured;             /* hw[] holds the final counters (the ports may be closed) */
@@ -127,8 +139,12 @@ uint64_t stats_lat_port(const struct engine *e, unsigned port, enum lat_kind kin
 uint64_t stats_lat_flow(const struct engine *e, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out);
 uint64_t stats_lat_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, struct lat_stats *out);
 
-/* One live line per port since the previous call. */
-void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev);
+/* One live line per port since the previous call; `prev` keeps what the previous line saw. */
+struct live_prev {
+	struct port_totals t;
+	uint64_t imissed, rx_nombuf;   /* the PMD's */
+};
+void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct live_prev *prev);
 void stats_print_summary(const struct engine *e);
 
 /* Writes the JSON report atomically (temporary file, then rename). 0 or -1 with err. */

@@ -4,7 +4,8 @@
  * temporary file beside the target, then renamed over it, so a reader never sees half a report.
  */
 #include <errno.h>
-#include <libgen.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -180,6 +181,20 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 	json_object_set_new(o, "rx_priority_bytes", u64_array(t->rx.prio_bytes, WIRE_PFC_PRIORITIES));
 }
 
+/* The port's link as the main lcore polled it: the first state (at the traffic's start, or when
+ * it was first known), then every change, with its time from the start. */
+static json_t *link_events_json(const struct engine *e, unsigned p)
+{
+	const struct link_track *l = &e->link[p];
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < l->n_events; i++)
+		json_array_append_new(a, json_pack("{s:f,s:s}", "t_s",
+						   (double)(l->ev[i].tsc - e->start_tsc) / (double)e->tsc_hz, "state",
+						   l->ev[i].up ? "up" : "down"));
+	return a;
+}
+
 static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
 {
 	struct port_totals t;
@@ -190,6 +205,9 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "device", json_string(e->cfg->ports[p].device));
 	json_object_set_new(o, "driver", json_string(e->ports[p].driver));
 	json_object_set_new(o, "link_speed_gbps", json_real(e->ports[p].link_speed_gbps));
+	json_object_set_new(o, "link_events", link_events_json(e, p));
+	json_object_set_new(o, "link_changes", json_integer((json_int_t)e->link[p].changes));
+	json_object_set_new(o, "link_down_s", json_real((double)e->link[p].down_tsc / (double)e->tsc_hz));
 	json_object_set_new(o, "tx_packets", json_integer((json_int_t)t.tx_packets));
 	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
 	json_object_set_new(o, "rx_packets", json_integer((json_int_t)t.rx_frames));
@@ -595,16 +613,34 @@ static json_t *build(const struct engine *e)
 	return root;
 }
 
+/* At start-up, before any traffic: the report can be written where asked. The temporary file
+ * report_write uses is made and removed (so a missing directory, a parent that is a file, a
+ * read-only or pseudo file system, or missing rights all show now), and the target must not be a
+ * directory or a special file (a rename would replace a device node such as /dev/null). */
 int report_check_path(const char *path, char *err, size_t errlen)
 {
-	char copy[CFG_STR_LEN * 4];
+	char tmp[CFG_STR_LEN * 4 + 32];
+	struct stat st;
+	int fd;
 
-	snprintf(copy, sizeof(copy), "%s", path);
-	const char *dir = dirname(copy);
-	if (access(dir, W_OK) != 0) {
-		snprintf(err, errlen, "report %s: directory %s is not writable: %s", path, dir, strerror(errno));
+	if (!path[0]) {
+		snprintf(err, errlen, "report: the path is empty");
 		return -1;
 	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "report %s: %s", path,
+			 S_ISDIR(st.st_mode) ? "is a directory" : "exists and is not a regular file");
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "report %s: not writable: cannot create %s: %s (the directory must exist and be "
+			 "writable)", path, tmp, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(tmp);
 	return 0;
 }
 

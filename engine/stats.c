@@ -268,20 +268,44 @@ static void flow_latency_lines(const struct engine *e, double t_s)
 	}
 }
 
-void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct port_totals *prev)
+/* " | drops ..." for what went wrong in the interval: frames the PMD refused (tx_queue_full:
+ * bursts, kept and retried), TX bursts without mbufs, the PMD's missed and no-mbuf RX drops; and
+ * " | link down" while it is. Nothing when all is well. */
+static void trouble_since(const struct engine *e, unsigned p, const struct port_totals *t, const struct rte_eth_stats *hw,
+			  const struct live_prev *prev, char *out, size_t len)
 {
-	char lat[160];
+	uint64_t full = t->tx_ring_full - prev->t.tx_ring_full, nombuf = t->mbuf_alloc_fail - prev->t.mbuf_alloc_fail;
+	uint64_t missed = hw->imissed - prev->imissed, rx_nombuf = hw->rx_nombuf - prev->rx_nombuf;
+	size_t used = 0;
+
+	out[0] = 0;
+	if (full | nombuf | missed | rx_nombuf)
+		used = (size_t)snprintf(out, len, " | drops: tx_queue_full %llu, mbuf_alloc_failures %llu, imissed %llu, "
+					"rx_nombuf %llu", (unsigned long long)full, (unsigned long long)nombuf,
+					(unsigned long long)missed, (unsigned long long)rx_nombuf);
+	if (e->link[p].state == 0 && used < len)
+		snprintf(out + used, len - used, " | link down");
+}
+
+void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct live_prev *prev)
+{
+	char lat[160], trouble[160];
 
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		struct port_totals t;
+		struct rte_eth_stats hw;
 
 		stats_port_totals(e, p, &t);
+		stats_port_hw(e, p, &hw);
 		latency_since(e, p, lat, sizeof(lat));
-		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu%s\n", t_s,
-		       e->ports[p].name, per_s(t.tx_packets, prev[p].tx_packets, dt_s) / 1e6,
-		       per_s(t.tx_bytes, prev[p].tx_bytes, dt_s) * 8 / 1e9, per_s(t.rx_frames, prev[p].rx_frames, dt_s) / 1e6,
-		       per_s(t.rx_bytes, prev[p].rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed, lat);
-		prev[p] = t;
+		trouble_since(e, p, &t, &hw, &prev[p], trouble, sizeof(trouble));
+		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu%s%s\n", t_s,
+		       e->ports[p].name, per_s(t.tx_packets, prev[p].t.tx_packets, dt_s) / 1e6,
+		       per_s(t.tx_bytes, prev[p].t.tx_bytes, dt_s) * 8 / 1e9, per_s(t.rx_frames, prev[p].t.rx_frames, dt_s) / 1e6,
+		       per_s(t.rx_bytes, prev[p].t.rx_bytes, dt_s) * 8 / 1e9, (unsigned long long)t.rx_malformed, lat, trouble);
+		prev[p].t = t;
+		prev[p].imissed = hw.imissed;
+		prev[p].rx_nombuf = hw.rx_nombuf;
 	}
 	flow_latency_lines(e, t_s);
 	fflush(stdout);
@@ -318,6 +342,20 @@ void stats_print_summary(const struct engine *e)
 		       e->ports[p].name, (unsigned long long)t.tx_packets, (unsigned long long)t.tx_bytes,
 		       secs > 0 ? (double)t.tx_bytes * 8 / secs / 1e9 : 0, (unsigned long long)t.rx_frames,
 		       (unsigned long long)t.rx_bytes, (unsigned long long)t.rx_malformed, e->pool_in_use_at_exit[p]);
+		{
+			struct rte_eth_stats hw;
+			stats_port_hw(e, p, &hw);
+			if (t.tx_ring_full || t.mbuf_alloc_fail || t.tx_unsent || hw.imissed || hw.rx_nombuf)
+				printf("summary: port %-8s drops: tx_queue_full %llu, mbuf_alloc_failures %llu, tx_unsent %llu, "
+				       "imissed %llu, rx_nombuf %llu\n",
+				       e->ports[p].name, (unsigned long long)t.tx_ring_full, (unsigned long long)t.mbuf_alloc_fail,
+				       (unsigned long long)t.tx_unsent, (unsigned long long)hw.imissed,
+				       (unsigned long long)hw.rx_nombuf);
+		}
+		if (e->link[p].changes || e->link[p].state == 0)
+			printf("summary: port %-8s link: %llu changes, down %.3f s in all, %s at the end\n", e->ports[p].name,
+			       (unsigned long long)e->link[p].changes, (double)e->link[p].down_tsc / (double)e->tsc_hz,
+			       e->link[p].state == 0 ? "down" : "up");
 		if (t.reflected || t.reflect_dropped)
 			printf("summary: port %-8s reflected %llu frames, %llu refused by the PMD\n", e->ports[p].name,
 			       (unsigned long long)t.reflected, (unsigned long long)t.reflect_dropped);

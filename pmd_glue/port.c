@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 #include <rte_ring.h>
 
 #include "config.h"
@@ -239,6 +251,315 @@ static void setup_nic_pfc(const struct cfg_port *cp, struct port_info *p)
 	       strcmp(p->driver, "mlx5_pci") == 0 ? " (ConnectX: set trust and PFC in the kernel, docs/qos.md)" : "");
 }
 
+/* ---- link state ----------------------------------------------------------------------------- */
+
+/* "iface=NAME" among a vdev's arguments (net_af_packet). */
+static void kernel_iface_of(const char *args, char *out, size_t len)
+{
+	const char *s = args;
+
+	out[0] = 0;
+	while (s && *s) {
+		if (strncmp(s, "iface=", 6) == 0) {
+			size_t n = strcspn(s + 6, ",");
+			snprintf(out, len, "%.*s", (int)n, s + 6);
+			return;
+		}
+		s = strchr(s, ',');
+		if (s)
+			s++;
+	}
+}
+
+int port_link_up(const struct port_info *p)
+{
+	struct rte_eth_link link;
+
+	if (p->kernel_iface[0]) { /* the PMD's own link_update does nothing: ask the kernel (this netns) */
+		struct ifreq ifr;
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+		if (fd < 0)
+			return -1;
+		memset(&ifr, 0, sizeof(ifr));
+		memcpy(ifr.ifr_name, p->kernel_iface, RTE_MIN(strlen(p->kernel_iface), sizeof(ifr.ifr_name) - 1));
+		rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
+		close(fd);
+		if (rc < 0)
+			return errno == ENODEV ? 0 : -1; /* an interface that went away is down */
+		return (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING);
+	}
+	if (!p->started || rte_eth_link_get_nowait(p->port_id, &link) != 0)
+		return -1;
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
+/* ---- the control-thread gate (net_memif; port.h says why) --------------------------------- */
+
+#define GATE_MAX_QUEUES 16
+#define GATE_WAIT_US 100        /* a worker waits this long at a closed gate, then its burst returns 0 */
+#define GATE_IDLE_WAIT_MS 10    /* the main lcore waits this long for the queues to leave the PMD */
+#define GATE_TURN_WAIT_MS 20    /* ... and this long for the interrupt thread to park again */
+
+struct gate_port;
+struct gate_queue {
+	void *pmd_queue;          /* what rte_eth_fp_ops held */
+	const struct gate_port *gp;
+	uint32_t busy;            /* lcores inside the PMD's burst on this queue */
+} __rte_cache_aligned;
+
+struct gate_port {
+	eth_rx_burst_t rx;        /* the PMD's burst functions */
+	eth_tx_burst_t tx;
+	unsigned n_rx, n_tx;
+	struct gate_queue rq[GATE_MAX_QUEUES], tq[GATE_MAX_QUEUES];
+	void *rx_data[GATE_MAX_QUEUES], *tx_data[GATE_MAX_QUEUES]; /* rte_eth_fp_ops' queue arrays now */
+};
+
+static struct gate_port *gate_ports[RTE_MAX_ETHPORTS];
+static uint32_t gate_closed = 1; /* closed until the interrupt thread is first parked */
+
+/* The interrupt thread, parked in park_cb between windows. */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	bool active;              /* parking in use (some port is gated) */
+	bool parked, release, quit, turn; /* turn: a window is in progress (the thread was released) */
+	uint64_t gen, gen_at_release; /* times it parked */
+	int efd;
+	struct rte_intr_handle *ih;
+} park = {.m = PTHREAD_MUTEX_INITIALIZER, .efd = -1};
+
+static inline bool gate_enter(struct gate_queue *q)
+{
+	uint64_t until = 0;
+
+	for (;;) {
+		__atomic_fetch_add(&q->busy, 1, __ATOMIC_SEQ_CST); /* a full barrier: then read the gate */
+		if (!__atomic_load_n(&gate_closed, __ATOMIC_SEQ_CST))
+			return true;
+		__atomic_fetch_sub(&q->busy, 1, __ATOMIC_RELEASE);
+		if (!until)
+			until = rte_rdtsc() + rte_get_tsc_hz() / (1000000 / GATE_WAIT_US);
+		while (__atomic_load_n(&gate_closed, __ATOMIC_ACQUIRE))
+			if (rte_rdtsc() > until)
+				return false;
+			else
+				rte_pause();
+	}
+}
+
+static uint16_t gate_rx(void *queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gate_queue *q = queue;
+	uint16_t got;
+
+	if (!gate_enter(q))
+		return 0;
+	got = q->gp->rx(q->pmd_queue, pkts, n);
+	__atomic_fetch_sub(&q->busy, 1, __ATOMIC_RELEASE);
+	return got;
+}
+
+static uint16_t gate_tx(void *queue, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct gate_queue *q = queue;
+	uint16_t sent;
+
+	if (!gate_enter(q))
+		return 0;
+	sent = q->gp->tx(q->pmd_queue, pkts, n);
+	__atomic_fetch_sub(&q->busy, 1, __ATOMIC_RELEASE);
+	return sent;
+}
+
+/* After rte_eth_dev_start (which set rte_eth_fp_ops up) and before any worker runs. */
+static int gate_install(struct port_info *p, char *err, size_t errlen)
+{
+	struct rte_eth_fp_ops *fo = &rte_eth_fp_ops[p->port_id];
+	struct gate_port *g;
+
+	if (p->rx_queues > GATE_MAX_QUEUES || p->tx_queues > GATE_MAX_QUEUES) {
+		snprintf(err, errlen, "port %s: at most %u queues on net_memif", p->name, GATE_MAX_QUEUES);
+		return -1;
+	}
+	g = rte_zmalloc_socket("port_gate", sizeof(*g), RTE_CACHE_LINE_SIZE, (int)p->socket);
+	if (!g) {
+		snprintf(err, errlen, "port %s: out of memory (raise eal.memory_mb)", p->name);
+		return -1;
+	}
+	g->rx = fo->rx_pkt_burst;
+	g->tx = fo->tx_pkt_burst;
+	g->n_rx = p->rx_queues;
+	g->n_tx = p->tx_queues;
+	for (unsigned q = 0; q < g->n_rx; q++) {
+		g->rq[q].pmd_queue = fo->rxq.data[q];
+		g->rq[q].gp = g;
+		g->rx_data[q] = &g->rq[q];
+	}
+	for (unsigned q = 0; q < g->n_tx; q++) {
+		g->tq[q].pmd_queue = fo->txq.data[q];
+		g->tq[q].gp = g;
+		g->tx_data[q] = &g->tq[q];
+	}
+	/* fo->rxq.data is the device's own rx_queues array (the PMD uses it): replaced, not edited */
+	fo->rxq.data = g->rx_data;
+	fo->txq.data = g->tx_data;
+	fo->rx_pkt_burst = gate_rx;
+	fo->tx_pkt_burst = gate_tx;
+	gate_ports[p->port_id] = g;
+	p->gated = true;
+	return 0;
+}
+
+/* In the interrupt thread: parks it until a window releases it (or the gate stops). */
+static void park_cb(void *arg)
+{
+	bool quit;
+
+	(void)arg;
+	pthread_mutex_lock(&park.m);
+	if (!park.quit && !park.release) {
+		park.parked = true;
+		park.gen++;
+		pthread_cond_broadcast(&park.cv);
+		while (!park.release && !park.quit)
+			pthread_cond_wait(&park.cv, &park.m);
+		park.parked = false;
+	}
+	park.release = false;
+	quit = park.quit;
+	pthread_mutex_unlock(&park.m);
+	if (quit) { /* the event fd stops being ready: no more calls */
+		uint64_t v;
+		if (read(park.efd, &v, sizeof(v)) < 0)
+			(void)0;
+	}
+}
+
+/* Waits (mutex held) until cond or ms have passed; true when cond. */
+#define PARK_WAIT(cond, ms)                                                                                            \
+	({                                                                                                             \
+		struct timespec ts_;                                                                                   \
+		clock_gettime(CLOCK_MONOTONIC, &ts_);                                                                  \
+		ts_.tv_nsec += (long)(ms) * 1000000L;                                                                  \
+		ts_.tv_sec += ts_.tv_nsec / 1000000000L;                                                               \
+		ts_.tv_nsec %= 1000000000L;                                                                            \
+		while (!(cond) && pthread_cond_timedwait(&park.cv, &park.m, &ts_) == 0)                                \
+			;                                                                                              \
+		(cond);                                                                                                \
+	})
+
+int port_gate_start(char *err, size_t errlen)
+{
+	pthread_condattr_t ca;
+	bool parked;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++)
+		n += gate_ports[i] != NULL;
+	if (n == 0 || park.active) {
+		__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&park.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	park.parked = park.release = park.quit = park.turn = false;
+	park.gen = 0;
+	park.efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC); /* ready at once, and stays so */
+	park.ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (park.efd < 0 || !park.ih || rte_intr_fd_set(park.ih, park.efd) || rte_intr_type_set(park.ih, RTE_INTR_HANDLE_EXT) ||
+	    rte_intr_callback_register(park.ih, park_cb, NULL) < 0) {
+		snprintf(err, errlen, "net_memif: cannot register the interrupt-thread gate: %s", strerror(errno));
+		rte_intr_instance_free(park.ih);
+		park.ih = NULL;
+		if (park.efd >= 0)
+			close(park.efd);
+		park.efd = -1;
+		return -1;
+	}
+	park.active = true;
+	pthread_mutex_lock(&park.m);
+	parked = PARK_WAIT(park.parked, 2000);
+	pthread_mutex_unlock(&park.m);
+	if (!parked) {
+		port_gate_stop();
+		snprintf(err, errlen, "net_memif: EAL's interrupt thread did not take the gate's callback within 2 s");
+		return -1;
+	}
+	__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static bool gate_queues_idle(void)
+{
+	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		const struct gate_port *g = gate_ports[i];
+		for (unsigned q = 0; g && q < g->n_rx; q++)
+			if (__atomic_load_n(&g->rq[q].busy, __ATOMIC_ACQUIRE))
+				return false;
+		for (unsigned q = 0; g && q < g->n_tx; q++)
+			if (__atomic_load_n(&g->tq[q].busy, __ATOMIC_ACQUIRE))
+				return false;
+	}
+	return true;
+}
+
+bool port_gate_window(void)
+{
+	bool done;
+
+	if (!park.active)
+		return true;
+	if (!park.turn) {
+		uint64_t until = rte_rdtsc() + rte_get_tsc_hz() / 1000 * GATE_IDLE_WAIT_MS;
+
+		__atomic_store_n(&gate_closed, 1, __ATOMIC_SEQ_CST);
+		while (!gate_queues_idle())
+			if (rte_rdtsc() > until) { /* a worker is held inside a burst (descheduled): next time */
+				__atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+				return false;
+			} else
+				rte_pause();
+		pthread_mutex_lock(&park.m);
+		park.gen_at_release = park.gen;
+		park.release = true;
+		park.turn = true;
+		pthread_cond_broadcast(&park.cv);
+		pthread_mutex_unlock(&park.m);
+	}
+	pthread_mutex_lock(&park.m);
+	done = PARK_WAIT(park.parked && park.gen != park.gen_at_release, GATE_TURN_WAIT_MS);
+	pthread_mutex_unlock(&park.m);
+	if (!done) /* still running a handler: the gate stays closed until it parks again */
+		return false;
+	park.turn = false;
+	__atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+	return true;
+}
+
+void port_gate_stop(void)
+{
+	if (!park.active)
+		return;
+	pthread_mutex_lock(&park.m);
+	park.quit = true;
+	pthread_cond_broadcast(&park.cv);
+	pthread_mutex_unlock(&park.m);
+	rte_intr_callback_unregister_sync(park.ih, park_cb, NULL); /* waits while park_cb runs */
+	rte_intr_instance_free(park.ih);
+	park.ih = NULL;
+	close(park.efd);
+	park.efd = -1;
+	pthread_cond_destroy(&park.cv);
+	park.active = false;
+	park.turn = false;
+	/* the workers have stopped: the gate stays open for whatever polls next (nothing) */
+	__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+}
+
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p, char *err, size_t errlen)
 {
 	int rc;
@@ -269,6 +590,10 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p
 		return -1;
 	}
 	p->started = true;
+	if (strcmp(p->driver, "net_memif") == 0 && gate_install(p, err, errlen))
+		return -1;
+	if (strcmp(p->driver, "net_af_packet") == 0)
+		kernel_iface_of(cp->vdev_args, p->kernel_iface, sizeof(p->kernel_iface));
 	if (cp->nic_pfc)
 		setup_nic_pfc(cp, p);
 	if (port_clock_start(p->port_id, &p->clock, err, errlen))
@@ -281,9 +606,14 @@ void port_teardown(struct port_info *p)
 	if (!p->started)
 		return;
 	steering_remove(p->port_id, &p->steering);
-	rte_eth_dev_stop(p->port_id);
+	rte_eth_dev_stop(p->port_id); /* the fast-path functions are ethdev's dummies from here */
 	rte_eth_dev_close(p->port_id);
 	p->started = false;
+	if (p->gated) {
+		rte_free(gate_ports[p->port_id]);
+		gate_ports[p->port_id] = NULL;
+		p->gated = false;
+	}
 }
 
 void port_print_capabilities(const struct port_info *p)

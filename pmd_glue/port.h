@@ -30,6 +30,8 @@ struct port_info {
 	struct port_clock clock;  /* where its RX times come from (clock.h) */
 	char nic_pfc_state[64];   /* the NIC's own PFC: "", "set on N priorities", "not available (...)" */
 	char steering_state[96]; /* what the start-up line says about it */
+	char kernel_iface[32];   /* net_af_packet: the kernel interface (its link is the port's), else "" */
+	bool gated;              /* net_memif: bursts go through the control-thread gate (below) */
 };
 
 /* Mbufs a port needs: its descriptors, per-lcore caches and in-flight bursts. */
@@ -45,5 +47,30 @@ int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *o
 void port_teardown(struct port_info *p);
 /* One line on stdout: driver, MAC, speed, queues, offloads that matter to the engine. */
 void port_print_capabilities(const struct port_info *p);
+
+/* The port's link, for the main lcore (never from a worker): 1 up, 0 down, -1 unknown. From
+ * rte_eth_link_get_nowait, except on net_af_packet, whose PMD (22.11) reports up whatever the
+ * kernel interface does: there, the interface's IFF_UP and IFF_RUNNING (carrier). */
+int port_link_up(const struct port_info *p);
+
+/* The control-thread gate (net_memif in DPDK 22.11). The memif PMD connects and disconnects in
+ * EAL's interrupt thread with no synchronisation against the queues' bursts: a peer that goes
+ * away makes that thread unmap the shared rings and free their regions while a worker lcore may
+ * be inside rte_eth_rx_burst / tx_burst on them (SIGSEGV in the worker); a peer that connects
+ * can be seen half set up. The gate closes the race from outside the PMD:
+ * - the port's fast-path functions are wrapped (rte_eth_fp_ops): a worker marks its queue busy
+ *   around each burst, and makes none while the gate is closed (it waits up to 100 us, then the
+ *   burst returns 0: the frames stay with the caller, as with a full ring);
+ * - the interrupt thread is parked in a callback of the gate's own, so it runs memif's handlers
+ *   only during port_gate_window(): the gate closed, every gated queue idle. */
+/* Starts parking the interrupt thread (when some port is gated; before the workers start).
+ * 0, or -1 with a reason in err. */
+int port_gate_start(char *err, size_t errlen);
+/* One window for the interrupt thread (main lcore, every few ms): true when it ran, false when
+ * it could not yet (a queue stayed busy, or the thread did not come back in time: the gate
+ * stays closed and the next call goes on). */
+bool port_gate_window(void);
+/* Lets the interrupt thread run freely again (the workers have stopped). Safe to call twice. */
+void port_gate_stop(void);
 
 #endif

@@ -69,7 +69,8 @@ static void usage(FILE *out)
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
 		"\n"
-		"Ctrl-C or SIGTERM stops the lcores, drains the queues and still writes the report.\n"
+		"Ctrl-C, SIGTERM or SIGHUP stops the lcores, drains the queues and still writes the report\n"
+		"(a second signal cuts the drain short).\n"
 		"exit status: 0 ran and wrote its report, 2 bad command line, 3 configuration rejected,\n"
 		"             4 EAL or port set-up failed, 5 report not written, 6 an SLA check failed\n");
 }
@@ -236,6 +237,25 @@ static void on_signal(int sig)
 	engine_request_stop();
 }
 
+/* SIGINT, SIGTERM and SIGHUP (a closed terminal or an ssh session that ends) all stop the run
+ * cleanly and leave the report. Installed first thing, so that a signal during the configuration's
+ * loading or EAL's start-up stops the run before any traffic instead of killing the process; a
+ * second signal only cuts the final drain short (the report is still written whole). */
+static void install_signal_handlers(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]); /* one handler at a time */
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* Command line over config: the config's run section gives the defaults. */
 static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 {
@@ -279,6 +299,7 @@ int engine_cli_main(int argc, char **argv)
 	char err[1024], runtime_dir[PATH_MAX];
 	int sep = -1, eal_argc, rc;
 
+	install_signal_handlers();
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			sep = i;
@@ -317,8 +338,6 @@ int engine_cli_main(int argc, char **argv)
 		fprintf(stderr, "roce-engine: EAL initialisation failed (arguments above; see DPDK's message)\n");
 		return ENGINE_EXIT_INIT;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	rc = engine_run(&cfg, &c.opt);
 	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
 	rte_eal_cleanup();
