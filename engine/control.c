@@ -391,6 +391,8 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 	dt = now > was.tsc ? (double)(now - was.tsc) / (double)e->tsc_hz : 0;
 	rte_tel_data_start_dict(o);
 	rte_tel_data_add_dict_string(o, "driver", e->ports[p].driver);
+	rte_tel_data_add_dict_int(o, "link_up", __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(o, "link_changes", __atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
 	add_fixed(o, "link_gbps", "%.6g", e->ports[p].link_speed_gbps);
 	rte_tel_data_add_dict_u64(o, "tx_packets", t.tx_packets);
 	rte_tel_data_add_dict_u64(o, "tx_bytes", t.tx_bytes);

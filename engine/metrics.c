@@ -173,6 +173,14 @@ static void write_ports(struct metrics_text *t, const struct engine *e, uint64_t
 	for (unsigned p = 0; p < e->n_ports; p++)
 		put(t, "roce_port_link_speed_gbps{port=\"%s\",driver=\"%s\"} %.9g\n", e->cfg->ports[p].name,
 		    e->ports[p].driver, e->ports[p].link_speed_gbps);
+	family(t, "roce_port_link_up", "gauge", "The port's link as the main lcore last saw it: 1 up, 0 down, -1 unknown.");
+	for (unsigned p = 0; p < e->n_ports; p++)
+		put(t, "roce_port_link_up{port=\"%s\"} %d\n", e->cfg->ports[p].name,
+		    __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
+	family(t, "roce_port_link_changes_total", "counter", "Link state changes seen during the run.");
+	for (unsigned p = 0; p < e->n_ports; p++)
+		put(t, "roce_port_link_changes_total{port=\"%s\"} %llu\n", e->cfg->ports[p].name,
+		    (unsigned long long)__atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
 	for (unsigned c = 0; c < PC_COUNT; c++) {
 		family(t, port_counters[c].name, "counter", port_counters[c].help);
 		for (unsigned p = 0; p < e->n_ports; p++)

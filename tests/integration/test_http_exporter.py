@@ -67,8 +67,8 @@ def wait_http(url, proc, timeout=20):
 class Run:
     """An engine with the HTTP server on; the report is read when it ends."""
 
-    def __init__(self, tmp_path, duration=4.0, linger=4.0, extra_args=(), prefix=None):
-        self.port = free_port()
+    def __init__(self, tmp_path, duration=4.0, linger=4.0, extra_args=(), prefix=None, port=None):
+        self.port = port or free_port()
         self.base = "http://127.0.0.1:%d" % self.port
         self.prefix = prefix or "h%d" % self.port
         cfg = tmp_path / ("%s.cfg" % self.prefix)
@@ -142,6 +142,8 @@ def test_metrics_parse_and_match_the_report(tmp_path):
         assert value(final, "roce_port_tx_bytes_total", port=name) == p["tx_bytes"]
         assert value(final, "roce_port_rx_dropped_total", port=name) == p["rx_dropped"]
         assert value(final, "roce_port_rx_cnp_total", port=name) == p["rx_cnp"]
+        assert value(second, "roce_port_link_up", port=name) == 1
+        assert value(final, "roce_port_link_changes_total", port=name) == p["link_changes"]
         for k in range(8):
             assert value(final, "roce_pfc_rx_frames_total", port=name, priority=str(k)) == p["pfc_rx"][k]
             assert value(final, "roce_pfc_tx_frames_total", port=name, priority=str(k)) == p["pfc_tx"][k]
@@ -283,15 +285,26 @@ def test_grafana_dashboard_names_are_exported(tmp_path):
 def test_prometheus_scrapes_the_engine(tmp_path):
     prom = shutil.which("prometheus")
     assert prom, "prometheus not installed (scripts/install-deps.sh installs Debian's)"
-    run = Run(tmp_path, duration=6.0, linger=6.0)
-    web = free_port()
+    engine_port, web = free_port(), free_port()
     (tmp_path / "prometheus.yml").write_text(
         "global: { scrape_interval: 1s, scrape_timeout: 900ms }\n"
-        "scrape_configs:\n  - job_name: roce\n    static_configs: [ { targets: ['127.0.0.1:%d'] } ]\n" % run.port)
+        "scrape_configs:\n  - job_name: roce\n    static_configs: [ { targets: ['127.0.0.1:%d'] } ]\n" % engine_port)
     server = subprocess.Popen([prom, "--config.file=%s" % (tmp_path / "prometheus.yml"),
                                "--storage.tsdb.path=%s" % (tmp_path / "tsdb"),
                                "--web.listen-address=127.0.0.1:%d" % web],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 30
+    while True:  # Prometheus ready before the run starts, so that it scrapes the whole run
+        try:
+            if get("http://127.0.0.1:%d/-/ready" % web)[0] == 200:
+                break
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        if time.monotonic() > end or server.poll() is not None:
+            server.kill()
+            raise AssertionError("Prometheus did not start: " + server.communicate()[1][-2000:])
+        time.sleep(0.2)
+    run = Run(tmp_path, duration=6.0, linger=6.0, port=engine_port)
 
     def query(expr):
         url = "http://127.0.0.1:%d/api/v1/query?%s" % (web, urllib.parse.urlencode({"query": expr}))
@@ -332,9 +345,12 @@ def test_prometheus_scrapes_the_engine(tmp_path):
     assert tx == {p["name"]: p["tx_packets"] for p in report["ports"]}
     assert empty == [], empty
     assert list(up.values()) == [1.0]
-    # a: two QPs at 1 Gb/s of frames, cut by DCQCN; b: the UC flow at 0.5 Gb/s (and RC ACKs)
+    # the fastest 2 s is at least the run's average (less what the windows' edges lose) and at most
+    # what the flows were set to: a, two QPs at 1 Gb/s of frames cut by DCQCN; b, 0.5 Gb/s + RC ACKs
     by_port = {dict(k)["port"]: v for k, v in rates.items()}
-    assert 0.05 < by_port["a"] <= 2.3 and 0.4 < by_port["b"] <= 0.8, by_port
+    average = {p["name"]: p["tx_bytes"] * 8 / report["duration_s"] / 1e9 for p in report["ports"]}
+    for name, ceiling in (("a", 2.3), ("b", 0.8)):
+        assert 0.8 * average[name] <= by_port[name] <= ceiling, (by_port, average)
     assert any(dict(k)["flow"] == "w" and dict(k)["kind"] == "oneway" and 0 < v < 0.01 for k, v in lat.items()), lat
 
 
@@ -344,7 +360,7 @@ def test_dashboard_in_headless_chromium(tmp_path):
     script = ROOT / "tests" / "browser" / "dashboard_check.mjs"
     assert node and (ROOT / "tests" / "browser" / "node_modules" / "playwright-core").exists(), \
         "node and tests/browser/node_modules (scripts/install-deps.sh) are needed"
-    run = Run(tmp_path, duration=5.0, linger=6.0)
+    run = Run(tmp_path, duration=10.0, linger=8.0)  # room for Chromium to start on a busy machine
     try:
         run.metrics()
         r = subprocess.run([node, str(script), run.base + "/", str(tmp_path / "dashboard.png")],
