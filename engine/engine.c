@@ -882,10 +882,11 @@ static void teardown(struct engine *e)
 	for (unsigned p = 0; p < e->n_ports; p++)
 		port_teardown(&e->ports[p]);
 	for (unsigned p = 0; p < e->n_ports; p++)
-		e->pool_in_use_at_exit[p] = rte_mempool_in_use_count(e->ports[p].pool);
+		e->pool_in_use_at_exit[p] = e->ports[p].pool ? rte_mempool_in_use_count(e->ports[p].pool) : 0;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			e->pool_in_use_at_exit[e->work[l]->tx[i].port] += rte_mempool_in_use_count(e->work[l]->tx[i].pool);
+			if (e->work[l]->tx[i].pool) /* NULL when set-up failed before making it */
+				e->pool_in_use_at_exit[e->work[l]->tx[i].port] += rte_mempool_in_use_count(e->work[l]->tx[i].pool);
 }
 
 static void release(struct engine *e)

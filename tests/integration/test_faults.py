@@ -34,7 +34,7 @@ import time
 
 import pytest
 
-from conftest import engine_path
+from conftest import ROOT, engine_path
 
 PID = os.getpid()
 _seq = itertools.count()
@@ -420,3 +420,14 @@ def test_report_path_refused_before_traffic(tmp_path, procs, path, reason):
     assert re.search(r"roce-engine: report .*" + reason, e.output()), e.output()
     assert "QPs on" not in e.output() and not list(tmp_path.glob("**/*.tmp.*"))
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_memory_too_small_for_the_pools_fails_cleanly(engine):
+    """A pool that cannot be made stops the run at set-up with the reason and exit status 4, and
+    the teardown of a half-made engine touches no missing pool (it crashed there once)."""
+    text = (ROOT / "configs" / "lab-incast-dcqcn.cfg").read_text()
+    text = re.sub(r"memory_mb = \d+;", "memory_mb = 64;", text)
+    rc, rep, out = engine.run(text, "-d", "1")
+    assert rc == 4, out
+    assert "cannot create a mempool" in out and "raise eal.memory_mb" in out
+    assert rep is None and "summary:" not in out
