@@ -613,3 +613,23 @@ char *cr_read_file(const char *path, char *err, size_t errlen)
 	text[n] = '\0';
 	return text;
 }
+
+int cr_opt_name(struct config_reader *r, const config_setting_t *g, const char *key, char *out, size_t len)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	const char *v;
+
+	if (!s)
+		return 0;
+	if (cr_want_type(r, s, CONFIG_TYPE_STRING, "a string"))
+		return -1;
+	v = config_setting_get_string(s);
+	if (!v[0] || strlen(v) >= len)
+		return cr_fail(r, s, "must have 1..%zu characters", len - 1);
+	for (const char *c = v; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+			return cr_fail(r, s, "'%s' has a character other than letters, digits, '-', '_', '.'",
+				       cr_shown(v, (char[64]){ 0 }));
+	memcpy(out, v, strlen(v) + 1);
+	return 1;
+}

@@ -85,6 +85,9 @@ const config_setting_t *cr_required(struct config_reader *r, const config_settin
 /* Rejects members of g not in keys[] (NULL-terminated), so a typo never passes silently. */
 int cr_known_keys(struct config_reader *r, const config_setting_t *g, const char *const keys[]);
 /* A member that must be a group (or absent): 1 present, 0 absent (*out NULL), -1 error. */
+/* An optional string member of 1..len-1 characters from [A-Za-z0-9._-] (a name, or a file name
+ * without folders); 1 when copied into out, 0 absent, -1 after an error. */
+int cr_opt_name(struct config_reader *r, const config_setting_t *g, const char *key, char *out, size_t len);
 int cr_opt_group(struct config_reader *r, const config_setting_t *g, const char *key, const config_setting_t **out);
 
 #endif

@@ -51,22 +51,7 @@ fail_in(struct loader *ld, const config_setting_t *g, const char *key, const cha
 
 static int opt_name(struct loader *ld, const config_setting_t *g, const char *key, char *out, size_t len)
 {
-	const config_setting_t *s = config_setting_get_member(g, key);
-	const char *v;
-
-	if (!s)
-		return 0;
-	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string"))
-		return -1;
-	v = config_setting_get_string(s);
-	if (!v[0] || strlen(v) >= len)
-		return cr_fail(&ld->r, s, "must have 1..%zu characters", len - 1);
-	for (const char *c = v; *c; c++)
-		if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
-			return cr_fail(&ld->r, s, "'%s' has a character other than letters, digits, '-', '_', '.'",
-				       cr_shown(v, (char[64]){ 0 }));
-	memcpy(out, v, strlen(v) + 1);
-	return 1;
+	return cr_opt_name(&ld->r, g, key, out, len);
 }
 
 /* An array [ ... ] of min..max elements; the count, 0 when absent (or empty), -1 after an error. */
