@@ -3,7 +3,8 @@
 # same run: 64-byte-payload UC RDMA WRITE ONLY frames (138 bytes: Ethernet 14, IPv4 20, UDP 8,
 # BTH 12, RETH 16, payload 64, ICRC 4) over 1,024 QPs, unpaced (UC: net_null answers nothing), against
 # `dpdk-testpmd --forward-mode=txonly --txpkts=138` on the same lcore.
-# Usage: [REPEAT=N] bench/run-tx.sh [BUILD_DIR] [SECONDS] [QPS]
+# PAYLOAD=N (default 64, up to 4096) sets the payload: frames of N + 74 bytes on both sides.
+# Usage: [REPEAT=N] [PAYLOAD=N] bench/run-tx.sh [BUILD_DIR] [SECONDS] [QPS]
 # Each of REPEAT (default 3) rounds runs testpmd then the engine; the round with the median ratio
 # is reported, with every round's figures before it.
 set -euo pipefail
@@ -12,6 +13,10 @@ build=${1:-build}
 secs=${2:-5}
 qps=${3:-1024}
 repeat=${REPEAT:-3}
+payload=${PAYLOAD:-64}
+frame_len=$((payload + 74))
+ib_mtu=1024 port_mtu=1500
+[ "$payload" -le 1024 ] || { ib_mtu=4096; port_mtu=4200; }
 tmp=$(mktemp -d /tmp/bench-tx.XXXXXX)
 # testpmd leaves its EAL runtime directory (a tmpfs) behind: remove it with ours
 trap 'rm -rf "$tmp" "/var/run/dpdk/bench-tpm-$$"' EXIT
@@ -20,8 +25,8 @@ trap 'rm -rf "$tmp" "/var/run/dpdk/bench-tpm-$$"' EXIT
 run_pair() {
   # dpdk-testpmd: mean of the per-second Tx-pps lines after the first
   timeout -s INT $((secs + 3)) dpdk-testpmd -l 0-1 --no-huge -m 1024 --file-prefix "bench-tpm-$$" --no-pci \
-    --vdev net_null0 --log-level=error -- --forward-mode=txonly --txpkts=138 --stats-period 1 \
-    --nb-cores=1 --total-num-mbufs=16384 >"$tmp/testpmd.log" 2>&1 || true
+    --vdev net_null0 --log-level=error -- --forward-mode=txonly --txpkts=$frame_len --stats-period 1 \
+    --nb-cores=1 --total-num-mbufs=16384 --mbuf-size=$((frame_len + 256 > 2176 ? frame_len + 256 : 2176)) >"$tmp/testpmd.log" 2>&1 || true
   testpmd_pps=$(grep -oE 'Tx-pps: +[0-9]+' "$tmp/testpmd.log" | awk '{print $2}' | awk '$1 > 0' | tail -n +2 |
     awk '{s += $1; n++} END {if (n) printf "%.0f", s / n; else print 0}')
   # roce-engine: its report's tx_packets / duration_s
@@ -34,10 +39,10 @@ print($testpmd_pps, round(p['tx_packets'] / r['duration_s']), p['tx_bytes'] // m
 cat >"$tmp/tx.cfg" <<CFG
 eal = { lcores = "0-1"; memory_mb = 1024; file_prefix = "bench-eng-$$"; log_level = "error"; };
 ports = ( { name = "n"; device = "net_null0"; mac = "02:00:00:00:00:01"; ipv4 = "192.168.1.1";
-            link_speed_gbps = 100.0; tx_desc = 1024; } );
+            link_speed_gbps = 100.0; tx_desc = 1024; mtu = $port_mtu; } );
 lcores = ( { lcore = 1; port = "n"; queue = 0; role = "tx"; } );
 flows = ( { name = "w"; port = "n"; dst_mac = "02:00:00:00:00:02"; dst_ip = "192.168.1.2";
-            transport = "uc"; ops = { write = 1; }; message_size = 64; mtu = 1024;
+            transport = "uc"; ops = { write = 1; }; message_size = $payload; mtu = $ib_mtu;
             qpn = 0x100; dest_qpn = 0x10000; count = $qps; } );
 CFG
 

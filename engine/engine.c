@@ -22,6 +22,7 @@
 #include "engine_state.h"
 #include "capture.h"
 #include "exporter.h"
+#include "tx_payload.h"
 #include "timeseries.h"
 #include "notification.h"
 #include "sla.h"
@@ -125,7 +126,9 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->port = (uint16_t)r->port;
 		t->port_id = p->port_id;
 		t->queue = (uint16_t)r->queue;
-		t->pool = port_tx_pool_create(&e->cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore));
+		t->clean_payload = !port_frames_stay_local(&e->cfg->ports[r->port]);
+		t->pool = port_tx_pool_create(&e->cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore),
+					      TX_PAYLOAD_PRIV_SIZE, t->clean_payload);
 		if (!t->pool) {
 			snprintf(err, errlen, "lcore %u: cannot create a TX mempool of %u mbufs for port %s: %s (raise eal.memory_mb)",
 				 r->lcore, port_tx_pool_size(&e->cfg->ports[r->port]), p->name, rte_strerror(rte_errno));
@@ -513,6 +516,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			e->qps[q].port = (uint16_t)grp->port;
 			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
 			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
+			e->qps[q].clean_payload = t->clean_payload;
 			t->heap[t->n_qps++] =
 				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
 		}

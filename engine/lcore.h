@@ -52,6 +52,7 @@ struct tx_role {
 	uint16_t port_id;         /* DPDK port */
 	uint16_t queue;
 	struct rte_mempool *pool;  /* the role's own (port_tx_pool_create): raw gets, headers set once */
+	bool clean_payload;       /* the pool's payloads stay zeroed (tx_payload.h) */
 	struct pace_slot *heap;   /* min-heap of the role's QPs by next send time */
 	unsigned heap_n;
 	unsigned n_qps;

@@ -10,6 +10,7 @@
 #include "inject.h"
 #include "latency.h"
 #include "requester.h"
+#include "tx_payload.h"
 
 
 /* Opcode (low 5 bits) per operation and position in the message; the transport base is added.
@@ -829,6 +830,8 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
 	if (has_probe)
 		probe = next_probe(qp, m, now_tsc);
+	if (qp->clean_payload) /* this path writes every byte up to the ICRC: only the old ICRC to clear */
+		tx_payload_forget(m);
 	if (shape >= 0) {
 		const struct qp_shape *s = &qp->shapes[shape];
 		len = write_from_shape(s, qp->psn, pp.ackreq, f);
@@ -837,6 +840,8 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	} else {
 		len = write_generic(qp, &pp, qp->psn, has_probe ? &probe : NULL, f);
 	}
+	if (qp->clean_payload)
+		tx_payload_remember(m, f, (uint16_t)(len - WIRE_ICRC_LEN));
 	if (len < WIRE_MIN_FRAME) {
 		memset(f + len, 0, WIRE_MIN_FRAME - len);
 		len = WIRE_MIN_FRAME;
@@ -890,6 +895,7 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
 	uint64_t may_start = qp->fast_stop_msgs ? qp->fast_stop_msgs - qp->c.messages : UINT64_MAX;
 	struct qp_latency *lat = probes ? qp->lat : NULL; /* a constant NULL compiles the probe work out */
+	const bool clean = qp->clean_payload;
 	const struct wire_icrc_field *tx_field = NULL;
 	uint32_t seq = lat ? lat->seq : 0, tx_delta = 0;
 	/* the burst's time: its packets reach the PMD together when it is complete, so a TSC read per
@@ -918,8 +924,14 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
 		f = rte_pktmbuf_mtod(m[n], uint8_t *);
-		/* the shape, its PSN (AckReq 0: UC and UD), and the ICRC moved from the shape's */
-		copy_shape(s, f);
+		/* the shape, its PSN (AckReq 0: UC and UD), and the ICRC moved from the shape's; in a
+		 * clean pool the payload's zeros are there already */
+		if (clean) {
+			tx_payload_prepare(m[n], f, s->icrc_off);
+			memcpy(f, s->bytes, QP_SHAPE_COPY);
+		} else {
+			copy_shape(s, f);
+		}
 		wire_put32(f + s->bth_off + 8, psn);
 		icrc = s->icrc_base ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
 		       s->psn_field->table[3][psn & 0xFF];

@@ -158,6 +158,7 @@ struct qp_tx {
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
 	uint8_t n_shapes;
 	bool fast;             /* every packet from a shape, whole calls of them: see qp_tx_fill */
+	bool clean_payload;    /* its TX pool keeps payloads zeroed (tx_payload.h): no zeros to write */
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
 	/* DCQCN's byte counter, kept here so that sending touches no cc state (65,536 QPs: a cache
 	 * miss per packet): bytes sent since the reaction point last saw them, and how many it
