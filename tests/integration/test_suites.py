@@ -28,6 +28,10 @@ import pytest
 
 from conftest import engine_path
 
+# roce-suite drives engine trials on the same paths the lab tests cover on both builds: CI runs
+# the suites on the release build only (time)
+pytestmark = pytest.mark.release_only
+
 ROOT = Path(__file__).resolve().parents[2]
 ASAN = "asan" in str(engine_path())
 DURATION = 0.3 if ASAN else 0.5          # seconds of traffic per rate trial
