@@ -1016,10 +1016,10 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		e.http = exporter_start(cfg, err, sizeof(err));
 		if (!e.http)
 			goto init_failed;
-		printf("roce-engine: metrics at http://%s%s%s:%u/metrics, dashboard at http://%s%s%s:%u/\n",
-		       strchr(cfg->http_addr, ':') ? "[" : "", cfg->http_addr, strchr(cfg->http_addr, ':') ? "]" : "",
-		       cfg->http_port, strchr(cfg->http_addr, ':') ? "[" : "", cfg->http_addr,
-		       strchr(cfg->http_addr, ':') ? "]" : "", cfg->http_port);
+		char base[96]; /* http://ADDRESS:PORT, an IPv6 address in brackets */
+		bool v6 = strchr(cfg->http_addr, ':') != NULL;
+		snprintf(base, sizeof(base), "http://%s%s%s:%u", v6 ? "[" : "", cfg->http_addr, v6 ? "]" : "", cfg->http_port);
+		printf("roce-engine: metrics at %s/metrics, dashboard at %s/\n", base, base);
 	}
 	printf("roce-engine: ICRC with rte_net_crc %s\n", wire_crc_init());
 	if (setup_ports(&e, err, sizeof(err)))

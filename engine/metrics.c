@@ -477,6 +477,24 @@ static void write_switch(struct metrics_text *t, const struct engine *e)
 
 /* ---- memory: the process's resident set and the mbuf pools (the soak test watches both) --------- */
 
+static void pool_sample(struct metrics_text *t, const char *name, const struct rte_mempool *mp, const char *port,
+			bool in_use)
+{
+	if (mp)
+		put(t, "%s{pool=\"%s\",port=\"%s\"} %u\n", name, mp->name, port,
+		    in_use ? rte_mempool_in_use_count(mp) : mp->size);
+}
+
+/* One sample per mbuf pool: the RX pool of each port, the TX pool of each TX role. */
+static void pool_samples(struct metrics_text *t, const struct engine *e, const char *name, bool in_use)
+{
+	for (unsigned p = 0; p < e->n_ports; p++)
+		pool_sample(t, name, e->ports[p].pool, e->cfg->ports[p].name, in_use);
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			pool_sample(t, name, e->work[l]->tx[i].pool, e->cfg->ports[e->work[l]->tx[i].port].name, in_use);
+}
+
 static void write_memory(struct metrics_text *t, const struct engine *e, bool finished)
 {
 	long pages = 0, resident = 0;
@@ -492,29 +510,9 @@ static void write_memory(struct metrics_text *t, const struct engine *e, bool fi
 	if (finished) /* the pools may be freed or drained by then: their last state is in the report */
 		return;
 	family(t, "roce_mempool_in_use", "gauge", "mbufs taken from the pool (in flight, cached per lcore, held).");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		if (e->ports[p].pool)
-			put(t, "roce_mempool_in_use{pool=\"%s\",port=\"%s\"} %u\n", e->ports[p].pool->name,
-			    e->cfg->ports[p].name, rte_mempool_in_use_count(e->ports[p].pool));
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			const struct rte_mempool *mp = e->work[l]->tx[i].pool;
-			if (mp)
-				put(t, "roce_mempool_in_use{pool=\"%s\",port=\"%s\"} %u\n", mp->name,
-				    e->cfg->ports[e->work[l]->tx[i].port].name, rte_mempool_in_use_count(mp));
-		}
+	pool_samples(t, e, "roce_mempool_in_use", true);
 	family(t, "roce_mempool_size", "gauge", "mbufs in the pool.");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		if (e->ports[p].pool)
-			put(t, "roce_mempool_size{pool=\"%s\",port=\"%s\"} %u\n", e->ports[p].pool->name,
-			    e->cfg->ports[p].name, e->ports[p].pool->size);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			const struct rte_mempool *mp = e->work[l]->tx[i].pool;
-			if (mp)
-				put(t, "roce_mempool_size{pool=\"%s\",port=\"%s\"} %u\n", mp->name,
-				    e->cfg->ports[e->work[l]->tx[i].port].name, mp->size);
-		}
+	pool_samples(t, e, "roce_mempool_size", false);
 }
 
 void metrics_write(struct metrics_text *t, const struct engine *e, bool finished)
