@@ -136,6 +136,93 @@ static bool lcore_in(const uint64_t set[2], unsigned long lc)
 	return lc <= MAX_LCORE && (set[lc / 64] >> (lc % 64)) & 1;
 }
 
+/* An EAL --lcores map has '@' or '(': "0@0,1@0,2@1", "(0,1)@0,2@1", "(0-1)@(0,1),2". */
+static bool is_lcore_map(const char *s)
+{
+	return strpbrk(s, "@(") != NULL;
+}
+
+/* One set of an EAL --lcores map: an id, a range "a-b" or a group "(a,b-c,...)", ids 0..max;
+ * each id is passed to `add` (NULL: checked only). Returns the end, or NULL with `why` set. */
+static const char *lcore_map_set(const char *s, unsigned long max, const char *what, uint64_t set[2], bool *twice,
+				 unsigned long *which, char *why, size_t whylen)
+{
+	bool group = *s == '(';
+
+	s += group;
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*s)) {
+			if (*s)
+				snprintf(why, whylen, "%s id expected at '%.8s'", what, s);
+			else
+				snprintf(why, whylen, "%s id expected at the end", what);
+			return NULL;
+		}
+		a = b = strtoul(s, &end, 10);
+		s = end;
+		if (*s == '-') {
+			if (!isdigit((unsigned char)*++s)) {
+				snprintf(why, whylen, "a range of %s ids needs an end", what);
+				return NULL;
+			}
+			b = strtoul(s, &end, 10);
+			s = end;
+		}
+		if (a > max || b > max) {
+			snprintf(why, whylen, "%s %lu is out of range (0..%lu)", what, a > max ? a : b, max);
+			return NULL;
+		}
+		if (a > b) {
+			snprintf(why, whylen, "the range %lu-%lu goes downward", a, b);
+			return NULL;
+		}
+		for (; set && a <= b; a++) {
+			if (lcore_in(set, a) && !*twice) {
+				*twice = true;
+				*which = a;
+			}
+			set[a / 64] |= 1ULL << (a % 64);
+		}
+		if (!group || *s == ')')
+			return s + group;
+		if (*s++ != ',') {
+			snprintf(why, whylen, "a group in parentheses has no closing ')'");
+			return NULL;
+		}
+	}
+}
+
+/* Parses an EAL --lcores map ("LCORES@CPUS,..."; LCORES and CPUS each an id, a range or a group
+ * in parentheses; "@CPUS" optional) into the bit set of its lcore ids 0..MAX_LCORE. Stricter than
+ * EAL: no blanks, ranges upward, each lcore once, CPUs 0..1023 (CPU_SETSIZE). */
+static bool parse_lcore_map(const char *s, uint64_t set[2], char *why, size_t whylen)
+{
+	set[0] = set[1] = 0;
+	for (;;) {
+		bool twice = false;
+		unsigned long which = 0;
+
+		s = lcore_map_set(s, MAX_LCORE, "lcore", set, &twice, &which, why, whylen);
+		if (!s)
+			return false;
+		if (twice) {
+			snprintf(why, whylen, "lcore %lu is given twice", which);
+			return false;
+		}
+		if (*s == '@' && !(s = lcore_map_set(s + 1, 1023, "CPU", NULL, NULL, NULL, why, whylen)))
+			return false;
+		if (!*s)
+			return true;
+		if (*s++ != ',') {
+			snprintf(why, whylen, "unexpected '%c' (lcores@CPUs are joined by ',')", s[-1]);
+			return false;
+		}
+	}
+}
+
 static bool is_vdev(const char *dev)
 {
 	return !strncmp(dev, "net_", 4);
@@ -197,14 +284,19 @@ static int eal_lcores(struct loader *ld, const config_setting_t *eal)
 	struct cfg_eal *e = &ld->cfg->eal;
 	const config_setting_t *s = config_setting_get_member(eal, "lcores");
 	long long main_lc;
-	char buf[64];
+	char buf[64], why[96];
 	int rc;
 
 	if (s && str_value(ld, s, e->lcores, sizeof(e->lcores)))
 		return -1;
-	if (!parse_lcore_list(e->lcores, ld->lcore_set))
-		return cr_fail(&ld->r, s, "'%s' is not an lcore list (ids 0..%d as ranges and commas, e.g. \"0-3,5\")",
-			       cr_shown(e->lcores, buf), MAX_LCORE);
+	e->lcores_map = is_lcore_map(e->lcores);
+	if (e->lcores_map && !parse_lcore_map(e->lcores, ld->lcore_set, why, sizeof(why)))
+		return cr_fail(&ld->r, s, "'%s' is not an lcore map: %s (EAL --lcores syntax: LCORES@CPUS joined by "
+			       "commas, each an id, a range or a group in parentheses, e.g. \"0@0,1@0,2@1\")",
+			       cr_shown(e->lcores, buf), why);
+	if (!e->lcores_map && !parse_lcore_list(e->lcores, ld->lcore_set))
+		return cr_fail(&ld->r, s, "'%s' is not an lcore list (ids 0..%d as ranges and commas, e.g. \"0-3,5\"; "
+			       "or an EAL --lcores map such as \"0@0,1@0,2@1\")", cr_shown(e->lcores, buf), MAX_LCORE);
 	e->main_lcore = -1;
 	rc = cr_opt_int(&ld->r, eal, "main_lcore", 0, MAX_LCORE, false, &main_lc);
 	if (rc < 0)

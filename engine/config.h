@@ -69,7 +69,9 @@ struct cfg_inject {
 };
 
 struct cfg_eal {
-	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1"; default "0" */
+	char lcores[CFG_STR_LEN];     /* EAL -l list, e.g. "0-1" (default "0-1" or "0"), or an EAL
+				       * --lcores map, e.g. "0@0,1@0,2@1" (lcores_map) */
+	bool lcores_map;              /* lcores has '@' or '(': passed as --lcores, else as -l */
 	int main_lcore;               /* -1: EAL's default (the first lcore) */
 	unsigned memory_mb;           /* -m; default 256 */
 	bool huge_pages;              /* false: --no-huge (default) */

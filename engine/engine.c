@@ -82,7 +82,7 @@ static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, s
 {
 	if (!e->work[lcore]) {
 		if (!rte_lcore_is_enabled(lcore) || lcore == rte_get_main_lcore()) {
-			snprintf(err, errlen, "lcore %u is not a worker lcore of this EAL (check eal.lcores / -l)", lcore);
+			snprintf(err, errlen, "lcore %u is not a worker lcore of this EAL (check eal.lcores, or -l / --lcores)", lcore);
 			return NULL;
 		}
 		e->work[lcore] = rte_zmalloc_socket("lcore_work", sizeof(struct lcore_work), RTE_CACHE_LINE_SIZE,

@@ -176,7 +176,7 @@ static int eal_args_from_config(const struct engine_config *cfg, char **argv, in
 	} while (0)
 
 	ARG("roce-engine");
-	ARG("-l");
+	ARG("%s", cfg->eal.lcores_map ? "--lcores" : "-l"); /* a map "0@0,1@0,2@1" is --lcores syntax */
 	ARG("%s", cfg->eal.lcores);
 	if (cfg->eal.main_lcore >= 0) {
 		ARG("--main-lcore");

@@ -581,3 +581,41 @@ def test_rc_ackreq_every_64_packets(engine):
     # 98 packets a message: AckReq on packets 64 and 98 -> 2 ACKs a message
     assert fl["responder"]["acks_tx"] == 2 * msgs and fl["rc"]["acks_rx"] == 2 * msgs
     assert fl["rc"]["completions"] == msgs and fl["rc"]["retransmits"] == 0
+
+
+# ---- eal.lcores as an EAL --lcores map ------------------------------------------------------------
+
+@pytest.mark.skipif(not {0, 1} <= os.sched_getaffinity(0), reason="needs CPUs 0 and 1")
+def test_lcore_map_two_workers_and_the_main_lcore(tmp_path):
+    """eal.lcores = "0@0,1@0,2@1": the main lcore 0 and worker lcore 1 share CPU 0, lcore 2 runs
+    on CPU 1, so one process has two worker lcores on a two-CPU machine. The map reaches EAL as
+    --lcores; both workers carry traffic across the ring pair (each end on its own lcore), nothing
+    is lost, and the main lcore, sharing its CPU with a polling worker, still prints its live lines
+    on time and writes the report."""
+    ports, ip_b = pair_ports("map%d" % os.getpid())
+    flows = [flow("ab", "a", MAC_B, ip_b, transport='"uc"', rate_gbps=2.0, message_size=1000, qpn=2, dest_qpn=3),
+             flow("ba", "b", MAC_A, "192.168.7.1", transport='"uc"', rate_gbps=2.0, message_size=1000, qpn=4,
+                  dest_qpn=5)]
+    text = cfg(ports, [role(1, "a", "txrx"), role(2, "b", "txrx")], flows,
+               eal='lcores = "0@0,1@0,2@1"; memory_mb = 256; file_prefix = "map-%d";' % os.getpid())
+    (tmp_path / "m.cfg").write_text(text)
+    exe = str(engine_path())
+    chk = subprocess.run([exe, "-f", "m.cfg", "-c"], capture_output=True, text=True, cwd=str(tmp_path), timeout=30)
+    assert chk.returncode == 0 and "--lcores 0@0,1@0,2@1 --main-lcore 0 " in chk.stdout, chk.stdout + chk.stderr
+    r = subprocess.run([exe, "-f", "m.cfg", "-d", "1.5", "-i", "0.25", "-r", "m.json"], capture_output=True,
+                       text=True, cwd=str(tmp_path), timeout=60)
+    out = r.stdout + r.stderr
+    assert r.returncode == 0, out
+    assert "QPs on 2 lcores" in out, out
+    rep = json.loads((tmp_path / "m.json").read_text())
+    assert rep["stopped_by"] == "duration"
+    a, b = rep["ports"]
+    for tx, rx in ((a, b), (b, a)):
+        assert tx["tx_packets"] > 100000 and rx["rx_packets"] == tx["tx_packets"], (tx, rx)
+        assert tx["mbufs_in_use_at_exit"] == 0
+    assert all(f["lost"] == 0 and f["rx_packets"] == f["tx_packets"] > 0 and f["rx_messages"] == f["messages"]
+               for f in rep["flows"]), rep["flows"]
+    # the main lcore's periodic work: a live line per port every 0.25 s
+    for name in ("a", "b"):
+        lines = [l for l in out.splitlines() if l.startswith("[") and " %s " % name in l[:20]]
+        assert len(lines) >= 4, out

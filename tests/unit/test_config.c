@@ -238,6 +238,47 @@ static void test_defaults_function(void)
 	CHECK(cfg.stats_interval_s == 1.0);
 }
 
+/* eal.lcores as an EAL --lcores map: lcore ids apart from CPUs, so the main lcore and a worker
+ * may share a CPU; roles may use any lcore of the map but the main one. */
+static void test_lcore_map(void)
+{
+	static const char *const maps[] = { "0@0,1@0,2@1", "(0,1)@0,2@1", "(0-1)@(0,1),2", "0,1@(0-1),5@1" };
+	static const char ports[] = "ports = ( { name = \"a\"; device = \"net_null0\"; ipv4 = \"10.0.0.1\"; "
+				    "link_speed_gbps = 100; }, { name = \"b\"; device = \"net_null1\"; "
+				    "ipv4 = \"10.0.0.2\"; link_speed_gbps = 100; } );\n";
+	char text[1024];
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		unsigned lc = i == 3 ? 5 : 2;
+
+		snprintf(text, sizeof(text),
+			 "eal = { lcores = \"%s\"; };\n%slcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; }, "
+			 "{ lcore = %u; port = \"b\"; role = \"tx\"; } );\n", maps[i], ports, lc);
+		CHECK_EQ(load(text), 0);
+		if (testlib_case_failed)
+			printf("  %s: %s\n", maps[i], err);
+		CHECK(cfg.eal.lcores_map);
+		CHECK(!strcmp(cfg.eal.lcores, maps[i]));
+		CHECK_EQ(cfg.eal.main_lcore, 0);
+		CHECK(cfg.n_roles == 2 && cfg.roles[0].lcore == 1 && cfg.roles[1].lcore == lc);
+	}
+	/* the main lcore of a map still runs no role; main_lcore may move it */
+	snprintf(text, sizeof(text), "eal = { lcores = \"0@0,1@0,2@1\"; main_lcore = 2; };\n%s"
+		 "lcores = ( { lcore = 0; port = \"a\"; role = \"tx\"; }, { lcore = 1; port = \"b\"; role = \"tx\"; } );\n",
+		 ports);
+	CHECK_EQ(load(text), 0);
+	CHECK_EQ(cfg.eal.main_lcore, 2);
+	snprintf(text, sizeof(text), "eal = { lcores = \"0@0,1@0,2@1\"; };\n%s"
+		 "lcores = ( { lcore = 0; port = \"a\"; role = \"tx\"; } );\n", ports);
+	CHECK_EQ(load(text), -1);
+	CHECK(strstr(err, "lcores.[0].lcore: lcore 0 is the main lcore") != NULL);
+	/* a plain list stays an -l list */
+	snprintf(text, sizeof(text), "eal = { lcores = \"0-2\"; };\n%s"
+		 "lcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; } );\n", ports);
+	CHECK_EQ(load(text), 0);
+	CHECK(!cfg.eal.lcores_map);
+}
+
 static void test_files(void)
 {
 	char path[] = "/tmp/test_config_XXXXXX";
@@ -708,6 +749,7 @@ int main(void)
 	RUN(test_full_config);
 	RUN(test_minimal_defaults);
 	RUN(test_defaults_function);
+	RUN(test_lcore_map);
 	RUN(test_files);
 	RUN(test_shipped_configs);
 	RUN(test_broken_syntax);

@@ -317,6 +317,27 @@ static const struct bad rows[] = {
 	  5, "phases.[0].rates.[0].flow", "no flow named 'f?g'" },
 	{ "contradiction", "phases out of time order", BASE "phases = ( { name = \"p\"; at_s = 2.0; },\n { name = \"q\"; at_s = 1.0; } );\n",
 	  5, "phases.[1].at_s", "1 is not after the previous phase's 2" },
+	/* eal.lcores as an EAL --lcores map ("0@0,1@0,2@1") */
+	{ "range", "lcore map without CPUs after @", "eal = { lcores = \"0@0,1@\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "'0@0,1@' is not an lcore map: CPU id expected at the end" },
+	{ "range", "lcore map with lcore 128", "eal = { lcores = \"0@0,128@1\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: lcore 128 is out of range (0..127)" },
+	{ "range", "lcore map with CPU 1024", "eal = { lcores = \"0@0,1@1024\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: CPU 1024 is out of range (0..1023)" },
+	{ "range", "lcore map with a downward range", "eal = { lcores = \"(2-1)@0,0@0\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: the range 2-1 goes downward" },
+	{ "range", "lcore map with an unclosed group", "eal = { lcores = \"(0,1@0\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: a group in parentheses has no closing ')'" },
+	{ "range", "lcore map with blanks", "eal = { lcores = \"0@0, 1@1\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: lcore id expected at ' 1@1'" },
+	{ "range", "lcore map with two @", "eal = { lcores = \"0@0@1,1@1\"; };\n" PORTS ROLES, 1, "eal.lcores",
+	  "is not an lcore map: unexpected '@' (lcores@CPUs are joined by ',')" },
+	{ "contradiction", "lcore map giving an lcore twice", "eal = { lcores = \"0@0,1@0,(1,2)@1\"; };\n" PORTS ROLES, 1,
+	  "eal.lcores", "is not an lcore map: lcore 1 is given twice" },
+	{ "contradiction", "role on an lcore outside the lcore map", "eal = { lcores = \"0@0,2@1\"; };\n" PORTS ROLES, 3,
+	  "lcores.[0].lcore", "lcore 1 is not in eal.lcores \"0@0,2@1\"" },
+	{ "contradiction", "main lcore outside the lcore map", "eal = { lcores = \"(0,1)@0,2@1\"; main_lcore = 3; };\n"
+	  PORTS ROLES, 1, "eal.main_lcore", "lcore 3 is not in eal.lcores \"(0,1)@0,2@1\"" },
 };
 
 #define N_ROWS (sizeof(rows) / sizeof(rows[0]))
