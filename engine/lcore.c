@@ -374,24 +374,66 @@ static bool rx_injected(struct lcore_work *w, uint16_t port, uint8_t *f, uint32_
 	return a != CFG_INJECT_DROP;
 }
 
+/* What the frames of one RX burst share: its time, and the PFC decisions they add up to. */
+struct rx_burst {
+	uint64_t burst_ns; /* software RX time: when the burst came out of the PMD */
+	uint64_t now_tsc;  /* 0 until a frame needs it */
+	uint8_t xoff, xon;
+};
+
+/* Accounts n single-buffer frames (in arrival order) and acts on each: priority counters and
+ * backlog, PAUSE/PFC, latency, RC answers, CNPs and the notification point. */
+static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8_t *const f[], const uint32_t len[],
+		      struct rte_mbuf *const ms[], unsigned n, struct rx_burst *b)
+{
+	struct pfc_watch *watch = w->watch[r->port];
+	struct wire_pkt pkts[ENGINE_BURST];
+	struct rx_qp *qps[ENGINE_BURST];
+
+	if (n == 0)
+		return;
+	rx_account_burst(w->rx_ctx, r->port, f, len, n, pkts, qps);
+	for (unsigned i = 0; i < n; i++) {
+		const struct wire_pkt *p = &pkts[i];
+
+		if (p->kind == WIRE_KIND_ROCE || p->kind == WIRE_KIND_CNP) {
+			uint8_t prio = qos_priority(w->map[r->port], p->ip.dscp, p->l2.vlan, p->l2.pcp);
+			rx_count_priority(w->rx_ctx, r->port, prio, len[i]);
+			if (watch) {
+				if (!b->now_tsc)
+					b->now_tsc = rte_rdtsc();
+				pfc_watch_arrival(watch, prio, len[i], b->now_tsc, &b->xoff, &b->xon);
+			}
+		} else if (unlikely(p->kind == WIRE_KIND_PFC || p->kind == WIRE_KIND_PAUSE))
+			honour_pause(w, r->port, p);
+		if (w->lat)
+			rx_latency(w, r->port, ms[i], f[i], p, qps[i], b->burst_ns);
+		dispatch_rc(w, r->port, f[i], p);
+		if (unlikely(p->kind == WIRE_KIND_CNP) && !completer_post_cnp(r->port, p->bth.dqpn))
+			rx_count_rc_unknown(w->rx_ctx, r->port);
+		else if (unlikely(p->ip.ecn == WIRE_ECN_CE) && p->kind == WIRE_KIND_ROCE)
+			notification_on_frame(w->cport[r->port], r->port, f[i], p, qps[i], w->rx_ctx, &w->resp[r->port],
+					      clock_tsc_to_ns(rte_rdtsc()));
+	}
+}
+
+/* Frames are gathered and accounted together (rx_frames); a multi-segment frame is copied to the
+ * lcore's one scratch buffer, so the frames before it are accounted first, then it alone. */
 static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct pfc_watch *watch = w->watch[r->port];
-	uint8_t xoff = 0, xon = 0;
-	uint64_t now_tsc = 0;
-	struct rte_mbuf *burst[ENGINE_BURST];
+	struct rte_mbuf *burst[ENGINE_BURST], *ms[ENGINE_BURST];
+	const uint8_t *f[ENGINE_BURST];
+	uint32_t len[ENGINE_BURST];
+	unsigned k = 0;
 	uint16_t n = rte_eth_rx_burst(r->port_id, r->queue, burst, ENGINE_BURST);
-	/* software RX time: when the burst came out of the PMD (once per burst) */
-	uint64_t burst_ns = w->lat && n ? clock_tsc_to_ns(rte_rdtsc()) : 0;
+	struct rx_burst b = {.burst_ns = w->lat && n ? clock_tsc_to_ns(rte_rdtsc()) : 0};
 
 	if (unlikely(w->cap != NULL) && n)
 		capture_burst(w->cap, r->port_id, r->queue, burst, n, false, rte_rdtsc());
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = burst[i];
-		const uint8_t *f;
-		struct wire_pkt p;
-		uint32_t len;
 
 		if (i + 1 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(burst[i + 1], void *));
@@ -400,43 +442,35 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			continue;
 		}
 		if (m->nb_segs == 1) {
-			f = rte_pktmbuf_mtod(m, const uint8_t *);
-			len = m->data_len;
+			f[k] = rte_pktmbuf_mtod(m, const uint8_t *);
+			len[k] = m->data_len;
 		} else if (m->pkt_len <= sizeof(w->scratch)) {
-			len = m->pkt_len;
-			f = rte_pktmbuf_read(m, 0, len, w->scratch);
+			rx_frames(w, r, f, len, ms, k, &b);
+			k = 0;
+			len[0] = m->pkt_len;
+			f[0] = rte_pktmbuf_read(m, 0, len[0], w->scratch);
+			ms[0] = m;
+			if (unlikely(w->rx_inject[r->port] != NULL) &&
+			    !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f[0], len[0]))
+				continue;
+			rx_frames(w, r, f, len, ms, 1, &b);
+			continue;
 		} else { /* longer than any RoCE frame can be: counted, dropped, never read */
 			rx_account_oversize(w->rx_ctx, r->port, m->pkt_len);
 			continue;
 		}
-		if (unlikely(w->rx_inject[r->port] != NULL) && !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f, len))
+		if (unlikely(w->rx_inject[r->port] != NULL) &&
+		    !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f[k], len[k]))
 			continue;
-		struct rx_qp *q = rx_account(w->rx_ctx, r->port, f, len, &p);
-		if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP) {
-			uint8_t prio = qos_priority(w->map[r->port], p.ip.dscp, p.l2.vlan, p.l2.pcp);
-			rx_count_priority(w->rx_ctx, r->port, prio, len);
-			if (watch) {
-				if (!now_tsc)
-					now_tsc = rte_rdtsc();
-				pfc_watch_arrival(watch, prio, len, now_tsc, &xoff, &xon);
-			}
-		} else if (unlikely(p.kind == WIRE_KIND_PFC || p.kind == WIRE_KIND_PAUSE))
-			honour_pause(w, r->port, &p);
-		if (w->lat)
-			rx_latency(w, r->port, m, f, &p, q, burst_ns);
-		dispatch_rc(w, r->port, f, &p);
-		if (unlikely(p.kind == WIRE_KIND_CNP) && !completer_post_cnp(r->port, p.bth.dqpn))
-			rx_count_rc_unknown(w->rx_ctx, r->port);
-		else if (unlikely(p.ip.ecn == WIRE_ECN_CE) && p.kind == WIRE_KIND_ROCE)
-			notification_on_frame(w->cport[r->port], r->port, f, &p, q, w->rx_ctx, &w->resp[r->port],
-					      clock_tsc_to_ns(rte_rdtsc()));
+		ms[k++] = m;
 	}
+	rx_frames(w, r, f, len, ms, k, &b);
 	if (n)
 		rte_pktmbuf_free_bulk(burst, n);
 	if (watch) { /* the backlog drains and XOFF is refreshed between arrivals too */
-		pfc_watch_tick(watch, now_tsc ? now_tsc : rte_rdtsc(), &xoff, &xon);
-		if (xoff | xon)
-			send_pfc(w, r->port, xoff, xon);
+		pfc_watch_tick(watch, b.now_tsc ? b.now_tsc : rte_rdtsc(), &b.xoff, &b.xon);
+		if (b.xoff | b.xon)
+			send_pfc(w, r->port, b.xoff, b.xon);
 	}
 }
 

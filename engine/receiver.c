@@ -10,8 +10,18 @@
 #include "counters.h"
 #include "receiver.h"
 
+/* A direct-mapped cache in front of the hash table: flows number their QPs consecutively, so
+ * (mostly) one slot per QP, and a hit costs one load and one compare instead of a hash lookup. */
+struct qp_slot {
+	uint32_t key; /* port << 24 | qpn */
+	int32_t pos;  /* in qps[]; -1: empty */
+};
+#define QP_CACHE_MAX 65536
+
 struct rx_ctx {
 	struct rte_hash *index;      /* (port << 24 | qpn) -> position in qps[] */
+	struct qp_slot *cache;
+	uint32_t cache_mask;
 	unsigned max_qps;
 	unsigned n_ports;
 	struct rx_qp *qps;           /* by hash position */
@@ -41,10 +51,15 @@ struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps,
 	ctx->index = rte_hash_create(&hp);
 	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * max_qps, RTE_CACHE_LINE_SIZE, socket);
 	ctx->ports = rte_zmalloc_socket("rx_ports", sizeof(struct rx_port_counters) * n_ports, RTE_CACHE_LINE_SIZE, socket);
-	if (!ctx->index || !ctx->qps || !ctx->ports) {
+	ctx->cache_mask = rte_align32pow2(RTE_MIN(RTE_MAX(max_qps, 64u), (unsigned)QP_CACHE_MAX)) - 1;
+	ctx->cache = rte_malloc_socket("rx_qp_cache", sizeof(struct qp_slot) * (ctx->cache_mask + 1), RTE_CACHE_LINE_SIZE,
+				       socket);
+	if (!ctx->index || !ctx->qps || !ctx->ports || !ctx->cache) {
 		rx_ctx_free(ctx);
 		return NULL;
 	}
+	for (uint32_t i = 0; i <= ctx->cache_mask; i++)
+		ctx->cache[i] = (struct qp_slot){.key = 0, .pos = -1};
 	return ctx;
 }
 
@@ -53,6 +68,7 @@ void rx_ctx_free(struct rx_ctx *ctx)
 	if (!ctx)
 		return;
 	rte_hash_free(ctx->index);
+	rte_free(ctx->cache);
 	rte_free(ctx->qps);
 	rte_free(ctx->ports);
 	rte_free(ctx);
@@ -61,17 +77,22 @@ void rx_ctx_free(struct rx_ctx *ctx)
 static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, uint32_t qpn)
 {
 	uint32_t key = (uint32_t)port << 24 | qpn;
-	int32_t pos = rte_hash_lookup(ctx->index, &key);
+	struct qp_slot *slot = &ctx->cache[(qpn + port * 0x9E3779B1u) & ctx->cache_mask];
+	int32_t pos;
 
-	if (pos >= 0)
-		return &ctx->qps[pos];
-	pos = rte_hash_add_key(ctx->index, &key);
+	if (likely(slot->key == key && slot->pos >= 0))
+		return &ctx->qps[slot->pos];
+	pos = rte_hash_lookup(ctx->index, &key);
 	if (pos < 0) {
-		STAT_ADD(pc->rx_qp_table_full, 1);
-		return NULL;
+		pos = rte_hash_add_key(ctx->index, &key);
+		if (pos < 0) {
+			STAT_ADD(pc->rx_qp_table_full, 1);
+			return NULL;
+		}
+		ctx->qps[pos].port = port;
+		ctx->qps[pos].qpn = qpn;
 	}
-	ctx->qps[pos].port = port;
-	ctx->qps[pos].qpn = qpn;
+	*slot = (struct qp_slot){.key = key, .pos = pos};
 	return &ctx->qps[pos];
 }
 
@@ -125,11 +146,10 @@ static bool track_psn(struct rx_qp *q, uint32_t psn)
 	return true;
 }
 
-/* Returns the receiver QP of a well-formed, first-seen request or response, else NULL. */
-static struct rx_qp *account_roce(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port,
-				  const uint8_t *frame, uint32_t len, const struct wire_pkt *p)
+/* Returns the receiver QP of a well-formed, first-seen request or response, else NULL. `q` is the
+ * frame's receiver QP (NULL: the table is full). */
+static struct rx_qp *account_roce(struct rx_qp *q, const uint8_t *frame, uint32_t len, const struct wire_pkt *p)
 {
-	struct rx_qp *q = qp_for(ctx, pc, port, p->bth.dqpn);
 	const struct wire_opcode_info *op = p->op;
 
 	if (!q)
@@ -218,33 +238,50 @@ void rx_count_inject(struct rx_ctx *ctx, uint16_t port, int action)
 		STAT_ADD(pc->inject_corrupt, 1);
 }
 
-struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p)
+/* Frames counted to a receiver QP: RoCE and CNP frames, and those that failed only their ICRC. */
+static bool has_qp(const struct wire_pkt *p)
 {
-	struct rx_port_counters *pc = &ctx->ports[port];
-	struct rx_qp *q = NULL;
+	return p->kind == WIRE_KIND_ROCE || p->kind == WIRE_KIND_CNP ||
+	       (p->kind == WIRE_KIND_MALFORMED && p->error == WIRE_ERR_ICRC && p->op);
+}
 
-	wire_parse(frame, len, WIRE_PARSE_CHECK_ICRC, p);
+/* One parsed frame; `q` its receiver QP when has_qp(). */
+static struct rx_qp *account_one(struct rx_port_counters *pc, struct rx_qp *q, const uint8_t *frame, uint32_t len,
+				 const struct wire_pkt *p)
+{
 	STAT_ADD(pc->frames, 1);
 	STAT_ADD(pc->bytes, len);
 	STAT_ADD(pc->kind[p->kind], 1);
 	switch (p->kind) {
 	case WIRE_KIND_ROCE:
 	case WIRE_KIND_CNP:
-		q = account_roce(ctx, pc, port, frame, len, p);
-		break;
+		return q ? account_roce(q, frame, len, p) : NULL;
 	case WIRE_KIND_PFC:
 	case WIRE_KIND_PAUSE:
 		account_mac_control(pc, p);
 		break;
 	case WIRE_KIND_MALFORMED:
 		STAT_ADD(pc->error[p->error], 1);
-		if (p->error == WIRE_ERR_ICRC && p->op)
-			account_roce(ctx, pc, port, frame, len, p);
+		if (q)
+			account_roce(q, frame, len, p);
 		break;
 	default:
 		break;
 	}
-	return q;
+	return NULL;
+}
+
+void rx_account_burst(struct rx_ctx *ctx, uint16_t port, const uint8_t *const frames[], const uint32_t lens[],
+		      unsigned n, struct wire_pkt p[], struct rx_qp *qps[])
+{
+	struct rx_port_counters *pc = &ctx->ports[port];
+
+	wire_parse_burst(frames, lens, n, WIRE_PARSE_CHECK_ICRC, p);
+	for (unsigned i = 0; i < n; i++) {
+		struct rx_qp *q = has_qp(&p[i]) ? qp_for(ctx, pc, port, p[i].bth.dqpn) : NULL;
+
+		qps[i] = account_one(pc, q, frames[i], lens[i], &p[i]);
+	}
 }
 
 void rx_account_oversize(struct rx_ctx *ctx, uint16_t port, uint32_t len)

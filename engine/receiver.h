@@ -6,7 +6,8 @@
  * reason and dropped; PFC and PAUSE frames are counted per priority.
  *
  * Receiver QPs come from a table sized at start-up (rte_hash); a QPN seen for the first time
- * takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`.
+ * takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`. A
+ * direct-mapped cache of (port, QPN) -> entry in front of it spares most frames the hash lookup.
  */
 #ifndef ROCE_ENGINE_RECEIVER_H
 #define ROCE_ENGINE_RECEIVER_H
@@ -72,9 +73,11 @@ struct rx_ctx;
 /* A context for one lcore: room for `max_qps` receiver QPs over `n_ports` ports. NULL on error. */
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket);
 void rx_ctx_free(struct rx_ctx *ctx);
-/* Accounts one frame received on config port `port`; the parsed frame is left in *p. Returns the
- * receiver QP it was counted to, or NULL (not RoCE, malformed, or the table full). */
-struct rx_qp *rx_account(struct rx_ctx *ctx, uint16_t port, const uint8_t *frame, uint32_t len, struct wire_pkt *p);
+/* Accounts n frames received on config port `port`, in order; the parsed
+ * frames are left in p[], and qps[i] is the receiver QP frame i was counted to, or NULL (not
+ * RoCE, malformed, a duplicate, or the table full). The ICRCs are computed back to back. */
+void rx_account_burst(struct rx_ctx *ctx, uint16_t port, const uint8_t *const frames[], const uint32_t lens[],
+		      unsigned n, struct wire_pkt p[], struct rx_qp *qps[]);
 /* A frame longer than WIRE_MAX_FRAME: counted (malformed, `oversize`), not parsed. */
 void rx_account_oversize(struct rx_ctx *ctx, uint16_t port, uint32_t len);
 /* Counters the lcore loop keeps in the same table. */

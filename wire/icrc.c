@@ -16,6 +16,7 @@
 #include <rte_vect.h>
 #include <zlib.h>
 
+#include "icrc_internal.h"
 #include "wire.h"
 
 #define PSEUDO_LRH_LEN 8
@@ -45,6 +46,8 @@ static uint32_t shift_for_len(size_t n)
 	return (uint32_t)crc32_combine_gen64((z_off64_t)n);
 }
 
+static const char *pick_crc_alg(uint16_t simd);
+
 const char *wire_crc_init(void)
 {
 	uint16_t simd = rte_vect_get_max_simd_bitwidth();
@@ -57,9 +60,14 @@ const char *wire_crc_init(void)
 		if (rte_vect_set_max_simd_bitwidth(RTE_VECT_SIMD_512) == 0)
 			simd = RTE_VECT_SIMD_512;
 	}
+	icrc_lanes_init(simd);
+	return pick_crc_alg(simd);
+}
 
+/* Mirrors rte_net_crc's own admission rules so the name we report is the one it uses. */
+static const char *pick_crc_alg(uint16_t simd)
+{
 #ifdef RTE_ARCH_X86
-	/* Mirrors rte_net_crc's own admission rules so the name we report is the one it uses. */
 	if (simd >= RTE_VECT_SIMD_512 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512F) > 0 &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512BW) > 0 &&
 	    rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX512DQ) > 0 &&
@@ -94,8 +102,7 @@ uint32_t wire_crc32(const void *data, size_t len)
 	return rte_net_crc_calc(data, (uint32_t)len, RTE_NET_CRC32_ETH);
 }
 
-/* Writes the masked IP/UDP (or GRH) + BTH prefix after 8 bytes of 0xFF; returns its length. */
-static size_t masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1)
+size_t icrc_masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1)
 {
 	size_t l3_len;
 
@@ -123,7 +130,7 @@ static size_t masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1)
 static uint32_t icrc_common(const uint8_t *l3, size_t covered, bool rocev1)
 {
 	uint8_t buf[MASKED_PREFIX_MAX + COPY_THRESHOLD];
-	size_t prefix = masked_prefix(buf, l3, rocev1);
+	size_t prefix = icrc_masked_prefix(buf, l3, rocev1);
 	size_t done = prefix - PSEUDO_LRH_LEN;
 	size_t rest = covered > done ? covered - done : 0;
 
@@ -137,6 +144,33 @@ static uint32_t icrc_common(const uint8_t *l3, size_t covered, bool rocev1)
 uint32_t wire_icrc(const uint8_t *l3, size_t covered) { return icrc_common(l3, covered, false); }
 
 uint32_t wire_icrc_v1(const uint8_t *grh, size_t covered) { return icrc_common(grh, covered, true); }
+
+void wire_icrc_many(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n,
+		    uint32_t out[])
+{
+	const uint8_t *lane_l3[WIRE_ICRC_MANY_MAX];
+	uint32_t lane_cov[WIRE_ICRC_MANY_MAX], lane_out[WIRE_ICRC_MANY_MAX];
+	bool lane_v1[WIRE_ICRC_MANY_MAX];
+	unsigned lane_of[WIRE_ICRC_MANY_MAX], k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!icrc_lanes_available() || !icrc_lanes_fit(covered[i]) || k == WIRE_ICRC_MANY_MAX) {
+			out[i] = icrc_common(l3[i], covered[i], rocev1[i]);
+			continue;
+		}
+		lane_l3[k] = l3[i];
+		lane_cov[k] = covered[i];
+		lane_v1[k] = rocev1[i];
+		lane_of[k++] = i;
+	}
+	if (k == 0)
+		return;
+	icrc_lanes(lane_l3, lane_cov, lane_v1, k, lane_out);
+	for (unsigned j = 0; j < k; j++)
+		out[lane_of[j]] = lane_out[j];
+}
+
+const char *wire_icrc_method(void) { return icrc_lanes_available() ? "8 frames at a time (AVX2 + VPCLMULQDQ)" : "one frame at a time"; }
 
 void wire_icrc_seal(uint8_t *frame, const struct wire_pkt *p)
 {

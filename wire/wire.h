@@ -388,6 +388,10 @@ struct wire_pkt {
 /* Classifies and decodes one frame (starting at the destination MAC, without FCS). Never reads
  * outside [frame, frame+len). Returns out->kind. */
 enum wire_kind wire_parse(const uint8_t *frame, size_t len, unsigned flags, struct wire_pkt *out);
+/* wire_parse of n frames, out[i] exactly as wire_parse would leave it for frames[i]; with
+ * WIRE_PARSE_CHECK_ICRC the ICRCs are computed after all the headers, in one pass (faster). */
+void wire_parse_burst(const uint8_t *const frames[], const uint32_t lens[], unsigned n, unsigned flags,
+		      struct wire_pkt out[]);
 
 /* ---- ICRC ---------------------------------------------------------------------------------- */
 /* Selects the fastest rte_net_crc algorithm this CPU and EAL's SIMD limit allow, and fills the
@@ -414,6 +418,15 @@ static inline void wire_icrc_store(uint8_t *p, uint32_t icrc)
 {
 	p[0] = (uint8_t)icrc; p[1] = (uint8_t)(icrc >> 8); p[2] = (uint8_t)(icrc >> 16); p[3] = (uint8_t)(icrc >> 24);
 }
+/* The ICRCs of n frames, out[i] = wire_icrc(l3[i], covered[i]) (wire_icrc_v1 where rocev1[i]).
+ * Short frames (up to 252 covered bytes) are computed eight at a time when the CPU has AVX2 and
+ * VPCLMULQDQ and EAL's SIMD limit allows 256 bits (after wire_crc_init); the CRC of one short
+ * frame is a chain of dependent multiplies, eight chains keep the multiplier busy. */
+#define WIRE_ICRC_MANY_MAX 64 /* frames beyond these are computed one at a time */
+void wire_icrc_many(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n,
+		    uint32_t out[]);
+/* How wire_icrc_many runs on this machine, for start-up logs. */
+const char *wire_icrc_method(void);
 /* Recomputes and stores the ICRC of a parsed RoCE/CNP frame (after its fields were edited). */
 void wire_icrc_seal(uint8_t *frame, const struct wire_pkt *p);
 
