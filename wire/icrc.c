@@ -152,9 +152,10 @@ void wire_icrc_many(const uint8_t *const l3[], const uint32_t covered[], const b
 	uint32_t lane_cov[WIRE_ICRC_MANY_MAX], lane_out[WIRE_ICRC_MANY_MAX];
 	bool lane_v1[WIRE_ICRC_MANY_MAX];
 	unsigned lane_of[WIRE_ICRC_MANY_MAX], k = 0;
+	bool lanes = icrc_lanes_available();
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!icrc_lanes_available() || !icrc_lanes_fit(covered[i]) || k == WIRE_ICRC_MANY_MAX) {
+		if (!lanes || covered[i] > ICRC_LANE_COVERED_MAX || k == WIRE_ICRC_MANY_MAX) {
 			out[i] = icrc_common(l3[i], covered[i], rocev1[i]);
 			continue;
 		}

@@ -18,8 +18,9 @@ size_t icrc_masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1);
  * whether icrc_lanes may run (wire_crc_init calls it). */
 void icrc_lanes_init(unsigned simd_bitwidth);
 bool icrc_lanes_available(void);
-/* Whether a frame with this many covered bytes fits a lane. */
-bool icrc_lanes_fit(size_t covered);
+/* The most covered bytes a frame may have to fit a lane (its message is 4 bytes longer). */
+#define ICRC_LANE_BYTES 256
+#define ICRC_LANE_COVERED_MAX (ICRC_LANE_BYTES - 4)
 /* The ICRCs of n frames that all fit a lane, eight at a time. */
 void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n, uint32_t out[]);
 

@@ -30,7 +30,7 @@
 #include "wire.h"
 
 #define LANES 8
-#define LANE_BYTES 256 /* the longest message a lane takes: covered bytes + 4 */
+#define LANE_BYTES ICRC_LANE_BYTES /* the longest message a lane takes: covered bytes + 4 */
 #define HEADROOM 16    /* the message may start up to 4 bytes before the lane's first block */
 
 static uint64_t k_fold_lo, k_fold_hi, k_reduce_96, k_reduce_64; /* reflected x^n mod P */
@@ -127,8 +127,6 @@ fold_lanes(const uint8_t *const lane[LANES], unsigned nb, uint32_t raw[LANES])
 	}
 }
 #endif
-
-bool icrc_lanes_fit(size_t covered) { return covered + 4 <= LANE_BYTES; }
 
 /* Writes frame i's message (see the top) right-aligned in a lane of nb blocks. */
 static void fill_lane(uint8_t *lane, unsigned nb, const uint8_t *l3, size_t covered, bool rocev1)

@@ -8,7 +8,9 @@
  *  - parsed again without the ICRC check, the verdict is the same but for ICRC mismatches, and
  *    a RoCE/CNP frame sealed with wire_icrc_seal() then parses as such with its ICRC verified
  *    (this lets mutated headers reach the RoCE paths without the fuzzer forging CRCs);
- *  - wire_icrc_patch() and wire_icrc_field_update() agree with a full ICRC after a PSN rewrite.
+ *  - wire_icrc_patch() and wire_icrc_field_update() agree with a full ICRC after a PSN rewrite;
+ *  - wire_parse_burst() (the RX path's, ICRCs of short frames eight at a time) leaves the same
+ *    record as wire_parse().
  * Every violated invariant prints itself and traps.
  *
  * Build: see tests/fuzz/meson.build (-Dfuzzing=true, clang). Replay inputs:
@@ -214,6 +216,31 @@ static void check_common(enum wire_kind k, const struct wire_pkt *p, size_t size
 	}
 }
 
+static void check_burst(const uint8_t *buf, size_t size, const struct wire_pkt *p, const struct wire_pkt *unchecked)
+{
+	const uint8_t *frames[2] = {buf, buf};
+	uint32_t lens[2] = {(uint32_t)size, (uint32_t)size};
+	struct wire_pkt burst[2], sealed_p;
+	uint8_t *sealed = NULL;
+	unsigned n = 1;
+
+	if (unchecked) {
+		sealed = malloc(size);
+		REQUIRE(sealed != NULL);
+		memcpy(sealed, buf, size);
+		wire_icrc_seal(sealed, unchecked);
+		frames[1] = sealed;
+		n = 2;
+	}
+	wire_parse_burst(frames, lens, n, WIRE_PARSE_CHECK_ICRC, burst);
+	REQUIRE(memcmp(&burst[0], p, sizeof(*p)) == 0);
+	if (sealed) {
+		wire_parse(sealed, size, WIRE_PARSE_CHECK_ICRC, &sealed_p);
+		REQUIRE(memcmp(&burst[1], &sealed_p, sizeof(sealed_p)) == 0);
+		free(sealed);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct wire_pkt p, u;
@@ -253,6 +280,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (u.roce_version == 2 && u.kind == WIRE_KIND_ROCE)
 			check_incremental(buf, size, &u);
 	}
+
+	/* 3. As the engine's RX path parses a burst: the same record, byte for byte, whether the
+	 * ICRC came from a lane of wire_icrc_many or from wire_icrc (the frame alone in a burst, and
+	 * beside a sealed copy of itself, which reaches the RoCE paths). */
+	check_burst(buf, size, &p, (u.kind == WIRE_KIND_ROCE || u.kind == WIRE_KIND_CNP) ? &u : NULL);
 
 	free(buf);
 	return 0;
