@@ -43,6 +43,7 @@ flows = ( $(flow 0 $((qps / 2))), $(flow 1 $((qps - qps / 2))) );
 CFG
 
 pps() { python3 -c "import json; r = json.load(open('$tmp/$1.json')); print(round(sum(p['tx_packets'] for p in r['ports']) / r['duration_s']))"; }
+per_port() { python3 -c "import json; r = json.load(open('$tmp/$1.json')); print(' + '.join('%.2f' % (p['tx_packets'] / r['duration_s'] / 1e6) for p in r['ports']))"; }
 run() { # name
   "$engine" -f "$tmp/$1.cfg" -d "$secs" -q -r "$tmp/$1.json" >"$tmp/$1.log" 2>&1 || { cat "$tmp/$1.log" >&2; exit 1; }
 }
@@ -52,12 +53,13 @@ for ((i = 0; i < repeat; i++)); do
   one=$(pps one)
   run two
   two=$(pps two)
-  echo "$one $two" >>"$tmp/rounds"
+  echo "$one $two $(per_port two)" >>"$tmp/rounds"
 done
 read -r one two <<<"$(awk '{print $2 / ($1 ? $1 : 1), $0}' "$tmp/rounds" | sort -g |
   awk '{a[NR] = $2 " " $3} END {print a[int((NR + 1) / 2)]}')"
 ratio=$(awk -v a="$two" -v b="$one" 'BEGIN {printf "%.3f", b ? a / b : 0}')
-awk '{printf "round: one lcore %.2f Mpps, two lcores %.2f Mpps, ratio %.3f\n", $1 / 1e6, $2 / 1e6, $2 / ($1 ? $1 : 1)}' "$tmp/rounds"
+awk '{printf "round: one lcore %.2f Mpps, two lcores %.2f Mpps (lcore 1 on CPU 0 with the main lcore %s, lcore 2 on CPU 1 %s), ratio %.3f\n",
+  $1 / 1e6, $2 / 1e6, $3, $5, $2 / ($1 ? $1 : 1)}' "$tmp/rounds"
 printf '%s QPs, 138-byte frames, %s s each, one process (two lcores: eal.lcores "0@0,1@0,2@1"); CPUs online: %s\n' \
   "$qps" "$secs" "$(nproc)"
 printf 'ratio two/one: %s (target >= 1.8)\n' "$ratio"
