@@ -9,7 +9,9 @@
 # ICRC, tracks each QP's PSN (the loop replays PSNs: counted as duplicates) and records the
 # one-way time from the probe (`timestamps = "software"`: TSC at RX burst).
 # Engine: rx_packets / duration_s of its report; testpmd: mean of its Rx-pps lines after the first.
-# Usage: [REPEAT=N] bench/run-rx.sh [BUILD_DIR] [SECONDS] [QPS] [FRAMES]
+# SIMD=N passes --force-max-simd-bitwidth=N to the engine's EAL (128: no AVX2 lanes for the ICRC,
+# see docs/performance.md "Engine RX rate"); testpmd is left alone.
+# Usage: [REPEAT=N] [SIMD=N] bench/run-rx.sh [BUILD_DIR] [SECONDS] [QPS] [FRAMES]
 # Each of REPEAT (default 3) rounds runs testpmd then the engine; the median-ratio round is reported.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,8 +46,11 @@ fi
 # net_pcap's infinite_rx needs the whole capture in mbufs of the port's pool, on top of the ring
 mbufs=$(( nframes + 8192 ))
 
+simd_args=""
+[ -z "${SIMD:-}" ] || simd_args="extra_args = [\"--force-max-simd-bitwidth=$SIMD\"];"
 cat >"$tmp/rx.cfg" <<CFG
-eal = { lcores = "0-1"; memory_mb = 1024; file_prefix = "bench-rx-$$-eng"; log_level = "error"; };
+eal = { lcores = "0-1"; memory_mb = 1024; file_prefix = "bench-rx-$$-eng"; log_level = "error";
+        $simd_args };
 ports = ( { name = "r"; device = "net_pcap0"; vdev_args = "rx_pcap=$tmp/in.pcap,infinite_rx=1";
             mac = "02:00:00:00:00:02"; ipv4 = "192.168.1.2"; link_speed_gbps = 100.0;
             timestamps = "software"; rx_desc = 16384; } );
