@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Memory per QP and of the whole process.
-#  (a) per-QP state: sizeof(struct qp_tx) (engine/requester.h) and what a QP has out of line
-#      (qp_tx_extra_size: its shapes, RC's message log, its latency state, rounded up to 64
-#      bytes), plus its pacing heap slot and, with congestion control, its struct qp_cc; printed
-#      by a tiny C program compiled against the engine's headers with the build's own compile
-#      flags (build/compile_commands.json). The figure compared with the target is the sending
-#      state of a UC 64-byte WRITE QP (one shape) with no latency or cc: struct qp_tx + one shape
-#      (+ its heap slot). The receiver's per-QP record (struct rx_qp, one per RX lcore and
-#      (port, QPN) seen) is printed too.
+#  (a) per-QP state, from sizeof() of the engine's structures, printed by a tiny C program compiled
+#      against the engine's headers with the build's own compile flags (build/compile_commands.json).
+#      A QP's sending state is, since the per-QP state change (docs/performance.md):
+#        - its record, struct qp_tx (engine/requester.h): 256 bytes, one per QP in the engine's array;
+#        - what it has out of line (qp_tx_extra_size): a struct qp_tx_cold only when its flow is RC,
+#          draws sizes or operations, or is Poisson/ON-OFF paced; RC's message log; its latency
+#          state when the flow measures latency; rounded up to 64 bytes. A UC fixed-size WRITE QP
+#          with one operation, a constant rate and no latency has none (extra=0);
+#        - its share of its flow group's struct qp_group_tx (template, shapes, pacing constants:
+#          one per group), i.e. that size / the group's QPs (QPS here), rounded to a byte.
+#      per_qp_bytes = record + extra + group share is the figure compared with the target. Also
+#      printed: + its pacing heap slot (struct pace_slot), + DCQCN's struct qp_cc, and the
+#      receiver's per-QP record (struct rx_qp, one per RX lcore and (port, QPN) seen).
 #  (b) resident memory of roce-engine with QPS (default 65,536) UC WRITE QPs, DCQCN on, on
 #      net_null, one tx lcore: VmRSS and VmHWM of /proc/PID/status near the end of the run.
 # Usage: bench/run-mem.sh [BUILD_DIR] [SECONDS] [QPS]
@@ -40,6 +45,21 @@ for e in json.load(open(os.path.join(b, "compile_commands.json"))):
         print(" ".join(shlex.quote(a) for a in out)); break
 PY
 )
+# link like roce-engine (its static libraries and DPDK's), to ask qp_tx_extra_size itself
+libs=$(python3 - "$build" <<'PY'
+import os, shlex, sys
+b = sys.argv[1]
+lines = open(os.path.join(b, "build.ninja")).read().split("\n")
+for i, l in enumerate(lines):
+    if l.startswith("build apps/roce-engine:"):
+        for m in lines[i + 1:i + 6]:
+            if m.strip().startswith("LINK_ARGS ="):
+                args = shlex.split(m.split("=", 1)[1])
+                print(" ".join(shlex.quote(os.path.abspath(os.path.join(b, a)) if a.endswith(".a") and not a.startswith("/") else a) for a in args))
+                break
+        break
+PY
+)
 cat >"$tmp/sizes.c" <<'C'
 #include <stdio.h>
 #include "requester.h"
@@ -48,17 +68,26 @@ cat >"$tmp/sizes.c" <<'C'
 #include "lcore.h"
 int main(void)
 {
-	printf("qp_tx=%zu qp_shape=%zu qp_latency=%zu qp_cc=%zu pace_slot=%zu rx_qp=%zu\n", sizeof(struct qp_tx),
-	       sizeof(struct qp_shape), sizeof(struct qp_latency), sizeof(struct qp_cc), sizeof(struct pace_slot),
-	       sizeof(struct rx_qp));
+	/* the bench's case: a UC group of 64-byte RDMA WRITEs at a constant rate, no latency */
+	struct cfg_flow_group g = {.transport = CFG_UC, .msg_size = {.dist = CFG_SIZE_FIXED, .fixed = 64, .min = 64, .max = 64},
+				   .ib_mtu = 1024, .pattern = CFG_PATTERN_CONSTANT, .latency = CFG_LAT_OFF, .max_outstanding = 32,
+				   .count = 1};
+
+	g.op_weight[CFG_OP_WRITE] = 1;
+	printf("extra=%zu group_size=%zu ", qp_tx_extra_size(&g), qp_tx_group_size(&g));
+	printf("qp_tx=%zu qp_group_tx=%zu qp_tx_cold=%zu qp_shape=%zu qp_latency=%zu qp_cc=%zu pace_slot=%zu rx_qp=%zu\n",
+	       sizeof(struct qp_tx), sizeof(struct qp_group_tx), sizeof(struct qp_tx_cold), sizeof(struct qp_shape),
+	       sizeof(struct qp_latency), sizeof(struct qp_cc), sizeof(struct pace_slot), sizeof(struct rx_qp));
 	return 0;
 }
 C
-eval "cc $flags -o $tmp/sizes $tmp/sizes.c" 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; echo "run-mem: could not compile the size probe" >&2; exit 1; }
+eval "cc $flags -o $tmp/sizes $tmp/sizes.c $libs -lm" 2>"$tmp/cc.log" || { cat "$tmp/cc.log" >&2; echo "run-mem: could not compile the size probe" >&2; exit 1; }
 sizes=$("$tmp/sizes")
 eval "$sizes"   # qp_tx=... qp_shape=... (integers)
-extra=$(( (qp_shape + 63) / 64 * 64 ))   # qp_tx_extra_size of a UC, one-shape, no-latency group
-per_qp=$(( qp_tx + extra ))
+# extra: qp_tx_extra_size of that group (no struct qp_tx_cold, no log, no latency state: 0);
+# group_size: qp_tx_group_size, shared by the group's QPS QPs
+share=$(( (group_size + qps / 2) / qps ))   # the group's shared part over its QPS QPs, to a byte
+per_qp=$(( qp_tx + extra + share ))
 per_qp_heap=$(( per_qp + pace_slot ))
 per_qp_cc=$(( per_qp_heap + qp_cc ))
 
@@ -88,8 +117,8 @@ sent=$(python3 -c "import json; r = json.load(open('$tmp/mem.json')); print(r['p
 
 mib() { awk -v x="$1" 'BEGIN {printf "%.1f", x / 1048576}'; }
 echo "sizes (bytes): $sizes"
-echo "per-QP sending state, UC 64-byte WRITE (one shape), no latency, no cc: struct qp_tx $qp_tx + shape $extra = $per_qp"
+echo "per-QP sending state, UC 64-byte WRITE, no latency, no cc: struct qp_tx $qp_tx + out of line $extra + share of the group's struct qp_group_tx $group_size / $qps QPs ($share) = $per_qp"
 echo "  + pacing heap slot $pace_slot = $per_qp_heap; + DCQCN's struct qp_cc $qp_cc = $per_qp_cc; receiver record (struct rx_qp) $rx_qp"
 echo "target: <= 256 bytes per QP"
 echo "roce-engine, $qps QPs, DCQCN, net_null, no hugepages: VmRSS $(mib "$rss") MiB, VmHWM $(mib "$hwm") MiB (eal.memory_mb = 2048; $sent packets sent)"
-echo "RESULT bench=mem qp_tx=$qp_tx qp_shape=$qp_shape extra=$extra per_qp_bytes=$per_qp per_qp_with_heap=$per_qp_heap per_qp_with_cc=$per_qp_cc rx_qp=$rx_qp qps=$qps rss_bytes=$rss hwm_bytes=$hwm"
+echo "RESULT bench=mem qp_tx=$qp_tx qp_shape=$qp_shape qp_group_tx=$qp_group_tx group_share=$share extra=$extra per_qp_bytes=$per_qp per_qp_with_heap=$per_qp_heap per_qp_with_cc=$per_qp_cc rx_qp=$rx_qp qps=$qps rss_bytes=$rss hwm_bytes=$hwm"

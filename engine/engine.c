@@ -471,8 +471,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		return -1;
 	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
 		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
-	for (unsigned g = 0; g < cfg->n_groups; g++)
-		extra_bytes += qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
+	for (unsigned g = 0; g < cfg->n_groups; g++) /* each group's shared part, then its QPs' */
+		extra_bytes += qp_tx_group_size(&cfg->groups[g]) + qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	e->qp_extra = rte_zmalloc("qp_extra", extra_bytes ? extra_bytes : 64, RTE_CACHE_LINE_SIZE);
 	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
@@ -507,22 +507,35 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		unsigned n = roles_for_group(e, grp, roles);
+		struct qp_group_tx *sh = (struct qp_group_tx *)extra;
 
+		qp_tx_group_init(sh, grp, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz, e->start_tsc,
+				 e->session);
+		extra += qp_tx_group_size(grp);
 		for (unsigned i = 0; i < grp->count; i++, q++) {
 			struct tx_role *t = roles[deal[grp->port]++ % n];
-			qp_tx_init(&e->qps[q], grp, i, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz,
-				   e->start_tsc, extra, q, e->session);
+			qp_tx_init(&e->qps[q], sh, i, e->tsc_hz, e->start_tsc, extra, q);
 			extra += qp_tx_extra_size(grp);
 			e->qps[q].port = (uint16_t)grp->port;
 			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
 			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
 			e->qps[q].clean_payload = t->clean_payload;
 			t->heap[t->n_qps++] =
-				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = e->qps[q].shapes};
+				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = sh->shapes};
 		}
 	}
 	if (plan_cc(e, err, errlen))
 		return -1;
+	/* the heap prefetches a QP's first two cache lines and `shapes`' two: the shared shapes are
+	 * in cache anyway, but QPs with congestion control, injection or RC state also use the
+	 * record's last two lines */
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
+			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++) {
+				struct pace_slot *slot = &e->work[l]->tx[i].heap[k];
+				if (slot->qp->cc || slot->qp->inj || slot->qp->x)
+					slot->shapes = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
+			}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
 			struct tx_role *t = &e->work[l]->tx[i];
@@ -543,7 +556,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	}
 	for (unsigned q = 0; q < e->n_qps; q++) {
 		int c = cfg->group_collective[e->qps[q].group - cfg->groups];
-		e->qps[q].coll = c >= 0 ? &e->collectives[c] : NULL;
+		qp_tx_set_collective(&e->qps[q], c >= 0 ? &e->collectives[c] : NULL);
 	}
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }

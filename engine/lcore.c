@@ -53,7 +53,7 @@ void tx_role_init_heap(struct tx_role *r)
 	r->rr = 0;
 	r->unpaced = r->n_qps > 0;
 	for (unsigned i = 0; i < r->n_qps; i++)
-		if (r->heap[i].qp->fp_per_byte || r->heap[i].qp->fp_per_pkt || r->heap[i].qp->onoff_on_fp)
+		if (qp_tx_paced(r->heap[i].qp))
 			r->unpaced = false;
 	if (r->egress) /* the scheduler keeps its own order (classes); no heap */
 		return;

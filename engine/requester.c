@@ -53,13 +53,38 @@ uint32_t qp_max_frame(const struct cfg_flow_group *g)
 	       WIRE_DETH_LEN + g->ib_mtu + 3 + WIRE_ICRC_LEN;
 }
 
-/* The L2 + IP + UDP part of every frame of the QP, lengths patched per packet. */
-static void build_template(struct qp_tx *qp, const struct cfg_flow_group *g, const struct cfg_port *port,
+/* What names a QP in its frames, from its place in the group: its QPNs, UDP source port and the
+ * flow id its latency probes carry. */
+struct qp_ids {
+	uint32_t qpn, dest_qpn, flow;
+	uint16_t sport;
+};
+
+static inline uint64_t qp_va(uint32_t qpn) { return 0x100000000ULL + (uint64_t)qpn * 0x10000000ULL; }
+static inline uint32_t qp_rkey(uint32_t qpn) { return 0x1000 + qpn; }
+
+static uint16_t qp_sport(const struct cfg_flow_group *g, uint32_t index, uint32_t qpn, uint32_t dest_qpn)
+{
+	return g->sport_entropy ? wire_udp_sport_from_flow_label(wire_flow_label_from_qpns(qpn, dest_qpn))
+				: (uint16_t)(g->sport + index * g->sport_step);
+}
+
+static struct qp_ids ids_of(const struct cfg_flow_group *g, uint32_t index, uint32_t flow)
+{
+	struct qp_ids id = {.qpn = g->qpn + index * g->qpn_step, .dest_qpn = g->dest_qpn + index * g->dest_qpn_step,
+			    .flow = flow};
+
+	id.sport = qp_sport(g, index, id.qpn, id.dest_qpn);
+	return id;
+}
+
+/* The L2 + IP + UDP part of every frame of the group, lengths patched per packet; the UDP source
+ * port and the IPv6 flow label are 0 there (each QP writes its own). */
+static void build_template(struct qp_group_tx *sh, const struct cfg_flow_group *g, const struct cfg_port *port,
 			   const uint8_t src_mac[6])
 {
 	struct wire_roce_spec s = {0};
 	uint8_t frame[128];
-	uint32_t fl = wire_flow_label_from_qpns(qp->qpn, qp->dest_qpn);
 
 	memcpy(s.l2.src, src_mac, 6);
 	memcpy(s.l2.dst, g->dst_mac, 6);
@@ -71,41 +96,62 @@ static void build_template(struct qp_tx *qp, const struct cfg_flow_group *g, con
 	s.ip.ecn = g->ecn;
 	s.ip.ttl = 64;
 	s.ip.df = true;
-	s.ip.flow_label = fl;
+	s.ip.flow_label = 0;
 	memcpy(s.ip.src, g->ip_version == 6 ? port->ipv6 : port->ipv4, g->ip_version == 6 ? 16 : 4);
 	memcpy(s.ip.dst, g->dst_ip, 16);
-	s.udp.sport = g->sport_entropy ? wire_udp_sport_from_flow_label(fl)
-				       : (uint16_t)(g->sport + qp->index * g->sport_step);
+	s.udp.sport = 0;
 	s.bth.opcode = WIRE_OP_RC_ACK; /* any: only the headers before the BTH are kept */
 	s.bth.pkey = g->pkey;
 	wire_build_roce(&s, frame, sizeof(frame));
-	qp->l3_off = (uint16_t)(WIRE_ETH_HLEN + (g->has_vlan ? WIRE_VLAN_HLEN : 0));
-	qp->hdr_len = (uint16_t)(qp->l3_off + (g->ip_version == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN) + WIRE_UDP_HLEN);
-	memcpy(qp->hdr, frame, qp->hdr_len);
+	sh->ipv6 = g->ip_version == 6;
+	sh->l3_off = (uint16_t)(WIRE_ETH_HLEN + (g->has_vlan ? WIRE_VLAN_HLEN : 0));
+	sh->hdr_len = (uint16_t)(sh->l3_off + (g->ip_version == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN) + WIRE_UDP_HLEN);
+	sh->sport_off = (uint16_t)(sh->hdr_len - WIRE_UDP_HLEN);
+	memcpy(sh->hdr, frame, sh->hdr_len);
+}
+
+/* The template's QP fields: UDP source port, and IPv6's flow label (the QPN pair's, as verbs do). */
+static void template_write_own(const struct qp_group_tx *sh, const struct qp_ids *id, uint8_t *f)
+{
+	wire_put16(f + sh->sport_off, id->sport);
+	if (sh->ipv6)
+		wire_put32(f + sh->l3_off, wire_get32(sh->hdr + sh->l3_off) | wire_flow_label_from_qpns(id->qpn, id->dest_qpn));
+}
+
+/* Group constants of pacing, stop and the RC timers. */
+static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_group *g, uint64_t tsc_hz,
+			      uint64_t start_tsc)
+{
+	double one = (double)(1u << PACE_SHIFT);
+
+	if (g->rate_pps > 0)
+		sh->fp_per_pkt = (uint64_t)((double)tsc_hz / g->rate_pps * one);
+	if (g->pattern == CFG_PATTERN_ONOFF) {
+		sh->onoff_on_fp = (uint64_t)(g->on_us * 1e-6 * (double)tsc_hz * one);
+		sh->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
+	}
+	sh->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
+	sh->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
+	sh->tsc_per_us = tsc_hz / 1000000;
+	sh->latency_timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
 }
 
 static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64_t tsc_hz, uint64_t start_tsc)
 {
-	double one = (double)(1u << PACE_SHIFT);
+	const struct qp_group_tx *sh = qp->sh;
 
 	qp->next_fp = start_tsc << PACE_SHIFT;
 	if (g->rate_gbps > 0)
 		qp->fp_per_byte = pace_fp_per_byte(g->rate_gbps, tsc_hz);
-	if (g->rate_pps > 0)
-		qp->fp_per_pkt = (uint64_t)((double)tsc_hz / g->rate_pps * one);
 	/* stagger the group's QPs over one packet time, so that thousands of slow QPs do not all
 	 * fall due at the same instant at start-up */
 	if (g->count > 1) {
 		uint32_t typical = (g->msg_size.max < g->ib_mtu ? g->msg_size.max : g->ib_mtu) + 90;
-		uint64_t gap = qp->fp_per_pkt + qp->fp_per_byte * typical;
+		uint64_t gap = sh->fp_per_pkt + qp->fp_per_byte * typical;
 		qp->next_fp += (uint64_t)((double)gap * qp->index / g->count);
 	}
-	if (g->pattern == CFG_PATTERN_ONOFF) {
-		qp->onoff_on_fp = (uint64_t)(g->on_us * 1e-6 * (double)tsc_hz * one);
-		qp->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
-		qp->onoff_end_fp = qp->next_fp + qp->onoff_on_fp;
-	}
-	qp->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
+	if (sh->onoff_on_fp)
+		qp->x->onoff_end_fp = qp->next_fp + sh->onoff_on_fp;
 }
 
 uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz)
@@ -113,32 +159,30 @@ uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz)
 	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
 }
 
-/* The pacing time a shape's packet takes (frame + FCS), at least one tick: unpaced QPs of a role
- * then take turns instead of the first one staying at the top of the heap. */
-static uint64_t shape_gap(const struct qp_tx *qp, uint64_t per_byte, uint16_t frame_len)
+/* The pacing time a shape's packet takes at a time per byte (frame + FCS), at least one tick:
+ * unpaced QPs of a role then take turns instead of the first one staying at the top of the heap. */
+static inline uint64_t shape_gap(const struct qp_group_tx *sh, uint64_t per_byte, const struct qp_shape *s)
 {
-	uint64_t gap = qp->fp_per_pkt + per_byte * (uint64_t)(frame_len + 4);
+	uint64_t gap = sh->fp_per_pkt + per_byte * s->wire_len;
 
 	return gap ? gap : 1;
 }
 
 void qp_tx_set_rate(struct qp_tx *qp, double gbps, uint64_t tsc_hz)
 {
-	uint64_t per_byte = pace_fp_per_byte(gbps, tsc_hz);
-
-	__atomic_store_n(&qp->fp_per_byte, per_byte, __ATOMIC_RELAXED);
-	for (unsigned i = 0; i < qp->n_shapes; i++)
-		__atomic_store_n(&qp->shapes[i].gap_fp, shape_gap(qp, per_byte, qp->shapes[i].frame_len), __ATOMIC_RELAXED);
+	__atomic_store_n(&qp->fp_per_byte, pace_fp_per_byte(gbps, tsc_hz), __ATOMIC_RELAXED);
 }
 
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
 {
 	qp->next_fp += delta_tsc << PACE_SHIFT;
-	if (qp->onoff_on_fp)
-		qp->onoff_end_fp += delta_tsc << PACE_SHIFT;
-	if (qp->stop_tsc)
-		qp->stop_tsc += delta_tsc;
-	qp->progress_tsc += delta_tsc;
+	if (qp->index == 0 && qp->sh->stop_tsc) /* the group's, once */
+		qp->sh->stop_tsc += delta_tsc;
+	if (qp->x) {
+		if (qp->sh->onoff_on_fp)
+			qp->x->onoff_end_fp += delta_tsc << PACE_SHIFT;
+		qp->x->progress_tsc += delta_tsc;
+	}
 }
 
 static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)
@@ -147,9 +191,9 @@ static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)
 
 	switch (sz->dist) {
 	case CFG_SIZE_UNIFORM:
-		return sz->min + rng_below(&qp->rng, sz->max - sz->min + 1);
+		return sz->min + rng_below(&qp->x->rng, sz->max - sz->min + 1);
 	case CFG_SIZE_EXPONENTIAL:
-		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->rng, 1024)]) >> 16;
+		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->x->rng, 1024)]) >> 16;
 		return v < sz->min ? sz->min : v > sz->max ? sz->max : (uint32_t)v;
 	case CFG_SIZE_FIXED:
 	default:
@@ -162,11 +206,11 @@ static uint8_t pick_op(struct qp_tx *qp)
 	const unsigned *w = qp->group->op_weight;
 	unsigned total = 0, r;
 
-	if (qp->only_op >= 0) /* one operation: no draw */
-		return (uint8_t)qp->only_op;
+	if (qp->sh->only_op >= 0) /* one operation: no draw */
+		return (uint8_t)qp->sh->only_op;
 	for (int i = 0; i < CFG_OP_COUNT; i++)
 		total += w[i];
-	r = rng_below(&qp->rng, total);
+	r = rng_below(&qp->x->rng, total);
 	for (int i = 0; i < CFG_OP_COUNT; i++) {
 		if (r < w[i])
 			return (uint8_t)i;
@@ -183,15 +227,18 @@ static uint32_t npsn_of(uint8_t op, uint32_t len, uint32_t mtu)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
-static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i) { return &qp->log[(qp->log_head + i) & qp->log_mask]; }
+static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i)
+{
+	return &qp->x->log[(qp->x->log_head + i) & qp->x->log_mask];
+}
 
 /* The next message: the one to send again after a rewind, else a new one (logged for RC). */
 static void start_message(struct qp_tx *qp)
 {
 	bool rc = qp->group->transport == CFG_RC;
 
-	if (rc && qp->cur < qp->log_n) {
-		const struct qp_msg *m = log_at(qp, qp->cur);
+	if (rc && qp->x->cur < qp->log_n) {
+		const struct qp_msg *m = log_at(qp, qp->x->cur);
 		qp->msg_op = m->op;
 		qp->msg_len = m->len;
 		qp->psn = m->first_psn;
@@ -202,7 +249,7 @@ static void start_message(struct qp_tx *qp)
 			*log_at(qp, qp->log_n) = (struct qp_msg){.first_psn = qp->psn, .len = qp->msg_len, .op = qp->msg_op,
 								 .npsn = npsn_of(qp->msg_op, qp->msg_len, qp->group->ib_mtu),
 								 .sent_tsc = 0};
-			qp->cur = qp->log_n++;
+			qp->x->cur = qp->log_n++;
 		}
 	}
 	qp->msg_off = 0;
@@ -212,16 +259,17 @@ static void start_message(struct qp_tx *qp)
 /* Time the packet just sent occupies at the flow's rate, and the ON/OFF gaps. */
 static void advance_pacing(struct qp_tx *qp, uint16_t frame_len)
 {
-	uint64_t gap = qp->fp_per_pkt + qp->fp_per_byte * (uint64_t)(frame_len + 4);
+	const struct qp_group_tx *sh = qp->sh;
+	uint64_t gap = sh->fp_per_pkt + qp->fp_per_byte * (uint64_t)(frame_len + 4);
 
 	if (qp->group->pattern == CFG_PATTERN_POISSON)
-		gap = (gap >> 8) * exp_q16[rng_below(&qp->rng, 1024)] >> 8;
+		gap = (gap >> 8) * exp_q16[rng_below(&qp->x->rng, 1024)] >> 8;
 	/* at least one tick: unpaced QPs of a role then take turns instead of the first one
 	 * staying at the top of the heap */
 	qp->next_fp += gap ? gap : 1;
-	if (qp->onoff_on_fp && qp->next_fp >= qp->onoff_end_fp) {
-		qp->next_fp = qp->onoff_end_fp + qp->onoff_off_fp;
-		qp->onoff_end_fp = qp->next_fp + qp->onoff_on_fp;
+	if (sh->onoff_on_fp && qp->next_fp >= qp->x->onoff_end_fp) {
+		qp->next_fp = qp->x->onoff_end_fp + sh->onoff_off_fp;
+		qp->x->onoff_end_fp = qp->next_fp + sh->onoff_on_fp;
 	}
 }
 
@@ -230,8 +278,8 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	const struct cfg_flow_group *g = qp->group;
 
 	if ((g->stop_messages && qp->c.messages >= g->stop_messages) ||
-	    (qp->coll && qp->c.messages >= qp->coll->cfg->phases) ||
-	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->stop_tsc && now_tsc >= qp->stop_tsc))
+	    (qp->sh->coll && qp->c.messages >= qp->sh->coll->cfg->phases) ||
+	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc))
 		qp->stopping = true;
 	/* an RC QP is done when everything it sent has been acknowledged, a ping-pong QP when its
 	 * last message is back (or lost) */
@@ -280,31 +328,34 @@ static void ipv4_len_update(uint8_t *ip, uint16_t old_len, uint16_t new_len)
 
 /* Any packet, from the L2-L4 template: BTH and extended headers written, payload zeroed, the
  * ICRC computed over the whole packet. Returns the frame length before Ethernet padding. */
-static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp, uint32_t psn,
-			      const struct latency_probe *probe, uint8_t *f)
+static uint16_t write_generic(const struct qp_group_tx *sh, const struct qp_ids *id, uint32_t msg_len,
+			      const struct pkt_plan *pp, uint32_t psn, const struct latency_probe *probe, uint8_t *f)
 {
-	const struct cfg_flow_group *g = qp->group;
+	const struct cfg_flow_group *g = sh->group;
 	const struct wire_opcode_info *info = wire_opcode_info(pp->opcode);
 	struct wire_ext_hdrs ext = {0};
 	struct wire_bth bth = {0};
-	uint8_t *l3 = f + qp->l3_off, *p = f + qp->hdr_len;
+	uint8_t *l3 = f + sh->l3_off, *p = f + sh->hdr_len;
+	uint64_t va = qp_va(id->qpn);
+	uint32_t rkey = qp_rkey(id->qpn);
 	uint16_t udp_len;
 
 	bth.opcode = pp->opcode;
 	bth.pad = (uint8_t)((4 - (pp->payload & 3)) & 3);
 	bth.pkey = g->pkey;
-	bth.dqpn = qp->dest_qpn;
+	bth.dqpn = id->dest_qpn;
 	bth.psn = psn;
 	bth.ackreq = pp->ackreq;
 	bth.se = (info->flags & WIRE_OPF_IMM) != 0;
-	ext.reth = (struct wire_reth){.va = qp->va, .rkey = qp->rkey, .dma_len = qp->msg_len};
+	ext.reth = (struct wire_reth){.va = va, .rkey = rkey, .dma_len = msg_len};
 	/* fetch-add adds 1; compare-swap swaps 0 for the QPN (once: later compares fail) */
-	ext.atomic = (struct wire_atomiceth){.va = qp->va, .rkey = qp->rkey,
-					     .swap_add = pp->opcode == WIRE_OP_RC_FETCH_ADD ? 1 : qp->qpn, .compare = 0};
-	ext.immdt = qp->imm;
-	ext.deth = (struct wire_deth){.qkey = g->qkey, .src_qp = qp->qpn};
+	ext.atomic = (struct wire_atomiceth){.va = va, .rkey = rkey,
+					     .swap_add = pp->opcode == WIRE_OP_RC_FETCH_ADD ? 1 : id->qpn, .compare = 0};
+	ext.immdt = id->qpn;
+	ext.deth = (struct wire_deth){.qkey = g->qkey, .src_qp = id->qpn};
 
-	memcpy(f, qp->hdr, qp->hdr_len);
+	memcpy(f, sh->hdr, sh->hdr_len);
+	template_write_own(sh, id, f);
 	wire_bth_write(p, &bth);
 	wire_ext_write(p, info, &ext);
 	p += info->hdr_len;
@@ -312,19 +363,79 @@ static uint16_t write_generic(const struct qp_tx *qp, const struct pkt_plan *pp,
 	if (probe && pp->payload >= LATENCY_PROBE_LEN)
 		latency_probe_write(p, probe);
 	p += pp->payload + bth.pad;
-	udp_len = (uint16_t)(p - (f + qp->hdr_len) + WIRE_UDP_HLEN + WIRE_ICRC_LEN);
-	if (g->ip_version == 4)
-		ipv4_len_update(l3, wire_get16(qp->hdr + qp->l3_off + 2), (uint16_t)(WIRE_IPV4_HLEN + udp_len));
+	udp_len = (uint16_t)(p - (f + sh->hdr_len) + WIRE_UDP_HLEN + WIRE_ICRC_LEN);
+	if (!sh->ipv6)
+		ipv4_len_update(l3, wire_get16(sh->hdr + sh->l3_off + 2), (uint16_t)(WIRE_IPV4_HLEN + udp_len));
 	else
 		wire_put16(l3 + 4, udp_len);
-	wire_put16(f + qp->hdr_len - WIRE_UDP_HLEN + 4, udp_len);
+	wire_put16(f + sh->hdr_len - WIRE_UDP_HLEN + 4, udp_len);
 	wire_icrc_store(p, wire_icrc(l3, (size_t)(p - l3)));
 	return (uint16_t)(p + WIRE_ICRC_LEN - f);
 }
 
+static inline struct qp_ids qp_ids(const struct qp_tx *qp)
+{
+	return (struct qp_ids){.qpn = qp->qpn, .dest_qpn = qp->dest_qpn, .flow = qp->lat ? qp->lat->flow : 0,
+			       .sport = qp->sport};
+}
+
+/* A QP's own bytes in a shape's packet, in network order, ready to store (worked out once per call). */
+struct own_bytes {
+	uint64_t va;
+	uint32_t dqpn;         /* BTH bytes 4..7: 0, then the destination QPN */
+	uint32_t rkey;
+	uint32_t qpn;          /* ImmDt */
+	uint32_t src_qp;       /* DETH bytes 4..7: 0, then the source QP */
+	uint32_t flow;         /* the latency probe's */
+	uint32_t ip6w0;        /* IPv6's first word: version, class, the QP's flow label */
+	uint16_t sport;
+};
+
+static inline void own_prepare(const struct qp_tx *qp, struct own_bytes *o)
+{
+	const struct qp_group_tx *sh = qp->sh;
+
+	o->va = rte_cpu_to_be_64(qp_va(qp->qpn));
+	o->dqpn = rte_cpu_to_be_32(qp->dest_qpn & 0xFFFFFF);
+	o->rkey = rte_cpu_to_be_32(qp_rkey(qp->qpn));
+	o->qpn = rte_cpu_to_be_32(qp->qpn);
+	o->src_qp = rte_cpu_to_be_32(qp->qpn & 0xFFFFFF);
+	o->flow = rte_cpu_to_be_32(qp->lat ? qp->lat->flow : 0);
+	o->sport = rte_cpu_to_be_16(qp->sport);
+	o->ip6w0 = sh->ipv6 ? rte_cpu_to_be_32(wire_get32(sh->hdr + sh->l3_off) |
+					       wire_flow_label_from_qpns(qp->qpn, qp->dest_qpn))
+			    : 0;
+}
+
+/* Writes the QP's own bytes over a shape's copy (its ICRC change is qp->icrc_qp[shape]). */
+static inline __attribute__((always_inline)) void own_write(const struct qp_group_tx *sh, const struct qp_shape *s,
+								const struct own_bytes *o, uint8_t *f, const bool atomics)
+{
+	memcpy(f + sh->sport_off, &o->sport, 2);
+	memcpy(f + s->bth_off + 4, &o->dqpn, 4);
+	if (sh->ipv6)
+		memcpy(f + sh->l3_off, &o->ip6w0, 4);
+	if (s->reth_off) {
+		memcpy(f + s->reth_off, &o->va, 8);
+		memcpy(f + s->reth_off + 8, &o->rkey, 4);
+	}
+	if (s->imm_off)
+		memcpy(f + s->imm_off, &o->qpn, 4);
+	if (s->deth_off)
+		memcpy(f + s->deth_off + 4, &o->src_qp, 4);
+	if (s->probe_off)
+		memcpy(f + s->probe_off + 8, &o->flow, 4);
+	if (atomics && s->atomic_off) {
+		memcpy(f + s->atomic_off, &o->va, 8);
+		memcpy(f + s->atomic_off + 8, &o->rkey, 4);
+		if (f[s->bth_off] == WIRE_OP_RC_COMPARE_SWAP) /* swaps in the QPN */
+			wire_put64(f + s->atomic_off + 12, rte_be_to_cpu_32(o->qpn));
+	}
+}
+
 /* A packet whose every byte but BTH bytes 8..11 (AckReq, PSN) is known in advance: the shape's
- * bytes, the rest of the zero payload, and the ICRC moved from the shape's (made with PSN 0) by
- * one table lookup per byte of that word. */
+ * bytes, the QP's own, the rest of the zero payload, and the ICRC moved from the shape's (made
+ * with PSN 0) by the QP's term and one table lookup per byte of that word. */
 static inline void copy_shape(const struct qp_shape *s, uint8_t *f)
 {
 	/* a fixed-size copy compiles to a few vector moves (the mbuf has the room; bytes past the
@@ -338,14 +449,19 @@ static inline void copy_shape(const struct qp_shape *s, uint8_t *f)
 		memset(f + QP_SHAPE_COPY, 0, (size_t)(s->icrc_off - QP_SHAPE_COPY));
 }
 
-static uint16_t write_from_shape(const struct qp_shape *s, uint32_t psn, bool ackreq, uint8_t *f)
+static uint16_t write_from_shape(const struct qp_tx *qp, unsigned shape, uint32_t psn, bool ackreq, uint8_t *f)
 {
+	const struct qp_shape *s = &qp->sh->shapes[shape];
 	const uint8_t *was = s->bytes + s->bth_off + 8;
 	uint8_t now[4] = {(uint8_t)(ackreq ? 0x80 : 0), (uint8_t)(psn >> 16), (uint8_t)(psn >> 8), (uint8_t)psn};
+	struct own_bytes o;
 
+	own_prepare(qp, &o);
 	copy_shape(s, f);
+	own_write(qp->sh, s, &o, f, true);
 	memcpy(f + s->bth_off + 8, now, 4);
-	wire_icrc_store(f + s->icrc_off, wire_icrc_field_update(s->psn_field, s->icrc_base, was, now));
+	wire_icrc_store(f + s->icrc_off,
+			wire_icrc_field_update(s->psn_field, s->icrc_base ^ qp->icrc_qp[shape], was, now));
 	return s->frame_len;
 }
 
@@ -441,45 +557,95 @@ static uint32_t log_entries(const struct cfg_flow_group *g)
 	return g->transport == CFG_RC ? n : 0;
 }
 
+static int8_t only_op_of(const struct cfg_flow_group *g)
+{
+	int8_t only = -1;
+
+	for (int op = 0, n = 0; op < CFG_OP_COUNT; op++)
+		if (g->op_weight[op] && n++ == 0)
+			only = (int8_t)op;
+		else if (g->op_weight[op])
+			only = -1;
+	return only;
+}
+
+/* Whether the group's QPs keep a struct qp_tx_cold: RC (window, log, timers), draws (sizes, an
+ * operation mix, Poisson gaps) and ON/OFF. Nothing else may touch qp->x. */
+static bool needs_cold(const struct cfg_flow_group *g)
+{
+	return g->transport == CFG_RC || g->msg_size.dist != CFG_SIZE_FIXED || g->pattern != CFG_PATTERN_CONSTANT ||
+	       only_op_of(g) < 0;
+}
+
+#define COLD_SIZE ((sizeof(struct qp_tx_cold) + 63) & ~(size_t)63)
+
 size_t qp_tx_extra_size(const struct cfg_flow_group *g)
 {
-	size_t bytes = shapes_needed(g) * sizeof(struct qp_shape) + log_entries(g) * sizeof(struct qp_msg) +
+	size_t bytes = (needs_cold(g) ? COLD_SIZE : 0) + log_entries(g) * sizeof(struct qp_msg) +
 		       (g->latency != CFG_LAT_OFF ? sizeof(struct qp_latency) : 0);
 
 	return (bytes + 63) & ~(size_t)63;
 }
 
-static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
+size_t qp_tx_group_size(const struct cfg_flow_group *g)
 {
-	static uint8_t scratch[WIRE_MAX_FRAME];
-	struct pkt_plan pp = {.pos = pos};
-	struct qp_shape *s;
-	uint32_t mtu = qp->group->ib_mtu, size = qp->msg_len;
-	struct latency_probe probe = {0};
-	uint16_t len;
+	(void)g;
+	return sizeof(struct qp_group_tx);
+}
 
-	if (qp->n_shapes == shapes_needed(qp->group))
-		return false;
+/* The plan of a shape's packet. */
+static struct pkt_plan shape_plan(const struct cfg_flow_group *g, enum cfg_op op, enum seg_pos pos)
+{
+	struct pkt_plan pp = {.pos = pos};
+	uint32_t mtu = g->ib_mtu, size = g->msg_size.fixed;
+
 	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
-	pp.opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[op][pos]);
-	pp.ackreq = qp->group->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
-	if (qp->lat)
-		probe = (struct latency_probe){.flags = qp->lat->pingpong ? LATENCY_PROBE_PINGPONG : 0,
-					       .session = qp->lat->session, .flow = qp->lat->flow};
-	s = &qp->shapes[qp->n_shapes];
+	pp.opcode = (uint8_t)(transport_base[g->transport] + op_code[op][pos]);
+	pp.ackreq = g->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
+	return pp;
+}
+
+static struct latency_probe shape_probe(const struct qp_group_tx *sh, uint32_t flow)
+{
+	return (struct latency_probe){.flags = sh->group->latency == CFG_LAT_PINGPONG ? LATENCY_PROBE_PINGPONG : 0,
+				      .session = sh->session, .flow = flow};
+}
+
+/* The group's shape for (op, pos), built with the neutral QP fields (QPNs, port, flow 0). */
+static bool add_shape(struct qp_group_tx *sh, enum cfg_op op, enum seg_pos pos)
+{
+	static uint8_t scratch[WIRE_MAX_FRAME];
+	const struct cfg_flow_group *g = sh->group;
+	struct pkt_plan pp = shape_plan(g, op, pos);
+	const struct wire_opcode_info *info = wire_opcode_info(pp.opcode);
+	const struct qp_ids neutral = {0};
+	struct latency_probe probe = shape_probe(sh, 0);
+	bool lat = g->latency != CFG_LAT_OFF;
+	struct qp_shape *s;
+	uint16_t len;
+
+	if (sh->n_shapes == shapes_needed(g))
+		return false;
+	s = &sh->shapes[sh->n_shapes];
 	/* bytes past the frame are copied too (as padding or zeros the payload writes over) */
 	memset(scratch, 0, QP_SHAPE_COPY > WIRE_MIN_FRAME ? QP_SHAPE_COPY : WIRE_MIN_FRAME);
-	len = write_generic(qp, &pp, 0, qp->lat ? &probe : NULL, scratch);
+	len = write_generic(sh, &neutral, g->msg_size.fixed, &pp, 0, lat ? &probe : NULL, scratch);
 	s->icrc_off = (uint16_t)(len - WIRE_ICRC_LEN);
 	s->frame_len = len < WIRE_MIN_FRAME ? WIRE_MIN_FRAME : len;
-	s->hdr_len = (uint16_t)(qp->hdr_len + wire_opcode_info(pp.opcode)->hdr_len);
-	s->bth_off = qp->hdr_len;
+	s->wire_len = (uint32_t)s->frame_len + 4;
+	s->hdr_len = (uint16_t)(sh->hdr_len + info->hdr_len);
+	s->bth_off = sh->hdr_len;
 	s->payload = pp.payload;
 	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
 	s->psn_field = field_table_for(4, (size_t)(s->icrc_off - (s->bth_off + 12)));
-	s->gap_fp = shape_gap(qp, qp->fp_per_byte, s->frame_len);
-	if (qp->lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
+#define EXT_AT(e) (info->ext_mask & WIRE_EXT_BIT(e) ? (uint16_t)(s->bth_off + info->offset[e]) : 0)
+	s->reth_off = EXT_AT(WIRE_EXT_RETH);
+	s->atomic_off = EXT_AT(WIRE_EXT_ATOMICETH);
+	s->imm_off = EXT_AT(WIRE_EXT_IMMDT);
+	s->deth_off = EXT_AT(WIRE_EXT_DETH);
+#undef EXT_AT
+	if (lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
 		s->probe_off = s->hdr_len;
 		s->seq_field = field_table_for(4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));
 		s->tx_field = field_table_for(8, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_TX_OFF + 8)));
@@ -489,104 +655,188 @@ static bool add_shape(struct qp_tx *qp, enum cfg_op op, enum seg_pos pos)
 	if (!s->psn_field || s->hdr_len > QP_SHAPE_COPY)
 		return false;
 	memcpy(s->bytes, scratch, QP_SHAPE_COPY);
-	qp->shape_of[op][pos] = (int8_t)qp->n_shapes++;
+	/* a QP's own bytes lie from the UDP source port to the end of the headers or probe, all
+	 * within the copy and before the ICRC */
+	sh->qp_shift[sh->n_shapes] =
+		wire_crc_shift_for((size_t)(s->icrc_off - (s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY)));
+	sh->shape_of[op][pos] = (int8_t)sh->n_shapes++;
 	return true;
+}
+
+/* The ICRC change of a QP's own bytes in shape i (CRC being linear: the CRC of the bytes that
+ * differ from the shape's, shifted past the rest of the packet). */
+static uint32_t own_icrc(const struct qp_group_tx *sh, unsigned i, const struct own_bytes *o)
+{
+	const struct qp_shape *s = &sh->shapes[i];
+	uint8_t f[QP_SHAPE_COPY];
+	size_t from = sh->sport_off, to = s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY;
+
+	memcpy(f, s->bytes, QP_SHAPE_COPY);
+	own_write(sh, s, o, f, true);
+	return wire_icrc_patch(0, s->bytes + from, f + from, to - from, sh->qp_shift[i]);
 }
 
 /* Every (operation, position) a fixed message size can give: READ one request; others ONLY, or
  * FIRST, MIDDLE (when more than two packets) and LAST. */
-static void build_shapes(struct qp_tx *qp)
+static void build_shapes(struct qp_group_tx *sh)
 {
-	const struct cfg_flow_group *g = qp->group;
+	const struct cfg_flow_group *g = sh->group;
 	uint32_t size = g->msg_size.fixed, mtu = g->ib_mtu;
 
-	memset(qp->shape_of, -1, sizeof(qp->shape_of));
+	memset(sh->shape_of, -1, sizeof(sh->shape_of));
 	if (g->msg_size.dist != CFG_SIZE_FIXED)
 		return;
-	qp->msg_len = size; /* what the RETH of every message will say */
 	for (int op = 0; op < CFG_OP_COUNT; op++) {
 		if (!g->op_weight[op])
 			continue;
 		if (single_request((uint8_t)op) || size <= mtu) {
-			add_shape(qp, (enum cfg_op)op, POS_ONLY);
+			add_shape(sh, (enum cfg_op)op, POS_ONLY);
 			continue;
 		}
-		add_shape(qp, (enum cfg_op)op, POS_FIRST);
+		add_shape(sh, (enum cfg_op)op, POS_FIRST);
 		if (size > 2 * mtu)
-			add_shape(qp, (enum cfg_op)op, POS_MIDDLE);
-		add_shape(qp, (enum cfg_op)op, POS_LAST);
+			add_shape(sh, (enum cfg_op)op, POS_MIDDLE);
+		add_shape(sh, (enum cfg_op)op, POS_LAST);
 	}
-	qp->msg_len = 0;
 }
 
-/* Whether every packet of the QP can come from a shape in whole calls (qp_tx_fill): RC (window,
- * retransmission), READs and atomics (PSN per response, one request), size and operation draws,
- * and Poisson or ON/OFF gaps need the general path. */
-static void init_fast(struct qp_tx *qp)
+/* Checks that a shape with a QP's own bytes written over it and its ICRC term is the packet the
+ * general path writes for that QP, for the group's first, second and last QP; on a mismatch the
+ * group builds every packet the general way. */
+static void check_shapes(struct qp_group_tx *sh)
 {
-	const struct cfg_flow_group *g = qp->group;
-	uint32_t size = g->msg_size.fixed;
-	int op = qp->only_op;
+	static uint8_t want[WIRE_MAX_FRAME];
+	const struct cfg_flow_group *g = sh->group;
+	uint32_t which[3] = {0, g->count > 1 ? 1 : 0, g->count ? g->count - 1 : 0};
 
-	qp->fast = g->transport != CFG_RC && g->msg_size.dist == CFG_SIZE_FIXED && g->pattern == CFG_PATTERN_CONSTANT &&
+	for (unsigned k = 0; k < 3; k++) {
+		struct qp_ids id = ids_of(g, which[k], 0x01020304u + which[k]);
+		struct qp_tx qp = {.sh = sh, .qpn = id.qpn, .dest_qpn = id.dest_qpn, .sport = id.sport};
+		struct qp_latency lat = {.flow = id.flow};
+		struct latency_probe probe = shape_probe(sh, id.flow);
+		struct own_bytes o;
+
+		if (g->latency != CFG_LAT_OFF)
+			qp.lat = &lat;
+		own_prepare(&qp, &o);
+		for (int op = 0; op < CFG_OP_COUNT; op++)
+			for (int pos = 0; pos < POS_COUNT; pos++) {
+				int i = sh->shape_of[op][pos];
+				const struct qp_shape *s = &sh->shapes[i < 0 ? 0 : i];
+				struct pkt_plan pp = shape_plan(g, (enum cfg_op)op, (enum seg_pos)pos);
+				uint8_t got[QP_SHAPE_COPY];
+				size_t n = s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY;
+				uint16_t len;
+
+				if (i < 0)
+					continue;
+				memset(want, 0, QP_SHAPE_COPY);
+				len = write_generic(sh, &id, g->msg_size.fixed, &pp, 0, qp.lat ? &probe : NULL, want);
+				memcpy(got, s->bytes, QP_SHAPE_COPY);
+				own_write(sh, s, &o, got, true);
+				if (len != s->icrc_off + WIRE_ICRC_LEN || memcmp(got, want, n) != 0 ||
+				    wire_icrc_load(want + s->icrc_off) != (s->icrc_base ^ own_icrc(sh, (unsigned)i, &o))) {
+					sh->n_shapes = 0;
+					memset(sh->shape_of, -1, sizeof(sh->shape_of));
+					return;
+				}
+			}
+	}
+}
+
+/* Whether every packet of the group's QPs can come from a shape in whole calls (qp_tx_fill): RC
+ * (window, retransmission), READs and atomics (PSN per response, one request), size and
+ * operation draws, and Poisson or ON/OFF gaps need the general path. */
+static void init_fast(struct qp_group_tx *sh)
+{
+	const struct cfg_flow_group *g = sh->group;
+	uint32_t size = g->msg_size.fixed;
+	int op = sh->only_op;
+
+	sh->fast = g->transport != CFG_RC && g->msg_size.dist == CFG_SIZE_FIXED && g->pattern == CFG_PATTERN_CONSTANT &&
 		   op >= 0 && !single_request((uint8_t)op) && g->latency != CFG_LAT_PINGPONG;
-	if (!qp->fast)
+	if (!sh->fast)
 		return;
 	if (size <= g->ib_mtu)
-		qp->fast = qp->shape_of[op][POS_ONLY] >= 0;
+		sh->fast = sh->shape_of[op][POS_ONLY] >= 0;
 	else
-		qp->fast = qp->shape_of[op][POS_FIRST] >= 0 && qp->shape_of[op][POS_LAST] >= 0 &&
-			   (size <= 2 * g->ib_mtu || qp->shape_of[op][POS_MIDDLE] >= 0);
+		sh->fast = sh->shape_of[op][POS_FIRST] >= 0 && sh->shape_of[op][POS_LAST] >= 0 &&
+			   (size <= 2 * g->ib_mtu || sh->shape_of[op][POS_MIDDLE] >= 0);
 	/* a fixed size turns a byte budget into a message count (a zero-byte flow never reaches one) */
-	qp->fast_stop_msgs = g->stop_messages;
+	sh->fast_stop_msgs = g->stop_messages;
 	if (g->stop_bytes && size) {
 		uint64_t by_bytes = (g->stop_bytes + size - 1) / size;
-		if (!qp->fast_stop_msgs || by_bytes < qp->fast_stop_msgs)
-			qp->fast_stop_msgs = by_bytes;
+		if (!sh->fast_stop_msgs || by_bytes < sh->fast_stop_msgs)
+			sh->fast_stop_msgs = by_bytes;
 	}
-	qp->msg_len = size;
 }
 
-void qp_tx_init(struct qp_tx *qp, const struct cfg_flow_group *g, uint32_t index, const struct cfg_port *port,
-		const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, void *extra, uint32_t flow,
-		uint16_t session)
+void qp_tx_group_init(struct qp_group_tx *sh, const struct cfg_flow_group *g, const struct cfg_port *port,
+		      const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, uint16_t session)
 {
 	init_exp_table();
+	memset(sh, 0, sizeof(*sh));
+	sh->group = g;
+	sh->transport = (uint8_t)g->transport;
+	sh->mtu = g->ib_mtu;
+	sh->fixed_len = g->msg_size.dist == CFG_SIZE_FIXED ? g->msg_size.fixed : 0;
+	sh->session = session;
+	sh->only_op = only_op_of(g);
+	sh->cold = needs_cold(g);
+	build_template(sh, g, port, src_mac);
+	init_group_pacing(sh, g, tsc_hz, start_tsc);
+	build_shapes(sh);
+	check_shapes(sh);
+	init_fast(sh);
+}
+
+void qp_tx_set_collective(struct qp_tx *qp, struct collective_rt *coll)
+{
+	qp->sh->coll = coll;
+	qp->fast = qp->sh->fast && !coll;
+}
+
+void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64_t tsc_hz, uint64_t start_tsc,
+		void *extra, uint32_t flow)
+{
+	const struct cfg_flow_group *g = sh->group;
+	struct qp_ids id = ids_of(g, index, flow);
+	struct qp_msg *log;
+	struct own_bytes o;
+
 	memset(qp, 0, sizeof(*qp));
-	qp->shapes = extra;
-	qp->log = (struct qp_msg *)((char *)extra + shapes_needed(g) * sizeof(struct qp_shape));
+	qp->sh = sh;
+	qp->group = g;
+	qp->index = index;
+	qp->qpn = id.qpn;
+	qp->dest_qpn = id.dest_qpn;
+	qp->sport = id.sport;
+	qp->psn = g->start_psn;
+	log = (struct qp_msg *)((char *)extra + (sh->cold ? COLD_SIZE : 0));
+	if (sh->cold) {
+		qp->x = extra;
+		qp->x->log = log_entries(g) ? log : NULL;
+		qp->x->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
+		qp->x->una = qp->x->psn_high = g->start_psn;
+		qp->x->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
+		qp->x->progress_tsc = start_tsc;
+	}
 	if (g->latency != CFG_LAT_OFF) {
-		qp->lat = (struct qp_latency *)(qp->log + log_entries(g));
+		qp->lat = (struct qp_latency *)(log + log_entries(g));
 		qp->lat->flow = flow;
-		qp->lat->session = session;
+		qp->lat->session = sh->session;
 		qp->lat->pingpong = g->latency == CFG_LAT_PINGPONG;
 		qp->lat->pp = -1; /* the engine numbers UC/UD ping-pong QPs */
 		qp->lat->wait_seq = qp->lat->back = UINT32_MAX; /* no probe has that seq before 2^32 are sent */
-		qp->lat->timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
+		qp->lat->timeout_tsc = sh->latency_timeout_tsc;
 	}
-	qp->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
-	qp->group = g;
-	qp->index = index;
-	qp->qpn = g->qpn + index * g->qpn_step;
-	qp->dest_qpn = g->dest_qpn + index * g->dest_qpn_step;
-	qp->psn = qp->una = qp->psn_high = g->start_psn;
-	qp->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
-	qp->va = 0x100000000ULL + (uint64_t)qp->qpn * 0x10000000ULL;
-	qp->rkey = 0x1000 + qp->qpn;
-	qp->imm = qp->qpn;
-	build_template(qp, g, port, src_mac);
-	init_pacing(qp, g, tsc_hz, start_tsc); /* before the shapes, which keep their pacing gap */
-	build_shapes(qp);
-	qp->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
-	qp->tsc_per_us = tsc_hz / 1000000;
-	qp->progress_tsc = start_tsc;
-	qp->only_op = -1;
-	for (int op = 0, n = 0; op < CFG_OP_COUNT; op++)
-		if (g->op_weight[op] && n++ == 0)
-			qp->only_op = (int8_t)op;
-		else if (g->op_weight[op])
-			qp->only_op = -1;
-	init_fast(qp);
+	init_pacing(qp, g, tsc_hz, start_tsc);
+	own_prepare(qp, &o);
+	for (unsigned i = 0; i < sh->n_shapes; i++)
+		qp->icrc_qp[i] = own_icrc(sh, i, &o);
+	qp->fast = sh->fast && !sh->coll;
+	if (qp->fast)
+		qp->msg_len = sh->fixed_len;
 }
 
 /* ---- RC: window, completer, retransmission ------------------------------------------------- */
@@ -608,7 +858,7 @@ static void rewind_to(struct qp_tx *qp, uint32_t psn)
 
 		if (off >= m->npsn)
 			continue;
-		qp->cur = (uint8_t)i;
+		qp->x->cur = (uint8_t)i;
 		qp->msg_op = m->op;
 		qp->msg_len = m->len;
 		if (single_request(m->op)) { /* a READ is asked again whole, an atomic is one packet */
@@ -644,12 +894,13 @@ static void record_ack(struct qp_tx *qp, uint64_t sent_tsc, uint64_t now_tsc)
 /* Everything up to and including `psn` is acknowledged: retire the messages it covers. */
 static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 {
+	struct qp_tx_cold *x = qp->x;
 	uint32_t next = (psn + 1) & 0xFFFFFF;
 	unsigned popped = 0;
 
-	if (!psn_before(qp->una, next) || psn_before(qp->psn_high, next))
+	if (!psn_before(x->una, next) || psn_before(x->psn_high, next))
 		return; /* old news, or beyond what was sent */
-	qp->una = next;
+	x->una = next;
 	while (qp->log_n) {
 		struct qp_msg *m = log_at(qp, 0);
 		uint32_t last = (m->first_psn + m->npsn - 1) & 0xFFFFFF;
@@ -660,30 +911,30 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 		if (qp->cc && m->sent_tsc) /* TIMELY's RTT sample */
 			congestion_on_rtt(qp->cc->lcore, qp->cc, clock_tsc_to_ns(now_tsc) - clock_tsc_to_ns(m->sent_tsc),
 					  now_tsc);
-		qp->log_head = (uint8_t)((qp->log_head + 1) & qp->log_mask);
+		x->log_head = (uint8_t)((x->log_head + 1) & x->log_mask);
 		qp->log_n--;
 		popped++;
 		STAT_ADD(qp->c.completions, 1);
-		if (qp->coll)
-			collective_completed(qp->coll, (uint32_t)(qp->c.completions - 1), now_tsc);
+		if (qp->sh->coll)
+			collective_completed(qp->sh->coll, (uint32_t)(qp->c.completions - 1), now_tsc);
 	}
-	if (qp->cur >= popped) {
-		qp->cur = (uint8_t)(qp->cur - popped);
+	if (x->cur >= popped) {
+		x->cur = (uint8_t)(x->cur - popped);
 	} else { /* the message being sent again was acknowledged meanwhile */
-		qp->cur = 0;
+		x->cur = 0;
 		qp->in_message = false;
-		qp->psn = qp->psn_high;
+		qp->psn = x->psn_high;
 	}
-	if (qp->in_message && psn_before(qp->psn, qp->una))
-		rewind_to(qp, qp->una);
-	qp->retries = 0;
-	qp->progress_tsc = now_tsc;
+	if (qp->in_message && psn_before(qp->psn, x->una))
+		rewind_to(qp, x->una);
+	x->retries = 0;
+	x->progress_tsc = now_tsc;
 	qp->done = qp->stopping && qp->log_n == 0;
 }
 
 void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
 {
-	if (qp->done)
+	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
 		return;
 	switch (ev->kind) {
 	case COMP_ACK:
@@ -697,14 +948,14 @@ void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_
 		if (qp->inj)
 			inject_on_nak(qp->inj, now_tsc);
 		ack_through(qp, (ev->psn - 1) & 0xFFFFFF, now_tsc);
-		if (++qp->retries > qp->group->retry_limit)
+		if (++qp->x->retries > qp->group->retry_limit)
 			qp_error(qp);
 		else if (qp->log_n)
 			rewind_to(qp, ev->psn);
 		break;
 	case COMP_RNR_NAK:
 		STAT_ADD(qp->c.rnr_naks_rx, 1);
-		qp->rnr_until_tsc = now_tsc + qp->tsc_per_us * rnr_us[ev->syndrome & 0x1F];
+		qp->x->rnr_until_tsc = now_tsc + qp->sh->tsc_per_us * rnr_us[ev->syndrome & 0x1F];
 		if (qp->log_n)
 			rewind_to(qp, ev->psn);
 		break;
@@ -735,17 +986,20 @@ static bool pong_arrived(struct qp_tx *qp, uint64_t now_tsc)
 
 bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 {
-	bool new_message = !qp->in_message && (qp->group->transport != CFG_RC || qp->cur >= qp->log_n);
+	const struct qp_group_tx *sh = qp->sh;
+	bool rc = sh->transport == CFG_RC;
+	bool new_message = !qp->in_message && (!rc || qp->x->cur >= qp->log_n);
+	struct qp_tx_cold *x;
 
 	/* a collective's next phase is not released yet; once it is, the message is paced from now
 	 * (time spent at the barrier earns no credit) */
-	if (qp->coll && new_message) {
-		if (!collective_may_start(qp->coll, qp->c.messages))
+	if (sh->coll && new_message) {
+		if (!collective_may_start(sh->coll, qp->c.messages))
 			return false;
 		if (qp->next_fp < now_tsc << PACE_SHIFT)
 			qp->next_fp = now_tsc << PACE_SHIFT;
 	}
-	if (qp->group->transport != CFG_RC) {
+	if (!rc) {
 		if (qp->lat && qp->lat->waiting && !pong_arrived(qp, now_tsc))
 			return false;
 		if (qp->stopping && !qp->in_message) {
@@ -756,18 +1010,19 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	}
 	if (qp->done)
 		return false;
-	if (qp->log_n && (int64_t)(now_tsc - qp->progress_tsc) > (int64_t)qp->timeout_cycles) {
+	x = qp->x;
+	if (qp->log_n && (int64_t)(now_tsc - x->progress_tsc) > (int64_t)sh->timeout_cycles) {
 		STAT_ADD(qp->c.timeouts, 1);
-		if (++qp->retries > qp->group->retry_limit) {
+		if (++x->retries > qp->group->retry_limit) {
 			qp_error(qp);
 			return false;
 		}
-		qp->progress_tsc = now_tsc;
-		rewind_to(qp, qp->una);
+		x->progress_tsc = now_tsc;
+		rewind_to(qp, x->una);
 	}
-	if (qp->rnr_until_tsc > now_tsc)
+	if (x->rnr_until_tsc > now_tsc)
 		return false;
-	if (qp->in_message || qp->cur < qp->log_n)
+	if (qp->in_message || x->cur < qp->log_n)
 		return true;
 	return !qp->stopping && qp->log_n < qp->group->max_outstanding;
 }
@@ -809,7 +1064,8 @@ static void ping_out(struct qp_tx *qp, uint64_t now_tsc)
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t mtu = qp->group->ib_mtu, left;
+	uint32_t mtu = qp->sh->mtu, left;
+	bool rc = qp->sh->transport == CFG_RC;
 	struct latency_probe probe;
 	struct pkt_plan pp;
 	bool has_probe;
@@ -819,13 +1075,13 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	if (!qp->in_message)
 		start_message(qp);
 	plan_packet(qp, &pp);
-	if (qp->group->transport == CFG_RC) {
-		if (++qp->since_ackreq >= MAX_PKTS_PER_ACKREQ)
+	if (rc) {
+		if (++qp->x->since_ackreq >= MAX_PKTS_PER_ACKREQ)
 			pp.ackreq = true;
 		if (pp.ackreq)
-			qp->since_ackreq = 0;
+			qp->x->since_ackreq = 0;
 	}
-	shape = qp->shape_of[qp->msg_op][pp.pos];
+	shape = qp->sh->shape_of[qp->msg_op][pp.pos];
 	m->ol_flags = 0; /* the role's pool keeps mbuf headers: clear a scheduled send's flag */
 	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
 	if (has_probe)
@@ -833,12 +1089,13 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	if (qp->clean_payload) /* this path writes every byte up to the ICRC: only the old ICRC to clear */
 		tx_payload_forget(m);
 	if (shape >= 0) {
-		const struct qp_shape *s = &qp->shapes[shape];
-		len = write_from_shape(s, qp->psn, pp.ackreq, f);
+		const struct qp_shape *s = &qp->sh->shapes[shape];
+		len = write_from_shape(qp, (unsigned)shape, qp->psn, pp.ackreq, f);
 		if (has_probe && s->probe_off)
 			stamp_probe(s, f, probe.seq, probe.tx_ns, probe_tx_delta(s->tx_field, probe.tx_ns));
 	} else {
-		len = write_generic(qp, &pp, qp->psn, has_probe ? &probe : NULL, f);
+		struct qp_ids id = qp_ids(qp);
+		len = write_generic(qp->sh, &id, qp->msg_len, &pp, qp->psn, has_probe ? &probe : NULL, f);
 	}
 	if (qp->clean_payload)
 		tx_payload_remember(m, f, (uint16_t)(len - WIRE_ICRC_LEN));
@@ -849,35 +1106,36 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->data_len = len;
 	m->pkt_len = len;
 
-	bool resend = psn_before(qp->psn, qp->psn_high);
+	/* only RC sends a PSN again */
+	bool resend = rc && psn_before(qp->psn, qp->x->psn_high);
 
 	/* a READ request consumes one PSN per response packet it asks for */
 	left = qp->msg_len - qp->msg_off;
 	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1)) & 0xFFFFFF;
 	/* (an atomic, like a SEND or WRITE packet, takes one PSN) */
-	if (!psn_before(qp->psn, qp->psn_high))
-		qp->psn_high = qp->psn;
+	if (rc && !psn_before(qp->psn, qp->x->psn_high))
+		qp->x->psn_high = qp->psn;
 	qp->msg_off += single_request(qp->msg_op) ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
 	if (resend)
 		STAT_ADD(qp->c.retransmits, 1);
-	else if (qp->group->transport == CFG_RC && (pp.pos == POS_FIRST || pp.pos == POS_ONLY))
-		log_at(qp, qp->cur)->sent_tsc = now_tsc;
+	else if (rc && (pp.pos == POS_FIRST || pp.pos == POS_ONLY))
+		log_at(qp, qp->x->cur)->sent_tsc = now_tsc;
 	if (has_probe)
 		qp->lat->seq++;
 	if ((pp.pos == POS_LAST || pp.pos == POS_ONLY) && !resend && qp->lat && qp->lat->pp >= 0)
 		ping_out(qp, now_tsc);
 	if (pp.pos == POS_LAST || pp.pos == POS_ONLY) {
 		qp->in_message = false;
-		if (qp->group->transport == CFG_RC)
-			qp->cur++;
+		if (rc)
+			qp->x->cur++;
 		if (!resend) {
 			STAT_ADD(qp->c.messages, 1);
 			STAT_ADD(qp->c.payload_bytes, qp->msg_len);
 			/* UC and UD complete a message by sending it */
-			if (qp->coll && qp->group->transport != CFG_RC)
-				collective_completed(qp->coll, (uint32_t)(qp->c.messages - 1), now_tsc);
+			if (qp->sh->coll && !rc)
+				collective_completed(qp->sh->coll, (uint32_t)(qp->c.messages - 1), now_tsc);
 		}
 		check_stop(qp, now_tsc);
 	}
@@ -890,10 +1148,13 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max,
 								uint64_t now_tsc, uint64_t until_fp, const bool probes)
 {
-	const int8_t *shape_of = qp->shape_of[qp->only_op];
-	uint32_t psn = qp->psn, off = qp->msg_off, len = qp->msg_len, mtu = qp->group->ib_mtu;
+	const struct qp_group_tx *sh = qp->sh;
+	const int8_t *shape_of = sh->shape_of[sh->only_op];
+	uint32_t psn = qp->psn, off = qp->msg_off, len = qp->msg_len, mtu = sh->mtu;
 	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
-	uint64_t may_start = qp->fast_stop_msgs ? qp->fast_stop_msgs - qp->c.messages : UINT64_MAX;
+	uint64_t may_start = sh->fast_stop_msgs ? sh->fast_stop_msgs - qp->c.messages : UINT64_MAX;
+	uint64_t per_byte = __atomic_load_n(&qp->fp_per_byte, __ATOMIC_RELAXED), gap[QP_MAX_SHAPES];
+	struct own_bytes own;
 	struct qp_latency *lat = probes ? qp->lat : NULL; /* a constant NULL compiles the probe work out */
 	const bool clean = qp->clean_payload;
 	const struct wire_icrc_field *tx_field = NULL;
@@ -908,10 +1169,15 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 
 	if (qp->stopping)
 		may_start = 0;
+	/* the pacing time of each shape's packet at the QP's rate now, and the QP's own bytes */
+	for (unsigned i = 0; i < sh->n_shapes; i++)
+		gap[i] = shape_gap(sh, per_byte, &sh->shapes[i]);
+	own_prepare(qp, &own);
 	for (; n < max && next <= until_fp; n++) {
 		uint32_t left = len - off;
 		enum seg_pos pos;
 		const struct qp_shape *s;
+		unsigned si;
 
 		if (off == 0) {
 			if (msgs >= may_start)
@@ -920,7 +1186,8 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		} else {
 			pos = left <= mtu ? POS_LAST : POS_MIDDLE;
 		}
-		s = &qp->shapes[shape_of[pos]];
+		si = (unsigned)shape_of[pos];
+		s = &sh->shapes[si];
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
 		f = rte_pktmbuf_mtod(m[n], uint8_t *);
@@ -932,8 +1199,9 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		} else {
 			copy_shape(s, f);
 		}
+		own_write(sh, s, &own, f, false);
 		wire_put32(f + s->bth_off + 8, psn);
-		icrc = s->icrc_base ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
+		icrc = s->icrc_base ^ qp->icrc_qp[si] ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
 		       s->psn_field->table[3][psn & 0xFF];
 		if (lat && s->probe_off) {
 			uint8_t *p = f + s->probe_off;
@@ -951,7 +1219,7 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		m[n]->pkt_len = s->frame_len;
 		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
 		bytes += s->frame_len;
-		next += s->gap_fp;
+		next += gap[si];
 		psn = (psn + 1) & 0xFFFFFF;
 		off += s->payload;
 		if (off >= len) {
@@ -959,7 +1227,7 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 			msgs++;
 		}
 	}
-	qp->psn = qp->psn_high = psn;
+	qp->psn = psn;
 	if (lat)
 		lat->seq = seq;
 	qp->next_fp = next;
@@ -993,8 +1261,8 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 
 	if (qp->done)
 		return 0;
-	if (qp->fast && !qp->coll) {
-		if (qp->stop_tsc && now_tsc >= qp->stop_tsc)
+	if (qp->fast) {
+		if (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc)
 			qp->stopping = true;
 		/* two copies of the loop: with probes, and without a trace of them */
 		n = qp->lat ? fill_fast(qp, m, max, now_tsc, until_fp, true)
