@@ -4,7 +4,15 @@
  */
 #include "timer_wheel.h"
 
+#include <stddef.h>
+
 #define TW_MASK (TW_SLOTS - 1)
+
+/* ns -> ticks; the engine's 1 µs tick divides by a constant (a multiply) */
+static inline uint64_t ns_to_tick(const struct timer_wheel *w, uint64_t ns)
+{
+	return w->tick_ns == 1000 ? ns / 1000 : ns / w->tick_ns;
+}
 
 void tw_init(struct timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
 {
@@ -12,6 +20,7 @@ void tw_init(struct timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
 	w->next_tick = now_ns / w->tick_ns;
 	w->armed = 0;
 	w->fired = 0;
+	w->hinted[0] = w->hinted[1] = w->next_tick;
 	for (unsigned i = 0; i < TW_SLOTS; i++)
 		w->slot[i].next = w->slot[i].prev = &w->slot[i];
 }
@@ -33,7 +42,7 @@ static void list_del(struct tw_timer *t)
 
 void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns)
 {
-	uint64_t tick = (due_ns + w->tick_ns - 1) / w->tick_ns;
+	uint64_t tick = ns_to_tick(w, due_ns + w->tick_ns - 1);
 
 	if (tw_armed(t))
 		list_del(t);
@@ -96,10 +105,46 @@ static unsigned fire_tick(struct timer_wheel *w, uint64_t tick, tw_fire_fn fire,
 	return n;
 }
 
+/* The first and last timers of the non-empty slots of ticks [from, to]: known from the slot heads
+ * alone (no timer is read to find them). */
+static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned stage, uint64_t ahead,
+			   tw_prefetch_fn prefetch, void *arg)
+{
+	uint64_t from = w->hinted[stage] > w->next_tick ? w->hinted[stage] : w->next_tick;
+	uint64_t to = now_tick + ahead;
+
+	if (from > to)
+		return;
+	if (to - from >= TW_PREFETCH_TICKS)
+		from = to - (TW_PREFETCH_TICKS - 1);
+	for (uint64_t tick = from; tick <= to; tick++) {
+		const struct tw_timer *head = &w->slot[tick & TW_MASK];
+
+		if (head->next == head)
+			continue;
+		prefetch(head->next, stage, arg);
+		if (head->prev != head->next)
+			prefetch(head->prev, stage, arg);
+	}
+	w->hinted[stage] = to + 1;
+}
+
+
 unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg)
 {
-	uint64_t now_tick = now_ns / w->tick_ns;
+	return tw_advance_prefetch(w, now_ns, fire, NULL, arg);
+}
+
+unsigned tw_advance_prefetch(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, tw_prefetch_fn prefetch,
+			     void *arg)
+{
+	uint64_t now_tick = ns_to_tick(w, now_ns);
 	unsigned n = 0;
+
+	if (prefetch && w->armed) {
+		prefetch_ticks(w, now_tick, 0, TW_PREFETCH_AHEAD, prefetch, arg);
+		prefetch_ticks(w, now_tick, 1, TW_PREFETCH_NEAR, prefetch, arg);
+	}
 
 	if (w->armed == 0) {
 		if (now_tick + 1 > w->next_tick)

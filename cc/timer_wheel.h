@@ -31,6 +31,7 @@ struct timer_wheel {
 	uint64_t next_tick;           /* the first tick not yet processed */
 	uint64_t armed;               /* timers in the wheel */
 	uint64_t fired;               /* timers fired since tw_init (statistics) */
+	uint64_t hinted[2];           /* tw_advance_prefetch: the first tick not yet hinted, per stage */
 	struct tw_timer slot[TW_SLOTS]; /* list heads (circular, the head is a sentinel) */
 };
 
@@ -54,6 +55,17 @@ void tw_cancel(struct timer_wheel *w, struct tw_timer *t);
  * already past fires in the same call). Returns how many fired. */
 typedef void (*tw_fire_fn)(struct tw_timer *t, uint64_t due_ns, void *arg);
 unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg);
+/* The same, with hints for owners whose state is out of cache (thousands of QPs): `prefetch` is
+ * called for the first and last timer of each tick once when the tick comes within
+ * TW_PREFETCH_AHEAD ticks (stage 0) and once more within TW_PREFETCH_NEAR ticks (stage 1, when
+ * what stage 0 fetched has arrived and can lead to more), at most TW_PREFETCH_TICKS ticks per
+ * call and stage; timers of a later turn included. A hint only: it must not change anything. */
+#define TW_PREFETCH_AHEAD 8u
+#define TW_PREFETCH_NEAR 3u
+#define TW_PREFETCH_TICKS 64u
+typedef void (*tw_prefetch_fn)(const struct tw_timer *t, unsigned stage, void *arg);
+unsigned tw_advance_prefetch(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, tw_prefetch_fn prefetch,
+			     void *arg);
 /* The earliest due time of an armed timer, or UINT64_MAX (the simulator's next event; O(slots)). */
 uint64_t tw_next_due(const struct timer_wheel *w);
 

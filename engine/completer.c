@@ -2,6 +2,7 @@
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
@@ -102,6 +103,9 @@ bool completer_post_cnp(uint16_t port, uint32_t qpn)
 	ev.qp = qp_of_position[pos];
 	if (!all_qps[ev.qp].cc && !all_qps[ev.qp].inj)
 		return true;
+	/* the owner handles it within a loop or so: its records start their way to the cache now */
+	if (all_qps[ev.qp].cc)
+		congestion_prefetch(all_qps[ev.qp].cc, &all_qps[ev.qp]);
 	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
 }
 
@@ -119,6 +123,19 @@ void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)
 	struct comp_event ev[DRAIN_BURST];
 	unsigned n = rte_ring_dequeue_burst_elem(r, ev, sizeof(ev[0]), DRAIN_BURST, NULL);
 
+	/* With thousands of QPs their records are out of cache: the burst's misses overlap. */
+	for (unsigned i = 0; i < n; i++) {
+		rte_prefetch0(&qps[ev[i].qp]);
+		rte_prefetch0(&qps[ev[i].qp].cc);
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (ev[i].kind == COMP_CNP) {
+			const struct qp_tx *qp = &qps[ev[i].qp];
+			if (qp->cc)
+				congestion_prefetch(qp->cc, qp);
+			if (qp->inj)
+				rte_prefetch0(qp->inj);
+		}
 	for (unsigned i = 0; i < n; i++)
 		if (ev[i].kind == COMP_CNP)
 			cnp_arrived(&qps[ev[i].qp], now_tsc);

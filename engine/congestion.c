@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stddef.h>
 
+#include <rte_prefetch.h>
+
 #include "clock.h"
 #include "congestion.h"
 #include "counters.h"
@@ -82,6 +84,43 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 	c->min_kbps = UINT64_MAX;
 	qp->cc_bytes = 0;
 	sync_bytes_due(c);
+	if (c->lcore) { /* the lcore's states span (the engine sets c->lcore first) */
+		if (!c->lcore->states_lo || (const char *)c < c->lcore->states_lo)
+			c->lcore->states_lo = (const char *)c;
+		if ((const char *)(c + 1) > c->lcore->states_hi)
+			c->lcore->states_hi = (const char *)(c + 1);
+	}
+}
+
+void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp)
+{
+	const char *p = (const char *)c, *end = p + sizeof(*c);
+
+	for (p = (const char *)((uintptr_t)p & ~(uintptr_t)(RTE_CACHE_LINE_SIZE - 1)); p < end; p += RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(p);
+	if (qp) { /* the QP's byte counter and rate */
+		rte_prefetch0(&qp->cc_bytes);
+		rte_prefetch0(&qp->fp_per_byte);
+	}
+}
+
+/* The wheel's hint, from the timer's address alone (the states are one array): stage 0 fetches
+ * the QP's cc state, stage 1 (a few µs later, the state in cache) its QP's lines. */
+static void prefetch_owner(const struct tw_timer *t, unsigned stage, void *arg)
+{
+	const struct cc_lcore *l = arg;
+	const char *p = (const char *)t;
+	const struct qp_cc *c;
+
+	if (p < l->states_lo || p >= l->states_hi)
+		return;
+	c = (const struct qp_cc *)(l->states_lo + (size_t)(p - l->states_lo) / sizeof(struct qp_cc) * sizeof(struct qp_cc));
+	if (stage == 0) {
+		congestion_prefetch(c, NULL);
+	} else {
+		rte_prefetch0(&c->qp->cc_bytes);
+		rte_prefetch0(&c->qp->fp_per_byte);
+	}
 }
 
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns)
@@ -172,7 +211,7 @@ void congestion_poll(struct cc_lcore *l, uint64_t now_tsc)
 {
 	uint64_t now_ns = clock_tsc_to_ns(now_tsc);
 
-	tw_advance(&l->wheel, now_ns, fire, l);
+	tw_advance_prefetch(&l->wheel, now_ns, fire, prefetch_owner, l);
 	if (l->trace && now_ns >= l->next_trace_ns) {
 		for (unsigned i = 0; i < l->n_traced; i++)
 			trace_put(l, l->traced[i], l->next_trace_ns == 0 ? CC_EV_START : CC_EV_INTERVAL, now_ns);

@@ -71,6 +71,8 @@ struct cc_lcore {
 	uint64_t trace_every_ns, next_trace_ns;
 	unsigned n_traced;
 	struct qp_cc **traced;
+	/* the span of the QPs' states (one array): a timer's owner found by arithmetic alone */
+	const char *states_lo, *states_hi;
 };
 
 /* The QP's rate limit when congestion control drives it: the flow's rate_gbps, else the NVIDIA
@@ -82,6 +84,9 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 /* The lcore's context (wheel started at now_ns). */
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns);
 
+/* A hint before c is handled: its state and (qp not NULL) the lines of its QP the reaction point
+ * uses start their way to the cache (65,536 QPs: a miss each), e.g. while a CNP waits in a ring. */
+void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp);
 /* Owner lcore: a CNP for the QP arrived (posted by an RX lcore). */
 void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 /* Owner lcore: the QP's sent bytes (qp->cc_bytes) reached qp->cc_bytes_due: the byte counter. */
