@@ -23,6 +23,8 @@ void tw_init(struct timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
 	w->hinted[0] = w->hinted[1] = w->next_tick;
 	for (unsigned i = 0; i < TW_SLOTS; i++)
 		w->slot[i].next = w->slot[i].prev = &w->slot[i];
+	for (unsigned i = 0; i < TW_SLOTS / 64; i++)
+		w->occupied[i] = 0;
 }
 
 static void list_add_tail(struct tw_timer *head, struct tw_timer *t)
@@ -54,6 +56,7 @@ void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns)
 	t->due_ns = due_ns;
 	t->due_tick = tick;
 	list_add_tail(&w->slot[tick & TW_MASK], t);
+	w->occupied[(tick & TW_MASK) >> 6] |= UINT64_C(1) << (tick & 63);
 }
 
 void tw_cancel(struct timer_wheel *w, struct tw_timer *t)
@@ -105,6 +108,20 @@ static unsigned fire_tick(struct timer_wheel *w, uint64_t tick, tw_fire_fn fire,
 	return n;
 }
 
+/* The first tick in [tick, last] whose slot may hold timers, or last + 1. */
+static uint64_t next_occupied(const struct timer_wheel *w, uint64_t tick, uint64_t last)
+{
+	while (tick <= last) {
+		unsigned s = (unsigned)(tick & TW_MASK);
+		uint64_t bits = w->occupied[s >> 6] >> (s & 63);
+
+		if (bits)
+			return tick + (uint64_t)__builtin_ctzll(bits);
+		tick += 64 - (s & 63);
+	}
+	return tick;
+}
+
 /* The first and last timers of the non-empty slots of ticks [from, to]: known from the slot heads
  * alone (no timer is read to find them). */
 static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned stage, uint64_t ahead,
@@ -117,7 +134,7 @@ static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned st
 		return;
 	if (to - from >= TW_PREFETCH_TICKS)
 		from = to - (TW_PREFETCH_TICKS - 1);
-	for (uint64_t tick = from; tick <= to; tick++) {
+	for (uint64_t tick = next_occupied(w, from, to); tick <= to; tick = next_occupied(w, tick + 1, to)) {
 		const struct tw_timer *head = &w->slot[tick & TW_MASK];
 
 		if (head->next == head)
@@ -154,10 +171,19 @@ unsigned tw_advance_prefetch(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn 
 	/* A tick is processed once its whole interval lies at or before now: timers due within
 	 * (tick-1, tick] ticks' time fire when now reaches tick·tick_ns. */
 	while (w->next_tick <= now_tick) {
-		uint64_t tick = w->next_tick;
+		uint64_t tick = next_occupied(w, w->next_tick, now_tick);
+		struct tw_timer *head;
 
-		if (w->slot[tick & TW_MASK].next != &w->slot[tick & TW_MASK])
+		if (tick > now_tick) { /* nothing in the rest */
+			w->next_tick = now_tick + 1;
+			break;
+		}
+		w->next_tick = tick; /* what a callback arms for a time already past goes here */
+		head = &w->slot[tick & TW_MASK];
+		if (head->next != head)
 			n += fire_tick(w, tick, fire, arg);
+		if (head->next == head) /* (a timer of a later turn keeps the bit) */
+			w->occupied[(tick & TW_MASK) >> 6] &= ~(UINT64_C(1) << (tick & 63));
 		w->next_tick = tick + 1;
 		if (w->armed == 0) {
 			w->next_tick = now_tick + 1;

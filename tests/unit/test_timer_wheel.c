@@ -248,6 +248,42 @@ static void test_random_against_reference(void)
 	CHECK_EQ(w.armed, armed);
 }
 
+/* Empty ticks are skipped (the occupancy bits): a callback arming a time already past still
+ * fires in the same advance, from the tick being processed, not from a skipped one. */
+static struct tw_timer late_b;
+static unsigned late_n;
+
+static void arm_past(struct tw_timer *t, uint64_t due_ns, void *arg)
+{
+	(void)due_ns;
+	(void)arg;
+	late_n++;
+	if (t != &late_b)
+		tw_arm(&w, &late_b, 5000);
+}
+
+static void test_skipped_ticks_past_arm(void)
+{
+	struct tw_timer a;
+
+	tw_init(&w, 1000, 0);
+	tw_timer_init(&a, 1);
+	tw_timer_init(&late_b, 2);
+	late_n = 0;
+	tw_arm(&w, &a, 100000);
+	CHECK_EQ(tw_advance(&w, 200000, arm_past, NULL), 2);
+	CHECK_EQ(late_n, 2);
+	CHECK_EQ(w.armed, 0);
+	CHECK_EQ(w.next_tick, 201);
+	/* bits of cancelled timers are cleared when their tick comes, nothing fires */
+	tw_arm(&w, &a, 300000);
+	tw_cancel(&w, &a);
+	CHECK_EQ(tw_advance(&w, 400000, arm_past, NULL), 0);
+	tw_arm(&w, &a, 450000);
+	CHECK_EQ(tw_advance(&w, 449999, arm_past, NULL), 0);
+	CHECK_EQ(tw_advance(&w, 450000, arm_past, NULL), 2);
+}
+
 /* tw_advance_prefetch fires exactly what tw_advance fires, in the same order (the hint changes
  * nothing), and hints armed timers only, each fired timer armed long enough before hinted. */
 static struct timer_wheel w2;
@@ -342,6 +378,7 @@ int main(void)
 	RUN(test_past_due_fires_next_advance);
 	RUN(test_periodic_keeps_phase);
 	RUN(test_random_against_reference);
+	RUN(test_skipped_ticks_past_arm);
 	RUN(test_prefetch_is_a_hint);
 	return testlib_finish("test_timer_wheel");
 }
