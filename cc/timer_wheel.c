@@ -122,8 +122,8 @@ static uint64_t next_occupied(const struct timer_wheel *w, uint64_t tick, uint64
 	return tick;
 }
 
-/* The first and last timers of the non-empty slots of ticks [from, to]: known from the slot heads
- * alone (no timer is read to find them). */
+/* Hints, for one stage, the first and last timers of the occupied ticks from the first one not
+ * hinted yet to `ahead` ticks after now: known from the slot heads alone (no timer is read). */
 static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned stage, uint64_t ahead,
 			   tw_prefetch_fn prefetch, void *arg)
 {
@@ -145,7 +145,6 @@ static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned st
 	}
 	w->hinted[stage] = to + 1;
 }
-
 
 unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg)
 {

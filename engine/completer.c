@@ -131,6 +131,7 @@ void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)
 	for (unsigned i = 0; i < n; i++)
 		if (ev[i].kind == COMP_CNP) {
 			const struct qp_tx *qp = &qps[ev[i].qp];
+
 			if (qp->cc)
 				congestion_prefetch(qp->cc, qp);
 			if (qp->inj)
