@@ -1034,7 +1034,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		snprintf(base, sizeof(base), "http://%s%s%s:%u", v6 ? "[" : "", cfg->http_addr, v6 ? "]" : "", cfg->http_port);
 		printf("roce-engine: metrics at %s/metrics, dashboard at %s/\n", base, base);
 	}
-	printf("roce-engine: ICRC with rte_net_crc %s; RX checks %s\n", wire_crc_init(), wire_icrc_method());
+	const char *crc_alg = wire_crc_init(); /* before wire_icrc_method, which it sets up */
+	printf("roce-engine: ICRC with rte_net_crc %s; RX checks %s\n", crc_alg, wire_icrc_method());
 	if (setup_ports(&e, err, sizeof(err)))
 		goto init_failed;
 	for (unsigned p = 0; p < e.n_ports; p++)
