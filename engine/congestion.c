@@ -92,16 +92,21 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 	}
 }
 
+/* The lines of a QP record the reaction point uses: its byte counter and its rate. */
+static void prefetch_qp_lines(const struct qp_tx *qp)
+{
+	rte_prefetch0(&qp->cc_bytes);
+	rte_prefetch0(&qp->fp_per_byte);
+}
+
 void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp)
 {
 	const char *p = (const char *)c, *end = p + sizeof(*c);
 
 	for (p = (const char *)((uintptr_t)p & ~(uintptr_t)(RTE_CACHE_LINE_SIZE - 1)); p < end; p += RTE_CACHE_LINE_SIZE)
 		rte_prefetch0(p);
-	if (qp) { /* the QP's byte counter and rate */
-		rte_prefetch0(&qp->cc_bytes);
-		rte_prefetch0(&qp->fp_per_byte);
-	}
+	if (qp)
+		prefetch_qp_lines(qp);
 }
 
 /* The wheel's hint, from the timer's address alone (the states are one array): stage 0 fetches
@@ -115,12 +120,10 @@ static void prefetch_owner(const struct tw_timer *t, unsigned stage, void *arg)
 	if (p < l->states_lo || p >= l->states_hi)
 		return;
 	c = (const struct qp_cc *)(l->states_lo + (size_t)(p - l->states_lo) / sizeof(struct qp_cc) * sizeof(struct qp_cc));
-	if (stage == 0) {
+	if (stage == 0)
 		congestion_prefetch(c, NULL);
-	} else {
-		rte_prefetch0(&c->qp->cc_bytes);
-		rte_prefetch0(&c->qp->fp_per_byte);
-	}
+	else
+		prefetch_qp_lines(c->qp);
 }
 
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns)

@@ -521,20 +521,20 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
 			e->qps[q].clean_payload = t->clean_payload;
 			t->heap[t->n_qps++] =
-				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .shapes = sh->shapes};
+				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .more = sh->shapes};
 		}
 	}
 	if (plan_cc(e, err, errlen))
 		return -1;
-	/* the heap prefetches a QP's first two cache lines and `shapes`' two: the shared shapes are
-	 * in cache anyway, but QPs with congestion control, injection or RC state also use the
-	 * record's last two lines */
+	/* the heap prefetches a QP's first two cache lines and the two at `more`: the group's
+	 * shapes, which are in cache anyway, unless the QP also uses its record's last two lines
+	 * (congestion control, injection, RC state: known once plan_cc has run) */
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++) {
 				struct pace_slot *slot = &e->work[l]->tx[i].heap[k];
 				if (slot->qp->cc || slot->qp->inj || slot->qp->x)
-					slot->shapes = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
+					slot->more = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
 			}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {

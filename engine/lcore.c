@@ -85,17 +85,18 @@ static bool flush_pending(struct tx_role *r)
  * together interleave. */
 #define QUANTUM 8u
 
-/* Fills up to a burst with the packets of QPs that are due, earliest first. */
+/* The four cache lines the QP's next visit reads (struct pace_slot). */
 static inline void prefetch_qp(const struct pace_slot *slot)
 {
 	const char *p = (const char *)slot->qp;
 
 	rte_prefetch0(p);
 	rte_prefetch0(p + RTE_CACHE_LINE_SIZE);
-	rte_prefetch0(slot->shapes);
-	rte_prefetch0((const char *)slot->shapes + RTE_CACHE_LINE_SIZE);
+	rte_prefetch0(slot->more);
+	rte_prefetch0((const char *)slot->more + RTE_CACHE_LINE_SIZE);
 }
 
+/* Fills up to a burst with the packets of QPs that are due, earliest first. */
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
@@ -451,16 +452,10 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 			f[k] = rte_pktmbuf_mtod(m, const uint8_t *);
 			len[k] = m->data_len;
 		} else if (m->pkt_len <= sizeof(w->scratch)) {
-			rx_frames(w, r, f, len, ms, k, &b);
+			rx_frames(w, r, f, len, ms, k, &b); /* the scratch holds one frame */
 			k = 0;
 			len[0] = m->pkt_len;
 			f[0] = rte_pktmbuf_read(m, 0, len[0], w->scratch);
-			ms[0] = m;
-			if (unlikely(w->rx_inject[r->port] != NULL) &&
-			    !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f[0], len[0]))
-				continue;
-			rx_frames(w, r, f, len, ms, 1, &b);
-			continue;
 		} else { /* longer than any RoCE frame can be: counted, dropped, never read */
 			rx_account_oversize(w->rx_ctx, r->port, m->pkt_len);
 			continue;
@@ -469,6 +464,10 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 		    !rx_injected(w, r->port, (uint8_t *)(uintptr_t)f[k], len[k]))
 			continue;
 		ms[k++] = m;
+		if (m->nb_segs > 1) { /* accounted before the scratch is used again */
+			rx_frames(w, r, f, len, ms, k, &b);
+			k = 0;
+		}
 	}
 	rx_frames(w, r, f, len, ms, k, &b);
 	if (n)

@@ -44,7 +44,10 @@ struct pfc_gen {
 struct pace_slot {
 	uint64_t next_fp;
 	struct qp_tx *qp;
-	const void *shapes;       /* the QP's shapes, so both can be prefetched without a dependent load */
+	/* the two more cache lines a visit of the QP reads, prefetched with its first two without a
+	 * dependent load: its group's shapes, or (QPs with congestion control, injection or RC
+	 * state) the last two lines of its record */
+	const void *more;
 };
 
 struct tx_role {

@@ -25,6 +25,7 @@
 
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
+#include <zlib.h>
 
 #include "icrc_internal.h"
 #include "wire.h"
@@ -63,16 +64,14 @@ static uint64_t reflect64(uint64_t poly)
 
 void icrc_lanes_init(unsigned simd_bitwidth)
 {
+	const z_crc_t *zlib_table = get_crc_table(); /* a byte's raw CRC (reflected polynomial) */
+
 	k_fold_lo = reflect64(xpow_mod_p(191));
 	k_fold_hi = reflect64(xpow_mod_p(127));
 	k_reduce_96 = reflect64(xpow_mod_p(95));
 	k_reduce_64 = reflect64(xpow_mod_p(63));
-	for (unsigned b = 0; b < 256; b++) {
-		uint32_t c = b;
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-		crc_table[0][b] = c;
-	}
+	for (unsigned b = 0; b < 256; b++)
+		crc_table[0][b] = (uint32_t)zlib_table[b];
 	for (unsigned k = 1; k < 4; k++)
 		for (unsigned b = 0; b < 256; b++)
 			crc_table[k][b] = crc_table[k - 1][b] >> 8 ^ crc_table[0][crc_table[k - 1][b] & 0xFF];
@@ -126,7 +125,6 @@ fold_lanes(const uint8_t *const lane[LANES], unsigned nb, uint32_t raw[LANES])
 			 crc_table[0][hi >> 24] ^ (uint32_t)(v >> 32);
 	}
 }
-#endif
 
 /* Writes frame i's message (see the top) right-aligned in a lane of nb blocks. */
 static void fill_lane(uint8_t *lane, unsigned nb, const uint8_t *l3, size_t covered, bool rocev1)
@@ -140,6 +138,7 @@ static void fill_lane(uint8_t *lane, unsigned nb, const uint8_t *l3, size_t cove
 	memcpy(m + prefix, l3 + done, covered - done);
 	memset(lane, 0, (size_t)(start + 4)); /* the padding, and the four 0xFF bytes that became zeros */
 }
+#endif
 
 void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n, uint32_t out[])
 {
@@ -168,7 +167,7 @@ void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool 
 		for (unsigned i = 0; i < m; i++)
 			out[first + i] = ~raw[i];
 	}
-#else
+#else /* not reached (lanes_ok is false here); it keeps the library whole on every architecture */
 	for (unsigned i = 0; i < n; i++)
 		out[i] = rocev1[i] ? wire_icrc_v1(l3[i], covered[i]) : wire_icrc(l3[i], covered[i]);
 #endif
