@@ -539,6 +539,25 @@ bool dcqcn_byte_event(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t now_ns
 	return q->rc_kbps != rc;
 }
 
+bool dcqcn_catch_up(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t now_ns)
+{
+	uint64_t rc = q->rc_kbps;
+
+	catch_up(q, w, now_ns, RANK_EXTERNAL);
+	return q->rc_kbps != rc;
+}
+
+uint64_t dcqcn_next_due(const struct dcqcn_qp *q)
+{
+	const struct tw_timer *ts[] = { &q->t_alpha, &q->t_inc, &q->t_dec };
+	uint64_t due = UINT64_MAX;
+
+	for (unsigned i = 0; i < 3; i++)
+		if (tw_armed(ts[i]) && ts[i]->due_ns < due)
+			due = ts[i]->due_ns;
+	return due;
+}
+
 bool dcqcn_on_timer(struct dcqcn_qp *q, struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns)
 {
 	uint64_t rc = q->rc_kbps;

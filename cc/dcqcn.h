@@ -28,6 +28,12 @@
  * the same inputs give the same rates on every machine. Timers live on the caller's timer wheel
  * (timer_wheel.h); the NVIDIA α update is computed exactly when it is needed (see dcqcn.c), so a
  * QP with no congestion has no timer armed. Per packet the caller only adds bytes.
+ *
+ * Every function taking a wheel also takes NULL: the QP's timers are then armed on no wheel
+ * (they keep their due times only) and the caller runs them itself with dcqcn_catch_up when it
+ * next needs the rate, e.g. before the QP sends (dcqcn_next_due says when that is worth doing).
+ * Events are applied in the same order at the same times either way, so the rates are the same;
+ * only when they are computed differs.
  */
 #ifndef ROCE_CC_DCQCN_H
 #define ROCE_CC_DCQCN_H
@@ -133,6 +139,11 @@ static inline bool dcqcn_on_bytes(struct dcqcn_qp *q, struct timer_wheel *w, uin
 		return false;
 	return dcqcn_byte_event(q, w, now_ns);
 }
+/* Runs the QP's timers due at or before now_ns, in time order, as the wheel would have fired them
+ * (the way to drive QPs whose timers are on no wheel). True when R_C changed. */
+bool dcqcn_catch_up(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t now_ns);
+/* The earliest due time of the QP's armed timers, or UINT64_MAX. */
+uint64_t dcqcn_next_due(const struct dcqcn_qp *q);
 /* One of the QP's timers fired (from the wheel's callback; due_ns as the wheel gives it). */
 bool dcqcn_on_timer(struct dcqcn_qp *q, struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns);
 /* α now, in the profile's fixed point (NVIDIA: brings the lazily computed α up to now_ns). */

@@ -20,7 +20,6 @@ void tw_init(struct timer_wheel *w, uint64_t tick_ns, uint64_t now_ns)
 	w->next_tick = now_ns / w->tick_ns;
 	w->armed = 0;
 	w->fired = 0;
-	w->hinted[0] = w->hinted[1] = w->next_tick;
 	for (unsigned i = 0; i < TW_SLOTS; i++)
 		w->slot[i].next = w->slot[i].prev = &w->slot[i];
 	for (unsigned i = 0; i < TW_SLOTS / 64; i++)
@@ -44,8 +43,15 @@ static void list_del(struct tw_timer *t)
 
 void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns)
 {
-	uint64_t tick = ns_to_tick(w, due_ns + w->tick_ns - 1);
+	uint64_t tick;
 
+	if (!w) { /* on no wheel: armed is a link to itself */
+		t->next = t->prev = t;
+		t->due_ns = due_ns;
+		t->due_tick = 0;
+		return;
+	}
+	tick = ns_to_tick(w, due_ns + w->tick_ns - 1);
 	if (tw_armed(t))
 		list_del(t);
 	else
@@ -63,6 +69,10 @@ void tw_cancel(struct timer_wheel *w, struct tw_timer *t)
 {
 	if (!tw_armed(t))
 		return;
+	if (!w) {
+		t->next = t->prev = 0;
+		return;
+	}
 	list_del(t);
 	w->armed--;
 }
@@ -122,45 +132,10 @@ static uint64_t next_occupied(const struct timer_wheel *w, uint64_t tick, uint64
 	return tick;
 }
 
-/* Hints, for one stage, the first and last timers of the occupied ticks from the first one not
- * hinted yet to `ahead` ticks after now: known from the slot heads alone (no timer is read). */
-static void prefetch_ticks(struct timer_wheel *w, uint64_t now_tick, unsigned stage, uint64_t ahead,
-			   tw_prefetch_fn prefetch, void *arg)
-{
-	uint64_t from = w->hinted[stage] > w->next_tick ? w->hinted[stage] : w->next_tick;
-	uint64_t to = now_tick + ahead;
-
-	if (from > to)
-		return;
-	if (to - from >= TW_PREFETCH_TICKS)
-		from = to - (TW_PREFETCH_TICKS - 1);
-	for (uint64_t tick = next_occupied(w, from, to); tick <= to; tick = next_occupied(w, tick + 1, to)) {
-		const struct tw_timer *head = &w->slot[tick & TW_MASK];
-
-		if (head->next == head)
-			continue;
-		prefetch(head->next, stage, arg);
-		if (head->prev != head->next)
-			prefetch(head->prev, stage, arg);
-	}
-	w->hinted[stage] = to + 1;
-}
-
 unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg)
-{
-	return tw_advance_prefetch(w, now_ns, fire, NULL, arg);
-}
-
-unsigned tw_advance_prefetch(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, tw_prefetch_fn prefetch,
-			     void *arg)
 {
 	uint64_t now_tick = ns_to_tick(w, now_ns);
 	unsigned n = 0;
-
-	if (prefetch && w->armed) {
-		prefetch_ticks(w, now_tick, 0, TW_PREFETCH_AHEAD, prefetch, arg);
-		prefetch_ticks(w, now_tick, 1, TW_PREFETCH_NEAR, prefetch, arg);
-	}
 
 	if (w->armed == 0) {
 		if (now_tick + 1 > w->next_tick)

@@ -31,7 +31,6 @@ struct timer_wheel {
 	uint64_t next_tick;           /* the first tick not yet processed */
 	uint64_t armed;               /* timers in the wheel */
 	uint64_t fired;               /* timers fired since tw_init (statistics) */
-	uint64_t hinted[2];           /* tw_advance_prefetch: the first tick not yet hinted, per stage */
 	/* a bit per slot, set when a timer goes in, cleared when it is found empty: empty ticks are
 	 * skipped without reading their list heads (160 KB of them, mostly out of cache) */
 	uint64_t occupied[TW_SLOTS / 64];
@@ -48,9 +47,11 @@ static inline void tw_timer_init(struct tw_timer *t, uint8_t kind)
 }
 static inline bool tw_armed(const struct tw_timer *t) { return t->next != 0; }
 /* Arms (or re-arms) t for due_ns; a time already past fires with the next tick processed (at
- * most one tick late, like every timer). */
+ * most one tick late, like every timer). With w NULL the timer is armed on no wheel: it only
+ * keeps its due time, and its owner checks it itself (the engine runs DCQCN's timers when a QP
+ * next sends: docs/cc.md). A timer is used with one wheel or with none, never both. */
 void tw_arm(struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns);
-/* Disarms t (nothing if it is not armed). */
+/* Disarms t (nothing if it is not armed); w as it was armed with. */
 void tw_cancel(struct timer_wheel *w, struct tw_timer *t);
 
 /* Fires every timer due at or before now_ns, in tick order (within a tick, in arming order); the
@@ -58,17 +59,6 @@ void tw_cancel(struct timer_wheel *w, struct tw_timer *t);
  * already past fires in the same call). Returns how many fired. */
 typedef void (*tw_fire_fn)(struct tw_timer *t, uint64_t due_ns, void *arg);
 unsigned tw_advance(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, void *arg);
-/* The same, with hints for owners whose state is out of cache (thousands of QPs): `prefetch` is
- * called for the first and last timer of each tick once when the tick comes within
- * TW_PREFETCH_AHEAD ticks (stage 0) and once more within TW_PREFETCH_NEAR ticks (stage 1, when
- * what stage 0 fetched has arrived and can lead to more), at most TW_PREFETCH_TICKS ticks per
- * call and stage; timers of a later turn included. A hint only: it must not change anything. */
-#define TW_PREFETCH_AHEAD 8u
-#define TW_PREFETCH_NEAR 3u
-#define TW_PREFETCH_TICKS 64u
-typedef void (*tw_prefetch_fn)(const struct tw_timer *t, unsigned stage, void *arg);
-unsigned tw_advance_prefetch(struct timer_wheel *w, uint64_t now_ns, tw_fire_fn fire, tw_prefetch_fn prefetch,
-			     void *arg);
 /* The earliest due time of an armed timer, or UINT64_MAX (the simulator's next event; O(slots)). */
 uint64_t tw_next_due(const struct timer_wheel *w);
 

@@ -8,8 +8,6 @@
 #include "counters.h"
 #include "requester.h"
 
-#define CONTAINER(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-
 uint64_t congestion_line_kbps(const struct cfg_flow_group *g, double link_gbps)
 {
 	if (g->rate_gbps > 0)
@@ -41,18 +39,16 @@ static void apply_rate(struct cc_lcore *l, struct qp_cc *c)
 }
 
 /* The bytes the QP sent since the reaction point last saw them go to its byte counter. */
-static bool flush_bytes(struct cc_lcore *l, struct qp_cc *c, uint64_t now_ns)
+static void flush_bytes(struct qp_cc *c, uint64_t now_ns)
 {
 	uint64_t bytes = c->qp->cc_bytes;
-	bool changed = false;
 
 	c->qp->cc_bytes = 0;
 	while (bytes && c->algo == CFG_CC_DCQCN) { /* in steps that fit the event's 32-bit count */
 		uint32_t step = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
-		changed |= dcqcn_on_bytes(&c->u.d, &l->wheel, step, now_ns);
+		dcqcn_on_bytes(&c->u.d, NULL, step, now_ns);
 		bytes -= step;
 	}
-	return changed;
 }
 
 /* How many more bytes the QP may send before the byte counter has something to do. */
@@ -65,6 +61,22 @@ static void sync_bytes_due(struct qp_cc *c)
 		c->qp->cc_bytes_due = UINT64_MAX;
 	else
 		c->qp->cc_bytes_due = th > q->bytes ? th - q->bytes : 1;
+}
+
+/* When the QP's next timer is due, on the TSC (rounded up: at that TSC time the timer is due). */
+static void sync_due(struct qp_cc *c)
+{
+	uint64_t due = c->algo == CFG_CC_DCQCN ? dcqcn_next_due(&c->u.d) : UINT64_MAX;
+
+	c->qp->cc_due_tsc = due == UINT64_MAX ? UINT64_MAX : clock_ns_to_tsc(due) + 1;
+}
+
+/* After every event: what the sending side checks (rate, byte count, next timer). */
+static void sync_qp(struct cc_lcore *l, struct qp_cc *c)
+{
+	apply_rate(l, c);
+	sync_bytes_due(c);
+	sync_due(c);
 }
 
 void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
@@ -84,6 +96,7 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 	c->min_kbps = UINT64_MAX;
 	qp->cc_bytes = 0;
 	sync_bytes_due(c);
+	sync_due(c);
 	if (c->lcore) { /* the lcore's states span (the engine sets c->lcore first) */
 		if (!c->lcore->states_lo || (const char *)c < c->lcore->states_lo)
 			c->lcore->states_lo = (const char *)c;
@@ -109,26 +122,8 @@ void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp)
 		prefetch_qp_lines(qp);
 }
 
-/* The wheel's hint, from the timer's address alone (the states are one array): stage 0 fetches
- * the QP's cc state, stage 1 (a few µs later, the state in cache) its QP's lines. */
-static void prefetch_owner(const struct tw_timer *t, unsigned stage, void *arg)
+void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz)
 {
-	const struct cc_lcore *l = arg;
-	const char *p = (const char *)t;
-	const struct qp_cc *c;
-
-	if (p < l->states_lo || p >= l->states_hi)
-		return;
-	c = (const struct qp_cc *)(l->states_lo + (size_t)(p - l->states_lo) / sizeof(struct qp_cc) * sizeof(struct qp_cc));
-	if (stage == 0)
-		congestion_prefetch(c, NULL);
-	else
-		prefetch_qp_lines(c->qp);
-}
-
-void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns)
-{
-	tw_init(&l->wheel, 1000, now_ns);
 	l->tsc_hz = tsc_hz;
 }
 
@@ -160,19 +155,38 @@ void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc)
 	STAT_ADD(c->cnp_rx, 1);
 	if (c->algo != CFG_CC_DCQCN)
 		return; /* TIMELY reacts to delay, not to CNPs (they are still counted) */
-	flush_bytes(l, c, now_ns); /* what was sent before the CNP counts before it */
-	dcqcn_on_cnp(&c->u.d, &l->wheel, now_ns);
-	apply_rate(l, c);
-	sync_bytes_due(c);
+	flush_bytes(c, now_ns); /* what was sent before the CNP counts before it */
+	dcqcn_on_cnp(&c->u.d, NULL, now_ns); /* (the timers due before it run first) */
+	sync_qp(l, c);
 	if (c->traced && l->trace)
 		trace_put(l, c, CC_EV_CNP, now_ns);
 }
 
 void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc)
 {
-	if (flush_bytes(l, c, clock_tsc_to_ns(now_tsc)))
-		apply_rate(l, c);
-	sync_bytes_due(c);
+	flush_bytes(c, clock_tsc_to_ns(now_tsc));
+	sync_qp(l, c);
+}
+
+void congestion_catch_up(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc)
+{
+	uint64_t now_ns = clock_tsc_to_ns(now_tsc);
+
+	if (c->algo != CFG_CC_DCQCN)
+		return;
+	flush_bytes(c, now_ns); /* sent before the timers' times: a cut among them clears it */
+	dcqcn_catch_up(&c->u.d, NULL, now_ns);
+	sync_qp(l, c);
+}
+
+void congestion_finish(struct cc_lcore *l, uint64_t now_tsc)
+{
+	for (const char *p = l->states_lo; p && p < l->states_hi; p += sizeof(struct qp_cc)) {
+		struct qp_cc *c = (struct qp_cc *)(uintptr_t)p;
+
+		if (c->lcore == l)
+			congestion_catch_up(l, c, now_tsc);
+	}
 }
 
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc)
@@ -185,39 +199,18 @@ void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uin
 		trace_put(l, c, CC_EV_RTT, clock_tsc_to_ns(now_tsc));
 }
 
-/* The wheel's callback: the timer belongs to a DCQCN state inside a qp_cc. */
-static void fire(struct tw_timer *t, uint64_t due_ns, void *arg)
-{
-	struct cc_lcore *l = arg;
-	struct dcqcn_qp *q;
-	struct qp_cc *c;
-
-	switch (t->kind) {
-	case DCQCN_TIMER_ALPHA:
-		q = CONTAINER(t, struct dcqcn_qp, t_alpha);
-		break;
-	case DCQCN_TIMER_DECREASE:
-		q = CONTAINER(t, struct dcqcn_qp, t_dec);
-		break;
-	default:
-		q = CONTAINER(t, struct dcqcn_qp, t_inc);
-		break;
-	}
-	c = CONTAINER(q, struct qp_cc, u.d);
-	flush_bytes(l, c, due_ns);
-	if (dcqcn_on_timer(q, &l->wheel, t, due_ns))
-		apply_rate(l, c);
-	sync_bytes_due(c);
-}
-
 void congestion_poll(struct cc_lcore *l, uint64_t now_tsc)
 {
-	uint64_t now_ns = clock_tsc_to_ns(now_tsc);
+	uint64_t now_ns;
 
-	tw_advance_prefetch(&l->wheel, now_ns, fire, prefetch_owner, l);
-	if (l->trace && now_ns >= l->next_trace_ns) {
-		for (unsigned i = 0; i < l->n_traced; i++)
+	if (!l->trace)
+		return;
+	now_ns = clock_tsc_to_ns(now_tsc);
+	if (now_ns >= l->next_trace_ns) {
+		for (unsigned i = 0; i < l->n_traced; i++) {
+			congestion_catch_up(l, l->traced[i], now_tsc); /* its timers due by now */
 			trace_put(l, l->traced[i], l->next_trace_ns == 0 ? CC_EV_START : CC_EV_INTERVAL, now_ns);
+		}
 		l->next_trace_ns = (l->next_trace_ns ? l->next_trace_ns : now_ns) + l->trace_every_ns;
 		if (l->next_trace_ns < now_ns) /* far behind: no catching up in a burst of rows */
 			l->next_trace_ns = now_ns + l->trace_every_ns;

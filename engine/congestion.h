@@ -4,8 +4,17 @@
  * has a cc/ state, owned like the QP by its TX lcore. CNPs reach it as completer events (the RX
  * lcore that receives a CNP posts it on the owner's ring), RTT samples from its own RC ACKs, the
  * byte counter from what it sends; the rate the algorithm sets goes straight into the QP's pacing
- * (qp_tx_set_rate), so a cut applies from the QP's next packet. Timers run on one wheel per TX
- * lcore, advanced from the lcore loop. docs/cc.md.
+ * (qp_tx_set_rate), so a cut applies from the QP's next packet.
+ *
+ * DCQCN's timers (the end of a decrease period, the increase timer) are on no wheel: the QP
+ * record keeps when the next one is due (qp_tx.cc_due_tsc) and the QP runs them, in time order
+ * and at their own times, when it next sends (congestion_catch_up from qp_tx_fill), so a QP's
+ * cut and all the increases since its last packet cost one visit of its state instead of one
+ * per timer (65,536 QPs: a cache miss each). The rate a packet is paced with is the same as if
+ * the timers had fired on time: a rate change only ever applies from the QP's next packet.
+ * What others read between a QP's packets (control, metrics) may lag by up to one of its
+ * inter-packet times; traced QPs are brought up to date for each trace row, and every QP of an
+ * lcore when its TX ends (congestion_finish), so reports are exact. docs/cc.md.
  *
  * Traced QPs (run.cc_trace) write a row at every CNP and every cc_trace_interval_us into a
  * single-producer ring the main lcore turns into CSV.
@@ -28,7 +37,7 @@ struct cc_lcore;
 
 struct qp_cc {
 	struct qp_tx *qp;
-	struct cc_lcore *lcore;       /* the owner's (its wheel) */
+	struct cc_lcore *lcore;       /* the owner lcore's */
 	uint8_t algo;                 /* enum cfg_cc */
 	bool traced;
 	uint32_t index;               /* the QP's index in the engine (trace rows) */
@@ -65,13 +74,12 @@ struct cc_trace_ring {
 
 /* A TX lcore's congestion-control context. */
 struct cc_lcore {
-	struct timer_wheel wheel;
 	uint64_t tsc_hz;
 	struct cc_trace_ring *trace;  /* NULL: nothing traced here */
 	uint64_t trace_every_ns, next_trace_ns;
 	unsigned n_traced;
 	struct qp_cc **traced;
-	/* the span of the QPs' states (one array): a timer's owner found by arithmetic alone */
+	/* the span of its QPs' states in the engine's array (with other lcores' between them) */
 	const char *states_lo, *states_hi;
 };
 
@@ -81,8 +89,8 @@ uint64_t congestion_line_kbps(const struct cfg_flow_group *g, double link_gbps);
 /* Prepares c for qp (the QP's pacing already set up), starting at line rate. */
 void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
 			const struct dcqcn_params *dcqcn, const struct timely_params *timely);
-/* The lcore's context (wheel started at now_ns). */
-void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz, uint64_t now_ns);
+/* The lcore's context. */
+void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz);
 
 /* A hint before c is handled: its state and (qp not NULL) the lines of its QP the reaction point
  * uses start their way to the cache (65,536 QPs: a miss each), e.g. while a CNP waits in a ring. */
@@ -93,7 +101,12 @@ void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 /* Owner lcore: an RTT sample (a message's request -> ACK time). */
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc);
-/* Owner lcore, every loop: timers due and trace rows. */
+/* Owner lcore, before the QP sends when now_tsc >= qp->cc_due_tsc: runs its timers due by now and
+ * applies the rate they leave. */
+void congestion_catch_up(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
+/* Owner lcore, once its TX has ended: every QP's timers due by now (the report's final values). */
+void congestion_finish(struct cc_lcore *l, uint64_t now_tsc);
+/* Owner lcore, every loop: trace rows when they are due. */
 void congestion_poll(struct cc_lcore *l, uint64_t now_tsc);
 
 /* Main lcore: writes the trace rows waiting in r as CSV; returns how many. */

@@ -344,7 +344,7 @@ static struct cc_lcore *cc_lcore_of(struct engine *e, struct lcore_work *w)
 		w->cc = rte_zmalloc_socket("cc_lcore", sizeof(*w->cc), RTE_CACHE_LINE_SIZE,
 					   (int)rte_lcore_to_socket_id(w->lcore));
 		if (w->cc)
-			congestion_lcore_init(w->cc, e->tsc_hz, clock_tsc_to_ns(rte_rdtsc()));
+			congestion_lcore_init(w->cc, e->tsc_hz);
 	}
 	return w->cc;
 }

@@ -501,6 +501,8 @@ int lcore_main(void *arg)
 				for (unsigned i = 0; i < w->n_tx; i++)
 					tx_role_drain(&w->tx[i]);
 				tx_done = true;
+				if (w->cc)
+					congestion_finish(w->cc, now);
 				__atomic_store_n(&w->tx_finished, true, __ATOMIC_RELEASE);
 			}
 		}

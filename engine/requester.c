@@ -1272,6 +1272,8 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 
 	if (qp->done)
 		return 0;
+	if (unlikely(qp->cc != NULL) && now_tsc >= qp->cc_due_tsc) /* its timers due by now first */
+		congestion_catch_up(qp->cc->lcore, qp->cc, now_tsc);
 	if (qp->fast) {
 		if (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc)
 			qp->stopping = true;

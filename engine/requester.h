@@ -202,6 +202,7 @@ struct qp_tx {
 	 * miss per packet): bytes sent since the reaction point last saw them, and how many it
 	 * needs before its next byte event (UINT64_MAX: none, e.g. before the first CNP) */
 	uint64_t cc_bytes, cc_bytes_due;
+	uint64_t cc_due_tsc;   /* its next DCQCN timer (congestion_catch_up), UINT64_MAX: none */
 	const struct cfg_flow_group *group;
 	struct qp_tx_cold *x;  /* RC, draws, ON/OFF: see struct qp_tx_cold; NULL otherwise */
 	struct rte_ring *comp_ring; /* completer events for this QP's owner lcore */

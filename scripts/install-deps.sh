@@ -23,6 +23,7 @@ PACKAGES=(
   python3-prometheus-client              # an independent parser of the exporter's /metrics
   prometheus                             # a real server scraping the engine in the tests
   chromium                               # the dashboard's test in a headless browser
+  elfutils                               # eu-stack: backtraces of a stuck lab process (scripts/lab-multi.py)
 )
 
 # npm packages (package-lock.json pins them): the dashboard's chart library (uPlot) and the

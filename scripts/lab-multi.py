@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The virtual lab across processes and network namespaces (docs/virtual-lab.md).
 
-    scripts/lab-multi.py LAB.toml [--out DIR] [--engine PATH] [--duration S]
+    scripts/lab-multi.py LAB.toml [--out DIR] [--engine PATH] [--duration S] [--grace S]
 
 From a lab description (TOML: hosts, their links' rates, the switch's settings, each host's flows)
 it creates one network namespace per host and one for the switch, joins each host to a switch
@@ -13,6 +13,14 @@ receivers with SIGINT (each writes its report), collects every report into one
 (`lab-report.json`: per process, and per flow the frames sent, received, dropped and queued in the
 switch), and tears everything down — processes, namespaces (and with them the veths), EAL runtime
 folders — whatever happened, also on Ctrl-C. Exit 0 when every process ended well.
+
+A process that outlives its deadline (a sender still running --grace seconds after its run's
+duration, a switch or receiver that does not end within its grace after SIGINT) is diagnosed
+before it is killed: its state and threads (/proc: State, wchan, each thread's name, state and
+kernel stack), a user-space backtrace of every thread (`eu-stack`, Debian's elfutils, when
+installed), when it wrote its report, the machine's load, and the end of its log. The diagnosis
+goes into DIR/diagnosis-<process>.txt and into the problem lab-multi prints and records in
+lab-report.json.
 
 Description (every key but `name` and the hosts' `name` optional):
 
@@ -58,6 +66,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+STALL_S = 5.0  # a look at the processes this late (they come every 50 ms): the script did not run
 
 
 def fail(msg):
@@ -128,9 +137,10 @@ class Host:
 
 
 class Lab:
-    def __init__(self, d, out, engine, duration):
+    def __init__(self, d, out, engine, duration, grace=60.0):
         self.d, self.name, self.out, self.engine = d, d["name"], out, engine
         self.duration = float(duration if duration is not None else d.get("duration_s", 4.0))
+        self.grace = float(grace)  # how long a sender may run past its duration before it is stuck
         # two cores: the switch polls on one, the hosts on the other (each process's main lcore,
         # which only wakes every millisecond, on the other one)
         self.cores = [int(c) for c in d.get("cores", [0, 1])]
@@ -143,6 +153,10 @@ class Lab:
         self.sw_ns = "rl-%s-sw" % self.name
         self.sw_prefix = "rl-%s-sw-%d" % (self.name, os.getpid())
         self.procs = {}      # name -> Popen
+        self.started = {}    # name -> (time.monotonic(), time.time()) at its start
+        self.prefixes = {}   # name -> its EAL file prefix
+        self.stuck = []      # diagnoses of the processes killed past their deadline
+        self.notes = []      # what went oddly but not wrong (lab-report.json's notes)
         self.namespaces = []
 
     # -- topology --
@@ -220,9 +234,14 @@ class Lab:
         d = self.out / name
         d.mkdir(parents=True, exist_ok=True)
         (d / "engine.cfg").write_text(config)
+        # `ip netns exec` execs the engine: the Popen's pid is the engine's. Its output goes to a file
+        # (no pipe that could fill up and block it), nothing comes from stdin.
         cmd = ["ip", "netns", "exec", ns, str(self.engine), "-f", "engine.cfg", "-r", "report.json", "-q"] + args
-        self.procs[name] = subprocess.Popen(cmd, cwd=str(d), stdout=open(d / "engine.log", "w"),
-                                            stderr=subprocess.STDOUT)
+        with open(d / "engine.log", "w") as log:
+            self.procs[name] = subprocess.Popen(cmd, cwd=str(d), stdin=subprocess.DEVNULL, stdout=log,
+                                                stderr=subprocess.STDOUT)
+        self.started[name] = (time.monotonic(), time.time())
+        self.prefixes[name] = re.search(r'file_prefix = "([^"]*)"', config).group(1)
 
     def wait_ready(self, name, prefix, timeout=30):
         """EAL is up once its runtime folder has its config file; the ports need a moment more."""
@@ -247,24 +266,101 @@ class Lab:
             self.wait_ready(h.name, h.prefix)
         for h in senders:
             self.start(h.name, h.ns, self.host_config(h), ["-d", str(self.duration)])
-        end = time.monotonic() + self.duration + 60
-        for h in senders:
-            self.procs[h.name].wait(timeout=max(1, end - time.monotonic()))
+        self.wait_senders([h.name for h in senders])
         time.sleep(0.5)  # frames still in the switch and the veths arrive
         for h in receivers:
             self.stop(h.name)
         self.stop("switch")
+
+    def wait(self, deadlines):
+        """Waits until every process named in `deadlines` (name -> time.monotonic() deadline) has
+        ended, or one is past its deadline; returns those past it, still running. Deadlines count
+        only the time this script saw pass: a look that comes more than STALL_S late (this script,
+        or the whole machine, was stopped: a paused VM, a frozen cgroup, SIGSTOP) moves them all by
+        its delay (in `deadlines`), noted in lab-report.json; the engines stood still as well."""
+        last = time.monotonic()
+        while True:
+            pending = [n for n in deadlines if self.procs[n].poll() is None]
+            now = time.monotonic()
+            if now - last > STALL_S:
+                self.notes.append("lab-multi did not run for %.1f s (the machine or this script stopped); the "
+                                  "processes' deadlines were moved by as much" % (now - last))
+                print("lab-multi: " + self.notes[-1], file=sys.stderr)
+                for n in deadlines:
+                    deadlines[n] += now - last
+            last = now
+            if not pending:
+                return []
+            late = [n for n in pending if now >= deadlines[n]]
+            if late:
+                return late
+            time.sleep(0.05)
+
+    def wait_senders(self, names):
+        """Each sender ends by itself after its -d; one still running `grace` seconds later is stuck:
+        it is diagnosed and killed (the others still get their time), and the lab fails."""
+        deadlines = {n: self.started[n][0] + self.duration + self.grace for n in names}
+        problems = []
+        while deadlines:
+            for n in self.wait(deadlines):
+                problems.append(self.kill_stuck(n, "still running %.1f s after it started (a %.3g s run, then %.3g s "
+                                                   "of grace)" % (time.monotonic() - self.started[n][0],
+                                                                  self.duration, self.grace)))
+            deadlines = {n: d for n, d in deadlines.items() if self.procs[n].poll() is None}
+        if problems:
+            raise RuntimeError("\n".join(problems))
 
     def stop(self, name, grace=20):
         p = self.procs.get(name)
         if p is None or p.poll() is not None:
             return
         p.send_signal(signal.SIGINT)  # the engine stops and writes its report
+        t = time.monotonic()
+        if self.wait({name: t + grace}):
+            self.stuck.append(self.kill_stuck(name, "still running %.1f s after SIGINT (%.1f s after it started)" % (
+                time.monotonic() - t, time.monotonic() - self.started[name][0])))
+
+    def phase(self, name):
+        """Where in its life a running engine is, from what it leaves in files: EAL's runtime config
+        appears once rte_eal_init() is done, the report after the run, and the engine removes the
+        runtime folder after rte_eal_cleanup(), just before it returns from main()."""
+        up = (Path("/var/run/dpdk") / self.prefixes[name] / "config").exists()
+        report = (self.out / name / "report.json").exists()
+        return "phase: %s\n" % (
+            "after its report, before its EAL runtime folder's removal: release() or rte_eal_cleanup()" if up and report
+            else "after rte_eal_cleanup() and its EAL runtime folder's removal: exit (atexit handlers, library "
+                 "destructors, the kernel's exit)" if report
+            else "EAL up, no report: setting up, running, or stopping its ports" if up
+            else "no EAL runtime config and no report: in rte_eal_init() or before")
+
+    def timeline(self):
+        """Every process of the lab: when it started, when it wrote its report, how it is."""
+        t0 = min(w for _, w in self.started.values())
+        rows = []
+        for n, p in self.procs.items():
+            rep = self.out / n / "report.json"
+            rows.append("  %-8s started at +%.1f s, report %s, %s" % (
+                n, self.started[n][1] - t0,
+                "at +%.1f s" % (rep.stat().st_mtime - t0) if rep.exists() else "not written",
+                "running" if p.poll() is None else "exited with %s" % p.returncode))
+        return "the lab's processes (times since the first one's start):\n" + "\n".join(rows) + "\n"
+
+    def kill_stuck(self, name, why):
+        """Diagnoses a process past its deadline (diagnosis-<name>.txt), kills it; returns the problem's
+        text, the diagnosis included."""
+        p = self.procs[name]
         try:
-            p.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            text = self.phase(name) + diagnose(p.pid, self.out / name, self.started[name][1]) + self.timeline()
+        except Exception as e:  # a diagnosis that fails must not keep the process alive
+            text = "(the diagnosis failed: %r)" % e
+        f = self.out / ("diagnosis-%s.txt" % name)
+        f.write_text("%s %s\n%s" % (name, why, text))
+        p.kill()
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # not even SIGKILL ends it (a thread in the kernel, state D)
+            text += "\n(still not ended 30 s after SIGKILL)"
+        return "%s %s: stuck, killed; diagnosis (also in %s):\n%s" % (name, why, f, text)
 
     def teardown(self):
         for name in list(self.procs):
@@ -276,7 +372,7 @@ class Lab:
 
     # -- results --
     def collect(self):
-        reports, problems = {}, []
+        reports, problems = {}, list(self.stuck)
         for name, p in self.procs.items():
             f = self.out / name / "report.json"
             if p.returncode != 0:
@@ -309,9 +405,78 @@ class Lab:
                                                  row["switch_queued_at_end"] - row["rx_packets"])
                 flows.append(row)
         lab = {"lab": self.name, "duration_s": self.duration, "ok": not problems, "problems": problems,
-               "flows": flows, "processes": reports}
+               "notes": self.notes, "flows": flows, "processes": reports}
         (self.out / "lab-report.json").write_text(json.dumps(lab, indent=2))
         return lab
+
+
+# ---- a stuck process's diagnosis --------------------------------------------------------------
+
+def _read(path, default="(unreadable)"):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError as e:
+        return "%s: %s" % (default, e.strerror)
+
+
+def _status(path, keys):
+    fields = {}
+    for line in _read(path, "").splitlines():
+        k, _, v = line.partition(":")
+        fields[k] = v.strip()
+    return ", ".join("%s %s" % (k, fields[k]) for k in keys if k in fields)
+
+
+def diagnose(pid, folder, started_wall, log_lines=30):
+    """What a process past its deadline is doing, as text: the process's and each thread's state,
+    kernel wait channel and kernel stack (/proc, readable as root), every thread's user-space
+    backtrace (eu-stack, when installed), whether and when it wrote its report, the machine's load,
+    and the end of its log (block-buffered: its newest lines may still be in the process)."""
+    out = []
+    proc = Path("/proc/%d" % pid)
+    out.append("pid %d: %s" % (pid, _read(proc / "cmdline").replace("\0", " ").strip()))
+    out.append("status: " + _status(proc / "status", ("State", "Threads", "SigPnd", "ShdPnd", "SigBlk", "SigCgt",
+                                                       "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+    out.append("wchan: " + (_read(proc / "wchan").strip() or "0 (running or runnable)"))
+    children = _read(proc / "task" / str(pid) / "children", "").split()
+    if children:
+        out.append("children: " + " ".join(children))
+    rep = folder / "report.json"
+    if rep.exists():
+        out.append("report.json written %.1f s after the start, %.1f s ago" % (
+            rep.stat().st_mtime - started_wall, time.time() - rep.stat().st_mtime))
+    else:
+        out.append("report.json: not written")
+    out.append("machine: loadavg %s; cpu pressure: %s" % (
+        _read("/proc/loadavg").strip(), (_read("/proc/pressure/cpu", "-").splitlines() or ["-"])[0]))
+    out.append("threads (tid, name, state, wchan, kernel stack):")
+    try:
+        tids = sorted(os.listdir(proc / "task"), key=int)
+    except OSError as e:
+        tids = []
+        out.append("  (%s)" % e.strerror)
+    for tid in tids:
+        t = proc / "task" / tid
+        out.append("  %s %s: %s, wchan %s" % (tid, _read(t / "comm").strip(), _status(t / "status", ("State",)),
+                                             _read(t / "wchan").strip() or "0"))
+        out.extend("      " + l for l in _read(t / "stack").splitlines())
+    eu = shutil.which("eu-stack")
+    if eu:
+        try:
+            r = subprocess.run([eu, "-p", str(pid)], capture_output=True, text=True, timeout=30)
+            out.append("eu-stack -p %d:" % pid)
+            out.extend("  " + l for l in (r.stdout + r.stderr).splitlines())
+        except subprocess.TimeoutExpired:
+            out.append("eu-stack -p %d: no answer within 30 s" % pid)
+    else:
+        out.append("no user-space backtrace: eu-stack (Debian's elfutils) is not installed")
+    log = folder / "engine.log"
+    lines = _read(log).splitlines()
+    out.append("engine.log, last %d of %d lines (stdout to a file is block-buffered: the newest lines may "
+               "still be in the process):" % (min(log_lines, len(lines)), len(lines)))
+    out.extend("  " + l for l in lines[-log_lines:])
+    return "\n".join(out) + "\n"
 
 
 def main():
@@ -320,13 +485,16 @@ def main():
     ap.add_argument("--out", help="results folder (default results/lab-multi-<name>-<time>)")
     ap.add_argument("--engine", default=os.environ.get("ROCE_ENGINE", str(ROOT / "build" / "apps" / "roce-engine")))
     ap.add_argument("--duration", type=float)
+    ap.add_argument("--grace", type=float, default=60.0,
+                    help="a sender still running this long after its run's duration is stuck: diagnosed "
+                         "(DIR/diagnosis-<host>.txt) and killed (default 60)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         fail("needs root (network namespaces)")
     d = load(a.lab)
     out = Path(a.out or ROOT / "results" / ("lab-multi-%s-%s" % (d["name"], time.strftime("%Y%m%d-%H%M%S"))))
     out.mkdir(parents=True, exist_ok=True)
-    lab = Lab(d, out.resolve(), Path(a.engine).resolve(), a.duration)
+    lab = Lab(d, out.resolve(), Path(a.engine).resolve(), a.duration, a.grace)
     # Ctrl-C and SIGTERM tear down too
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     error = None
@@ -349,7 +517,7 @@ def main():
               f["rx_packets"], f["switch_dropped"], f["switch_queued_at_end"], f["lost_between_processes"],
               f["goodput_gbps"]))
     for p in result["problems"]:
-        print("problem: " + p, file=sys.stderr)
+        print("problem: " + p.replace("\n", "\n  "), file=sys.stderr)
     print("lab-multi: results in %s" % lab.out)
     return 0 if result["ok"] else 1
 

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "dcqcn.h"
 #include "testlib.h"
@@ -876,6 +877,140 @@ static void test_stop(void)
 	CHECK_EQ(Q.c.cuts, 1);
 }
 
+/* ---- timers on no wheel ---- */
+
+static void random_params(struct dcqcn_params *p, enum dcqcn_profile profile)
+{
+	dcqcn_params_default(p, profile);
+	if (profile == DCQCN_NVIDIA) {
+		p->dce_tcp_g = 1000 + (uint32_t)test_rand_below(24);
+		p->dce_tcp_rtt = 1 + (uint32_t)test_rand_below(5);
+		p->rate_to_set_on_first_cnp = (uint32_t)test_rand_below(3) == 0 ? 40000 : 0;
+		p->rate_reduce_monitor_period = 1 + (uint32_t)test_rand_below(10);
+		p->clamp_tgt_rate = test_rand_below(2);
+		p->clamp_tgt_rate_after_time_inc = test_rand_below(2);
+		p->rpg_time_reset = 5 + (uint32_t)test_rand_below(300);
+		p->rpg_byte_reset = (uint32_t)test_rand_below(4) == 0 ? 0 : 16 + (uint32_t)test_rand_below(1024);
+		p->rpg_threshold = 1 + (uint32_t)test_rand_below(5);
+		p->rpg_ai_rate = 5 + (uint32_t)test_rand_below(2000);
+		p->rpg_hai_rate = 50 + (uint32_t)test_rand_below(20000);
+	} else {
+		p->k_us = 5 + (uint32_t)test_rand_below(100);
+		p->t_us = 5 + (uint32_t)test_rand_below(100);
+		p->b_bytes = test_rand_below(4) == 0 ? 0 : 1000 + test_rand_below(100000);
+		p->f = 1 + (uint32_t)test_rand_below(6);
+		p->r_ai_mbps = 40 + (uint32_t)test_rand_below(2000);
+		p->r_hai_mbps = 200 + (uint32_t)test_rand_below(20000);
+		p->alpha_before_cut = test_rand_below(2);
+		p->hyper_linear = test_rand_below(2);
+	}
+}
+
+static bool same_timer(const struct tw_timer *a, const struct tw_timer *b)
+{
+	return tw_armed(a) == tw_armed(b) && (!tw_armed(a) || a->due_ns == b->due_ns);
+}
+
+/* Whether the wheel-driven QP a and the QP b whose timers are on no wheel are in the same state at
+ * `now` (a tick boundary, the wheel advanced there, b caught up). */
+static bool same_state(struct dcqcn_qp *a, struct dcqcn_qp *b, uint64_t now)
+{
+	return a->rc_kbps == b->rc_kbps && a->rt_kbps == b->rt_kbps &&
+	       dcqcn_alpha(a, now) == dcqcn_alpha(b, now) && a->t_cnt == b->t_cnt && a->bc_cnt == b->bc_cnt &&
+	       a->bytes == b->bytes && a->seen_cnp == b->seen_cnp && a->stage == b->stage &&
+	       memcmp(&a->c, &b->c, sizeof(a->c)) == 0 && same_timer(&a->t_alpha, &b->t_alpha) &&
+	       same_timer(&a->t_inc, &b->t_inc) && same_timer(&a->t_dec, &b->t_dec) &&
+	       dcqcn_next_due(b) == (tw_armed(&b->t_alpha) || tw_armed(&b->t_inc) || tw_armed(&b->t_dec)
+					     ? dcqcn_next_due(a) : UINT64_MAX);
+}
+
+/* Random CNPs, bytes and long silences, both profiles and random parameters: a QP driven by a
+ * wheel and one whose timers run only when it is caught up (before its bytes, at CNPs, at the
+ * samples: the engine's way) go through the same states. */
+static void test_lazy_timers_match_wheel(void)
+{
+	static struct dcqcn_params pp;
+	static struct dcqcn_qp a, b;
+	unsigned mismatches = 0, samples = 0;
+	uint64_t events = 0;
+
+	for (int round = 0; round < 200; round++) {
+		uint64_t now = 0;
+
+		random_params(&pp, round & 1 ? DCQCN_PAPER : DCQCN_NVIDIA);
+		tw_init(&wheel, 1000, 0);
+		dcqcn_init(&a, &pp, G100, 0);
+		dcqcn_init(&b, &pp, G100, 0);
+		for (int e = 0; e < 300 && !mismatches; e++) {
+			uint64_t r = test_rand_below(100);
+
+			now += r < 80 ? test_rand_below(20000) : test_rand_below(3000000);
+			tw_advance(&wheel, now, fire, NULL);
+			if (r % 3 == 0) {
+				dcqcn_on_cnp(&a, &wheel, now);
+				dcqcn_on_cnp(&b, NULL, now);
+			} else if (r % 3 == 1) {
+				uint32_t bytes = 64 + (uint32_t)test_rand_below(100000);
+
+				/* the bytes go after the timers due by now (the wheel fires those of the current
+				 * tick only at its end) */
+				dcqcn_catch_up(&a, &wheel, now);
+				dcqcn_on_bytes(&a, &wheel, bytes, now);
+				dcqcn_catch_up(&b, NULL, now);
+				dcqcn_on_bytes(&b, NULL, bytes, now);
+			} else { /* a sample at the next tick boundary */
+				now = (now / US + 1) * US;
+				tw_advance(&wheel, now, fire, NULL);
+				dcqcn_catch_up(&b, NULL, now);
+				samples++;
+				if (!same_state(&a, &b, now) && mismatches++ < 3)
+					printf("  alpha %u/%u t %u/%u bc %u/%u bytes %llu/%llu stage %u/%u due %llu/%llu inc %d/%d dec %d/%d al %d/%d\n",
+					       dcqcn_alpha(&a, now), dcqcn_alpha(&b, now), a.t_cnt, b.t_cnt, a.bc_cnt, b.bc_cnt,
+					       (unsigned long long)a.bytes, (unsigned long long)b.bytes, a.stage, b.stage,
+					       (unsigned long long)dcqcn_next_due(&a), (unsigned long long)dcqcn_next_due(&b),
+					       tw_armed(&a.t_inc), tw_armed(&b.t_inc), tw_armed(&a.t_dec), tw_armed(&b.t_dec),
+					       tw_armed(&a.t_alpha), tw_armed(&b.t_alpha)),
+					printf("  round %d event %d: rc %llu/%llu rt %llu/%llu cuts %llu/%llu inc %llu/%llu\n",
+					       round, e, (unsigned long long)a.rc_kbps, (unsigned long long)b.rc_kbps,
+					       (unsigned long long)a.rt_kbps, (unsigned long long)b.rt_kbps,
+					       (unsigned long long)a.c.cuts, (unsigned long long)b.c.cuts,
+					       (unsigned long long)(a.c.timer_events + a.c.byte_events),
+					       (unsigned long long)(b.c.timer_events + b.c.byte_events));
+			}
+		}
+		events += a.c.timer_events + a.c.byte_events + a.c.cuts;
+		dcqcn_stop(&a, &wheel);
+		dcqcn_stop(&b, NULL);
+		CHECK_EQ(wheel.armed, 0);
+		CHECK_EQ(dcqcn_next_due(&b), UINT64_MAX);
+	}
+	CHECK_EQ(mismatches, 0);
+	CHECK(samples > 10000);
+	CHECK(events > 10000); /* the timers had work to do */
+}
+
+/* A QP on no wheel: a CNP arms the cut only in the QP, dcqcn_next_due names it, a catch-up just
+ * before does nothing and one at it cuts, then the increase timer is next (NVIDIA defaults). */
+static void test_lazy_next_due(void)
+{
+	setup(DCQCN_NVIDIA);
+	start(G100);
+	CHECK_EQ(dcqcn_next_due(&Q), UINT64_MAX);
+	dcqcn_on_cnp(&Q, NULL, 0);
+	CHECK_EQ(dcqcn_next_due(&Q), UINT64_MAX); /* at line rate: nothing to increase yet */
+	dcqcn_on_cnp(&Q, NULL, 1 * US);
+	CHECK_EQ(dcqcn_next_due(&Q), 4 * US); /* the decrease period's end */
+	CHECK_EQ(wheel.armed, 0);
+	CHECK(!dcqcn_catch_up(&Q, NULL, 4 * US - 1));
+	CHECK_EQ(Q.rc_kbps, G100);
+	CHECK(dcqcn_catch_up(&Q, NULL, 4 * US));
+	CHECK_EQ(Q.rc_kbps, CUT1_RC);
+	CHECK_EQ(dcqcn_next_due(&Q), 304 * US); /* the cut restarted the increase timer */
+	CHECK(dcqcn_catch_up(&Q, NULL, 904 * US - 1)); /* two increases */
+	CHECK_EQ(Q.c.timer_events, 2);
+	CHECK_EQ(dcqcn_next_due(&Q), 904 * US);
+}
+
 /* ---- paper profile ---- */
 
 /* α 0.5 = 524288 (Q20); g = 1/256 = 4096. Old α: cut 100000000·524288 >> 21 = 25000000,
@@ -1059,6 +1194,8 @@ int main(void)
 	RUN(test_cut_restarts_increase_timer);
 	RUN(test_increase_before_cut_at_same_time);
 	RUN(test_stop);
+	RUN(test_lazy_timers_match_wheel);
+	RUN(test_lazy_next_due);
 	RUN(test_paper_cut_old_alpha);
 	RUN(test_paper_alpha_before_cut);
 	RUN(test_paper_alpha_decay);
