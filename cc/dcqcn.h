@@ -33,7 +33,9 @@
  * (they keep their due times only) and the caller runs them itself with dcqcn_catch_up when it
  * next needs the rate, e.g. before the QP sends (dcqcn_next_due says when that is worth doing).
  * Events are applied in the same order at the same times either way, so the rates are the same;
- * only when they are computed differs.
+ * only when they are computed differs. On no wheel, bytes given to dcqcn_on_bytes count as sent
+ * before the timers still overdue (a cut among them clears them): catch up first for bytes sent
+ * later than those.
  */
 #ifndef ROCE_CC_DCQCN_H
 #define ROCE_CC_DCQCN_H
