@@ -127,8 +127,12 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->port_id = p->port_id;
 		t->queue = (uint16_t)r->queue;
 		t->clean_payload = !port_frames_stay_local(&e->cfg->ports[r->port]);
+		if (t->clean_payload && tx_payload_register()) {
+			snprintf(err, errlen, "cannot register an mbuf field for clean TX payloads: %s", rte_strerror(rte_errno));
+			return -1;
+		}
 		t->pool = port_tx_pool_create(&e->cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore),
-					      TX_PAYLOAD_PRIV_SIZE, t->clean_payload);
+					      t->clean_payload);
 		if (!t->pool) {
 			snprintf(err, errlen, "lcore %u: cannot create a TX mempool of %u mbufs for port %s: %s (raise eal.memory_mb)",
 				 r->lcore, port_tx_pool_size(&e->cfg->ports[r->port]), p->name, rte_strerror(rte_errno));

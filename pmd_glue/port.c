@@ -115,24 +115,23 @@ bool port_frames_stay_local(const struct cfg_port *cp)
 	return strncmp(cp->device, "ring:", 5) == 0 || strncmp(cp->device, "net_ring", 8) == 0;
 }
 
-/* rte_mempool_obj_iter callback: the mbuf's private area and whole data room to zero */
+/* rte_mempool_obj_iter callback: the mbuf's whole data room to zero */
 static void zero_mbuf(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
 {
 	struct rte_mbuf *m = obj;
 
-	(void)arg, (void)idx;
-	memset(rte_mbuf_to_priv(m), 0, rte_pktmbuf_priv_size(mp));
+	(void)mp, (void)arg, (void)idx;
 	memset(m->buf_addr, 0, m->buf_len);
 }
 
 struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket,
-					 uint16_t priv_size, bool zeroed)
+					 bool zeroed)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 	struct rte_mempool *mp;
 
 	snprintf(name, sizeof(name), "tx_l%u_r%u", lcore, role);
-	mp = rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, priv_size, (uint16_t)mbuf_room(cp),
+	mp = rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
 				     (int)socket);
 	if (mp && zeroed)
 		rte_mempool_obj_iter(mp, zero_mbuf, NULL);

@@ -43,10 +43,9 @@ unsigned port_tx_pool_size(const struct cfg_port *cp);
 /* Whether the port's frames may be received by this same process (the in-process `ring:` cable,
  * or a net_ring vdev), where they can be changed in place before their mbufs return. */
 bool port_frames_stay_local(const struct cfg_port *cp);
-/* priv_size: bytes of private area per mbuf; zeroed: every data room and private area set to
- * zero once (engine/tx_payload.h keeps them so). */
+/* zeroed: every data room set to zero once (engine/tx_payload.h keeps them so). */
 struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket,
-					 uint16_t priv_size, bool zeroed);
+					 bool zeroed);
 /* Brings one port up. On error returns -1 with a one-line reason in err. */
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *out, char *err, size_t errlen);
 /* Stops and closes the port (its queues' mbufs go back to the pool); the pool stays. */
