@@ -201,6 +201,8 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 			for (unsigned q = 0; q < t->n_qps; q++)
 				t->heap[q].qp->comp_ring = t->comp_ring;
 		}
+		if (w)
+			w->n_resp = e->n_ports;
 		for (unsigned p = 0; w && p < e->n_ports; p++) {
 			w->resp[p].pool = e->ports[p].pool;
 			w->resp[p].map = &e->qos_map[p];

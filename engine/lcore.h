@@ -110,6 +110,7 @@ struct lcore_work {
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */
 	struct resp_out resp[CFG_MAX_PORTS];
+	unsigned n_resp;          /* the config's ports: resp[0 .. n_resp) are in use */
 	unsigned n_reads;
 	struct resp_qp *reads[256];
 	uint8_t scratch[WIRE_MAX_FRAME]; /* multi-segment frames are copied here to be parsed */
