@@ -280,11 +280,18 @@ class Lab:
         its delay (in `deadlines`), noted in lab-report.json; the engines stood still as well."""
         last = time.monotonic()
         while True:
-            pending = [n for n in deadlines if self.procs[n].poll() is None]
+            pending, slow = [], []
+            for n in deadlines:
+                t = time.monotonic()
+                if self.procs[n].poll() is None:  # waitpid(WNOHANG): should never take long
+                    pending.append(n)
+                if time.monotonic() - t > 1.0:
+                    slow.append("%s's waitpid took %.1f s" % (n, time.monotonic() - t))
             now = time.monotonic()
             if now - last > STALL_S:
-                self.notes.append("lab-multi did not run for %.1f s (the machine or this script stopped); the "
-                                  "processes' deadlines were moved by as much" % (now - last))
+                self.notes.append("lab-multi did not run for %.1f s (the machine or this script stopped%s); the "
+                                  "processes' deadlines were moved by as much" % (now - last, "".join(
+                                      "; " + x for x in slow)))
                 print("lab-multi: " + self.notes[-1], file=sys.stderr)
                 for n in deadlines:
                     deadlines[n] += now - last
