@@ -165,7 +165,9 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	return n;
 }
 
-/* Unpaced QPs (no rate): each in turn, up to QUANTUM packets a visit, no heap to keep in order. */
+/* Unpaced QPs (no rate): each in turn, no heap to keep in order. As for a stalled paced QP, the
+ * lcore and not a rate holds them back, so each fills up to a whole burst a visit: the visit's
+ * work (the QP's lines, its shapes made its own) is paid once per burst, not once per QUANTUM. */
 static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	unsigned n = 0;
@@ -181,7 +183,7 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 		struct qp_tx *qp = r->heap[r->rr].qp;
 
 		if (!r->pause || !pfc_paused(r->pause, qp->prio, now_tsc)) /* a paused priority waits */
-			n += qp_tx_fill(qp, burst + n, RTE_MIN(QUANTUM, ENGINE_BURST - n), now_tsc, UINT64_MAX);
+			n += qp_tx_fill(qp, burst + n, ENGINE_BURST - n, now_tsc, UINT64_MAX);
 		if (qp->done) { /* finished: the last QP takes its place */
 			r->heap[r->rr] = r->heap[--r->heap_n];
 		} else {
