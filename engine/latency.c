@@ -9,17 +9,43 @@ const char *const lat_kind_name[LAT_KIND_COUNT] = {"oneway", "rtt", "ack"};
 void lat_stats_init(struct lat_stats *s)
 {
 	memset(s, 0, sizeof(*s));
+	s->min = UINT64_MAX;
 	hist_init(&s->h);
+}
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+/* The writer stores the low word of the sum of squares, then the high one: a reader may catch a
+ * carry half done, so it reads the high word on both sides of the low one (as histogram.c). */
+static hist_u128 load_sum_sq(const struct lat_stats *s)
+{
+	uint64_t hi, lo;
+
+	for (int tries = 0;; tries++) {
+		hi = LOAD(s->sum_sq_w[1 - HIST_SQ_LO]);
+		lo = LOAD(s->sum_sq_w[HIST_SQ_LO]);
+		if (LOAD(s->sum_sq_w[1 - HIST_SQ_LO]) == hi || tries == 3)
+			break;
+	}
+	return (hist_u128)hi << 64 | lo;
 }
 
 void lat_stats_merge(struct lat_stats *dst, const struct lat_stats *src)
 {
-	uint64_t j = __atomic_load_n(&src->jitter16, __ATOMIC_RELAXED);
+	uint64_t j = LOAD(src->jitter16), min = LOAD(src->min), max = LOAD(src->max);
 
+	/* the buckets (they make dst->h.count) and overflows; a merged src's sums and extremes */
 	hist_merge(&dst->h, &src->h);
+	/* a live src's sums and extremes (neutral in a merged one) */
+	dst->h.sum += LOAD(src->sum);
+	dst->h.sum_sq += load_sum_sq(src);
+	if (min < dst->h.min)
+		dst->h.min = min;
+	if (max > dst->h.max)
+		dst->h.max = max;
 	if (j > dst->jitter16)
 		dst->jitter16 = j;
-	dst->negative += __atomic_load_n(&src->negative, __ATOMIC_RELAXED);
+	dst->negative += LOAD(src->negative);
 }
 
 void lat_hist_interval(struct hist *out, const struct hist *now, const struct hist *before)
@@ -51,46 +77,60 @@ unsigned lat_samples_drain(struct lat_samples *r, FILE *csv)
 	return n;
 }
 
-/* Our own ping-pong probe back on the port it left from (a reflector sent it back): a round
- * trip. The QP is released when the last probe of its message is back. */
-static bool returned_ping(struct lat_rx *l, uint16_t port, const struct latency_probe *pr, uint64_t rx_ns)
-{
-	struct qp_latency *ql;
-	int64_t rtt;
+/* ---- the rare paths of a burst's probes (latency.h) ---------------------------------------- */
 
-	if (!(pr->flags & LATENCY_PROBE_PINGPONG) || pr->session != l->session || pr->flow >= l->n_qps)
-		return false;
-	ql = l->qps[pr->flow].lat;
-	if (!ql || ql->pp < 0 || l->qps[pr->flow].port != port)
-		return false;
-	if (pr->seq != __atomic_load_n(&ql->wait_seq, __ATOMIC_ACQUIRE))
-		return true; /* a probe of the message before its last packet: not a round trip */
-	rtt = (int64_t)(rx_ns - pr->tx_ns);
-	lat_record(&l->rtt[ql->pp], rtt);
-	lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr->tx_ns, .rx_ns = rx_ns, .flow = pr->flow,
-							 .seq = pr->seq, .port = port, .session = pr->session,
-							 .kind = LAT_RTT});
-	__atomic_store_n(&ql->back, pr->seq, __ATOMIC_RELEASE);
-	return true;
+/* The fields of a probe that lat_probe_is() accepted. */
+static void probe_fields(const uint8_t *probe, struct latency_probe *pr)
+{
+	if (!latency_probe_read(probe, LATENCY_PROBE_LEN, pr))
+		memset(pr, 0, sizeof(*pr)); /* not reached */
 }
 
-void lat_rx_probe(struct lat_rx *l, uint16_t port, uint32_t *slot, const struct latency_probe *pr, uint64_t rx_ns)
+bool lat_rx_returned(const struct lat_rx *l, uint16_t port, const uint8_t *probe)
 {
-	int64_t transit = (int64_t)(rx_ns - pr->tx_ns);
+	struct latency_probe pr;
+	const struct qp_latency *ql;
 
-	if (returned_ping(l, port, pr, rx_ns))
-		return;
+	probe_fields(probe, &pr);
+	if (!(pr.flags & LATENCY_PROBE_PINGPONG) || pr.session != l->session || pr.flow >= l->n_qps)
+		return false;
+	ql = l->qps[pr.flow].lat;
+	return ql && ql->pp >= 0 && l->qps[pr.flow].port == port;
+}
+
+struct lat_stats *lat_rx_slot(struct lat_rx *l, uint16_t port, uint32_t *slot)
+{
 	if (slot && *slot == 0 && l->used_slots < l->n_slots) {
 		l->slot_port[l->used_slots] = port;
 		/* published after its port: readers take used_slots, then the ports below it */
 		__atomic_store_n(&l->used_slots, l->used_slots + 1, __ATOMIC_RELEASE);
 		*slot = l->used_slots;
 	}
-	if (slot && *slot)
-		lat_record(&l->slots[*slot - 1], transit);
-	else
-		lat_record(&l->no_slot[port], transit);
-	lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr->tx_ns, .rx_ns = rx_ns, .flow = pr->flow,
-							 .seq = pr->seq, .port = port, .session = pr->session,
-							 .kind = LAT_ONEWAY});
+	return slot && *slot ? &l->slots[*slot - 1] : &l->no_slot[port];
+}
+
+void lat_rx_one(struct lat_rx *l, const struct lat_batch *b, unsigned k)
+{
+	struct latency_probe pr;
+	uint64_t rx_ns = b->rx_ns[k];
+	uint16_t port = b->port;
+	struct qp_latency *ql;
+
+	probe_fields(b->probe[k], &pr);
+	if (b->s[k]) {
+		lat_record(b->s[k], b->transit[k]);
+		lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr.tx_ns, .rx_ns = rx_ns, .flow = pr.flow,
+								 .seq = pr.seq, .port = port, .session = pr.session,
+								 .kind = LAT_ONEWAY});
+		return;
+	}
+	/* a round trip when it is the last probe of the message (the QP is released then) */
+	ql = l->qps[pr.flow].lat;
+	if (pr.seq != __atomic_load_n(&ql->wait_seq, __ATOMIC_ACQUIRE))
+		return; /* a probe of the message before its last packet: not a round trip */
+	lat_record(&l->rtt[ql->pp], b->transit[k]);
+	lat_sample_put(l->samples, &(struct lat_sample){.tx_ns = pr.tx_ns, .rx_ns = rx_ns, .flow = pr.flow,
+							 .seq = pr.seq, .port = port, .session = pr.session,
+							 .kind = LAT_RTT});
+	__atomic_store_n(&ql->back, pr.seq, __ATOMIC_RELEASE);
 }

@@ -12,6 +12,7 @@
 #define ROCE_ENGINE_LATENCY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -19,33 +20,110 @@
 #include "histogram.h"
 #include "probe.h"
 
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
 #ifndef unlikely
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #endif
 
-/* The jitter state sits right before the histogram's counters: a sample touches those two
- * neighbouring lines and its bucket's. */
+/* A sample changes two cache lines: the first one of its lat_stats (everything but the buckets)
+ * and its bucket's. While a lat_stats is written (live), its histogram holds only the buckets and
+ * `overflow`: h.count, h.sum, h.sum_sq, h.min and h.max stay as hist_init left them, and the
+ * first line has them. lat_stats_merge folds both into dst->h, so a merged copy is a complete
+ * histogram (its first line stays neutral, and it can be merged again). */
 struct lat_stats {
+	/* line 0 */
+	uint64_t count;               /* samples recorded (live) */
 	uint64_t jitter16;            /* RFC 3550 J, in ns x 16 (J += (|D| - J) / 16 in fixed point) */
-	int64_t last_transit;         /* the previous sample (valid once h.count > 0) */
+	int64_t last_transit;         /* the previous sample (valid once count > 0) */
+	uint64_t sum;                 /* ns */
+	uint64_t sum_sq_w[2];         /* sum of ns^2 (hist_u128; HIST_SQ_LO word first) */
+	uint64_t min, max;
 	struct hist h;
 	uint64_t negative;            /* samples where the receive time was before the send time:
 				       * the two clocks disagree (counted, recorded as 0) */
 } __attribute__((aligned(64)));   /* arrays of them: each starts a cache line */
 
+_Static_assert(offsetof(struct lat_stats, h) == 64, "a lat_stats' first line holds all but the buckets");
+
+/* A relaxed store of a value only this thread writes (a plain mov): readers see no torn word. */
+#define LAT_PUT(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
+/* Samples of one lat_stats, in the order they came (the jitter follows them): n >= 1 runs, run k
+ * being mult[k] >= 1 samples of transit[k] in a row. The same result as that many calls of
+ * lat_record, one sample at a time (sums wrap alike: a run adds mult times its value and square);
+ * the first line is read and written once, a bucket once for each stretch of runs that fall in
+ * it. A run's samples after its first have D = 0: the jitter only decays. */
+static inline void lat_record_runs(struct lat_stats *s, const int64_t *transit, const uint32_t *mult, unsigned n)
+{
+	uint64_t count = s->count, jitter16 = s->jitter16, sum = s->sum, min = s->min, max = s->max;
+	uint64_t neg = 0, over = 0, add = 0;
+	int64_t last = s->last_transit;
+	hist_u128 sq = (hist_u128)s->sum_sq_w[1 - HIST_SQ_LO] << 64 | s->sum_sq_w[HIST_SQ_LO];
+	unsigned bucket = UINT32_MAX;
+
+	for (unsigned k = 0; k < n; k++) {
+		int64_t t = transit[k];
+		uint64_t v, c = mult[k];
+		unsigned i;
+
+		if (unlikely(t < 0)) {
+			neg += c;
+			t = 0;
+		}
+		if (count) {
+			int64_t d = t - last;
+			uint64_t ad = (uint64_t)(d < 0 ? -d : d);
+			jitter16 += ad - ((jitter16 + 8) >> 4);
+		}
+		if (c > 1) { /* J -= (J + 8) >> 4, c - 1 times; with x = J + 8, x -= x >> 4 (a shorter chain) */
+			uint64_t x = jitter16 + 8;
+			for (uint64_t r = 1; r < c; r++)
+				x -= x >> 4;
+			jitter16 = x - 8;
+		}
+		last = t;
+		v = (uint64_t)t;
+		count += c;
+		sum += v * c;
+		sq += (hist_u128)v * v * c;
+		min = v < min ? v : min;
+		max = v > max ? v : max;
+		if (unlikely(v >= HIST_MAX_NS))
+			over += c;
+		i = hist_index(v);
+		if (i != bucket) {
+			if (add)
+				LAT_PUT(s->h.buckets[bucket], s->h.buckets[bucket] + add);
+			bucket = i;
+			add = 0;
+		}
+		add += c;
+	}
+	LAT_PUT(s->h.buckets[bucket], s->h.buckets[bucket] + add);
+	LAT_PUT(s->count, count);
+	LAT_PUT(s->jitter16, jitter16);
+	s->last_transit = last;
+	LAT_PUT(s->sum, sum);
+	LAT_PUT(s->sum_sq_w[HIST_SQ_LO], (uint64_t)sq);
+	LAT_PUT(s->sum_sq_w[1 - HIST_SQ_LO], (uint64_t)(sq >> 64));
+	/* new extremes, negative times and overflows are rare: a predictable branch, not a store */
+	if (unlikely(min != s->min))
+		LAT_PUT(s->min, min);
+	if (unlikely(max != s->max))
+		LAT_PUT(s->max, max);
+	if (unlikely(over))
+		LAT_PUT(s->h.overflow, s->h.overflow + over);
+	if (unlikely(neg))
+		LAT_PUT(s->negative, s->negative + neg);
+}
+
 static inline void lat_record(struct lat_stats *s, int64_t transit_ns)
 {
-	if (unlikely(transit_ns < 0)) {
-		__atomic_store_n(&s->negative, s->negative + 1, __ATOMIC_RELAXED);
-		transit_ns = 0;
-	}
-	if (s->h.count) {
-		int64_t d = transit_ns - s->last_transit;
-		uint64_t ad = (uint64_t)(d < 0 ? -d : d);
-		__atomic_store_n(&s->jitter16, s->jitter16 + ad - ((s->jitter16 + 8) >> 4), __ATOMIC_RELAXED);
-	}
-	s->last_transit = transit_ns;
-	hist_record(&s->h, (uint64_t)transit_ns);
+	static const uint32_t one = 1;
+
+	lat_record_runs(s, &transit_ns, &one, 1);
 }
 
 void lat_stats_init(struct lat_stats *s);
@@ -118,8 +196,142 @@ struct lat_rx {
 	struct lat_samples *samples;  /* NULL: no CSV */
 };
 
-/* A probe received on config port `port`, at rx_ns on the time base, in a packet accounted to
- * receiver QP slot *slot (0: none yet; NULL: no receiver QP). */
-void lat_rx_probe(struct lat_rx *l, uint16_t port, uint32_t *slot, const struct latency_probe *pr, uint64_t rx_ns);
+/* ---- a burst's probes: gathered with the burst's frames, recorded after them --------------- */
+
+/* The RX lcore finds the probes of a burst (lat_batch_start, lat_batch_add in arrival order,
+ * lat_batch_end), which resolves each one's statistics and prefetches the two lines it will
+ * change; after the burst's frames are acted on, lat_batch_commit records them, in the same order. Consecutive probes of one
+ * statistics with the same time (a QP's visit shares its send time, a burst its software receive
+ * time) are kept as one entry and a count; consecutive entries of one statistics are recorded
+ * together. The statistics are exactly those of recording each probe on arrival. */
+#define LAT_BATCH 32
+struct lat_batch {
+	unsigned n;                        /* entries */
+	uint16_t port;                     /* the config port the burst came from */
+	bool each;                         /* every probe an entry of its own, on the slow path (raw
+					    * samples are kept) */
+	struct lat_stats *s[LAT_BATCH];    /* one-way statistics; NULL: our ping-pong probe back */
+	int64_t transit[LAT_BATCH];        /* rx_ns - tx_ns */
+	uint32_t mult[LAT_BATCH];          /* probes in the entry */
+	/* entries of the slow path (s NULL, or each): the probe (in the frame, valid until the
+	 * commit) and its receive time */
+	const uint8_t *probe[LAT_BATCH];
+	uint64_t rx_ns[LAT_BATCH];
+};
+
+/* The probe's magic and version at the start of a payload of `len` bytes. */
+static inline bool lat_probe_is(const uint8_t *p, uint32_t len)
+{
+	return len >= LATENCY_PROBE_LEN && probe_get32(p) == LATENCY_PROBE_MAGIC && p[4] == LATENCY_PROBE_VERSION;
+}
+
+/* Rare paths of lat_batch_add, out of line. One of our ping-pong probes back on the port it left
+ * from (a reflector sent it back): a round trip, not a one-way time. */
+bool lat_rx_returned(const struct lat_rx *l, uint16_t port, const uint8_t *probe);
+/* The statistics of a receiver QP without a slot yet (it takes one; *slot is then its number), or
+ * of no receiver QP (slot NULL), or when every slot is taken: the port's no_slot. */
+struct lat_stats *lat_rx_slot(struct lat_rx *l, uint16_t port, uint32_t *slot);
+/* An entry of lat_batch_commit's slow path (round trips, raw samples): one probe. */
+void lat_rx_one(struct lat_rx *l, const struct lat_batch *b, unsigned k);
+
+/* The entry being gathered: consecutive probes of one statistics with one time (a local of the
+ * gathering loop, kept in registers). */
+struct lat_gather {
+	const uint32_t *slot;         /* the receiver QP's slot of the entry's probes */
+	struct lat_stats *s;          /* NULL: none open */
+	int64_t t;
+	uint32_t m;
+};
+
+static inline void lat_batch_start(const struct lat_rx *l, struct lat_batch *b, struct lat_gather *g, uint16_t port)
+{
+	b->n = 0;
+	b->port = port;
+	b->each = l->samples != NULL;
+	g->s = NULL;
+	g->slot = NULL;
+	g->m = 0;
+	g->t = 0;
+}
+
+/* A new entry; its two lines prefetched. */
+static inline void lat_batch_push(struct lat_batch *b, struct lat_stats *s, int64_t t, uint32_t m,
+				  const uint8_t *probe, uint64_t rx_ns)
+{
+	unsigned k = b->n++;
+
+	b->s[k] = s;
+	b->transit[k] = t;
+	b->mult[k] = m;
+	b->probe[k] = probe;
+	b->rx_ns[k] = rx_ns;
+}
+
+static inline void lat_gather_close(struct lat_batch *b, struct lat_gather *g)
+{
+	if (g->s) {
+		lat_batch_push(b, g->s, g->t, g->m, NULL, 0);
+		g->s = NULL;
+	}
+}
+
+/* A probe (lat_probe_is) received at rx_ns, in a packet accounted to the receiver QP whose slot
+ * is *slot (0: none yet; NULL: no receiver QP); the burst's probes in arrival order. */
+static inline void lat_batch_add(struct lat_rx *l, struct lat_batch *b, struct lat_gather *g, uint32_t *slot,
+				 const uint8_t *probe, uint64_t rx_ns)
+{
+	uint64_t tx_ns = (uint64_t)probe_get32(probe + LATENCY_PROBE_TX_OFF) << 32 |
+			 probe_get32(probe + LATENCY_PROBE_TX_OFF + 4);
+	int64_t t = (int64_t)(rx_ns - tx_ns);
+	struct lat_stats *s;
+
+	if (unlikely(probe[5] & LATENCY_PROBE_PINGPONG) && lat_rx_returned(l, b->port, probe)) {
+		lat_gather_close(b, g);
+		lat_batch_push(b, NULL, t, 1, probe, rx_ns);
+		return;
+	}
+	/* the same receiver QP as the open entry's: the same statistics (a slot, once taken, stays;
+	 * no slot, or every one taken, is the port's no_slot) */
+	if (likely(g->s && slot == g->slot)) {
+		if (likely(t == g->t)) {
+			g->m++;
+			return;
+		}
+		s = g->s;
+	} else {
+		s = likely(slot && *slot) ? &l->slots[*slot - 1] : lat_rx_slot(l, b->port, slot);
+		__builtin_prefetch(s, 1, 3);
+	}
+	__builtin_prefetch(&s->h.buckets[hist_index(t < 0 ? 0 : (uint64_t)t)], 1, 3);
+	lat_gather_close(b, g);
+	if (unlikely(b->each)) { /* raw samples: each probe goes to the slow path, with its fields */
+		lat_batch_push(b, s, t, 1, probe, rx_ns);
+		return;
+	}
+	g->slot = slot;
+	g->s = s;
+	g->t = t;
+	g->m = 1;
+}
+
+/* After the burst's last probe. */
+static inline void lat_batch_end(struct lat_batch *b, struct lat_gather *g) { lat_gather_close(b, g); }
+
+static inline void lat_batch_commit(struct lat_rx *l, struct lat_batch *b)
+{
+	for (unsigned j = 0, k; j < b->n; j = k) {
+		struct lat_stats *s = b->s[j];
+
+		k = j + 1;
+		if (unlikely(!s || b->each)) {
+			lat_rx_one(l, b, j);
+			continue;
+		}
+		while (k < b->n && b->s[k] == s)
+			k++;
+		lat_record_runs(s, &b->transit[j], &b->mult[j], k - j);
+	}
+	b->n = 0;
+}
 
 #endif

@@ -16,6 +16,8 @@
 #include "notification.h"
 #include "switch.h"
 
+_Static_assert(LAT_BATCH >= ENGINE_BURST, "a burst's probes fit a lat_batch");
+
 static bool tx_stop, rx_stop;
 
 void lcore_request_tx_stop(void) { __atomic_store_n(&tx_stop, true, __ATOMIC_RELEASE); }
@@ -333,16 +335,43 @@ static void answer(struct lcore_work *w)
 			resp_out_flush(&w->resp[p]);
 }
 
-/* A data packet's probe, if it has one: the time it took, on the port's RX clock. */
-static void rx_latency(struct lcore_work *w, uint16_t port, const struct rte_mbuf *m, const uint8_t *f,
-		       const struct wire_pkt *p, struct rx_qp *q, uint64_t burst_ns)
+/* The burst's latency probes, in arrival order: each one's statistics resolved and their lines
+ * prefetched now, recorded once the frames are acted on (lat_batch_commit). `sw`: every frame
+ * takes the burst's time (the loop is compiled once for it, once for per-frame times). */
+static inline __attribute__((always_inline)) void
+rx_probes_loop(struct lat_rx *l, struct lat_batch *b, uint16_t port, const uint8_t *const f[],
+	       struct rte_mbuf *const ms[], const struct wire_pkt pkts[], struct rx_qp *const qps[], unsigned n,
+	       uint64_t burst_ns, const struct port_clock *pc, bool sw)
 {
-	struct latency_probe pr;
+	struct lat_gather g;
 
-	if (p->kind != WIRE_KIND_ROCE || !(p->op->flags & WIRE_OPF_PAYLOAD) ||
-	    !latency_probe_read(f + p->payload_off, p->payload_len, &pr))
-		return;
-	lat_rx_probe(w->lat, port, q ? &q->lat_slot : NULL, &pr, port_clock_rx_ns(w->clock[port], m, burst_ns));
+	lat_batch_start(l, b, &g, port);
+	for (unsigned i = 0; i < n; i++) {
+		const struct wire_pkt *p = &pkts[i];
+		const uint8_t *pl;
+
+		if (p->kind != WIRE_KIND_ROCE || !(p->op->flags & WIRE_OPF_PAYLOAD))
+			continue;
+		pl = f[i] + p->payload_off;
+		if (lat_probe_is(pl, p->payload_len))
+			lat_batch_add(l, b, &g, qps[i] ? &qps[i]->lat_slot : NULL, pl,
+				      sw ? burst_ns : port_clock_rx_ns(pc, ms[i], burst_ns));
+	}
+	lat_batch_end(b, &g);
+}
+
+/* Out of the frames' loop: a function of its own keeps the gathering state in registers. */
+static __attribute__((noinline)) void rx_probes(struct lcore_work *w, uint16_t port, const uint8_t *const f[],
+						struct rte_mbuf *const ms[], const struct wire_pkt pkts[],
+						struct rx_qp *const qps[], unsigned n, uint64_t burst_ns,
+						struct lat_batch *b)
+{
+	const struct port_clock *pc = w->clock[port];
+
+	if (pc->source == PORT_TS_TSC)
+		rx_probes_loop(w->lat, b, port, f, ms, pkts, qps, n, burst_ns, pc, true);
+	else
+		rx_probes_loop(w->lat, b, port, f, ms, pkts, qps, n, burst_ns, pc, false);
 }
 
 /* A PFC or PAUSE frame for a port that honours them: its TX stops on the named priorities. */
@@ -401,10 +430,13 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 	struct pfc_watch *watch = w->watch[r->port];
 	struct wire_pkt pkts[ENGINE_BURST];
 	struct rx_qp *qps[ENGINE_BURST];
+	struct lat_batch lb;
 
 	if (n == 0)
 		return;
 	rx_account_burst(w->rx_ctx, r->port, f, len, n, pkts, qps);
+	if (w->lat)
+		rx_probes(w, r->port, f, ms, pkts, qps, n, b->burst_ns, &lb);
 	for (unsigned i = 0; i < n; i++) {
 		const struct wire_pkt *p = &pkts[i];
 
@@ -418,8 +450,6 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 			}
 		} else if (unlikely(p->kind == WIRE_KIND_PFC || p->kind == WIRE_KIND_PAUSE))
 			honour_pause(w, r->port, p);
-		if (w->lat)
-			rx_latency(w, r->port, ms[i], f[i], p, qps[i], b->burst_ns);
 		dispatch_rc(w, r->port, f[i], p);
 		if (unlikely(p->kind == WIRE_KIND_CNP) && !completer_post_cnp(r->port, p->bth.dqpn))
 			rx_count_rc_unknown(w->rx_ctx, r->port);
@@ -427,6 +457,8 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 			notification_on_frame(w->cport[r->port], r->port, f[i], p, qps[i], w->rx_ctx, &w->resp[r->port],
 					      clock_tsc_to_ns(rte_rdtsc()));
 	}
+	if (w->lat)
+		lat_batch_commit(w->lat, &lb);
 }
 
 /* Frames are gathered and accounted together (rx_frames); a multi-segment frame is copied to the
