@@ -15,21 +15,6 @@ void lat_stats_init(struct lat_stats *s)
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-/* The writer stores the low word of the sum of squares, then the high one: a reader may catch a
- * carry half done, so it reads the high word on both sides of the low one (as histogram.c). */
-static hist_u128 load_sum_sq(const struct lat_stats *s)
-{
-	uint64_t hi, lo;
-
-	for (int tries = 0;; tries++) {
-		hi = LOAD(s->sum_sq_w[1 - HIST_SQ_LO]);
-		lo = LOAD(s->sum_sq_w[HIST_SQ_LO]);
-		if (LOAD(s->sum_sq_w[1 - HIST_SQ_LO]) == hi || tries == 3)
-			break;
-	}
-	return (hist_u128)hi << 64 | lo;
-}
-
 void lat_stats_merge(struct lat_stats *dst, const struct lat_stats *src)
 {
 	uint64_t j = LOAD(src->jitter16), min = LOAD(src->min), max = LOAD(src->max);
@@ -38,7 +23,7 @@ void lat_stats_merge(struct lat_stats *dst, const struct lat_stats *src)
 	hist_merge(&dst->h, &src->h);
 	/* a live src's sums and extremes (neutral in a merged one) */
 	dst->h.sum += LOAD(src->sum);
-	dst->h.sum_sq += load_sum_sq(src);
+	dst->h.sum_sq += hist_load_u128(src->sum_sq_w);
 	if (min < dst->h.min)
 		dst->h.min = min;
 	if (max > dst->h.max)

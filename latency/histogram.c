@@ -46,16 +46,14 @@ uint64_t hist_bucket_value(unsigned index)
 	return lo + (hist_bucket_hi(index) - lo) / 2;
 }
 
-/* The writer stores sum_sq low word then high word, so a reader may catch a carry half done:
- * read the high word on both sides of the low one and retry (a few times at most) if it moved. */
-static hist_u128 load_sum_sq(const struct hist *h)
+hist_u128 hist_load_u128(const uint64_t w[2])
 {
 	uint64_t hi, lo;
 
 	for (int tries = 0;; tries++) {
-		hi = LOAD(h->sum_sq_w[1 - HIST_SQ_LO]);
-		lo = LOAD(h->sum_sq_w[HIST_SQ_LO]);
-		if (LOAD(h->sum_sq_w[1 - HIST_SQ_LO]) == hi || tries == 3)
+		hi = LOAD(w[1 - HIST_SQ_LO]);
+		lo = LOAD(w[HIST_SQ_LO]);
+		if (LOAD(w[1 - HIST_SQ_LO]) == hi || tries == 3)
 			break;
 	}
 	return (hist_u128)hi << 64 | lo;
@@ -74,7 +72,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	dst->count += n;
 	dst->overflow += LOAD(src->overflow);
 	dst->sum += LOAD(src->sum);
-	dst->sum_sq += load_sum_sq(src);
+	dst->sum_sq += hist_load_u128(src->sum_sq_w);
 	min = LOAD(src->min);
 	max = LOAD(src->max);
 	if (min < dst->min)
@@ -177,5 +175,5 @@ void hist_summarize(const struct hist *h, struct hist_summary *s)
 	s->p9999 = vals[4];
 	sum = LOAD(h->sum);
 	s->mean = (double)sum / (double)s->count;
-	s->stddev = population_stddev(s->count, sum, load_sum_sq(h));
+	s->stddev = population_stddev(s->count, sum, hist_load_u128(h->sum_sq_w));
 }

@@ -54,6 +54,11 @@ struct hist {
 #define HIST_SQ_LO 1
 #endif
 
+/* A sum of squares' two words as a writer on another thread stores them (low, then high): the
+ * high word is read on both sides of the low one, again (a few times at most) if it moved, so a
+ * carry half done is not seen. */
+hist_u128 hist_load_u128(const uint64_t w[2]);
+
 /* Bucket of a value. Branch-free: values past the range are clamped (a cmov), and `| 127` makes
  * every v < 128 look like msb 6, where the shift is 0 and the index is v itself. */
 static inline unsigned hist_index(uint64_t ns)
