@@ -200,10 +200,11 @@ struct lat_rx {
 
 /* The RX lcore finds the probes of a burst (lat_batch_start, lat_batch_add in arrival order,
  * lat_batch_end), which resolves each one's statistics and prefetches the two lines it will
- * change; after the burst's frames are acted on, lat_batch_commit records them, in the same order. Consecutive probes of one
- * statistics with the same time (a QP's visit shares its send time, a burst its software receive
- * time) are kept as one entry and a count; consecutive entries of one statistics are recorded
- * together. The statistics are exactly those of recording each probe on arrival. */
+ * change; after the burst's frames are acted on, lat_batch_commit records them, in the same
+ * order. Consecutive probes of one statistics with the same time (a QP's visit shares its send
+ * time, a burst its software receive time) are kept as one entry and a count; consecutive entries
+ * of one statistics are recorded together. The statistics are exactly those of recording each
+ * probe on arrival. */
 #define LAT_BATCH 32
 struct lat_batch {
 	unsigned n;                        /* entries */
@@ -254,7 +255,7 @@ static inline void lat_batch_start(const struct lat_rx *l, struct lat_batch *b, 
 	g->t = 0;
 }
 
-/* A new entry; its two lines prefetched. */
+/* A new entry (lat_batch_add has prefetched the lines its statistics will change). */
 static inline void lat_batch_push(struct lat_batch *b, struct lat_stats *s, int64_t t, uint32_t m,
 				  const uint8_t *probe, uint64_t rx_ns)
 {
