@@ -11,7 +11,8 @@
 #        - its share of its flow group's struct qp_group_tx (template, shapes, pacing constants:
 #          one per group), i.e. that size / the group's QPs (QPS here), rounded to a byte.
 #      per_qp_bytes = record + extra + group share is the figure compared with the target. Also
-#      printed: + its pacing heap slot (struct pace_slot), + DCQCN's struct qp_cc, and the
+#      printed: + its two pacing slots (struct pace_slot: one in its TX role's heap, one in the
+#      role's backlog ring, engine/pace_queue.h), + DCQCN's struct qp_cc, and the
 #      receiver's per-QP record (struct rx_qp, one per RX lcore and (port, QPN) seen).
 #  (b) resident memory of roce-engine with QPS (default 65,536) UC WRITE QPs, DCQCN on, on
 #      net_null, one tx lcore: VmRSS and VmHWM of /proc/PID/status near the end of the run.
@@ -88,7 +89,7 @@ eval "$sizes"   # qp_tx=... qp_shape=... (integers)
 # group_size: qp_tx_group_size, shared by the group's QPS QPs
 share=$(( (group_size + qps / 2) / qps ))   # the group's shared part over its QPS QPs, to a byte
 per_qp=$(( qp_tx + extra + share ))
-per_qp_heap=$(( per_qp + pace_slot ))
+per_qp_heap=$(( per_qp + 2 * pace_slot ))   # the heap's slot and the backlog's
 per_qp_cc=$(( per_qp_heap + qp_cc ))
 
 # ---- (b) resident memory with QPS QPs -------------------------------------------------------
@@ -118,7 +119,7 @@ sent=$(python3 -c "import json; r = json.load(open('$tmp/mem.json')); print(r['p
 mib() { awk -v x="$1" 'BEGIN {printf "%.1f", x / 1048576}'; }
 echo "sizes (bytes): $sizes"
 echo "per-QP sending state, UC 64-byte WRITE, no latency, no cc: struct qp_tx $qp_tx + out of line $extra + share of the group's struct qp_group_tx $group_size / $qps QPs ($share) = $per_qp"
-echo "  + pacing heap slot $pace_slot = $per_qp_heap; + DCQCN's struct qp_cc $qp_cc = $per_qp_cc; receiver record (struct rx_qp) $rx_qp"
+echo "  + pacing slots (heap and backlog) 2 x $pace_slot = $per_qp_heap; + DCQCN's struct qp_cc $qp_cc = $per_qp_cc; receiver record (struct rx_qp) $rx_qp"
 echo "target: <= 256 bytes per QP"
 echo "roce-engine, $qps QPs, DCQCN, net_null, no hugepages: VmRSS $(mib "$rss") MiB, VmHWM $(mib "$hwm") MiB (eal.memory_mb = 2048; $sent packets sent)"
 echo "RESULT bench=mem qp_tx=$qp_tx qp_shape=$qp_shape qp_group_tx=$qp_group_tx group_share=$share extra=$extra per_qp_bytes=$per_qp per_qp_with_heap=$per_qp_heap per_qp_with_cc=$per_qp_cc rx_qp=$rx_qp qps=$qps rss_bytes=$rss hwm_bytes=$hwm"

@@ -23,13 +23,13 @@ void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp
 	eg->link_fp_per_byte = pace_fp_per_byte(cp->egress_gbps, tsc_hz);
 	eg->burst_fp = (uint64_t)ENGINE_BURST * 1500 * eg->link_fp_per_byte;
 	eg->strict = cp->strict_tcs;
-	qsort(r->heap, r->n_qps, sizeof(r->heap[0]), by_class);
+	qsort(r->pq.heap, r->n_qps, sizeof(r->pq.heap[0]), by_class);
 	for (unsigned c = 0; c < QOS_PRIORITIES; c++) {
 		struct tc_queue *q = &eg->tc[c];
-		q->slots = r->heap + start;
-		while (start < r->n_qps && r->heap[start].qp->tc == c)
+		q->slots = r->pq.heap + start;
+		while (start < r->n_qps && r->pq.heap[start].qp->tc == c)
 			start++;
-		q->n = (unsigned)(r->heap + start - q->slots);
+		q->n = (unsigned)(r->pq.heap + start - q->slots);
 		q->quantum = cp->ets_weight[c] * EGRESS_QUANTUM_BYTES;
 		q->fp_per_byte = pace_fp_per_byte(cp->tc_shape_gbps[c], tsc_hz);
 	}
@@ -86,7 +86,7 @@ static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m
 		n = qp_tx_fill(qp, m, max, now_tsc, now_fp);
 	if (qp->done) {
 		q->slots[q->rr] = q->slots[--q->n];
-		r->heap_n--;
+		r->pq.heap_n--;
 	} else {
 		q->rr++;
 	}
@@ -101,7 +101,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
 	unsigned n = 0;
 
-	if (r->heap_n == 0)
+	if (r->pq.heap_n == 0)
 		return 0;
 	if (eg->link_next_fp + eg->burst_fp < now_fp) /* an idle link stores no more than a burst */
 		eg->link_next_fp = now_fp - eg->burst_fp;

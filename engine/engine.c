@@ -199,7 +199,7 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 				return -1;
 			}
 			for (unsigned q = 0; q < t->n_qps; q++)
-				t->heap[q].qp->comp_ring = t->comp_ring;
+				t->pq.heap[q].qp->comp_ring = t->comp_ring;
 		}
 		if (w)
 			w->n_resp = e->n_ports;
@@ -271,8 +271,8 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 			continue;
 		for (unsigned i = 0; i < w->n_tx; i++) /* ping-pong timeouts skip the time a role could not send */
 			for (unsigned k = 0; k < w->tx[i].n_qps; k++)
-				if (w->tx[i].heap[k].qp->lat)
-					w->tx[i].heap[k].qp->lat->stalled = &w->tx[i].stalled_tsc;
+				if (w->tx[i].pq.heap[k].qp->lat)
+					w->tx[i].pq.heap[k].qp->lat->stalled = &w->tx[i].stalled_tsc;
 		if (cfg->latency_samples[0]) {
 			w->samples = rte_zmalloc_socket("lat_samples", sizeof(*w->samples), RTE_CACHE_LINE_SIZE, socket);
 			if (!w->samples)
@@ -281,8 +281,8 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 			w->samples->countdown = 1;
 			for (unsigned i = 0; i < w->n_tx; i++)
 				for (unsigned k = 0; k < w->tx[i].n_qps; k++)
-					if (w->tx[i].heap[k].qp->lat)
-						w->tx[i].heap[k].qp->lat->samples = w->samples;
+					if (w->tx[i].pq.heap[k].qp->lat)
+						w->tx[i].pq.heap[k].qp->lat->samples = w->samples;
 		}
 		if (w->n_rx == 0)
 			continue;
@@ -339,7 +339,7 @@ static struct lcore_work **qp_owners(struct engine *e)
 	for (unsigned l = 0; owner && l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++)
-				owner[e->work[l]->tx[i].heap[k].qp - e->qps] = e->work[l];
+				owner[e->work[l]->tx[i].pq.heap[k].qp - e->qps] = e->work[l];
 	return owner;
 }
 
@@ -481,7 +481,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		extra_bytes += qp_tx_group_size(&cfg->groups[g]) + qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
 	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	e->qp_extra = rte_zmalloc("qp_extra", extra_bytes ? extra_bytes : 64, RTE_CACHE_LINE_SIZE);
-	e->heap_slots = rte_zmalloc("qp_heaps", sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	/* per QP: its heap slot, and one in its role's backlog ring (pace_queue.h) */
+	e->heap_slots = rte_zmalloc("qp_heaps", 2 * sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
 	if (!e->qps || !e->qp_extra || !e->heap_slots) {
 		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->n_qps);
 		return -1;
@@ -504,7 +505,9 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
 			struct tx_role *t = &e->work[l]->tx[i];
-			t->heap = e->heap_slots + next_slot;
+			t->pq.heap = e->heap_slots + next_slot;
+			t->pq.backlog = e->heap_slots + e->n_qps + next_slot;
+			t->pq.cap = t->n_qps;
 			next_slot += t->n_qps;
 			t->n_qps = 0;
 		}
@@ -526,7 +529,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
 			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
 			e->qps[q].clean_payload = t->clean_payload;
-			t->heap[t->n_qps++] =
+			t->pq.heap[t->n_qps++] =
 				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .more = sh->shapes};
 		}
 	}
@@ -538,7 +541,7 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
 			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++) {
-				struct pace_slot *slot = &e->work[l]->tx[i].heap[k];
+				struct pace_slot *slot = &e->work[l]->tx[i].pq.heap[k];
 				if (slot->qp->cc || slot->qp->inj || slot->qp->x)
 					slot->more = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
 			}
@@ -621,7 +624,7 @@ static void start_after_planning(struct engine *e)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
 			struct tx_role *t = &e->work[l]->tx[i];
 			for (unsigned q = 0; q < t->n_qps; q++)
-				t->heap[q].next_fp = t->heap[q].qp->next_fp;
+				t->pq.heap[q].next_fp = t->pq.heap[q].qp->next_fp;
 			tx_role_init_heap(t);
 		}
 	for (unsigned c = 0; c < e->cfg->n_collectives; c++)

@@ -41,7 +41,7 @@ struct engine {
 	struct qp_tx *qps;
 	unsigned n_qps;
 	uint8_t *qp_extra;             /* the QPs' shapes and RC message logs */
-	struct pace_slot *heap_slots;  /* backing store of the TX roles' heaps */
+	struct pace_slot *heap_slots;  /* backing store of the TX roles' heaps, then of their backlogs */
 	struct collective_rt *collectives; /* one per config collective */
 	struct lcore_work *work[RTE_MAX_LCORE];
 	unsigned n_work;

@@ -29,38 +29,20 @@ void lcore_reset_stop(void)
 }
 
 
-/* ---- the pacing heap --------------------------------------------------------------------- */
-
-static void heap_sift_down(struct pace_slot *h, unsigned n, unsigned i)
-{
-	struct pace_slot x = h[i];
-
-	for (;;) {
-		unsigned c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && h[c + 1].next_fp < h[c].next_fp)
-			c++;
-		if (h[c].next_fp >= x.next_fp)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = x;
-}
+/* ---- the pacing order ------------------------------------------------------------------- */
 
 void tx_role_init_heap(struct tx_role *r)
 {
-	r->heap_n = r->n_qps;
+	r->pq.heap_n = r->n_qps;
 	r->rr = 0;
 	r->unpaced = r->n_qps > 0;
 	for (unsigned i = 0; i < r->n_qps; i++)
-		if (qp_tx_paced(r->heap[i].qp))
+		if (qp_tx_paced(r->pq.heap[i].qp))
 			r->unpaced = false;
+	r->pq.backlog_head = r->pq.backlog_n = 0;
 	if (r->egress) /* the scheduler keeps its own order (classes); no heap */
 		return;
-	for (unsigned i = r->heap_n / 2; i-- > 0;)
-		heap_sift_down(r->heap, r->heap_n, i);
+	pace_queue_init(&r->pq);
 }
 
 /* ---- TX ------------------------------------------------------------------------------------ */
@@ -102,23 +84,21 @@ static inline void prefetch_qp(const struct pace_slot *slot)
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
+	struct pace_slot *first = pace_queue_first(&r->pq);
 	unsigned n = 0;
 
-	if (r->heap_n == 0 || r->heap[0].next_fp > now_fp)
+	if (first == NULL || first->next_fp > now_fp)
 		return 0;
 	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
-	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && r->heap[0].next_fp <= now_fp &&
-				 looks < 4 * ENGINE_BURST;
-	     looks++) {
-		struct qp_tx *qp = r->heap[0].qp;
+	for (unsigned looks = 0; n < ENGINE_BURST && first && first->next_fp <= now_fp && looks < 4 * ENGINE_BURST;
+	     looks++, first = pace_queue_first(&r->pq)) {
+		struct qp_tx *qp = first->qp;
 
 		if (qp->done) {
-			r->heap[0] = r->heap[--r->heap_n];
-			if (r->heap_n)
-				heap_sift_down(r->heap, r->heap_n, 0);
+			pace_queue_remove_first(&r->pq, first);
 			continue;
 		}
 		if (r->pause && pfc_paused(r->pause, qp->prio, now_tsc)) {
@@ -128,39 +108,38 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 			uint64_t until_fp = pfc_until(r->pause, qp->prio) << PACE_SHIFT;
 			if (qp->next_fp < now_fp)
 				qp->next_fp = now_fp;
-			r->heap[0].next_fp = RTE_MIN(until_fp, now_fp + r->wait_fp);
-			heap_sift_down(r->heap, r->heap_n, 0);
+			pace_queue_requeue(&r->pq, first, RTE_MIN(until_fp, now_fp + r->wait_fp), false);
 			continue;
 		}
 		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait, phase: look again later */
 			/* time spent waiting earns no credit: the rate resumes from now, without a burst */
 			if (qp->next_fp < now_fp)
 				qp->next_fp = now_fp;
-			r->heap[0].next_fp = now_fp + r->wait_fp;
-			if (qp->done)
-				r->heap[0].next_fp = 0;
-			heap_sift_down(r->heap, r->heap_n, 0);
+			pace_queue_requeue(&r->pq, first, qp->done ? 0 : now_fp + r->wait_fp, false);
 			continue;
 		}
 		unsigned quantum = QUANTUM;
-		if (qp->next_fp + r->lag_max_fp < now_fp) {
+		bool lcore_bound = qp->next_fp + r->lag_max_fp < now_fp;
+		if (lcore_bound) {
 			/* stalled: it resumes from at most LAG_MAX behind, so no burst of old credit; and
-			 * as the lcore, not the rate, holds it back, it may fill a whole burst this visit:
-			 * a QP's visit ends in a sift through the heap's every level, 4 times fewer */
+			 * as the lcore, not the rate, holds it back, it may fill a whole burst this visit
+			 * and then waits in the backlog, in turn, without a sift through the heap */
 			qp->next_fp = now_fp - r->lag_max_fp;
 			quantum = ENGINE_BURST;
 		}
 		/* what is due of it, up to a quantum, while its state is in cache */
 		n += qp_tx_fill(qp, burst + n, RTE_MIN(quantum, ENGINE_BURST - n), now_tsc, now_fp);
+		/* to the backlog only while still far behind: its entries are all due, and in the
+		 * order of their keys give or take what one visit sent (its pattern may have moved its
+		 * time on: an off period, the end of a phase) */
 		if (qp->done)
-			r->heap[0] = r->heap[--r->heap_n];
+			pace_queue_remove_first(&r->pq, first);
 		else
-			r->heap[0].next_fp = qp->next_fp;
-		if (r->heap_n) {
-			heap_sift_down(r->heap, r->heap_n, 0);
-			/* the next QP to send: its state and its first shape, while this one is built */
-			prefetch_qp(&r->heap[0]);
-		}
+			pace_queue_requeue(&r->pq, first, qp->next_fp,
+					   lcore_bound && qp->next_fp + r->lag_max_fp / 2 < now_fp);
+		/* the next QP to send: its state and its first shape, while this one is built */
+		if (pace_queue_size(&r->pq))
+			prefetch_qp(pace_queue_first(&r->pq));
 	}
 	if (n < ENGINE_BURST)
 		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
@@ -175,26 +154,26 @@ static unsigned build_burst_rr(struct tx_role *r, struct rte_mbuf **burst, uint6
 	unsigned n = 0;
 
 	/* not before the run's start (the QPs' first send time) */
-	if (r->heap_n == 0 || r->heap[r->rr].qp->next_fp > now_tsc << PACE_SHIFT)
+	if (r->pq.heap_n == 0 || r->pq.heap[r->rr].qp->next_fp > now_tsc << PACE_SHIFT)
 		return 0;
 	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
-	for (unsigned looks = 0; n < ENGINE_BURST && r->heap_n && looks < 4 * ENGINE_BURST; looks++) {
-		struct qp_tx *qp = r->heap[r->rr].qp;
+	for (unsigned looks = 0; n < ENGINE_BURST && r->pq.heap_n && looks < 4 * ENGINE_BURST; looks++) {
+		struct qp_tx *qp = r->pq.heap[r->rr].qp;
 
 		if (!r->pause || !pfc_paused(r->pause, qp->prio, now_tsc)) /* a paused priority waits */
 			n += qp_tx_fill(qp, burst + n, ENGINE_BURST - n, now_tsc, UINT64_MAX);
 		if (qp->done) { /* finished: the last QP takes its place */
-			r->heap[r->rr] = r->heap[--r->heap_n];
+			r->pq.heap[r->rr] = r->pq.heap[--r->pq.heap_n];
 		} else {
 			r->rr++;
 		}
-		if (r->rr >= r->heap_n)
+		if (r->rr >= r->pq.heap_n)
 			r->rr = 0;
-		if (r->heap_n)
-			prefetch_qp(&r->heap[r->rr + 1 < r->heap_n ? r->rr + 1 : 0]);
+		if (r->pq.heap_n)
+			prefetch_qp(&r->pq.heap[r->rr + 1 < r->pq.heap_n ? r->rr + 1 : 0]);
 	}
 	if (n < ENGINE_BURST)
 		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
@@ -280,7 +259,7 @@ static void tx_role_poll(struct tx_role *r, uint64_t now_tsc)
 static bool tx_role_finished(const struct tx_role *r)
 {
 	/* a generator without a count runs as long as the run: it keeps nothing alive */
-	return r->heap_n == 0 && r->n_pending == 0 && (!r->gen || r->gen->left == 0 || r->gen->left == UINT64_MAX);
+	return pace_queue_size(&r->pq) == 0 && r->n_pending == 0 && (!r->gen || r->gen->left == 0 || r->gen->left == UINT64_MAX);
 }
 
 /* At stop: give the PMD a moment for what is pending, then free it (never leak an mbuf). */

@@ -14,6 +14,7 @@
 #include "congestion.h"
 #include "inject.h"
 #include "latency.h"
+#include "pace_queue.h"
 #include "pfc.h"
 #include "pfc_watch.h"
 #include "receiver.h"
@@ -40,26 +41,17 @@ struct pfc_gen {
 	uint64_t sent, refused;   /* read by the main lcore */
 };
 
-/* Heap entries carry the key, so that ordering the heap touches no QP (1,024 QPs: 16 KB). */
-struct pace_slot {
-	uint64_t next_fp;
-	struct qp_tx *qp;
-	/* the two more cache lines a visit of the QP reads, prefetched with its first two without a
-	 * dependent load: its group's shapes, or (QPs with congestion control, injection or RC
-	 * state) the last two lines of its record */
-	const void *more;
-};
-
 struct tx_role {
 	uint16_t port;            /* config index */
 	uint16_t port_id;         /* DPDK port */
 	uint16_t queue;
 	struct rte_mempool *pool;  /* the role's own (port_tx_pool_create): raw gets, headers set once */
 	bool clean_payload;       /* the pool's payloads stay zeroed (tx_payload.h) */
-	struct pace_slot *heap;   /* min-heap of the role's QPs by next send time */
-	unsigned heap_n;
+	/* the role's QPs in the order of their next send times (paced QPs), or pq.heap[0 .. heap_n)
+	 * as a plain array (round robin of unpaced QPs; egress scheduling's classes) */
+	struct pace_queue pq;
 	unsigned n_qps;
-	bool unpaced;             /* no QP has a rate: plain round robin over heap[], no ordering */
+	bool unpaced;             /* no QP has a rate: plain round robin over pq.heap[], no ordering */
 	unsigned rr;              /* round-robin cursor */
 	struct rte_mbuf *pending[ENGINE_BURST]; /* built but refused by the PMD: sent first next time */
 	unsigned n_pending, pending_off;
