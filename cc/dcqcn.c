@@ -297,29 +297,45 @@ static uint64_t halfway(uint64_t rc, uint64_t rt)
 	return rc <= rt ? rt - (rt - rc) / 2 : rt + (rc - rt) / 2;
 }
 
-/* The R_T step of an increase event, from the counts before it (§1.2). */
-static uint64_t increase_step(struct dcqcn_qp *q)
+/* The stage and the R_T step of an increase event whose counts before it are t (timer) and b
+ * (byte counter, or t again when the byte counter is off) (§1.2). */
+static enum dcqcn_stage stage_of(const struct dcqcn_qp *q, uint32_t t, uint32_t b, uint64_t *step)
 {
 	const struct dcqcn_params *p = q->p;
-	uint32_t t = q->t_cnt, b = dcqcn_byte_threshold(q) ? q->bc_cnt : q->t_cnt;
 	uint32_t lo = t < b ? t : b, hi = t < b ? b : t;
 	uint32_t th = is_nvidia(q) ? p->rpg_threshold : p->f;
 
 	if (lo > th) {
-		q->stage = DCQCN_STAGE_HYPER;
-		q->c.hyper++;
-		if (is_nvidia(q))
-			return mbps_to_kbps(p->rpg_hai_rate);
-		return mbps_to_kbps(p->r_hai_mbps) * (p->hyper_linear ? lo - th : 1);
+		*step = is_nvidia(q) ? mbps_to_kbps(p->rpg_hai_rate)
+				     : mbps_to_kbps(p->r_hai_mbps) * (p->hyper_linear ? lo - th : 1);
+		return DCQCN_STAGE_HYPER;
 	}
 	if (hi >= th) {
-		q->stage = DCQCN_STAGE_ADDITIVE;
-		q->c.additive++;
-		return mbps_to_kbps(is_nvidia(q) ? p->rpg_ai_rate : p->r_ai_mbps);
+		*step = mbps_to_kbps(is_nvidia(q) ? p->rpg_ai_rate : p->r_ai_mbps);
+		return DCQCN_STAGE_ADDITIVE;
 	}
-	q->stage = DCQCN_STAGE_FAST;
-	q->c.fast++;
-	return 0;
+	*step = 0;
+	return DCQCN_STAGE_FAST;
+}
+
+static void count_stage(struct dcqcn_qp *q, enum dcqcn_stage stage, uint64_t n)
+{
+	q->stage = (uint8_t)stage;
+	if (stage == DCQCN_STAGE_HYPER)
+		q->c.hyper += n;
+	else if (stage == DCQCN_STAGE_ADDITIVE)
+		q->c.additive += n;
+	else
+		q->c.fast += n;
+}
+
+/* The R_T step of an increase event, from the counts before it. */
+static uint64_t increase_step(struct dcqcn_qp *q)
+{
+	uint64_t step;
+
+	count_stage(q, stage_of(q, q->t_cnt, dcqcn_byte_threshold(q) ? q->bc_cnt : q->t_cnt, &step), 1);
+	return step;
 }
 
 static void increase(struct dcqcn_qp *q, bool by_timer)
@@ -497,10 +513,110 @@ static struct tw_timer *overdue(struct dcqcn_qp *q, uint64_t x, unsigned rank)
 	return best;
 }
 
+/* Paper profile, α's timer events due up to x (see paper_catch_up). Each multiplies α by 1 - g
+ * (Q20, rounded down) until α is 0; once α·g <= 1.0 in Q20 each takes exactly 1 off
+ * (α − ⌈α·g/2^20⌉), so that stretch is a subtraction. */
+static void paper_alpha_until(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t x)
+{
+	struct tw_timer *t = &q->t_alpha;
+	uint64_t k = us_to_ns(q->p->k_us), due = t->due_ns, n, a = q->alpha, g = to_q20(q->p->g);
+
+	if (!tw_armed(t) || due > x)
+		return;
+	n = (x - due) / k + 1; /* events at due, due + k, ... up to x */
+	tw_cancel(w, t);
+	if (g > 0)
+		for (uint64_t i = 0; i < n && a; i++) {
+			if (a * g <= Q20) {
+				a = a > n - i ? a - (n - i) : 0;
+				break;
+			}
+			a = a * (Q20 - g) >> 20;
+		}
+	q->alpha = (uint32_t)a;
+	if (a) /* the event after the last one run (an event leaving α at 0 arms nothing) */
+		tw_arm(w, t, due + n * k);
+}
+
+/* Up to `left` timer increase events at once, when they can be told in closed form: the stage
+ * and step s are the same for all of them, R_T stays at or below the maximum, and the gap
+ * d = R_T - R_C is at its fixed point (d' = ⌊(d + s)/2⌋ keeps s and s - 1 where they are, so
+ * each event adds s to both rates). Returns how many ran (0: run the next one alone; after a cut
+ * the gap settles within a few dozen events). */
+static uint64_t timer_increases_at_once(struct dcqcn_qp *q, uint64_t left)
+{
+	uint64_t s, s_end, m, d = q->rt_kbps - q->rc_kbps, max = dcqcn_max_kbps(q);
+	bool bytes = dcqcn_byte_threshold(q) != 0;
+	enum dcqcn_stage st;
+
+	if (left < 2 || q->rc_kbps > q->rt_kbps || q->rt_kbps >= max)
+		return 0;
+	st = stage_of(q, q->t_cnt, bytes ? q->bc_cnt : q->t_cnt, &s);
+	if (s == 0 || (d != s && d != s - 1))
+		return 0;
+	m = (max - q->rt_kbps) / s;
+	if (m > left)
+		m = left;
+	if (m < 2 || q->t_cnt > UINT32_MAX - m)
+		return 0;
+	/* stages only move up as t grows, and a hyper-linear step only grows: equal ends, equal all */
+	if (stage_of(q, (uint32_t)(q->t_cnt + m - 1), bytes ? q->bc_cnt : (uint32_t)(q->t_cnt + m - 1), &s_end) != st ||
+	    s_end != s)
+		return 0;
+	q->rt_kbps += m * s;
+	q->rc_kbps += m * s;
+	q->t_cnt += (uint32_t)m;
+	q->c.timer_events += m;
+	count_stage(q, st, m);
+	return m;
+}
+
+/* Paper profile, the increase timer's events due up to x, until the rate is at its maximum. */
+static void paper_increase_until(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t x)
+{
+	struct tw_timer *t = &q->t_inc;
+	uint64_t period = inc_period_ns(q), due = t->due_ns;
+
+	if (!tw_armed(t) || due > x)
+		return;
+	tw_cancel(w, t);
+	for (;;) {
+		uint64_t m = timer_increases_at_once(q, (x - due) / period + 1);
+		if (m) {
+			due += (m - 1) * period;
+		} else {
+			increase(q, true);
+		}
+		if (at_max(q))
+			return;
+		due += period;
+		if (due > x) {
+			tw_arm(w, t, due);
+			return;
+		}
+	}
+}
+
+/* The paper profile's two timers touch disjoint state (α; the rates and increase counts), so
+ * between external events the order in which their events run does not matter: each timer's
+ * run in a loop of its own gives what running them in time order gives, without choosing the
+ * next timer per event. A QP idle for a second (thousands of events) catches up in a few µs. */
+static bool paper_catch_up(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t x)
+{
+	if (is_nvidia(q) || tw_armed(&q->t_dec)) /* t_dec: left by a change of profile at run time */
+		return false;
+	paper_alpha_until(q, w, x);
+	paper_increase_until(q, w, x);
+	return true;
+}
+
 /* Runs the QP's timers that come before the event (the wheel may not have reached them yet). */
 static void catch_up(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t x, unsigned rank)
 {
 	struct tw_timer *t;
+
+	if (rank == RANK_EXTERNAL && paper_catch_up(q, w, x))
+		return;
 
 	while ((t = overdue(q, x, rank))) {
 		uint64_t due = t->due_ns;

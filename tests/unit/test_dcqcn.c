@@ -924,27 +924,34 @@ static bool same_state(struct dcqcn_qp *a, struct dcqcn_qp *b, uint64_t now)
 					     ? dcqcn_next_due(a) : UINT64_MAX);
 }
 
-/* Random CNPs, bytes and long silences, both profiles and random parameters: a QP driven by a
- * wheel and one whose timers run only when it is caught up (before its bytes, at CNPs, at the
- * samples: the engine's way) go through the same states. */
-static void test_lazy_timers_match_wheel(void)
+/* Random CNPs, bytes and silences (one event in five up to `silence_max` ns), random
+ * parameters: a QP driven by a wheel and one whose timers run only when it is caught up (before
+ * its bytes, at CNPs, at the samples: the engine's way) go through the same states. Returns the
+ * samples where they differed. */
+static unsigned lazy_against_wheel(int rounds, int per_round, uint64_t silence_max, bool paper_only,
+				   unsigned *samples, uint64_t *events)
 {
 	static struct dcqcn_params pp;
 	static struct dcqcn_qp a, b;
-	unsigned mismatches = 0, samples = 0;
-	uint64_t events = 0;
+	unsigned mismatches = 0;
 
-	for (int round = 0; round < 200; round++) {
+	for (int round = 0; round < rounds; round++) {
 		uint64_t now = 0;
 
-		random_params(&pp, round & 1 ? DCQCN_PAPER : DCQCN_NVIDIA);
+		random_params(&pp, paper_only || (round & 1) ? DCQCN_PAPER : DCQCN_NVIDIA);
+		if (paper_only && round % 4) /* α's decay by other g: its subtraction stretch comes sooner */
+			pp.g = 1.0 / (double)(2 + test_rand_below(2000));
+		if (paper_only) { /* small steps: thousands of increases before the maximum */
+			pp.r_ai_mbps = 1 + (uint32_t)test_rand_below(50);
+			pp.r_hai_mbps = 1 + (uint32_t)test_rand_below(200);
+		}
 		tw_init(&wheel, 1000, 0);
 		dcqcn_init(&a, &pp, G100, 0);
 		dcqcn_init(&b, &pp, G100, 0);
-		for (int e = 0; e < 300 && !mismatches; e++) {
+		for (int e = 0; e < per_round && !mismatches; e++) {
 			uint64_t r = test_rand_below(100);
 
-			now += r < 80 ? test_rand_below(20000) : test_rand_below(3000000);
+			now += r < 80 ? test_rand_below(20000) : test_rand_below(silence_max);
 			tw_advance(&wheel, now, fire, NULL);
 			if (r % 3 == 0) {
 				dcqcn_on_cnp(&a, &wheel, now);
@@ -962,7 +969,7 @@ static void test_lazy_timers_match_wheel(void)
 				now = (now / US + 1) * US;
 				tw_advance(&wheel, now, fire, NULL);
 				dcqcn_catch_up(&b, NULL, now);
-				samples++;
+				(*samples)++;
 				if (!same_state(&a, &b, now) && mismatches++ < 3)
 					printf("  alpha %u/%u t %u/%u bc %u/%u bytes %llu/%llu stage %u/%u due %llu/%llu inc %d/%d dec %d/%d al %d/%d\n",
 					       dcqcn_alpha(&a, now), dcqcn_alpha(&b, now), a.t_cnt, b.t_cnt, a.bc_cnt, b.bc_cnt,
@@ -978,15 +985,36 @@ static void test_lazy_timers_match_wheel(void)
 					       (unsigned long long)(b.c.timer_events + b.c.byte_events));
 			}
 		}
-		events += a.c.timer_events + a.c.byte_events + a.c.cuts;
+		*events += a.c.timer_events + a.c.byte_events + a.c.cuts;
 		dcqcn_stop(&a, &wheel);
 		dcqcn_stop(&b, NULL);
 		CHECK_EQ(wheel.armed, 0);
 		CHECK_EQ(dcqcn_next_due(&b), UINT64_MAX);
 	}
-	CHECK_EQ(mismatches, 0);
+	return mismatches;
+}
+
+static void test_lazy_timers_match_wheel(void)
+{
+	unsigned samples = 0;
+	uint64_t events = 0;
+
+	CHECK_EQ(lazy_against_wheel(200, 300, 3000000, false, &samples, &events), 0);
 	CHECK(samples > 10000);
 	CHECK(events > 10000); /* the timers had work to do */
+}
+
+/* The paper profile's catch-up after silences of up to 0.3 s (α's decay to 0 with its
+ * subtraction stretch, increases told many at once up to the maximum rate) against the wheel's
+ * events one at a time. */
+static void test_lazy_long_silences_match_wheel(void)
+{
+	unsigned samples = 0;
+	uint64_t events = 0;
+
+	CHECK_EQ(lazy_against_wheel(40, 40, 300000000, true, &samples, &events), 0);
+	CHECK(samples > 300);
+	CHECK(events > 50000);
 }
 
 /* A QP on no wheel: a CNP arms the cut only in the QP, dcqcn_next_due names it, a catch-up just
@@ -1195,6 +1223,7 @@ int main(void)
 	RUN(test_increase_before_cut_at_same_time);
 	RUN(test_stop);
 	RUN(test_lazy_timers_match_wheel);
+	RUN(test_lazy_long_silences_match_wheel);
 	RUN(test_lazy_next_due);
 	RUN(test_paper_cut_old_alpha);
 	RUN(test_paper_alpha_before_cut);
