@@ -527,6 +527,8 @@ static bool gate_queues_idle(void)
 	return true;
 }
 
+bool port_gate_active(void) { return park.active; }
+
 bool port_gate_window(void)
 {
 	bool done;

@@ -77,5 +77,8 @@ int port_gate_start(char *err, size_t errlen);
 bool port_gate_window(void);
 /* Lets the interrupt thread run freely again (the workers have stopped). Safe to call twice. */
 void port_gate_stop(void);
+/* Whether the gate is parking the interrupt thread (some port is gated): it then needs a window
+ * every few milliseconds. */
+bool port_gate_active(void);
 
 #endif

@@ -251,6 +251,41 @@ def test_sigterm_still_writes_report(tmp_path):
     assert not list(tmp_path.glob("s.json.tmp.*"))
 
 
+def _main_thread_wakeups(p, secs):
+    """Voluntary context switches of process p's main thread (the main lcore) over secs."""
+    def count():
+        with open("/proc/%d/task/%d/status" % (p.pid, p.pid)) as f:
+            return int([l for l in f if l.startswith("voluntary_ctxt_switches")][0].split()[1])
+    a = count()
+    time.sleep(secs)
+    return count() - a
+
+
+@pytest.mark.parametrize("stop,most,least", [("", 300, 0), ("{ messages = 100000000; }", None, 400)])
+def test_main_lcore_wakes_rarely_when_nothing_needs_it(tmp_path, stop, most, least):
+    """The main lcore sleeps 10 ms between ticks when nothing it does must keep pace (each wake-up
+    takes the CPU from a worker sharing it), and 1 ms while it must, e.g. to time the end of QPs
+    with a stop condition. Counted as its thread's voluntary context switches over a second."""
+    p_ = port("n", "net_null0", MAC_A, "192.168.3.1")
+    body = dict(transport='"uc"', message_size=64, mtu=1024, qpn=2, dest_qpn=3, rate_gbps=1.0)
+    if stop:
+        body["stop"] = stop
+    (tmp_path / "w.cfg").write_text(cfg([p_], [role(1, "n", "tx")], [flow("f", "n", MAC_B, "192.168.3.2", **body)]))
+    p = subprocess.Popen([str(engine_path()), "-f", str(tmp_path / "w.cfg"), "-q", "-d", "4", "-r",
+                          str(tmp_path / "w.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         cwd=str(tmp_path))
+    try:
+        time.sleep(1.5)
+        wakeups = _main_thread_wakeups(p, 1.0)
+    finally:
+        out, _ = p.communicate(timeout=60)
+    assert p.returncode == 0, out
+    if most is not None:
+        assert wakeups < most, "the main lcore woke %d times in a second" % wakeups
+    if least is not None:  # a loaded machine only lowers this (longer sleeps): 1 ms ticks give ~1,000
+        assert wakeups > least, "the main lcore woke only %d times in a second" % wakeups
+
+
 def test_unwritable_report_path_fails_before_traffic(engine):
     ports, ip_b = pair_ports("bad")
     f = flow("f", "a", MAC_B, ip_b, qpn=2, dest_qpn=3)
