@@ -8,6 +8,7 @@ ROOT=$PWD
 
 bash scripts/install-deps.sh || exit 1
 bash scripts/build.sh all || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
+echo "set-up and builds: $SECONDS s"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
@@ -20,7 +21,7 @@ trap 'rm -rf "$logdir"' EXIT
 # A program using tests/lib/testlib.h: its cases are counted from its RESULT line.
 run_cases() { # label, command...
   local label=$1; shift
-  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log"
+  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log" t0=$SECONDS
   "$@" >"$log" 2>&1
   local rc=$?
   local line p f
@@ -32,25 +33,25 @@ run_cases() { # label, command...
   f=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed after its last case
   passed=$((passed + p)); failed=$((failed + f))
-  echo "$( [ "$f" -eq 0 ] && echo ok || echo FAIL ) $label: $p passed, $f failed"
+  echo "$( [ "$f" -eq 0 ] && echo ok || echo FAIL ) $label: $p passed, $f failed ($((SECONDS - t0)) s)"
   [ "$f" -eq 0 ] || grep -E '^(not ok|  )' "$log" | head -40
 }
 
 # A command that is one test case: passes when it exits 0.
 run_one() { # label, command...
   local label=$1; shift
-  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log"
+  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log" t0=$SECONDS
   if "$@" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "ok $label"
+    passed=$((passed + 1)); echo "ok $label ($((SECONDS - t0)) s)"
   else
-    failed=$((failed + 1)); echo "FAIL $label"; tail -30 "$log"
+    failed=$((failed + 1)); echo "FAIL $label ($((SECONDS - t0)) s)"; tail -30 "$log"
   fi
 }
 
 # pytest: counts parsed from its summary line. PYTEST_MARKS (an env assignment) selects by marker.
 run_pytest() { # label, test folder, env assignments...
   local label=$1 folder=$2; shift 2
-  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log" marks=""
+  local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log" marks="" t0=$SECONDS
   local a
   for a in "$@"; do [[ $a == PYTEST_MARKS=* ]] && marks=${a#PYTEST_MARKS=}; done
   env "$@" /usr/bin/python3 -m pytest -q -rfEs -p no:cacheprovider ${marks:+-m "$marks"} "$folder" >"$log" 2>&1
@@ -64,7 +65,7 @@ run_pytest() { # label, test folder, env assignments...
   p=${p:-0}; f=$(( ${f:-0} + ${e:-0} )); s=${s:-0}
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # no tests collected, or pytest crashed
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-  echo "$( [ "$f" -eq 0 ] && echo ok || echo FAIL ) $label: $p passed, $f failed, $s skipped"
+  echo "$( [ "$f" -eq 0 ] && echo ok || echo FAIL ) $label: $p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
   [ "$f" -eq 0 ] || grep -E '^(FAILED|ERROR)' "$log" | head -40
   [ "$s" -eq 0 ] || grep -E '^SKIPPED' "$log" | head -10
   [ "$rc" -eq 0 ] || [ -n "$summary" ] || tail -30 "$log"
@@ -91,6 +92,7 @@ run_pytest "engine on virtual devices (ASan + UBSan build)" tests/integration \
   ROCE_ENGINE="$ROOT/build-asan/apps/roce-engine" ROCE_PCAP="$ROOT/build/apps/roce-pcap" \
   ROCE_CCSIM="$ROOT/build-asan/apps/roce-ccsim" PYTEST_MARKS="not release_only"
 
+echo "total: $SECONDS s (CI's limit: 1,200 s)"
 if [ "$skipped" -gt 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"
 else
