@@ -582,11 +582,10 @@ static void paper_increase_until(struct dcqcn_qp *q, struct timer_wheel *w, uint
 	tw_cancel(w, t);
 	for (;;) {
 		uint64_t m = timer_increases_at_once(q, (x - due) / period + 1);
-		if (m) {
+		if (m)
 			due += (m - 1) * period;
-		} else {
+		else
 			increase(q, true);
-		}
 		if (at_max(q))
 			return;
 		due += period;

@@ -1714,7 +1714,7 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 			return cr_fail(&ld->r, e,
 				       "flow '%s' is already in collective '%s' (a flow belongs to one collective)",
 				       name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
-		if (ld->cfg->groups[g].stop_messages || ld->cfg->groups[g].stop_bytes || ld->cfg->groups[g].stop_seconds > 0)
+		if (cfg_group_has_stop(&ld->cfg->groups[g]))
 			return cr_fail(&ld->r, e,
 				       "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
 				       name, ld->cfg->groups[g].line);

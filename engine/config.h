@@ -265,6 +265,12 @@ struct cfg_flow_group {
 	unsigned line;
 };
 
+/* Whether the group's QPs stop on their own (messages, bytes or seconds). */
+static inline bool cfg_group_has_stop(const struct cfg_flow_group *g)
+{
+	return g->stop_messages || g->stop_bytes || g->stop_seconds > 0;
+}
+
 /* A collective: flow groups that send in lock-step phases, as the steps of an AI-training
  * collective (ring all-reduce, incast, all-to-all): each QP of each group sends one message per
  * phase, and phase k+1 starts when every QP has completed phase k (RC: acknowledged; UC/UD:

@@ -830,30 +830,33 @@ static void main_tick(struct engine *e, struct ticks *t, uint64_t now)
 #define NAP_BUSY_US 1000    /* the main lcore's sleep between ticks while something must keep pace */
 #define NAP_IDLE_US 10000   /* ... and otherwise */
 
+/* Whether something the main lcore does all run long needs it every millisecond: QPs,
+ * collectives or PFC generators with an end of their own (the run's end is timed by their
+ * finishing), pcapng / switch / cc trace rings to drain, memif's gate windows. Known at start. */
+static bool main_keeps_pace(const struct engine *e)
+{
+	if (e->cfg->n_collectives || counted_generators(e) || e->pcapng || e->sw_csv || e->cc_csv || port_gate_active())
+		return true;
+	for (unsigned g = 0; g < e->cfg->n_groups; g++)
+		if (cfg_group_has_stop(&e->cfg->groups[g]))
+			return true;
+	return false;
+}
+
 /* The main lcore's sleep before its next tick. Each wake-up takes the CPU from a worker lcore
  * that shares it (eal.lcores "0@0,1@0,2@1" on two CPUs): about 70 us a wake-up on a VM, 7 % of
  * that worker at one a millisecond. So it wakes every millisecond only while something needs it
- * to: phases still to start, QPs, collectives or PFC generators with an end of their own (the
- * run's end is timed by their finishing), pcapng / switch / cc trace rings to drain, memif's gate windows; else every 10 ms,
- * never past the deadline or the next live line. */
-static unsigned main_nap_us(const struct engine *e, uint64_t now, uint64_t deadline, uint64_t next_line)
+ * to (main_keeps_pace, or phases still to start); else every 10 ms, never past `until` (the
+ * deadline or the next live line). */
+static unsigned main_nap_us(const struct engine *e, bool keep_pace, uint64_t now, uint64_t until)
 {
-	unsigned nap = NAP_IDLE_US;
-	uint64_t until = next_line;
+	uint64_t us = e->tsc_hz / 1000000;
 
-	if (e->phases_started < e->cfg->n_phases || e->cfg->n_collectives || counted_generators(e) || e->pcapng ||
-	    e->sw_csv || e->cc_csv || port_gate_active())
+	if (keep_pace || e->phases_started < e->cfg->n_phases || until <= now)
 		return NAP_BUSY_US;
-	for (unsigned g = 0; g < e->cfg->n_groups; g++)
-		if (e->cfg->groups[g].stop_messages || e->cfg->groups[g].stop_bytes || e->cfg->groups[g].stop_seconds > 0)
-			return NAP_BUSY_US;
-	if (deadline && deadline < until)
-		until = deadline;
-	if (until <= now)
-		return NAP_BUSY_US;
-	if (until - now < e->tsc_hz / 1000000 * nap)
-		nap = (unsigned)((until - now) / (e->tsc_hz / 1000000)) + 1;
-	return RTE_MAX(nap, (unsigned)NAP_BUSY_US);
+	if (until - now < us * NAP_IDLE_US)
+		return RTE_MAX((unsigned)((until - now) / us) + 1, (unsigned)NAP_BUSY_US);
+	return NAP_IDLE_US;
 }
 
 /* Main lcore: live lines until the run ends, then TX stop, RX drain, RX stop. */
@@ -864,6 +867,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	uint64_t deadline = opt->duration_s > 0 ? e->start_tsc + (uint64_t)(opt->duration_s * (double)e->tsc_hz) : 0;
 	uint64_t next_line = e->start_tsc + interval, last_line = e->start_tsc;
 	struct ticks ticks = {.link_every = RTE_MIN(interval, e->tsc_hz * LINK_POLL_MS / 1000)};
+	bool keep_pace = main_keeps_pace(e);
 	sig_atomic_t signals;
 
 	for (unsigned p = 0; p < e->n_ports; p++)
@@ -894,7 +898,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 			next_line += interval;
 		}
 		drain_to_files(e);
-		rte_delay_us_sleep(main_nap_us(e, now, deadline, next_line));
+		rte_delay_us_sleep(main_nap_us(e, keep_pace, now, deadline && deadline < next_line ? deadline : next_line));
 	}
 	signals = stop_requested;
 	lcore_request_tx_stop();

@@ -39,7 +39,6 @@ void tx_role_init_heap(struct tx_role *r)
 	for (unsigned i = 0; i < r->n_qps; i++)
 		if (qp_tx_paced(r->pq.heap[i].qp))
 			r->unpaced = false;
-	r->pq.backlog_head = r->pq.backlog_n = 0;
 	if (r->egress) /* the scheduler keeps its own order (classes); no heap */
 		return;
 	pace_queue_init(&r->pq);
@@ -80,6 +79,17 @@ static inline void prefetch_qp(const struct pace_slot *slot)
 	rte_prefetch0((const char *)slot->more + RTE_CACHE_LINE_SIZE);
 }
 
+/* The next QP to visit, its state and its first shape prefetched (the loads start while the
+ * loop decides whether it is due). */
+static inline struct pace_slot *first_prefetched(struct pace_queue *q)
+{
+	struct pace_slot *first = pace_queue_first(q);
+
+	if (first)
+		prefetch_qp(first);
+	return first;
+}
+
 /* Fills up to a burst with the packets of QPs that are due, earliest first. */
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
@@ -94,7 +104,7 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		return 0;
 	}
 	for (unsigned looks = 0; n < ENGINE_BURST && first && first->next_fp <= now_fp && looks < 4 * ENGINE_BURST;
-	     looks++, first = pace_queue_first(&r->pq)) {
+	     looks++, first = first_prefetched(&r->pq)) {
 		struct qp_tx *qp = first->qp;
 
 		if (qp->done) {
@@ -137,9 +147,6 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		else
 			pace_queue_requeue(&r->pq, first, qp->next_fp,
 					   lcore_bound && qp->next_fp + r->lag_max_fp / 2 < now_fp);
-		/* the next QP to send: its state and its first shape, while this one is built */
-		if (pace_queue_size(&r->pq))
-			prefetch_qp(pace_queue_first(&r->pq));
 	}
 	if (n < ENGINE_BURST)
 		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
