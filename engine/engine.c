@@ -32,6 +32,7 @@
 #define RX_QPS_PER_LCORE 65536
 #define DRAIN_QUIET_MS 50   /* RX is stopped once nothing arrived for this long after TX stopped */
 #define DRAIN_MAX_MS 2000
+#define HELD_UP_MIN_US 1000 /* a loop turn this long after the last: the lcore was held up (no turn takes 1 ms) */
 #define LAG_MAX_US 10000    /* a QP more than 10 ms behind its schedule skips ahead, no burst */
 #define WAIT_NS 2000        /* an RC QP with a full window looks again 2 us later */
 #define COMP_RING_SIZE 16384
@@ -92,6 +93,7 @@ static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, s
 			return NULL;
 		}
 		e->work[lcore]->lcore = lcore;
+		e->work[lcore]->held_up_min_tsc = e->tsc_hz * HELD_UP_MIN_US / 1000000;
 		e->n_work++;
 	}
 	return e->work[lcore];

@@ -505,13 +505,28 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 
 /* ---- the loop ------------------------------------------------------------------------------- */
 
+/* A turn that came late: how long the lcore was away, for the report and the summary (a
+ * poll-mode lcore that the host deschedules sends and emulates nothing meanwhile). */
+static void __rte_noinline held_up(struct lcore_work *w, uint64_t gap)
+{
+	STAT_ADD(w->held_up_tsc, gap);
+	STAT_ADD(w->held_up_times, 1);
+	if (gap > w->held_up_max_tsc)
+		__atomic_store_n(&w->held_up_max_tsc, gap, __ATOMIC_RELAXED);
+}
+
 int lcore_main(void *arg)
 {
 	struct lcore_work *w = arg;
 	bool tx_done = w->n_tx == 0;
+	uint64_t last = rte_rdtsc();
 
 	while (!__atomic_load_n(&rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
+
+		if (unlikely(now - last > w->held_up_min_tsc))
+			held_up(w, now - last);
+		last = now;
 
 		if (w->cc && !tx_done)
 			congestion_poll(w->cc, now);

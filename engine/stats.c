@@ -311,6 +311,24 @@ void stats_print_interval(const struct engine *e, double t_s, double dt_s, struc
 	fflush(stdout);
 }
 
+/* A worker lcore held up for more than 1 % of the run (engine/lcore.h) made less than it was
+ * asked: paced QPs lost what they could not catch up (more than 10 ms behind), shapers and the
+ * lab's emulated links the whole time. Said where a reader of the figures looks. */
+static void held_up_lines(const struct engine *e, double secs)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lcore_work *w = e->work[l];
+		double held = w ? (double)stat_read(&w->held_up_tsc) / (double)e->tsc_hz : 0;
+
+		if (!w || held <= 0.01 * secs)
+			continue;
+		printf("summary: lcore %u held up %llu times, %.3f s in all (longest %.1f ms) of %.3f s: other work "
+		       "shares its CPU; rates, shapers and the lab's links lost that time\n",
+		       l, (unsigned long long)stat_read(&w->held_up_times), held,
+		       (double)stat_read(&w->held_up_max_tsc) * 1e3 / (double)e->tsc_hz, secs);
+	}
+}
+
 void stats_print_summary(const struct engine *e)
 {
 	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
@@ -334,6 +352,7 @@ void stats_print_summary(const struct engine *e)
 	       "duplicates %llu\n",
 	       secs, e->stopped_by ? e->stopped_by : "?", e->n_qps, (unsigned long long)msgs, (unsigned long long)lost,
 	       (unsigned long long)ooo, (unsigned long long)dup);
+	held_up_lines(e, secs);
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		struct port_totals t;
 		stats_port_totals(e, p, &t);
