@@ -381,6 +381,37 @@ def grafana_queries():
     return out
 
 
+def test_grafana_import_choice_reaches_every_panel():
+    """Importing the dashboard, Grafana replaces each ${NAME} of an __inputs entry with the data
+    source picked in the dialog, everywhere in the JSON (pkg/services/dashboardimport/utils/
+    dash_template_evaluator.go); the panels read "${datasource}", the template variable. So the
+    pick must become that variable's value, or it changes nothing."""
+    text = GRAFANA.read_text()
+    dash = json.loads(text)
+    inputs = {i["name"] for i in dash["__inputs"] if i["type"] == "datasource"}
+    assert inputs, dash["__inputs"]
+    for name in inputs:  # each input is used: otherwise the dialog asks for nothing
+        assert text.count("${%s}" % name) > 0, name
+    imported = json.loads(re.sub(r"\$\{(\w+)\}", lambda m: "picked-uid" if m.group(1) in inputs else m.group(0), text))
+    variables = {v["name"]: v for v in imported["templating"]["list"]}
+
+    def resolve(ds):
+        uid = ds["uid"]
+        m = re.fullmatch(r"\$\{?(\w+)\}?", uid)
+        return variables[m.group(1)]["current"].get("value") if m else uid
+
+    seen = 0
+    for panel in imported["panels"]:
+        for ds in [panel.get("datasource")] + [t.get("datasource") for t in panel.get("targets", [])]:
+            if ds:
+                assert ds["type"] == "prometheus" and resolve(ds) == "picked-uid", (panel["title"], ds)
+                seen += 1
+    for v in imported["templating"]["list"]:
+        if v["type"] == "query":
+            assert resolve(v["datasource"]) == "picked-uid", v["name"]
+    assert seen > 20
+
+
 def test_grafana_dashboard_names_are_exported(tmp_path):
     """Every metric the Grafana dashboard reads is a family the engine exports (a lab run has them
     all: the switch families come with a lab switch)."""
