@@ -17,19 +17,23 @@
 #include "counters.h"
 #include "engine_state.h"
 
-/* Each lcore's ring holds what its frames need of copies while the main lcore is away (it drains
- * every millisecond, but a loaded machine can keep it from its CPU for tens): as many copies as
- * CAPTURE_MEMORY holds, a power of two in [CAPTURE_RING_MIN, CAPTURE_RING_MAX]; fewer if memory is
- * short. 128-byte snaps: 65,536 copies (26 MB); whole 1,500-byte frames: 16,384; 9,000-byte
- * frames: 4,096 (38 MB). */
-#define CAPTURE_MEMORY (32u << 20)
-#define CAPTURE_RING_MIN 4096u
-#define CAPTURE_RING_MAX 65536u
+/* Each lcore's copies wait in its ring while the main lcore is away: it drains every millisecond,
+ * but a loaded machine can keep it from its CPU for tens. So each lcore gets as many copies as
+ * CAPTURE_MEMORY holds (less when the EAL heap is short): small ones (up to SMALL_COPY bytes
+ * captured: ACKs, CNPs, READ requests, short frames, any 128-byte snap) and, when frames are kept
+ * longer, large ones of the largest frame's size, half the memory each. 128-byte snaps: 65,536
+ * copies; whole frames of 1,500-byte ports: 27,962 small and 8,981 large; 9,000-byte ports:
+ * 27,962 small and 3,584 large (the least of each kind, whatever the memory). */
+#define CAPTURE_MEMORY (32ull << 20)
+#define COPIES_MIN 3584u        /* with the pool's slack, no more than the 4,607 copies of old */
+#define COPIES_MAX 65536u
+#define SMALL_COPY 256u
+#define COPY_OVERHEAD (sizeof(struct rte_mbuf) + RTE_CACHE_LINE_SIZE) /* beside its data: the mbuf, the pool's */
 #define COPY_BURST 64            /* copies capture_burst makes before it enqueues them */
 #define DRAIN_BURST 64u
 #define POOL_CACHE 256
-/* Copies that are neither in the ring nor free to take: a burst being made, a burst being
- * written, and what the two lcores' mempool caches hold (up to 1.5 times their size each). */
+/* Copies of a pool that are neither in the ring nor free to take: a burst being made, a burst
+ * being written, and what the two lcores' mempool caches hold (up to 1.5 times their size each). */
 #define POOL_SLACK (COPY_BURST + DRAIN_BURST + 2 * (POOL_CACHE * 3 / 2))
 
 /* The enhanced packet block's time, from the engine's own time base (the latency probes' clock):
@@ -42,6 +46,20 @@ static void set_time(struct rte_mbuf *copy, uint64_t ns)
 
 	epb[3] = (uint32_t)(ns >> 32);
 	epb[4] = (uint32_t)ns;
+}
+
+/* A copy of m: a small one when what is captured of it fits (or no small copy is left), else a
+ * large one; NULL when there is none. */
+static struct rte_mbuf *copy_of(struct capture_lcore *c, uint16_t port_id, uint16_t queue, const struct rte_mbuf *m,
+				enum rte_pcapng_direction dir, uint64_t tsc)
+{
+	struct rte_mbuf *copy = NULL;
+
+	if (c->small && (!c->large || RTE_MIN(rte_pktmbuf_pkt_len(m), c->snaplen) <= SMALL_COPY))
+		copy = rte_pcapng_copy(port_id, queue, m, c->small, c->snaplen, tsc, dir);
+	if (!copy && c->large)
+		copy = rte_pcapng_copy(port_id, queue, m, c->large, c->snaplen, tsc, dir);
+	return copy;
 }
 
 void capture_burst(struct capture_lcore *c, uint16_t port_id, uint16_t queue, struct rte_mbuf *const *m, unsigned n,
@@ -58,8 +76,7 @@ void capture_burst(struct capture_lcore *c, uint16_t port_id, uint16_t queue, st
 		if (--*left)
 			continue;
 		*left = c->every;
-		copy[k] = rte_pcapng_copy(port_id, queue, m[i], c->pool, c->snaplen, tsc,
-					  tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN);
+		copy[k] = copy_of(c, port_id, queue, m[i], tx ? RTE_PCAPNG_DIRECTION_OUT : RTE_PCAPNG_DIRECTION_IN, tsc);
 		if (copy[k])
 			set_time(copy[k], clock_tsc_to_ns(tsc)), k++;
 		else
@@ -75,42 +92,78 @@ void capture_burst(struct capture_lcore *c, uint16_t port_id, uint16_t queue, st
 	}
 }
 
-/* The lcore's copy pool and a ring of `ring` slots (it holds ring - 1). 0, or -1 with neither. */
-static int make_buffers(struct capture_lcore *c, unsigned l, unsigned ring, uint16_t room)
+/* Copies of `room` bytes that `bytes` of memory hold, within [COPIES_MIN, COPIES_MAX]. */
+static unsigned copies_in(uint64_t bytes, uint32_t room)
 {
-	int socket = (int)rte_lcore_to_socket_id(l);
+	uint64_t n = bytes / (COPY_OVERHEAD + room);
+
+	return n < COPIES_MIN ? COPIES_MIN : n > COPIES_MAX ? COPIES_MAX : (unsigned)n;
+}
+
+static struct rte_mempool *copy_pool(const char *kind, unsigned l, unsigned copies, uint32_t room)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	snprintf(name, sizeof(name), "cap_%s_%u", kind, l);
+	return rte_pktmbuf_pool_create(name, copies + POOL_SLACK, POOL_CACHE, 0, (uint16_t)room,
+				       (int)rte_lcore_to_socket_id(l));
+}
+
+static void free_buffers(struct capture_lcore *c)
+{
+	rte_ring_free(c->ring);
+	rte_mempool_free(c->small);
+	rte_mempool_free(c->large);
+	c->ring = NULL;
+	c->small = c->large = NULL;
+}
+
+/* The lcore's pools and ring for `budget` bytes of copies of up to `snap` bytes; `small_too`
+ * false: only COPIES_MIN large ones (the least a run starts with). 0, or -1 with none of them. */
+static int make_buffers(struct capture_lcore *c, unsigned l, uint32_t snap, uint64_t budget, bool small_too)
+{
+	uint32_t small_room = rte_pcapng_mbuf_size(RTE_MIN(snap, SMALL_COPY) + RTE_VLAN_HLEN);
+	uint32_t large_room = RTE_MIN(rte_pcapng_mbuf_size(snap + RTE_VLAN_HLEN), (uint32_t)UINT16_MAX);
 	char name[RTE_RING_NAMESIZE];
 
-	snprintf(name, sizeof(name), "cap_pool_%u", l);
-	c->pool = rte_pktmbuf_pool_create(name, ring + POOL_SLACK, POOL_CACHE, 0, room, socket);
+	if (snap <= SMALL_COPY)
+		c->n_small = copies_in(budget, small_room), c->n_large = 0;
+	else if (small_too)
+		c->n_small = copies_in(budget / 2, small_room), c->n_large = copies_in(budget / 2, large_room);
+	else
+		c->n_small = 0, c->n_large = COPIES_MIN;
+	c->small = c->n_small ? copy_pool("small", l, c->n_small, small_room) : NULL;
+	c->large = c->n_large ? copy_pool("large", l, c->n_large, large_room) : NULL;
 	snprintf(name, sizeof(name), "cap_ring_%u", l);
-	c->ring = c->pool ? rte_ring_create(name, ring, socket, RING_F_SP_ENQ | RING_F_SC_DEQ) : NULL;
-	if (c->ring)
+	c->ring = rte_ring_create(name, rte_align32pow2(c->n_small + c->n_large + 1), (int)rte_lcore_to_socket_id(l),
+				  RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if ((c->small || !c->n_small) && (c->large || !c->n_large) && c->ring)
 		return 0;
-	rte_mempool_free(c->pool);
-	c->pool = NULL;
+	free_buffers(c);
 	return -1;
 }
 
-/* The largest ring (and pool) that CAPTURE_MEMORY holds, smaller while memory is short, down to
- * CAPTURE_RING_MIN (below that the run does not start). The ring's size, or 0. */
-static unsigned size_buffers(struct capture_lcore *c, unsigned l, uint32_t snap)
+/* As many copies as CAPTURE_MEMORY holds, or half the EAL heap left shared by the `lcores` that
+ * capture; fewer while the pools cannot be made, down to COPIES_MIN of each kind, then only
+ * COPIES_MIN large ones. */
+static int size_buffers(struct capture_lcore *c, unsigned l, uint32_t snap, unsigned lcores)
 {
-	uint32_t room = rte_pcapng_mbuf_size(snap);
-	uint64_t copy_bytes = sizeof(struct rte_mbuf) + (uint64_t)room;
-	unsigned ring = CAPTURE_RING_MAX;
+	struct rte_malloc_socket_stats heap;
+	uint64_t budget = CAPTURE_MEMORY;
 
-	if (room > UINT16_MAX)
-		room = UINT16_MAX;
-	while (ring > CAPTURE_RING_MIN && ring * copy_bytes > CAPTURE_MEMORY)
-		ring /= 2;
-	for (; ring >= CAPTURE_RING_MIN; ring /= 2)
-		if (!make_buffers(c, l, ring, (uint16_t)room))
-			return ring;
-	return 0;
+	if (!rte_malloc_get_socket_stats((int)rte_lcore_to_socket_id(l), &heap) &&
+	    heap.heap_freesz_bytes / 2 / lcores < budget)
+		budget = heap.heap_freesz_bytes / 2 / lcores;
+	for (;; budget /= 2) {
+		if (!make_buffers(c, l, snap, budget, true))
+			return 0;
+		if (c->n_small == COPIES_MIN && c->n_large <= COPIES_MIN)
+			break;
+	}
+	return snap > SMALL_COPY ? make_buffers(c, l, snap, 0, false) : -1;
 }
 
-static int lcore_state(struct engine *e, unsigned l, struct capture_lcore **out)
+static int lcore_state(struct engine *e, unsigned l, unsigned lcores, struct capture_lcore **out)
 {
 	const struct engine_config *cfg = e->cfg;
 	struct capture_lcore *c;
@@ -123,7 +176,7 @@ static int lcore_state(struct engine *e, unsigned l, struct capture_lcore **out)
 
 	c = rte_zmalloc("capture", sizeof(*c), RTE_CACHE_LINE_SIZE);
 	*out = c;
-	if (!c || !(c->ring_size = size_buffers(c, l, snap)))
+	if (!c || size_buffers(c, l, snap, lcores))
 		return -1;
 	c->snaplen = cfg->capture_snaplen ? cfg->capture_snaplen : UINT32_MAX;
 	c->every = cfg->capture_every;
@@ -148,6 +201,34 @@ int capture_open(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
+/* Every lcore's copies, then a line saying how many (the fewest an lcore got). */
+static int lcores_state(struct engine *e, char *err, size_t errlen)
+{
+	unsigned lcores = 0, small = COPIES_MAX, large = COPIES_MAX;
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		lcores += e->work[l] != NULL;
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		struct capture_lcore *c;
+		if (!e->work[l])
+			continue;
+		if (lcore_state(e, l, lcores, &e->work[l]->cap)) {
+			snprintf(err, errlen, "out of memory for the capture's copies (raise eal.memory_mb)");
+			return -1;
+		}
+		c = e->work[l]->cap;
+		small = RTE_MIN(small, c->n_small);
+		large = RTE_MIN(large, c->n_large);
+	}
+	if (!lcores)
+		return 0;
+	printf("roce-engine: capture to %s: %u copies per lcore", e->cfg->capture, small + large);
+	if (small && large)
+		printf(" (%u of up to %u captured bytes, %u of more)", small, SMALL_COPY, large);
+	printf("\n");
+	return 0;
+}
+
 int capture_start(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->cfg;
@@ -162,20 +243,7 @@ int capture_start(struct engine *e, char *err, size_t errlen)
 		snprintf(err, errlen, "run.capture: rte_pcapng cannot open %s: %s", cfg->capture, rte_strerror(rte_errno));
 		return -1;
 	}
-	unsigned queued = UINT32_MAX; /* the smallest ring's (memory may have run short for some) */
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		if (!e->work[l])
-			continue;
-		if (lcore_state(e, l, &e->work[l]->cap)) {
-			snprintf(err, errlen, "out of memory for the capture's copies (raise eal.memory_mb)");
-			return -1;
-		}
-		if (e->work[l]->cap->ring_size - 1 < queued)
-			queued = e->work[l]->cap->ring_size - 1;
-	}
-	if (queued != UINT32_MAX)
-		printf("roce-engine: capture to %s: up to %u copies queued per lcore\n", cfg->capture, queued);
-	return 0;
+	return lcores_state(e, err, errlen);
 }
 
 /* Writes what one lcore's ring held when called, no more: a lcore that copies as fast as this
@@ -217,6 +285,14 @@ void capture_finish(struct engine *e)
 		for (unsigned p = 0; c && p < CAPTURE_MAX_PORTS; p++)
 			e->capture_dropped += c->dropped[p];
 	}
+}
+
+void capture_free(struct capture_lcore *c)
+{
+	if (!c)
+		return;
+	free_buffers(c);
+	rte_free(c);
 }
 
 uint64_t capture_dropped_on(const struct engine *e, uint16_t port_id)

@@ -23,9 +23,10 @@ struct rte_ring;
 
 /* One lcore's capture state. */
 struct capture_lcore {
-	struct rte_mempool *pool;     /* copies */
-	struct rte_ring *ring;        /* to the main lcore */
-	unsigned ring_size;           /* its slots (it holds one fewer) */
+	struct rte_mempool *small;    /* copies of frames of which up to 256 bytes are captured */
+	struct rte_mempool *large;    /* of longer ones (NULL when snaplen keeps no more) */
+	unsigned n_small, n_large;    /* their copies */
+	struct rte_ring *ring;        /* to the main lcore: room for them all */
 	uint32_t snaplen;
 	uint32_t every;               /* one frame in `every` per port and direction */
 	uint32_t countdown[CAPTURE_MAX_PORTS][2]; /* per DPDK port, per direction (0 rx, 1 tx) */
@@ -48,6 +49,8 @@ int capture_start(struct engine *e, char *err, size_t errlen);
 void capture_drain(struct engine *e);
 /* After the lcores stopped: the last frames, the file closed, e->capture_dropped summed. */
 void capture_finish(struct engine *e);
+/* An lcore's capture state, its copies and ring freed (NULL: nothing). */
+void capture_free(struct capture_lcore *c);
 /* Copies of DPDK port `port_id`'s frames dropped so far, over the lcores (any time: relaxed reads). */
 uint64_t capture_dropped_on(const struct engine *e, uint16_t port_id);
 

@@ -968,9 +968,7 @@ static void release(struct engine *e)
 		}
 		rte_free(e->work[l]->samples);
 		if (e->work[l]->cap) {
-			rte_ring_free(e->work[l]->cap->ring);
-			rte_mempool_free(e->work[l]->cap->pool);
-			rte_free(e->work[l]->cap);
+			capture_free(e->work[l]->cap);
 		}
 		if (e->work[l]->cc) {
 			rte_free(e->work[l]->cc->traced);
