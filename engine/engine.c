@@ -912,7 +912,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet && stop_requested == signals) {
 		for (unsigned k = 0; k < 5; k++) {
 			main_tick(e, &ticks, rte_rdtsc());
-			drain_to_files(e); /* RX goes on: its capture copies would fill the rings */
+			capture_drain(e); /* RX goes on: its copies would fill the capture's rings */
 			rte_delay_us_sleep(1000);
 		}
 		uint64_t n = rx_frames_total(e);
