@@ -914,6 +914,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet && stop_requested == signals) {
 		for (unsigned k = 0; k < 5; k++) {
 			main_tick(e, &ticks, rte_rdtsc());
+			capture_drain(e); /* RX goes on: its copies would fill the capture's rings */
 			rte_delay_us_sleep(1000);
 		}
 		uint64_t n = rx_frames_total(e);
@@ -969,9 +970,7 @@ static void release(struct engine *e)
 		}
 		rte_free(e->work[l]->samples);
 		if (e->work[l]->cap) {
-			rte_ring_free(e->work[l]->cap->ring);
-			rte_mempool_free(e->work[l]->cap->pool);
-			rte_free(e->work[l]->cap);
+			capture_free(e->work[l]->cap);
 		}
 		if (e->work[l]->cc) {
 			rte_free(e->work[l]->cc->traced);
