@@ -44,6 +44,22 @@ static volatile sig_atomic_t pt_child = 0, pt_stop = 0;
 
 /* ---- the work directory ---- */
 
+/* Files the front end writes at the end are tried before any run, as the engine tries its own. */
+static int pt_check_writable(const struct pt_opts *o, const char *path)
+{
+	bool existed = access(path, F_OK) == 0;
+	FILE *f = fopen(path, "a");
+
+	if (!f) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", o->prog, path, strerror(errno));
+		return -1;
+	}
+	fclose(f);
+	if (!existed)
+		unlink(path);
+	return 0;
+}
+
 static int pt_work_open(const struct pt_opts *o, struct pt_work *w)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -63,7 +79,7 @@ static int pt_work_open(const struct pt_opts *o, struct pt_work *w)
 		snprintf(w->report, sizeof(w->report), "%s", o->report);
 	else
 		snprintf(w->report, sizeof(w->report), "%s/report.json", w->dir);
-	return 0;
+	return pt_check_writable(o, w->report);
 }
 
 static void pt_paths_for_run(const struct pt_opts *o, const struct pt_work *w, unsigned run, struct pt_paths *p)
@@ -336,6 +352,8 @@ static void pt_check_iterations(const struct pt_opts *o, const struct pt_run *r)
 					   "the rest got no answer within 100 ms (counted lost)",
 					   "the rest have no request and response pair in the capture" };
 	const char *stopped = json_string_value(json_object_get(r->report, "stopped_by"));
+	double dropped = pt_num(json_object_get(r->report, "capture"), "dropped");
+	char cause[160];
 	bool bw = o->test->kind == PT_BW;
 	uint64_t asked = bw ? o->iters * o->qps : o->iters;
 	int dirs = bw && o->bidir ? 2 : 1;
@@ -346,10 +364,13 @@ static void pt_check_iterations(const struct pt_opts *o, const struct pt_run *r)
 		uint64_t got = bw ? r->dir[d].iterations : r->iterations;
 		if (got >= asked)
 			continue;
+		snprintf(cause, sizeof(cause), "%s", bw ? why[o->conn != PT_RC] : why[o->test->verb == PT_READ ? 3 : 2]);
+		if (!bw && o->test->verb == PT_READ && dropped > 0)
+			snprintf(cause, sizeof(cause), "the capture they are timed from dropped %.0f frames: the report's "
+				 "runs[].capture", dropped);
 		fflush(stdout);
 		fprintf(stderr, "%s: warning: %" PRIu64 " bytes%s: measured %" PRIu64 " of the %" PRIu64 " iterations asked "
-				"(%s)\n", o->prog, r->size, d ? " (the far end's direction)" : "", got, asked,
-			bw ? why[o->conn != PT_RC] : why[o->test->verb == PT_READ ? 3 : 2]);
+				"(%s)\n", o->prog, r->size, d ? " (the far end's direction)" : "", got, asked, cause);
 	}
 }
 
@@ -492,7 +513,8 @@ static int pt_run_all(const struct pt_opts *o, const struct pt_work *w, struct p
 			if (o->report_both && o->bidir && !o->run_inf)
 				pt_print_bw_both(o, runs, done);
 			printf(PT_LINE);
-			printf(" report: %s\n", w->report);
+			if (!wrc)
+				printf(" report: %s\n", w->report);
 		}
 		if (!rc)
 			rc = wrc;
@@ -548,8 +570,11 @@ int perftest_main(int argc, char **argv)
 	n = o.server ? 1 : pt_sizes(&o, sizes);
 	for (unsigned i = 0; i < n; i++)
 		runs[i] = (struct pt_run){ .size = o.server ? 0 : sizes[i] };
-	if (pt_work_open(&o, &w))
+	if (pt_work_open(&o, &w) || (o.out_json && pt_check_writable(&o, o.out_json_file ? o.out_json_file
+											    : "perftest_out.json"))) {
+		rmdir(w.dir);
 		return ENGINE_EXIT_REPORT;
+	}
 	signal(SIGINT, pt_forward_signal);
 	signal(SIGTERM, pt_forward_signal);
 	rc = pt_run_all(&o, &w, runs, n);

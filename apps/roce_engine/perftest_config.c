@@ -158,7 +158,7 @@ static void pt_config_run(FILE *f, const struct pt_opts *o, const struct pt_path
 	/* --run_infinitely: one time series row per perftest interval, until a signal */
 	double interval = o->run_inf ? o->duration_s : PT_INTERVAL_S;
 
-	fprintf(f, "run = { duration_s = %.17g; stats_interval_s = %.17g; report = \"%s\";\n",
+	fprintf(f, "run = { duration_s = %.17g; stats_interval_s = %g; report = \"%s\";\n",
 		o->run_inf ? 0 : o->duration_s, interval, p->report);
 	if (!o->server)
 		fprintf(f, "  timeseries = \"%s\";\n", p->ts);

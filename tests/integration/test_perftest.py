@@ -13,6 +13,7 @@ pair) unless said otherwise.
 """
 import json
 import math
+import os
 import re
 import signal
 import subprocess
@@ -46,7 +47,8 @@ class Perftest:
         cmd = [exe(), test] + [str(a) for a in args]
         if report:
             cmd += ["--report", str(rep)]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(self.tmp))
+        env = dict(os.environ, TMPDIR=str(self.tmp))  # the work directories too (--keep leaves them)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=str(self.tmp), env=env)
         data = json.loads(rep.read_text()) if report and rep.exists() else None
         return r.returncode, r.stdout, r.stderr, data
 
@@ -155,10 +157,10 @@ def test_report_gbits_and_duration(pt):
     assert float(peak) >= float(avg)
 
 
-def test_flags_shape_the_traffic(pt):
+@pytest.mark.parametrize("tclass", [["--tclass", 41], ["-T", 41, "-R", "--force-link", "Ethernet"]])
+def test_flags_shape_the_traffic(pt, tclass):
     cap = pt.tmp / "w.pcapng"
-    rc, out, err, rep = pt.run("write_bw", "-q", 4, "-n", 20, "-s", 8192, "-m", 1024, "--tclass", 41,
-                               "--capture", cap)
+    rc, out, err, rep = pt.run("write_bw", "-q", 4, "-n", 20, "-s", 8192, "-m", 1024, *tclass, "--capture", cap)
     assert rc == 0, out + err
     assert " Number of qps   : 4" in out and " Mtu             : 1024[B]" in out
     assert " Traffic class   : 41 (DSCP 10, ECN 1)" in out
@@ -318,6 +320,14 @@ def project_version():
     return m.group(1)
 
 
+def test_help_lists_every_flag(pt):
+    rc, out, err, rep = pt.run("write_bw", "-h", report=False)
+    assert rc == 0 and out.startswith("usage: roce-engine write_bw [flags] [DST_IP]"), err
+    for flag in ("-b, --bidirectional", "--run_infinitely", "--rate_limit=RATE", "--out_json_file=FILE",
+                 "-I/--inline_size", "--use_cuda", "--report=FILE.json"):
+        assert flag in out, flag
+
+
 def test_version(pt):
     rc, out, err, rep = pt.run("write_bw", "-V", report=False)
     assert rc == 0, err
@@ -459,16 +469,18 @@ def capture_span(cap, src_mac, op="10"):
     return times[-1] - times[0], len(times)
 
 
-@pytest.mark.parametrize("units,limit,msgs_per_s", [
-    ("g", 0.1, 0.1e9 / (4096 * 8)),  # Gb/s of payload (perftest's default unit)
-    ("M", 10, 10 * MIB / 4096),      # MiB/s of payload
-    ("p", 2000, 2000),               # messages a second
+@pytest.mark.parametrize("units,limit,msgs_per_s,more", [
+    ("g", 0.1, 0.1e9 / (4096 * 8), []),  # Gb/s of payload (perftest's default unit)
+    ("M", 10, 10 * MIB / 4096, ["--rate_limit_type", "HW"]),  # MiB/s of payload
+    ("p", 2000, 2000, ["--burst_size", 8]),  # messages a second
 ])
-def test_rate_limit_limits_the_rate_over_all_qps(pt, units, limit, msgs_per_s):
+def test_rate_limit_limits_the_rate_over_all_qps(pt, units, limit, msgs_per_s, more):
     cap = pt.tmp / "rate.pcapng"
     rc, out, err, rep = pt.run("write_bw", "-q", 2, "-n", 100, "-s", 4096, "--rate_limit", limit, "--rate_units", units,
-                               "--rate_limit_type", "SW", "--capture", cap)
+                               "--rate_limit_type", "SW", *more, "--capture", cap)
     assert rc == 0, out + err
+    assert ("--burst_size: accepted, no effect: the engine paces every packet" in out) == bool(more and more[0] ==
+                                                                                               "--burst_size")
     span, n = capture_span(cap, LOCAL_MAC)
     assert n - sum(f["retransmits"] for f in rep["runs"][0]["flows"]) == 200
     # 200 messages over both QPs at the limit: 199 gaps of 1 / rate. The engine keeps each QP on its
@@ -564,8 +576,9 @@ def test_histogram_and_unsorted_are_every_round_trip(pt):
     assert float(row[2]) == pytest.approx(hist[0], abs=0.0051) and float(row[3]) == pytest.approx(hist[-1], abs=0.0051)
 
 
-def test_histogram_of_write_latency_is_half_the_round_trips(pt):
-    rc, out, err, rep = pt.run("write_lat", "-n", 200, "-H")
+@pytest.mark.parametrize("flag", ["-H", "--report-histogrm", "--report-histogram"])  # perftest's, its usage's
+def test_histogram_of_write_latency_is_half_the_round_trips(pt, flag):
+    rc, out, err, rep = pt.run("write_lat", "-n", 200, flag)
     assert rc == 0, out + err
     lines = out.splitlines()
     at = lines.index("#, usec")
@@ -664,6 +677,17 @@ def test_numa_node_that_does_not_exist(pt):
     assert rc == 2 and "--numa_node: '999' is not a NUMA node of this machine" in err
 
 
+def test_use_hugepages_asks_eal_for_hugepages(pt):
+    rc, out, err, rep = pt.run("write_bw", "--use_hugepages", "-n", 20, "-s", 4096, "--keep")
+    huge = int(re.search(r"HugePages_Total:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+    if huge:
+        assert rc == 0, out + err
+        return
+    # this machine has none: EAL says so (exit 4) and the run stops before any traffic
+    cfg = re.search(r"its config: (\S+)", err)
+    assert rc == 4 and cfg and "huge_pages = true;" in Path(cfg.group(1)).read_text(), out + err
+
+
 def test_wait_destroy(pt):
     t0 = time.monotonic()
     rc, out, err, rep = pt.run("write_bw", "-n", 20, "-s", 4096, "--wait_destroy", 1)
@@ -706,6 +730,13 @@ def test_refused_flags_say_why(pt, args, says):
     assert out == ""
 
 
+@pytest.mark.parametrize("args", [["--report", "/nonexistent/r.json"], ["--out_json_file", "/nonexistent/o.json"]])
+def test_unwritable_outputs_stop_before_the_run(pt, args):
+    rc, out, err, rep = pt.run("write_bw", *args, report=False)
+    assert rc == 5 and "cannot write /nonexistent/" in err, (rc, err)
+    assert out == ""  # no header, no engine started
+
+
 def test_short_bandwidth_run_warns(pt):
     rc, out, err, rep = pt.run("write_bw", "-n", 100, "-s", 4096)
     assert rc == 0, out + err
@@ -735,11 +766,13 @@ def test_fewer_iterations_than_asked_warns_and_timeouts_follow_u_and_retry_count
     server = memif_server(pt, sock, "-q", 1)  # one responder: the client's second QP is never answered
     runs = []
     try:
-        for u in (14, 16):
+        # perftest's short and long spellings of the addresses (raw Ethernet tests' there, the ports' here)
+        for u, addresses in ((14, ["-j", "10.9.0.1", "-E", "02:00:00:00:09:02", "-J", "10.9.0.2"]),
+                             (16, ["--local_ip", "10.9.0.1", "--remote_mac", "02:00:00:00:09:02", "--remote_ip",
+                                   "10.9.0.2"])):
             runs.append(pt.run("write_bw", "-d", "net_memif0", "--vdev-args",
-                               "role=client,id=0,socket=%s,socket-abstract=no" % sock, "-j", "10.9.0.1", "-E",
-                               "02:00:00:00:09:02", "-J", "10.9.0.2", "-q", 2, "-n", 50, "-s", 4096, "-u", u,
-                               "--retry_count", 1))
+                               "role=client,id=0,socket=%s,socket-abstract=no" % sock, *addresses, "-q", 2, "-n", 50,
+                               "-s", 4096, "-u", u, "--retry_count", 1))
     finally:
         server.send_signal(signal.SIGINT)
         server.communicate(timeout=60)
@@ -756,3 +789,33 @@ def test_fewer_iterations_than_asked_warns_and_timeouts_follow_u_and_retry_count
         durations.append(rep["runs"][0]["duration_s"])
     # -u: 4.096 us x 2^14 = 67 ms, x 2^16 = 268 ms a timeout; two of them end the run
     assert durations[0] < 0.4 and durations[1] >= 2 * 0.268, durations
+
+
+def test_reversed_over_memif_the_server_sends(pt):
+    sock = pt.tmp / "rv.sock"
+    # the end given the other's address (perftest's client) answers; the -Z end sends
+    answering = subprocess.Popen([exe(), "write_bw", "--reversed", "--device", "net_memif0", "--vdev-args",
+                                  "role=server,id=0,socket=%s,socket-abstract=no" % sock, "--src-ip", "10.9.0.1",
+                                  "--src-mac", "02:00:00:00:09:01", "-q", "2", "--report", str(pt.tmp / "answer.json"),
+                                  "10.9.0.2"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(pt.tmp))
+    try:
+        deadline = time.time() + 30
+        while not sock.exists() and time.time() < deadline and answering.poll() is None:
+            time.sleep(0.05)
+        assert sock.exists(), "the answering end made no memif socket"
+        rc, out, err, rep = pt.run("write_bw", "--reversed", "-Z", "--device", "net_memif0", "--vdev-args",
+                                   "role=client,id=0,socket=%s,socket-abstract=no" % sock, "--src-ip", "10.9.0.2",
+                                   "--dst-ip", "10.9.0.1", "--dst-mac", "02:00:00:00:09:01", "-q", 2, "-n", 50, "-s",
+                                   4096)
+    finally:
+        answering.send_signal(signal.SIGINT)
+        a_out, a_err = answering.communicate(timeout=60)
+    assert rc == 0, out + err
+    _, [row] = table(out)
+    assert row[:2] == ["4096", "100"]
+    assert all(f["rc"]["completions"] == 50 for f in rep["runs"][0]["flows"])
+    assert answering.returncode == 0 and " served " in a_out, a_out + a_err
+    got = json.loads((pt.tmp / "answer.json").read_text())
+    assert got["perftest"]["server"] is True
+    assert {q["qpn"]: q["messages"] for q in got["runs"][0]["rx_qps"]} == {0x200: 50, 0x201: 50}
