@@ -18,6 +18,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <unistd.h>
+
+#include "config.h"
 #include "perftest_opts.h"
 #include "roce_version.h"
 #include "wire.h"
@@ -956,6 +959,28 @@ static int pt_check_connection(const struct pt_opts *o)
 	return 0;
 }
 
+/* perftest's -d names an RDMA device (mlx5_0); the engine takes a DPDK port. An RDMA device's
+ * PCI address is its sysfs device link's name. */
+static int pt_check_device(struct pt_opts *o)
+{
+	static char pci[256];
+	char link[160], target[256];
+	ssize_t n;
+
+	if (config_device_is_virtual(o->device) || strchr(o->device, ':'))
+		return 0; /* a vdev, a ring end or a PCI address: the engine's config check says the rest */
+	snprintf(link, sizeof(link), "/sys/class/infiniband/%s/device", o->device);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return pt_bad(o, "-d/--ib-dev", o->device, "is not a DPDK port (net_<driver><n>, ring:LINK:a|b or a "
+							  "PCI address) nor an RDMA device of this machine");
+	target[n] = 0;
+	snprintf(pci, sizeof(pci), "%s", strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+	pt_note(o, "-d %s: its PCI address %s (%s)", o->device, pci, link);
+	o->device = pci;
+	return 0;
+}
+
 /* --device: perftest's server and client find each other over TCP; these are told. */
 static int pt_check_port_flags(struct pt_opts *o)
 {
@@ -966,6 +991,8 @@ static int pt_check_port_flags(struct pt_opts *o)
 						 "--port-mtu and --server need --device (the virtual topology sets them)");
 		return 0;
 	}
+	if (pt_check_device(o))
+		return -1;
 	if (o->bidir)
 		return pt_usage_error(o, "-b with --device: each end would need the other's counts, which perftest "
 					 "exchanges over TCP; run one pair each way (or -b on the virtual topology)");
@@ -1046,6 +1073,9 @@ static void pt_window(struct pt_opts *o)
 		o->tx_depth = o->window = o->outs = 1;
 		return;
 	}
+	if (o->tx_depth && o->conn != PT_RC)
+		pt_note(o, "-t/--tx-depth: accepted, no effect over UC and UD: the engine keeps no send queue, their QPs "
+			   "send as fast as the lcore can (or --rate_limit)");
 	if (!o->tx_depth)
 		o->tx_depth = 128;
 	if (o->duration_s <= 0 && !o->run_inf && o->tx_depth > o->iters)

@@ -157,10 +157,9 @@ def test_report_gbits_and_duration(pt):
     assert float(peak) >= float(avg)
 
 
-@pytest.mark.parametrize("tclass", [["--tclass", 41], ["-T", 41, "-R", "--force-link", "Ethernet"]])
-def test_flags_shape_the_traffic(pt, tclass):
+def test_flags_shape_the_traffic(pt):
     cap = pt.tmp / "w.pcapng"
-    rc, out, err, rep = pt.run("write_bw", "-q", 4, "-n", 20, "-s", 8192, "-m", 1024, *tclass, "--capture", cap)
+    rc, out, err, rep = pt.run("write_bw", "-q", 4, "-n", 20, "-s", 8192, "-m", 1024, "--tclass", 41, "--capture", cap)
     assert rc == 0, out + err
     assert " Number of qps   : 4" in out and " Mtu             : 1024[B]" in out
     assert " Traffic class   : 41 (DSCP 10, ECN 1)" in out
@@ -269,6 +268,8 @@ def test_json_instead_of_the_table(pt):
     ("send_bw", ["--device", "0000:3b:00.0", "--src-ip", "10.0.0.1", "--dst-mac", "02:00:00:00:00:02", "-m", "4096",
                  "10.0.0.2"], "-m 4096 does not fit the port's IP MTU of 1500"),
     ("write_lat", ["--lcores", "1"], "needs two lcores at least"),
+    ("write_bw", ["-d", "mlx5_99", "--src-ip", "10.0.0.1", "--dst-mac", "02:00:00:00:00:02", "10.0.0.2"],
+     "-d/--ib-dev: 'mlx5_99' is not a DPDK port (net_<driver><n>, ring:LINK:a|b or a PCI address) nor an RDMA device"),
 ])
 def test_bad_flags(pt, test, args, says):
     rc, out, err, rep = pt.run(test, *args)
@@ -428,7 +429,7 @@ def test_reversed_the_far_end_sends(pt):
 
 def test_run_infinitely_prints_every_interval_until_ctrl_c(pt):
     rep_path = pt.tmp / "inf.json"
-    p = subprocess.Popen([exe(), "write_bw", "--run_infinitely", "-D", "1", "-s", "65536", "--report_gbits",
+    p = subprocess.Popen([exe(), "write_bw", "--run_infinitely", "-D", "0.5", "-s", "65536", "--report_gbits",
                           "--report", str(rep_path)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(pt.tmp))
     lines, rows = [], 0
@@ -449,14 +450,14 @@ def test_run_infinitely_prints_every_interval_until_ctrl_c(pt):
     assert " User stopped traffic" in out and out.rstrip().endswith(" report: %s" % rep_path)
     rep = json.loads(rep_path.read_text())
     assert rep["runs"][0]["stopped_by"] == "signal"
-    assert rep["perftest"]["run_infinitely_interval_s"] == 1
+    assert rep["perftest"]["run_infinitely_interval_s"] == 0.5
     _, shown = table(out)
     res = rep["perftest"]["results"]
     assert len(shown) == len(res) >= 2
     for row, r in zip(shown, res):
-        # perftest measures no peak when it runs forever; each row is one interval of about 1 s
+        # perftest measures no peak when it runs forever; each row is one interval of about 0.5 s
         assert row[0] == "65536" and int(row[1]) > 0 and row[2] == "0.00"
-        assert 0.99 <= r["seconds"] <= 1.1
+        assert 0.495 <= r["seconds"] <= 0.55
         assert float(row[3]) == pytest.approx(int(row[1]) * 65536 * 8 / r["seconds"] / 1e9, rel=0.002, abs=0.006)
     # no interval counts more than was sent
     assert sum(int(r[1]) for r in shown) <= rep["runs"][0]["flows"][0]["messages"]
@@ -602,39 +603,39 @@ def test_report_cycles(pt):
 
 
 def test_duration_is_measured_between_the_margins(pt):
-    rc, out, err, rep = pt.run("send_bw", "-D", 2, "-f", 0.5, "--report_gbits")
+    rc, out, err, rep = pt.run("send_bw", "-D", 1.5, "-f", 0.5, "--report_gbits")
     assert rc == 0, out + err
     res = rep["perftest"]["results"][0]
     assert rep["perftest"]["margin_s"] == 0.5
-    # the middle second of two: about half of what was acknowledged, over about one second
-    assert 0.97 <= res["seconds"] <= 1.03
+    # the middle half second of 1.5: about a third of what was acknowledged, over about 0.5 s
+    assert 0.48 <= res["seconds"] <= 0.52
     total = rep["runs"][0]["flows"][0]["rc"]["completions"]
     _, [row] = table(out)
-    assert 0.3 * total <= int(row[1]) <= 0.7 * total
+    assert 0.15 * total <= int(row[1]) <= 0.5 * total
     assert float(row[3]) == pytest.approx(int(row[1]) * 65536 * 8 / res["seconds"] / 1e9, rel=0.01)
-
-
-def test_default_margin_is_a_quarter_in_whole_seconds(pt):
-    rc, out, err, rep = pt.run("send_bw", "-D", 1)
-    assert rc == 0, out + err
-    assert rep["perftest"]["margin_s"] == 0  # perftest's int 1 / 4
 
 
 def test_cpu_util(pt):
     rc, out, err, rep = pt.run("send_bw", "-D", 1, "--cpu_util")
     assert rc == 0, out + err
+    assert rep["perftest"]["margin_s"] == 0  # perftest's default margin: int 1 / 4
+    assert "noisy" not in err  # a second is long enough for a figure
     head, [row] = table(out)
     assert head.endswith("CPU_Util[%]") and len(row) == 6
     assert 0 < float(row[5]) <= 100 and rep["perftest"]["results"][0]["cpu_util_percent"] == pytest.approx(float(row[5]), abs=0.006)
 
 
-def test_ipv6(pt):
+def test_ipv6_and_tos(pt):
     cap = pt.tmp / "v6.pcapng"
-    rc, out, err, rep = pt.run("write_bw", "--ipv6", "-n", 50, "-s", 4096, "--capture", cap)
+    # -T: perftest's TOS of rdma_cm QPs (-R), the traffic class here; --force-link Ethernet is what this is
+    rc, out, err, rep = pt.run("write_bw", "--ipv6", "-T", 41, "-R", "--force-link", "Ethernet", "-n", 50, "-s", 4096,
+                               "--capture", cap)
     assert rc == 0, out + err
     assert " GID: 253:00:00:112:00:00:00:00:00:00:00:00:00:00:00:02" in out  # fd00:70::2
+    assert " Traffic class   : 41 (DSCP 10, ECN 1)" in out
     sent = [p for p in rdpcap(str(cap)) if p[Ether].src == LOCAL_MAC and UDP in p]
-    assert sent and all(IPv6 in p and p[IPv6].dst == "fd00:70::2" and p[UDP].dport == 4791 for p in sent)
+    assert sent and all(IPv6 in p and p[IPv6].dst == "fd00:70::2" and p[UDP].dport == 4791 and p[IPv6].tc == 41
+                        for p in sent)
 
 
 def test_source_port(pt):
@@ -690,8 +691,8 @@ def test_use_hugepages_asks_eal_for_hugepages(pt):
 
 def test_wait_destroy(pt):
     t0 = time.monotonic()
-    rc, out, err, rep = pt.run("write_bw", "-n", 20, "-s", 4096, "--wait_destroy", 1)
-    assert rc == 0 and time.monotonic() - t0 >= 1.0
+    rc, out, err, rep = pt.run("write_bw", "-n", 20, "-s", 4096, "--wait_destroy", 0.5)
+    assert rc == 0 and time.monotonic() - t0 >= 0.5
 
 
 def test_accepted_flags_say_they_change_nothing(pt):
@@ -741,8 +742,6 @@ def test_short_bandwidth_run_warns(pt):
     rc, out, err, rep = pt.run("write_bw", "-n", 100, "-s", 4096)
     assert rc == 0, out + err
     assert re.search(r"warning: the run took \d+\.\d ms: a bandwidth figure from less than 100 ms is noisy", err), err
-    rc, out, err, rep = pt.run("send_bw", "-D", 0.3)
-    assert rc == 0 and "noisy" not in err, err
 
 
 # ---- fewer iterations than asked; perftest's own spellings of the far end's addresses ----
