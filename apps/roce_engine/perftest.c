@@ -249,13 +249,14 @@ static void pt_forward_signal(int sig)
 }
 
 /* In the child: roce-engine's own path with the generated config, its lines to the log. */
-static void pt_child_run(const struct pt_paths *p)
+static void pt_child_run(const struct pt_paths *p, const sigset_t *mask)
 {
 	char *argv[] = { "roce-engine", "-f", (char *)p->cfg, "-q", NULL };
 	int fd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	if (fd >= 0) {
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
@@ -286,15 +287,24 @@ static int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, stru
 	int status = -1;
 	pid_t pid, got;
 
+	sigset_t stop, old;
+
+	/* a Ctrl-C between fork and pt_child would reach no child: signals wait until it is known */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
 	fflush(NULL);
+	sigprocmask(SIG_BLOCK, &stop, &old);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		fprintf(stderr, "%s: fork: %s\n", o->prog, strerror(errno));
 		return ENGINE_EXIT_INIT;
 	}
 	if (pid == 0)
-		pt_child_run(p);
+		pt_child_run(p, &old);
 	pt_child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	while ((got = waitpid(pid, &status, pt_watching(o) ? WNOHANG : 0)) != pid) {
 		if (got < 0 && errno != EINTR) {
 			status = -1;
