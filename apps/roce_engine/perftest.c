@@ -168,8 +168,10 @@ static void pt_watch_interval(struct pt_watch *w)
 	r.seconds = w->pending[0].dt_s;
 	for (int d = 0; d < dirs; d++) {
 		double msgs = pt_messages_in_row(o, &w->pending[d], w->size), secs = w->pending[d].dt_s;
-		r.dir[d] = (struct pt_bw){ .iterations = (uint64_t)llround(msgs), .avg_gbps = msgs * (double)w->size * 8 / secs / 1e9,
-					   .msg_rate_mpps = msgs / secs / 1e6, .peak_from = "not measured (--run_infinitely)" };
+		r.dir[d] = (struct pt_bw){ .iterations = (uint64_t)llround(msgs),
+					   .avg_gbps = msgs * (double)w->size * 8 / secs / 1e9,
+					   .msg_rate_mpps = msgs / secs / 1e6,
+					   .peak_from = "not measured (--run_infinitely)" };
 		r.bw.avg_gbps += r.dir[d].avg_gbps;
 		r.bw.msg_rate_mpps += r.dir[d].msg_rate_mpps;
 	}

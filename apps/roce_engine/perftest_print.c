@@ -7,7 +7,6 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,11 +246,14 @@ void pt_print_server_summary(const struct pt_run *r)
 
 /* ---- perftest's JSON file (--out_json) ---- */
 
-/* perftest prints its figures with %.2lf (%.6lf the message rate): the same digits here. */
+/* perftest prints its figures with %.2lf (%.6lf the message rate): the same digits here, rounded
+ * by printf as the table's are. */
 static json_t *pt_fixed(double v, int digits)
 {
-	double scale = pow(10, digits);
-	return json_real(round(v * scale) / scale);
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*f", digits, v);
+	return json_real(strtod(text, NULL));
 }
 
 /* perftest's "test_info", the fields that mean something here. */
@@ -354,7 +356,8 @@ static json_t *pt_result_json(const struct pt_opts *o, const struct pt_run *r)
 		if (o->cpu_util && o->duration_s > 0)
 			json_object_set_new(j, "cpu_util_percent", json_real(r->cpu_util));
 	} else {
-		const char *keys[] = { "t_min_us", "t_max_us", "t_typical_us", "t_avg_us", "t_stdev_us", "t_99_us", "t_99_9_us" };
+		const char *keys[] = { "t_min_us", "t_max_us", "t_typical_us", "t_avg_us", "t_stdev_us", "t_99_us",
+				       "t_99_9_us" };
 		const double v[] = { r->t_min, r->t_max, r->t_typical, r->t_avg, r->t_stdev, r->t_99, r->t_99_9 };
 		for (unsigned i = 0; i < 7; i++)
 			json_object_set_new(j, keys[i], json_real(v[i] / 1000.0));
