@@ -25,7 +25,8 @@ const struct cc_param cc_dcqcn_params[] = {
 	DQ(g, DOUBLE, 1e-9, 1, PA), DQ(k_us, U32, 1, 1e8, PA), DQ(t_us, U32, 1, 1e8, PA),
 	DQ(b_bytes, U64, 0, 1e15, PA), DQ(f, U32, 1, 1000, PA), DQ(r_ai_mbps, U32, 0, 800000, PA),
 	DQ(r_hai_mbps, U32, 0, 800000, PA), DQ(min_rate_mbps, U32, 0, 800000, PA),
-	DQ(initial_alpha, DOUBLE, 0, 1, PA), DQ(alpha_before_cut, BOOL, 0, 1, PA), DQ(hyper_linear, BOOL, 0, 1, PA),
+	DQ(initial_alpha, DOUBLE, 0, 1, PA), DQ(alpha_before_cut, BOOL, 0, 1, PA), DQ(ns3_stages, BOOL, 0, 1, PA),
+	DQ(hyper_linear, BOOL, 0, 1, PA),
 	{ NULL, CC_PARAM_U32, 0, 0, 0, -1 },
 };
 #undef DQ

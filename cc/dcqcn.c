@@ -21,8 +21,11 @@
  * - R_C = (R_C + R_T)/2 rounds toward R_T, so that R_C reaches R_T (rounding down would leave it
  *   1 kb/s short forever); when R_C and R_T are both at the maximum the increase timer stops
  *   (nothing left to increase; the next cut starts it again).
- * - Increase stages use the counts before the event (as [ISEKAI]); with the byte counter off
- *   (threshold 0) the timer count alone sets the stage, so hyper increase stays reachable.
+ * - Increase stages use the counts before the event (as [ISEKAI]), except the paper profile's
+ *   ns3_stages, which counts the event first (as the authors' ns-3). With the byte counter off
+ *   (threshold 0) the timer count alone sets the stage, so hyper increase stays reachable: it
+ *   stands for both counts (with ns3_stages, the byte count as one event behind the timer's, as
+ *   if the two counters took turns: one additive step, then hyper).
  */
 #include "dcqcn.h"
 
@@ -84,6 +87,7 @@ void dcqcn_params_default(struct dcqcn_params *p, enum dcqcn_profile profile)
 	p->min_rate_mbps = 100;
 	p->initial_alpha = 1.0;
 	p->alpha_before_cut = false;
+	p->ns3_stages = true;
 	p->hyper_linear = false;
 }
 
@@ -129,6 +133,9 @@ static const char *check_paper(const struct dcqcn_params *p, const char **why)
 		BAD("f", ">= 1");
 	if (!(p->initial_alpha >= 0 && p->initial_alpha <= 1))
 		BAD("initial_alpha", "[0, 1]");
+	if (p->ns3_stages && p->hyper_linear)
+		BAD("hyper_linear", "false with ns3_stages (whose hyper step grows already); "
+				    "set ns3_stages = false for R_HAI·(min(T, BC) − F)");
 	return NULL;
 }
 
@@ -297,17 +304,24 @@ static uint64_t halfway(uint64_t rc, uint64_t rt)
 	return rc <= rt ? rt - (rt - rc) / 2 : rt + (rc - rt) / 2;
 }
 
-/* The stage and the R_T step of an increase event whose counts before it are t (timer) and b
- * (byte counter, or t again when the byte counter is off) (§1.2). */
+static inline bool ns3_stages(const struct dcqcn_qp *q) { return !is_nvidia(q) && q->p->ns3_stages; }
+static inline uint32_t count_up(uint32_t n) { return n + (n != UINT32_MAX); }
+
+/* The stage and the R_T step of an increase event whose stage test sees the counts t (timer) and b
+ * (byte counter) (§1.2): the counts before the event, or with ns3_stages its own one incremented.
+ * The forms differ only in hyper: min >= F and R_HAI·(min − F + 1) with ns3_stages
+ * (rpr_active_select, rpr_hyper_increase), else min > F and R_HAI (times min − F: hyper_linear). */
 static enum dcqcn_stage stage_of(const struct dcqcn_qp *q, uint32_t t, uint32_t b, uint64_t *step)
 {
 	const struct dcqcn_params *p = q->p;
 	uint32_t lo = t < b ? t : b, hi = t < b ? b : t;
 	uint32_t th = is_nvidia(q) ? p->rpg_threshold : p->f;
+	bool ns3 = ns3_stages(q);
 
-	if (lo > th) {
-		*step = is_nvidia(q) ? mbps_to_kbps(p->rpg_hai_rate)
-				     : mbps_to_kbps(p->r_hai_mbps) * (p->hyper_linear ? lo - th : 1);
+	if (ns3 ? lo >= th : lo > th) {
+		uint64_t k = ns3 ? lo - th + 1 : p->hyper_linear ? lo - th : 1;
+
+		*step = is_nvidia(q) ? mbps_to_kbps(p->rpg_hai_rate) : mbps_to_kbps(p->r_hai_mbps) * k;
 		return DCQCN_STAGE_HYPER;
 	}
 	if (hi >= th) {
@@ -329,18 +343,40 @@ static void count_stage(struct dcqcn_qp *q, enum dcqcn_stage stage, uint64_t n)
 		q->c.fast += n;
 }
 
-/* The R_T step of an increase event, from the counts before it. */
-static uint64_t increase_step(struct dcqcn_qp *q)
+/* A timer increase event whose timer count before it is t (and the byte count as it is). */
+static enum dcqcn_stage timer_stage(const struct dcqcn_qp *q, uint32_t t, uint64_t *step)
+{
+	uint32_t b = dcqcn_byte_threshold(q) ? q->bc_cnt : t;
+
+	return stage_of(q, ns3_stages(q) ? count_up(t) : t, b, step);
+}
+
+/* A byte-counter increase event. In the authors' code a byte event after an additive one is
+ * additive whatever the counts (rpr_active_byte calls rpr_active_increase; only the timer's
+ * rpr_active_time goes through rpr_active_select to hyper). */
+static enum dcqcn_stage byte_stage(const struct dcqcn_qp *q, uint64_t *step)
+{
+	if (!ns3_stages(q))
+		return stage_of(q, q->t_cnt, q->bc_cnt, step);
+	if (q->stage == DCQCN_STAGE_ADDITIVE) {
+		*step = mbps_to_kbps(q->p->r_ai_mbps);
+		return DCQCN_STAGE_ADDITIVE;
+	}
+	return stage_of(q, q->t_cnt, count_up(q->bc_cnt), step);
+}
+
+/* The R_T step of an increase event (its stage counted). */
+static uint64_t increase_step(struct dcqcn_qp *q, bool by_timer)
 {
 	uint64_t step;
 
-	count_stage(q, stage_of(q, q->t_cnt, dcqcn_byte_threshold(q) ? q->bc_cnt : q->t_cnt, &step), 1);
+	count_stage(q, by_timer ? timer_stage(q, q->t_cnt, &step) : byte_stage(q, &step), 1);
 	return step;
 }
 
 static void increase(struct dcqcn_qp *q, bool by_timer)
 {
-	uint64_t step = increase_step(q);
+	uint64_t step = increase_step(q, by_timer);
 
 	q->rt_kbps = min_u64(q->rt_kbps + step, dcqcn_max_kbps(q));
 	q->rc_kbps = halfway(q->rc_kbps, q->rt_kbps);
@@ -546,12 +582,11 @@ static void paper_alpha_until(struct dcqcn_qp *q, struct timer_wheel *w, uint64_
 static uint64_t timer_increases_at_once(struct dcqcn_qp *q, uint64_t left)
 {
 	uint64_t s, s_end, m, d = q->rt_kbps - q->rc_kbps, max = dcqcn_max_kbps(q);
-	bool bytes = dcqcn_byte_threshold(q) != 0;
 	enum dcqcn_stage st;
 
 	if (left < 2 || q->rc_kbps > q->rt_kbps || q->rt_kbps >= max)
 		return 0;
-	st = stage_of(q, q->t_cnt, bytes ? q->bc_cnt : q->t_cnt, &s);
+	st = timer_stage(q, q->t_cnt, &s);
 	if (s == 0 || (d != s && d != s - 1))
 		return 0;
 	m = (max - q->rt_kbps) / s;
@@ -559,9 +594,8 @@ static uint64_t timer_increases_at_once(struct dcqcn_qp *q, uint64_t left)
 		m = left;
 	if (m < 2 || q->t_cnt > UINT32_MAX - m)
 		return 0;
-	/* stages only move up as t grows, and a hyper-linear step only grows: equal ends, equal all */
-	if (stage_of(q, (uint32_t)(q->t_cnt + m - 1), bytes ? q->bc_cnt : (uint32_t)(q->t_cnt + m - 1), &s_end) != st ||
-	    s_end != s)
+	/* stages only move up as t grows, and a growing hyper step only grows: equal ends, equal all */
+	if (timer_stage(q, (uint32_t)(q->t_cnt + m - 1), &s_end) != st || s_end != s)
 		return 0;
 	q->rt_kbps += m * s;
 	q->rc_kbps += m * s;

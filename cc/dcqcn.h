@@ -20,9 +20,14 @@
  * DCQCN_PAPER: the SIGCOMM 2015 algorithm: on each CNP α = (1 − g)·α + g and R_T = R_C,
  * R_C = R_C·(1 − α/2) (alpha_before_cut chooses the order: the paper's text cuts with the old α,
  * the authors' simulator updates α first); α = (1 − g)·α after every K µs without a CNP; timer
- * T and byte counter B: max(T, BC) < F fast recovery, min(T, BC) > F hyper (R_T += R_HAI, times
- * (min(T, BC) − F) with hyper_linear), otherwise additive (R_T += R_AI); R_C = (R_C + R_T)/2;
- * floor R_min. α is Q20 fixed point (1 << 20 = 1.0).
+ * T and byte counter B raise the rate in stages, R_C = (R_C + R_T)/2 after each; floor R_min.
+ * α is Q20 fixed point (1 << 20 = 1.0). The stages (ns3_stages, the default) are those of the
+ * authors' ns-3 code (bobzhuyb/ns3-rdma, qbb-net-device.cc rpr_*): the event's own counter is
+ * incremented before the test, then max(T, BC) < F is fast recovery (R_T kept: F − 1 steps),
+ * min(T, BC) >= F hyper (R_T += R_HAI·(min(T, BC) − F + 1)), otherwise additive (R_T += R_AI),
+ * and a byte event after an additive one is additive again (rpr_active_byte). With ns3_stages
+ * false the counts before the event decide, as in the NVIDIA profile: max(T, BC) < F fast (F
+ * steps), min(T, BC) > F hyper (R_T += R_HAI, or R_HAI·(min(T, BC) − F) with hyper_linear).
  *
  * Rates are kb/s (uint64_t); times are ns on the caller's clock. All arithmetic is integer, so
  * the same inputs give the same rates on every machine. Timers live on the caller's timer wheel
@@ -77,7 +82,8 @@ struct dcqcn_params {
 	uint32_t min_rate_mbps;       /* default 100 */
 	double initial_alpha;         /* α of a new QP, [0, 1]; default 1 */
 	bool alpha_before_cut;        /* update α before the cut (the authors' ns-3); default false */
-	bool hyper_linear;            /* R_HAI × (min(T, BC) − F) instead of a constant step */
+	bool ns3_stages;              /* the authors' ns-3 increase stages (above); default true */
+	bool hyper_linear;            /* ns3_stages false: R_HAI × (min(T, BC) − F) instead of R_HAI */
 };
 
 /* The defaults of a profile (the table in docs/cc.md). */

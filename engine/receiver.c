@@ -276,7 +276,7 @@ void rx_account_burst(struct rx_ctx *ctx, uint16_t port, const uint8_t *const fr
 {
 	struct rx_port_counters *pc = &ctx->ports[port];
 
-	wire_parse_burst(frames, lens, n, WIRE_PARSE_CHECK_ICRC, p);
+	wire_parse_burst(frames, lens, n, WIRE_PARSE_CHECK_ICRC | WIRE_PARSE_CHECK_IP_CSUM, p);
 	for (unsigned i = 0; i < n; i++) {
 		struct rx_qp *q = has_qp(&p[i]) ? qp_for(ctx, pc, port, p[i].bth.dqpn) : NULL;
 

@@ -6,6 +6,8 @@
  */
 #include <string.h>
 
+#include <rte_ip.h>
+
 #include "wire.h"
 
 static enum wire_kind malformed(struct wire_pkt *o, enum wire_error e)
@@ -140,6 +142,10 @@ static enum wire_kind parse_ipv4(const uint8_t *f, size_t len, size_t off, unsig
 			return malformed(o, WIRE_ERR_IP_FRAGMENT);
 		if (ihl != WIRE_IPV4_HLEN)
 			return malformed(o, WIRE_ERR_IP_OPTIONS);
+		/* RFC 1071: the sum of the header's words, its checksum included, is 0xFFFF (in any
+		 * byte order, which lets DPDK add native-order words) */
+		if ((flags & WIRE_PARSE_CHECK_IP_CSUM) && rte_raw_cksum(h, WIRE_IPV4_HLEN) != 0xFFFF)
+			return malformed(o, WIRE_ERR_IP_CHECKSUM);
 	}
 	return parse_udp(f, off + ihl, total - ihl, flags, o);
 }
@@ -310,6 +316,7 @@ static const char *const error_names[WIRE_ERR_COUNT] = {
 	[WIRE_ERR_IP_OPTIONS] = "ip_options",
 	[WIRE_ERR_IP_LEN] = "ip_len",
 	[WIRE_ERR_IP_FRAGMENT] = "ip_fragment",
+	[WIRE_ERR_IP_CHECKSUM] = "ip_checksum",
 	[WIRE_ERR_UDP_LEN] = "udp_len",
 	[WIRE_ERR_TRUNCATED_BTH] = "truncated_bth",
 	[WIRE_ERR_BAD_BTH_VERSION] = "bad_bth_version",

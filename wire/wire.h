@@ -336,6 +336,8 @@ enum wire_error {
 	WIRE_ERR_IP_OPTIONS,        /* RoCEv2 over IPv4 with options (ICRC undefined) */
 	WIRE_ERR_IP_LEN,            /* IP total/payload length beyond the frame or below its header */
 	WIRE_ERR_IP_FRAGMENT,       /* fragment of a RoCEv2 datagram */
+	WIRE_ERR_IP_CHECKSUM,       /* RoCEv2 over IPv4 whose header checksum is wrong (only with
+				     * WIRE_PARSE_CHECK_IP_CSUM) */
 	WIRE_ERR_UDP_LEN,           /* UDP length disagrees with the IP length */
 	WIRE_ERR_TRUNCATED_BTH,     /* too short for BTH + headers of its opcode + ICRC */
 	WIRE_ERR_BAD_BTH_VERSION,   /* TVer != 0 */
@@ -357,6 +359,10 @@ const char *wire_error_name(enum wire_error e);
 
 /* Parse flags */
 #define WIRE_PARSE_CHECK_ICRC 0x1u
+/* The IPv4 header checksum of RoCEv2 datagrams and CNPs (IPv6 has none; other traffic is not
+ * checked). A receiver's IP layer drops a datagram whose checksum is wrong before any transport
+ * sees it (Linux ip_rcv, which soft-RoCE sits behind, counts it in InHdrErrors). */
+#define WIRE_PARSE_CHECK_IP_CSUM 0x2u
 
 struct wire_pkt {
 	uint8_t kind;    /* enum wire_kind */
@@ -388,8 +394,9 @@ struct wire_pkt {
 /* Classifies and decodes one frame (starting at the destination MAC, without FCS). Never reads
  * outside [frame, frame+len). Returns out->kind. */
 enum wire_kind wire_parse(const uint8_t *frame, size_t len, unsigned flags, struct wire_pkt *out);
-/* wire_parse of n frames, out[i] exactly as wire_parse would leave it for frames[i]; with
- * WIRE_PARSE_CHECK_ICRC the ICRCs are computed after all the headers, in one pass (faster). */
+/* wire_parse of n frames, out[i] exactly as wire_parse would leave it for frames[i] (the same
+ * flags); with WIRE_PARSE_CHECK_ICRC the ICRCs are computed after all the headers, in one pass
+ * (faster). */
 void wire_parse_burst(const uint8_t *const frames[], const uint32_t lens[], unsigned n, unsigned flags,
 		      struct wire_pkt out[]);
 

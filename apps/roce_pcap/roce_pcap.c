@@ -32,7 +32,8 @@ static void usage(FILE *out)
 		"           rc_ack, ud_send_only_imm, ... see 'kinds'), or cnp, pfc, pause.\n"
 		"           --all writes every opcode over IPv4 and IPv6, untagged and tagged, then CNP,\n"
 		"           PFC and PAUSE frames.\n"
-		"read       decodes every frame: kind, headers and verdict (ICRC checked unless --no-icrc).\n"
+		"read       decodes every frame: kind, headers and verdict (IPv4 header checksum of RoCEv2\n"
+		"           frames checked, ICRC checked unless --no-icrc).\n"
 		"           --json prints one JSON object per frame; --quiet prints only the summary.\n"
 		"selfcheck  writes the --all set (to OUT.pcap, or a temporary file it removes), reads it\n"
 		"           back and checks every field of every frame against what was built.\n"
@@ -190,7 +191,7 @@ static void print_frame(void *ctx, unsigned index, const uint8_t *frame, const s
 
 static int cmd_read(int argc, char **argv)
 {
-	struct read_opts o = {.parse_flags = WIRE_PARSE_CHECK_ICRC};
+	struct read_opts o = {.parse_flags = WIRE_PARSE_CHECK_ICRC | WIRE_PARSE_CHECK_IP_CSUM};
 	struct frame_counts counts = {0};
 	FILE *summary;
 	const char *path = NULL;
@@ -271,7 +272,7 @@ static int cmd_selfcheck(int argc, char **argv)
 	}
 	sc.n = frame_desc_all(descs, MAX_ALL);
 	rc = dump_frames(path, descs, sc.n);
-	n = rc ? -1 : for_each_frame(path, WIRE_PARSE_CHECK_ICRC, &counts, check_frame, &sc);
+	n = rc ? -1 : for_each_frame(path, WIRE_PARSE_CHECK_ICRC | WIRE_PARSE_CHECK_IP_CSUM, &counts, check_frame, &sc);
 	if (path == tmp)
 		unlink(tmp);
 	if (n < 0)

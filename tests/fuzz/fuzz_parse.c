@@ -5,6 +5,9 @@
  *  - every verdict is self-consistent (kind/error, offsets, lengths, opcode row);
  *  - a RoCEv2 frame whose ICRC verified comes back byte-identical from wire_icrc_seal();
  *  - every rte_net_crc implementation (scalar, SSE4.2, AVX-512) gives the same ICRC;
+ *  - without the IPv4 header checksum check the verdict is the same, byte for byte, unless it was
+ *    ip_checksum, which only a RoCEv2 datagram over IPv4 whose header words do not sum to 0xffff
+ *    gets (the sum computed here, byte by byte);
  *  - parsed again without the ICRC check, the verdict is the same but for ICRC mismatches, and
  *    a RoCE/CNP frame sealed with wire_icrc_seal() then parses as such with its ICRC verified
  *    (this lets mutated headers reach the RoCE paths without the fuzzer forging CRCs);
@@ -47,6 +50,8 @@ const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stackt
 const char *__asan_default_options(void) { return "abort_on_error=1:detect_leaks=1"; }
 
 static enum rte_net_crc_alg default_alg = RTE_NET_CRC_SCALAR;
+
+#define RX_FLAGS (WIRE_PARSE_CHECK_ICRC | WIRE_PARSE_CHECK_IP_CSUM) /* as the engine's RX path parses */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -216,6 +221,36 @@ static void check_common(enum wire_kind k, const struct wire_pkt *p, size_t size
 	}
 }
 
+/* RFC 1071 over the 20 bytes at ip, written out again (the parser uses DPDK's rte_raw_cksum). */
+static bool ipv4_sum_ok(const uint8_t *ip)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < WIRE_IPV4_HLEN; i += 2)
+		sum += (uint32_t)ip[i] << 8 | ip[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return sum == 0xFFFF;
+}
+
+/* p: with the IPv4 checksum check; c: the same frame without it. */
+static void check_ip_checksum(const uint8_t *buf, size_t size, const struct wire_pkt *p, const struct wire_pkt *c)
+{
+	bool v4_roce = c->ip.version == 4 && c->ethertype == WIRE_ETHERTYPE_IPV4 && c->l4_off == c->l3_off + WIRE_IPV4_HLEN &&
+		       c->udp.dport == WIRE_ROCEV2_UDP_PORT && (size_t)c->l3_off + WIRE_IPV4_HLEN <= size;
+
+	if (p->error != WIRE_ERR_IP_CHECKSUM) {
+		REQUIRE(memcmp(p, c, sizeof(*p)) == 0);
+		/* a RoCEv2 IPv4 datagram that got past the check has a good sum */
+		if (v4_roce && (c->kind == WIRE_KIND_ROCE || c->kind == WIRE_KIND_CNP))
+			REQUIRE(ipv4_sum_ok(buf + c->l3_off));
+		return;
+	}
+	REQUIRE(p->kind == WIRE_KIND_MALFORMED && !p->icrc_checked);
+	REQUIRE(v4_roce && !ipv4_sum_ok(buf + c->l3_off));
+	REQUIRE(c->kind != WIRE_KIND_OTHER);
+}
+
 static void check_burst(const uint8_t *buf, size_t size, const struct wire_pkt *p, const struct wire_pkt *unchecked)
 {
 	const uint8_t *frames[2] = {buf, buf};
@@ -232,10 +267,10 @@ static void check_burst(const uint8_t *buf, size_t size, const struct wire_pkt *
 		frames[1] = sealed;
 		n = 2;
 	}
-	wire_parse_burst(frames, lens, n, WIRE_PARSE_CHECK_ICRC, burst);
+	wire_parse_burst(frames, lens, n, RX_FLAGS, burst);
 	REQUIRE(memcmp(&burst[0], p, sizeof(*p)) == 0);
 	if (sealed) {
-		wire_parse(sealed, size, WIRE_PARSE_CHECK_ICRC, &sealed_p);
+		wire_parse(sealed, size, RX_FLAGS, &sealed_p);
 		REQUIRE(memcmp(&burst[1], &sealed_p, sizeof(sealed_p)) == 0);
 		free(sealed);
 	}
@@ -243,7 +278,7 @@ static void check_burst(const uint8_t *buf, size_t size, const struct wire_pkt *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct wire_pkt p, u;
+	struct wire_pkt r, p, u;
 	uint8_t *buf = malloc(size ? size : 1);
 	enum wire_kind k, ku;
 
@@ -252,9 +287,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(buf, data, size);
 
-	/* 1. With the ICRC check, as the receive path runs it. */
+	/* 0. As the receive path parses: the IPv4 checksum, then the ICRC. */
+	check_common(wire_parse(buf, size, RX_FLAGS, &r), &r, size);
+
+	/* 1. With the ICRC check only. */
 	k = wire_parse(buf, size, WIRE_PARSE_CHECK_ICRC, &p);
 	check_common(k, &p, size);
+	check_ip_checksum(buf, size, &r, &p);
 	if (p.kind == WIRE_KIND_ROCE || p.kind == WIRE_KIND_CNP) {
 		check_transport(buf, size, &p, true);
 		if (p.roce_version == 2 && p.kind == WIRE_KIND_ROCE)
@@ -281,10 +320,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_incremental(buf, size, &u);
 	}
 
-	/* 3. As the engine's RX path parses a burst: the same record, byte for byte, whether the
+	/* 3. As the engine's RX path parses a burst: the same record as (0), byte for byte, whether the
 	 * ICRC came from a lane of wire_icrc_many or from wire_icrc (the frame alone in a burst, and
 	 * beside a sealed copy of itself, which reaches the RoCE paths). */
-	check_burst(buf, size, &p, (u.kind == WIRE_KIND_ROCE || u.kind == WIRE_KIND_CNP) ? &u : NULL);
+	check_burst(buf, size, &r, (u.kind == WIRE_KIND_ROCE || u.kind == WIRE_KIND_CNP) ? &u : NULL);
 
 	free(buf);
 	return 0;

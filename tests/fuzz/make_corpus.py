@@ -248,7 +248,7 @@ CONFIG_VALID = {
         ' stop = { messages = 1000; bytes = 5000000000L; seconds = 2.5; }; count = 4; qpn_step = 2;\n'
         ' dest_qpn_step = 3; sport_step = 4; rc = { retry_timeout_us = 1000.0; retry_limit = 3;\n'
         ' max_outstanding = 8; ack_every = 4; }; latency = { mode = "oneway"; timeout_us = 1000.0; };\n'
-        ' cc = "dcqcn"; dcqcn = { profile = "paper"; g = 0.5; hyper_linear = true; };\n'
+        ' cc = "dcqcn"; dcqcn = { profile = "paper"; g = 0.5; ns3_stages = false; hyper_linear = true; };\n'
         ' inject = ( { action = "ce"; every = 10; qp = 1; count = 5; }, { action = "drop"; psn = 7; } );'),
     "valid_ud_timely": CFG_BASE +
         'flows = ( { name = "u"; port = "b"; dst_mac = "02:00:00:00:00:01"; dst_ip = "fd00::1"; transport = "ud";\n'

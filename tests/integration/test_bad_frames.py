@@ -7,19 +7,28 @@ import struct
 import subprocess
 import time
 
-from scapy.all import IP, UDP, Ether, Raw
+from scapy.all import IP, IPv6, UDP, Ether, Raw, raw
 from scapy.contrib.roce import BTH
 
+import oracle_common as oc
 from conftest import engine_path
 from test_engine import MAC_A, MAC_B, cfg, port, role
 
 QPN = 0x77
 
 
-def roce(psn, payload=256):
-    """An RC SEND ONLY (opcode 4) with a correct ICRC, by scapy."""
-    return bytes(Ether(dst=MAC_B, src=MAC_A) / IP(src="192.168.1.1", dst="192.168.1.2", flags="DF")
-                 / UDP(sport=49152, dport=4791) / BTH(opcode=4, dqpn=QPN, psn=psn) / Raw(bytes(payload)))
+def roce(psn, payload=256, qpn=QPN, chksum=None):
+    """An RC SEND ONLY (opcode 4) with a correct ICRC, by scapy (and its IPv4 checksum, unless given)."""
+    return bytes(Ether(dst=MAC_B, src=MAC_A) / IP(src="192.168.1.1", dst="192.168.1.2", flags="DF", chksum=chksum)
+                 / UDP(sport=49152, dport=4791) / BTH(opcode=4, dqpn=qpn, psn=psn) / Raw(bytes(payload)))
+
+
+def roce_v6(psn, qpn, payload=64):
+    """The same over IPv6, its ICRC from the plain-bytes reference (scapy 2.5 cannot)."""
+    f = bytearray(raw(Ether(dst=MAC_B, src=MAC_A) / IPv6(src="fd00::1", dst="fd00::2") / UDP(sport=49152, dport=4791) /
+                      BTH(opcode=4, dqpn=qpn, psn=psn) / Raw(bytes(payload)) / Raw(b"\0" * 4)))
+    f[-4:] = oc.icrc_v2(bytes(f[14:-4])).to_bytes(4, "little")
+    return bytes(f)
 
 
 def write_pcap(path, frames):
@@ -29,10 +38,10 @@ def write_pcap(path, frames):
             fh.write(struct.pack("<IIII", 1, 0, len(f), len(f)) + f)
 
 
-def run(engine, tmp_path, frames, mtu=9000):
+def run(engine, tmp_path, frames, mtu=9000, extra=""):
     pcap = tmp_path / "in.pcap"
     write_pcap(pcap, frames)
-    p = port("p", "net_pcap0", MAC_B, "192.168.1.2", 'vdev_args = "rx_pcap=%s"; mtu = %d;' % (pcap, mtu))
+    p = port("p", "net_pcap0", MAC_B, "192.168.1.2", 'vdev_args = "rx_pcap=%s"; mtu = %d; %s' % (pcap, mtu, extra))
     t0 = time.monotonic()
     rc, rep, out = engine.run(cfg([p], [role(1, "p", "rx")], []), "-d", "1.5", timeout=60)
     assert rc == 0, out
@@ -77,6 +86,35 @@ def test_corrupted_payload_bits_fail_the_icrc(engine, tmp_path):
     assert rep["errors"]["icrc"] == flipped == p["rx_malformed"]
     q = [q for q in rep["rx_qps"] if q["qpn"] == QPN][0]
     assert q["icrc_errors"] == flipped and q["messages"] == len(frames) - flipped
+
+
+def test_wrong_ipv4_header_checksum_is_counted_and_not_delivered(engine, tmp_path):
+    """Scapy's frames, a third of them given a wrong IPv4 header checksum (which the ICRC leaves
+    out: their ICRCs are right) for a QPN of their own: counted as ip_checksum, none reaches a
+    receiver QP, not even when rx_inject's CE mark (which writes a new checksum) is on; IPv6
+    frames, which have no header checksum, and the good IPv4 ones are all received."""
+    good, bad, v6 = [], [], []
+    for psn in range(60):
+        good.append(roce(psn))
+        right = Ether(roce(psn, qpn=QPN + 1))[IP].chksum
+        bad.append(roce(psn, qpn=QPN + 1, chksum=right ^ (1 << (psn % 16))))
+        v6.append(roce_v6(psn, QPN + 2))
+    for f in good + bad:  # every ICRC right (it masks the checksum); only the bad ones' checksums wrong
+        assert oc.icrc_v2(f[14:-4]) == int.from_bytes(f[-4:], "little")
+        assert (oc.inet_csum(f[14:34]) == 0) == (f in good)
+    frames = [x for trio in zip(good, bad, v6) for x in trio]
+    for extra in ("", 'rx_inject = ( { action = "ce"; every = 1; } );'):
+        rep = run(engine, tmp_path, frames, extra=extra)
+        p = conservation(rep, len(frames), sum(map(len, frames)))
+        assert rep["errors"]["ip_checksum"] == len(bad) == p["rx_malformed"], extra
+        qps = {q["qpn"]: q for q in rep["rx_qps"]}
+        assert QPN + 1 not in qps, extra
+        assert qps[QPN]["packets"] == qps[QPN]["messages"] == len(good), extra
+        assert qps[QPN + 2]["packets"] == qps[QPN + 2]["messages"] == len(v6), extra
+        assert qps[QPN]["icrc_errors"] == qps[QPN + 2]["icrc_errors"] == 0, extra
+        if extra:  # the good ones were marked, the bad ones left as they came
+            assert p["rx_inject"]["ce_marked"] == len(good) + len(v6), p["rx_inject"]
+            assert qps[QPN]["ecn_ce"] == len(good), extra
 
 
 def test_random_oversize_and_jumbo(engine, tmp_path):

@@ -351,6 +351,25 @@ def test_rp_replay_byte_counter(sim):
     assert (kbps(e[0][2]), kbps(e[0][3])) == (100_000_000 - 49_218_750 // 2, 100_000_000)
 
 
+def test_rp_replay_paper_stages_default_and_kept(sim):
+    """Paper profile through the scenario loader: CNPs at 10 and 20 µs (α 0.5) leave R_T 75 Gb/s and
+    R_C 56,176,758 kb/s (tests/unit/test_dcqcn.c works them out); the increase timer fires every
+    55 µs from 20 µs. The authors' ns-3 stages (the default, ns3_stages) count the event before
+    the test: T = 1..4 fast recovery, the fifth (295 µs) additive, R_T + 40 Mb/s. With
+    ns3_stages = false the counts before the event decide: five fast steps, additive at 350 µs."""
+    body = 'rate_gbps = 100.0; cnp_times_us = [10.0, 20.0]; dcqcn = { profile = "paper"; initial_alpha = 0.5; %s };'
+    for name, extra, fast in (("ns3", "", 4), ("kept", "ns3_stages = false;", 5)):
+        ev = replay(sim, "rp-paper-%s.cfg" % name, body % extra, 400.0)
+        inc = [e for e in ev if e[1] == "increase_timer"]
+        assert [e[0] for e in inc] == ["%.3f" % (20 + 55 * k) for k in range(1, 7)], name
+        rc, rt = 56_176_758, 75_000_000
+        for i, e in enumerate(inc):
+            if i >= fast:
+                rt += 40_000
+            rc = rt - (rt - rc) // 2
+            assert (kbps(e[2]), kbps(e[3])) == (rc, rt), (name, e)
+
+
 # ---- bad scenario files ---------------------------------------------------------------------------
 
 GOOD_NET = """scenario = "network";
@@ -390,6 +409,9 @@ BAD = [
     ('scenario = "rp_replay";\nduration_us = 100.0;\nrp = { rate_gbps = 100.0;\n'
      '  cnp_times_us = [5.0, 3.0]; };\n', 4, "rp.cnp_times_us.[1]", "ascending"),
     ('scenario = "rp_replay";\nduration_us = 100.0;\nflows = ( );\n', 3, "flows", "unknown setting 'flows'"),
+    ('scenario = "rp_replay";\nduration_us = 100.0;\nrp = { rate_gbps = 100.0;\n'
+     '  dcqcn = { profile = "paper"; hyper_linear = true; }; };\n', 4, "rp.dcqcn.hyper_linear",
+     "false with ns3_stages"),
 ]
 
 

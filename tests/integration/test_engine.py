@@ -202,10 +202,12 @@ def test_rx_pcap_counts_and_reasons(engine, tmp_path):
               + ["pfc:enable=0x08,q3=100"] * 4 + ["pause:quanta=5"])
     subprocess.run([str(pcap_tool_path()), "write", str(pcap)] + frames, check=True)
     # hand-made malformed frames appended: a BTH cut to 10 bytes (consistent IP and UDP
-    # lengths) and a reserved opcode
+    # lengths, and the IPv4 checksum of the new length) and a reserved opcode
     good = oc.read_pcap(str(pcap))[1][0]
     short = bytearray(good[:14 + 20 + 8 + 10])
     short[16:18] = (20 + 8 + 10).to_bytes(2, "big")
+    short[24:26] = bytes(2)
+    short[24:26] = oc.inet_csum(bytes(short[14:34])).to_bytes(2, "big")
     short[38:40] = (8 + 10).to_bytes(2, "big")
     short += bytes(60 - len(short))
     with open(pcap, "ab") as fh:

@@ -10,12 +10,17 @@ right verdict:
     independent ICRC, exit status 0 for a file of good frames;
   * the same frames with a wrong ICRC: kind "malformed", error "icrc", icrc.ok false, exit 1;
   * RD opcodes (0x40-0x54, not supported by the engine): malformed, "unknown_opcode";
+  * IPv4 header checksums scapy computed or was given wrong: the verdict tshark's own check
+    (ip.check_checksum) gives every frame, "ip_checksum" for the wrong ones; the same kinds of
+    frame over IPv6 (no header checksum) unaffected, IPv4 traffic to other ports "other";
   * hand-made malformed frames, one defect each, with the error name listed in MALFORMED
     below (names from wire/wire.h enum wire_error, lower-cased without the WIRE_ERR_ prefix);
   * non-RoCE traffic (ARP, TCP, UDP to another port): kind "other", error "none".
 """
 import random
+import shutil
 import struct
+import subprocess
 
 import pytest
 from scapy.all import Ether, IP, IPv6, UDP, TCP, ARP, Dot1Q, Raw, raw, wrpcap, conf
@@ -289,8 +294,8 @@ def test_wrong_icrc_verdicts(built):
 # hand-made malformed frames: (case id, expected "error" name, builder)
 # Expected error names (wire/wire.h enum wire_error, lower case):
 #   truncated_l2, truncated_l3, bad_ip_version, bad_ip_hlen, ip_options, ip_len, ip_fragment,
-#   udp_len, truncated_bth, bad_bth_version, unknown_opcode, bad_length, bad_pad, bad_cnp, icrc,
-#   truncated_mac_ctrl, bad_mac_ctrl
+#   ip_checksum, udp_len, truncated_bth, bad_bth_version, unknown_opcode, bad_length, bad_pad,
+#   bad_cnp, icrc, truncated_mac_ctrl, bad_mac_ctrl
 # Each case below names the error it expects in its second member.
 # ---------------------------------------------------------------------------------------------
 def _eth():
@@ -357,6 +362,12 @@ def _bad_cnp(n):
                BTH(opcode=0x81, becn=1, dqpn=5) / Raw(b"\0" * n))
 
 
+def _wrong_ip_checksum():
+    p = Ether(raw(_good_send()))  # scapy's checksum and ICRC, then another checksum (outside the ICRC)
+    p[IP].chksum ^= 0x0100
+    return raw(p)
+
+
 def _pfc_reserved():
     b = bytearray(bytes.fromhex("0180c20000010200000000018808" "0101" "0008" "00000000000000640000000000000000")
                   + b"\0" * 26)
@@ -373,6 +384,7 @@ MALFORMED = [
     ("ip_options", "ip_options", _ip_options),
     ("ip_len_beyond_frame", "ip_len", _ip_len_beyond_frame),
     ("ip_fragment", "ip_fragment", _ip_fragment),
+    ("ipv4_wrong_checksum", "ip_checksum", _wrong_ip_checksum),
     ("udp_len_beyond_ip", "udp_len", _udp_len_too_big),
     ("truncated_bth", "truncated_bth", _truncated_bth),
     ("bth_tver_1", "bad_bth_version", lambda: raw(_good_send(version=1))),
@@ -424,3 +436,97 @@ def test_other_traffic(roce_pcap, tmp_path):
     objs, rc = oc.tool_read_json(tmp_path / "o.pcap", expect_rc=0)
     assert [(o["kind"], o["error"]) for o in objs] == [("other", "none")] * 4
     assert all(o["bth"] is None for o in objs)
+
+
+# ---------------------------------------------------------------------------------------------
+# IPv4 header checksums (issue 19): scapy computes a frame's checksum or is given a wrong one, and
+# tshark's own check (ip.check_checksum) judges every frame; the parser must agree with it on each.
+# The ICRC leaves the checksum out, so it cannot catch these: only the header checksum does.
+# ---------------------------------------------------------------------------------------------
+TSHARK = shutil.which("tshark") or "/usr/bin/tshark"
+
+
+def _tshark_ip_checksum_ok(path):
+    """Frame number -> True/False (tshark's ip.checksum.status: 1 good, 0 bad) for IPv4 frames."""
+    r = subprocess.run([TSHARK, "-r", str(path), "-o", "ip.check_checksum:TRUE", "-T", "fields",
+                        "-e", "frame.number", "-e", "ip.checksum.status"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = {}
+    for line in r.stdout.splitlines():
+        num, _, status = line.partition("\t")
+        if status:
+            got[int(num)] = {"1": True, "0": False}[status]
+    return got
+
+
+def _set_ip_chksum(frame, value):
+    p = Ether(frame)
+    assert raw(p) == frame
+    p[IP].chksum = value
+    return raw(p)
+
+
+def _zero_checksum_pair(rng):
+    """A frame whose header words sum to 0xffff without the checksum, so scapy writes 0x0000,
+    and its twin holding 0xffff, the other zero of ones' complement (tshark takes both)."""
+    src = "10.0.0.%d" % rng.randint(1, 254)
+
+    def frame(ip_id):
+        return raw(Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") /
+                   IP(src=src, dst="10.0.1.1", id=ip_id, ttl=64) /
+                   UDP(sport=0xC000, dport=4791, chksum=0) / BTH(opcode=0x04, dqpn=0x12, psn=7) / Raw(b"\0" * 8))
+    base = frame(0)
+    c = int.from_bytes(base[24:26], "big")
+    zero = frame(c)  # ID = the checksum with ID 0: the other words then sum to 0xffff
+    assert zero[24:26] == b"\0\0" and oc.inet_csum(zero[14:34]) == 0
+    return zero, _set_ip_chksum(zero, 0xFFFF)
+
+
+def _ip_chksum(frame):
+    return Ether(frame)[IP].chksum
+
+
+def test_ipv4_header_checksum_against_tshark(roce_pcap, tmp_path):
+    rng = random.Random(oc.seed() + 19)
+    frames, want = [], []  # want: (kind when the checksum is good, IPv4?)
+    codes = sorted(oc.OP_BY_CODE)
+    for i in range(240):  # every opcode, a quarter over IPv6, half of the IPv4 ones with a wrong checksum
+        v6 = i % 4 == 3
+        f, _, _ = _roce_frame(rng, codes[i % len(codes)], rng.random() < 0.5, v6)
+        if i % 4 == 1:
+            good = bad = _ip_chksum(f)
+            while bad == good or {bad, good} == {0, 0xFFFF}:  # any other value but the other zero
+                bad = rng.getrandbits(16)
+            f = _set_ip_chksum(f, bad)
+        frames.append(f)
+        want.append(("roce", not v6))
+    for i in range(8):  # CNPs, half with a wrong checksum
+        f = raw(_l2l3(rng, i % 2 == 0) / cnp(rng.getrandbits(24)))
+        frames.append(_set_ip_chksum(f, _ip_chksum(f) ^ 0x8000) if i < 4 else f)
+        want.append(("cnp", True))
+    frames += list(_zero_checksum_pair(rng))
+    want += [("roce", True)] * 2
+    for ck in (None, 0x1234):  # not RoCEv2: other traffic, whatever its checksum
+        frames.append(raw(_eth() / IP(src="1.1.1.1", dst="2.2.2.2", chksum=ck) / UDP(sport=4791, dport=53) /
+                          Raw(b"\0" * 20)))
+        want.append(("other", True))
+    path = tmp_path / "ipcsum.pcap"
+    wrpcap(str(path), [Ether(f) for f in frames])
+    tshark_ok = _tshark_ip_checksum_ok(path)
+    objs, rc = oc.tool_read_json(path, expect_rc=1)
+    assert len(objs) == len(frames)
+    bad = []
+    for i, (o, (kind, v4)) in enumerate(zip(objs, want)):
+        tag = "frame %d [%s]" % (i + 1, frames[i].hex())
+        if not v4:  # IPv6: no header checksum, nothing for tshark to judge
+            assert (i + 1) not in tshark_ok, tag
+            assert (o["kind"], o["error"]) == (kind, "none"), tag
+        elif tshark_ok[i + 1] or kind == "other":
+            assert (o["kind"], o["error"]) == (kind, "none"), "%s: got %s/%s" % (tag, o["kind"], o["error"])
+        else:
+            bad.append(i)
+            assert (o["kind"], o["error"]) == ("malformed", "ip_checksum"), "%s: got %s/%s" % (tag, o["kind"], o["error"])
+    assert len(bad) == 60 + 4  # tshark found exactly the checksums made wrong
+    n = len(frames)
+    assert tshark_ok[n - 3] and tshark_ok[n - 2]  # both zeros are good checksums, the parser took them above
+    assert tshark_ok[n - 1] and not tshark_ok[n]  # the other traffic: one good, one wrong, both "other"

@@ -603,6 +603,10 @@ static const struct bad cc_rows[] = {
 	{ FLOW("cc = \"dcqcn\"; dcqcn = { clamp_tgt_rate = 1; };"), 4, "flows.[0].dcqcn.clamp_tgt_rate", "true or false" },
 	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; g = 0.0; };"), 4, "flows.[0].dcqcn.g", "out of range" },
 	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; f = 0; };"), 4, "flows.[0].dcqcn.f", "0 is out of range (1..1000)" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; hyper_linear = true; };"), 4, "flows.[0].dcqcn.hyper_linear",
+	  "must be false with ns3_stages (whose hyper step grows already); set ns3_stages = false" },
+	{ FLOW("cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; ns3_stages = 0; };"), 4, "flows.[0].dcqcn.ns3_stages",
+	  "true or false" },
 	{ FLOW("transport = \"uc\"; cc = \"timely\";"), 4, "flows.[0].cc", "RC ACKs (transport rc)" },
 	{ FLOW("cc = \"timely\"; timely = { beta = 2.0; };"), 4, "flows.[0].timely.beta", "2 is out of range (0..1)" },
 	{ FLOW("cc = \"timely\"; timely = { t_high_us = 0; };"), 4, "flows.[0].timely.t_high_us", "out of range" },
@@ -683,7 +687,7 @@ static void test_cc_settings(void)
 	static struct engine_config c;
 	char err[512] = "";
 	int rc = config_load_string(BASE "flows = ( { " F0 "cc = \"dcqcn\"; dcqcn = { profile = \"paper\"; r_ai_mbps = 20; "
-				    "hyper_linear = true; g = 0.5; };\n inject = ( { action = \"drop\"; every = 7; count = 2; } ); },\n"
+				    "ns3_stages = false; hyper_linear = true; g = 0.5; };\n inject = ( { action = \"drop\"; every = 7; count = 2; } ); },\n"
 				    " { name = \"t\"; port = \"a\"; " F1 "qpn = 0x300; cc = \"timely\"; timely = { beta = 0.5; }; } );\n"
 				    "run = { cc_trace = \"x.csv\"; cc_trace_qps = 4; };\n",
 				    "t.cfg", &c, err, sizeof(err));
@@ -698,7 +702,8 @@ static void test_cc_settings(void)
 	CHECK_EQ(c.groups[0].cc, CFG_CC_DCQCN);
 	CHECK_EQ(c.groups[0].dcqcn.profile, DCQCN_PAPER);
 	CHECK_EQ(c.groups[0].dcqcn.r_ai_mbps, 20);
-	CHECK(c.groups[0].dcqcn.hyper_linear);
+	CHECK(!c.groups[0].dcqcn.ns3_stages && c.groups[0].dcqcn.hyper_linear);
+	CHECK(paper.ns3_stages);
 	CHECK(c.groups[0].dcqcn.g == 0.5);
 	CHECK_EQ(c.groups[0].dcqcn.t_us, paper.t_us);
 	CHECK_EQ(c.groups[0].n_inject, 1);

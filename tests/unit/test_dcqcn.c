@@ -120,6 +120,7 @@ static void test_defaults(void)
 	CHECK_EQ(P.min_rate_mbps, 100);
 	CHECK(P.initial_alpha == 1.0);
 	CHECK(!P.alpha_before_cut);
+	CHECK(P.ns3_stages);
 	CHECK(!P.hyper_linear);
 	CHECK(dcqcn_params_check(&P, NULL) == NULL);
 }
@@ -164,6 +165,8 @@ static void test_params_check(void)
 	PA(f, 0, "f", ">= 1");
 	PA(initial_alpha, -0.1, "initial_alpha", "[0, 1]");
 	PA(initial_alpha, 1.1, "initial_alpha", "[0, 1]");
+	PA(hyper_linear, true, "hyper_linear", "false with ns3_stages (whose hyper step grows already); "
+					       "set ns3_stages = false for R_HAI·(min(T, BC) − F)");
 #undef NV
 #undef PA
 	/* the other profile's settings are not looked at; g = 1 and α 0 or 1 are allowed */
@@ -172,7 +175,11 @@ static void test_params_check(void)
 	P.g = 1;
 	P.initial_alpha = 0;
 	CHECK(dcqcn_params_check(&P, NULL) == NULL);
+	P.ns3_stages = false; /* the kept forms: counts before the event, constant or linear step */
+	P.hyper_linear = true;
+	CHECK(dcqcn_params_check(&P, NULL) == NULL);
 	dcqcn_params_default(&P, DCQCN_NVIDIA);
+	P.hyper_linear = true; /* a paper setting: not looked at */
 	P.f = 0;
 	P.dce_tcp_g = 0;
 	P.rpg_min_dec_fac = 100;
@@ -902,7 +909,9 @@ static void random_params(struct dcqcn_params *p, enum dcqcn_profile profile)
 		p->r_ai_mbps = 40 + (uint32_t)test_rand_below(2000);
 		p->r_hai_mbps = 200 + (uint32_t)test_rand_below(20000);
 		p->alpha_before_cut = test_rand_below(2);
-		p->hyper_linear = test_rand_below(2);
+		/* the stage forms: the authors' (default), counts before with a constant or linear step */
+		p->ns3_stages = test_rand_below(3) == 0;
+		p->hyper_linear = !p->ns3_stages && test_rand_below(2);
 	}
 }
 
@@ -923,6 +932,13 @@ static bool same_state(struct dcqcn_qp *a, struct dcqcn_qp *b, uint64_t now)
 	       dcqcn_next_due(b) == (tw_armed(&b->t_alpha) || tw_armed(&b->t_inc) || tw_armed(&b->t_dec)
 					     ? dcqcn_next_due(a) : UINT64_MAX);
 }
+
+/* Paper-profile increase events of lazy_against_wheel's rounds by stage form (ns3_stages, counts
+ * before with a constant step, with a linear one) and stage (enum dcqcn_stage): each form's
+ * stages must all have been run. */
+static uint64_t form_stage_events[3][4];
+
+static unsigned stage_form(const struct dcqcn_params *p) { return p->ns3_stages ? 0 : p->hyper_linear ? 2 : 1; }
 
 /* Random CNPs, bytes and silences (one event in five up to `silence_max` ns), random
  * parameters: a QP driven by a wheel and one whose timers run only when it is caught up (before
@@ -986,6 +1002,11 @@ static unsigned lazy_against_wheel(int rounds, int per_round, uint64_t silence_m
 			}
 		}
 		*events += a.c.timer_events + a.c.byte_events + a.c.cuts;
+		if (pp.profile == DCQCN_PAPER) {
+			form_stage_events[stage_form(&pp)][DCQCN_STAGE_FAST] += a.c.fast;
+			form_stage_events[stage_form(&pp)][DCQCN_STAGE_ADDITIVE] += a.c.additive;
+			form_stage_events[stage_form(&pp)][DCQCN_STAGE_HYPER] += a.c.hyper;
+		}
 		dcqcn_stop(&a, &wheel);
 		dcqcn_stop(&b, NULL);
 		CHECK_EQ(wheel.armed, 0);
@@ -999,9 +1020,13 @@ static void test_lazy_timers_match_wheel(void)
 	unsigned samples = 0;
 	uint64_t events = 0;
 
+	memset(form_stage_events, 0, sizeof(form_stage_events));
 	CHECK_EQ(lazy_against_wheel(200, 300, 3000000, false, &samples, &events), 0);
 	CHECK(samples > 10000);
 	CHECK(events > 10000); /* the timers had work to do */
+	for (unsigned f = 0; f < 3; f++)
+		for (unsigned st = DCQCN_STAGE_FAST; st <= DCQCN_STAGE_HYPER; st++)
+			CHECK(form_stage_events[f][st] > 100);
 }
 
 /* The paper profile's catch-up after silences of up to 0.3 s (α's decay to 0 with its
@@ -1012,9 +1037,68 @@ static void test_lazy_long_silences_match_wheel(void)
 	unsigned samples = 0;
 	uint64_t events = 0;
 
+	memset(form_stage_events, 0, sizeof(form_stage_events));
 	CHECK_EQ(lazy_against_wheel(40, 40, 300000000, true, &samples, &events), 0);
 	CHECK(samples > 300);
 	CHECK(events > 50000);
+	for (unsigned f = 0; f < 3; f++) /* long silences reach hyper increases in every form */
+		CHECK(form_stage_events[f][DCQCN_STAGE_HYPER] > 100);
+}
+
+/* Where the closed form of many timer increases must stop: a stage boundary or a change of the
+ * hyper step inside a silence, after the gap R_T − R_C has settled (which takes a couple of dozen
+ * events after a cut, so large F). Paper profile, every stage form, F 20..44, the byte count set
+ * before the silence below, at and above F, small steps (R_T far from the line); a wheel-driven
+ * QP against one caught up only every 5..13 timer periods, so that a catch-up's last event falls
+ * on each boundary in some run. */
+static void test_lazy_stage_boundaries_match_wheel(void)
+{
+	static struct dcqcn_params pp;
+	static struct dcqcn_qp a, b;
+	unsigned runs = 0, mismatches = 0;
+
+	static const int bcs[] = { -1, 0, 1, 2, 5, 12 }; /* byte events before the silence: f + bc − 1 */
+
+	for (unsigned form = 0; form < 3; form++)
+		for (uint32_t f = 20; f < 45; f += 3)
+			for (size_t k = 0; k < sizeof(bcs) / sizeof(bcs[0]) * 9; k++) {
+				int bc = bcs[k / 9];
+				uint64_t every = (5 + k % 9) * 55 * US; /* timer events per catch-up: 5..13 */
+				uint32_t byte_events = bc < 0 ? 0 : f + (uint32_t)bc - 1;
+
+				dcqcn_params_default(&pp, DCQCN_PAPER);
+				pp.ns3_stages = form == 0;
+				pp.hyper_linear = form == 2;
+				pp.f = f;
+				pp.b_bytes = 1000;
+				pp.r_ai_mbps = 1;
+				pp.r_hai_mbps = 3;
+				tw_init(&wheel, 1000, 0);
+				dcqcn_init(&a, &pp, G100, 0);
+				dcqcn_init(&b, &pp, G100, 0);
+				for (uint64_t t = 10 * US; t <= 20 * US; t += 10 * US) { /* R_T below the line */
+					tw_advance(&wheel, t, fire, NULL);
+					dcqcn_on_cnp(&a, &wheel, t);
+					dcqcn_on_cnp(&b, NULL, t);
+				}
+				dcqcn_on_bytes(&a, &wheel, byte_events * 1000, 21 * US);
+				dcqcn_on_bytes(&b, NULL, byte_events * 1000, 21 * US);
+				for (uint64_t now = 21 * US + every; now <= 60000 * US; now += every) {
+					tw_advance(&wheel, now, fire, NULL);
+					dcqcn_catch_up(&b, NULL, now);
+					if (!same_state(&a, &b, now) && mismatches++ < 3)
+						printf("  form %u f %u bc %d at %llu us: rt %llu/%llu rc %llu/%llu t %u/%u stage %u/%u\n",
+						       form, f, bc, (unsigned long long)(now / US), (unsigned long long)a.rt_kbps,
+						       (unsigned long long)b.rt_kbps, (unsigned long long)a.rc_kbps,
+						       (unsigned long long)b.rc_kbps, a.t_cnt, b.t_cnt, a.stage, b.stage);
+				}
+				/* hyper once T reaches F: with BC >= F (the authors'), BC > F (counts before) */
+				CHECK((a.c.hyper > 0) == (bc >= (form == 0 ? 1 : 2)));
+				dcqcn_stop(&a, &wheel);
+				runs++;
+			}
+	CHECK_EQ(mismatches, 0);
+	CHECK_EQ(runs, 3 * 9 * 6 * 9);
 }
 
 /* A QP on no wheel: a CNP arms the cut only in the QP, dcqcn_next_due names it, a catch-up just
@@ -1113,14 +1197,16 @@ static void test_paper_alpha_decay(void)
 	CHECK_EQ(dcqcn_alpha(&Q, 10000000 * US), 0);
 }
 
-/* Two CNPs (10, 20 µs) so that R_T is below the line, then F = 5 fast-recovery steps and
- * additive steps of R_AI 40 Mb/s. Second cut: R_T = 75000000, cut 75000000·526336 >> 21 =
- * 18823242, R_C = 56176758. */
-static void test_paper_fast_recovery_and_additive(void)
+/* The stages with ns3_stages = false (the counts before the event, as the NVIDIA profile): two
+ * CNPs (10, 20 µs) so that R_T is below the line, then F = 5 fast-recovery steps and additive
+ * steps of R_AI 40 Mb/s. Second cut: R_T = 75000000, cut 75000000·526336 >> 21 = 18823242,
+ * R_C = 56176758. */
+static void test_paper_counts_before_fast_recovery_and_additive(void)
 {
 	uint64_t gaps[5] = { 9411621, 4705810, 2352905, 1176452, 588226 };
 
 	setup(DCQCN_PAPER);
+	P.ns3_stages = false;
 	paper_first_cnp();
 	cnp_at(20);
 	CHECK_EQ(Q.rt_kbps, 75000000);
@@ -1147,14 +1233,15 @@ static void test_paper_fast_recovery_and_additive(void)
 	CHECK_EQ(Q.c.additive, 2);
 }
 
-/* Hyper with F = 1, B = 1000 bytes: min(T, BC) > 1. The step is R_HAI 200 Mb/s, or with
- * hyper_linear R_HAI·(min(T, BC) − F). */
-static void test_paper_hyper(void)
+/* ns3_stages = false, hyper with F = 1, B = 1000 bytes: min(T, BC) > 1. The step is R_HAI
+ * 200 Mb/s, or with hyper_linear R_HAI·(min(T, BC) − F). */
+static void test_paper_counts_before_hyper(void)
 {
 	for (int linear = 0; linear < 2; linear++) {
 		uint64_t rt;
 
 		setup(DCQCN_PAPER);
+		P.ns3_stages = false;
 		P.f = 1;
 		P.b_bytes = 1000;
 		P.hyper_linear = linear;
@@ -1180,6 +1267,169 @@ static void test_paper_hyper(void)
 		CHECK_EQ(Q.rt_kbps - rt, linear ? 600000 : 200000);
 		CHECK_EQ(Q.c.hyper, 4);
 	}
+}
+
+/* ---- paper profile: the authors' increase stages (ns3_stages, the default) ----
+ *
+ * Expected values follow the DCQCN authors' ns-3 code, bobzhuyb/ns3-rdma @ e8a27d0,
+ * src/point-to-point/model/qbb-net-device.cc, event by event:
+ *   timer:  rpr_timer_wrapper -> rpr_fast_time (l. 1307: m_rpTimeStage++, then fast recovery
+ *           while m_rpTimeStage < m_rpgThreshold, else rpr_active_select), rpr_active_time
+ *           (l. 1279: ++, rpr_active_select), rpr_hyper_time (l. 1331: ++, rpr_hyper_increase);
+ *   bytes:  rpr_fast_byte (l. 1290: m_rpByteStage++, the same test), rpr_active_byte (l. 1271:
+ *           ++, rpr_active_increase, never hyper), rpr_hyper_byte (l. 1322: ++, hyper);
+ *   rpr_active_select (l. 1342): additive if either count < F, else rpr_hyper_increase (l. 1353):
+ *           R_T += m_rhai·(min(m_rpByteStage, m_rpTimeStage) − m_rpgThreshold + 1);
+ *   AdjustRates (l. 1361): R_C = R_C/2 + R_T/2 (here rounded toward R_T, see dcqcn.c).
+ * Not modelled (outside the stages; docs/cc.md): the hyper stage's halved timer and byte
+ * counter, AdjustRates' R_T /= 8 when R_T > 10·R_C on a first event, R_T above the line rate.
+ * Start as test_paper_counts_before_*: CNPs at 10 and 20 µs leave R_T 75000000, R_C 56176758,
+ * both counts 0; the increase timer fires at 75, 130, 185, ... µs. */
+
+/* F = 5, timer only: rpr_fast_time counts first, so T = 1..4 are fast recovery (F − 1 = 4
+ * steps, not 5): the gap 18823242 halves to 9411621, 4705810, 2352905, 1176452 (R_C 73823548).
+ * At 295 µs T = 5 = F: rpr_active_select with BC 0 < 5: additive, R_T = 75040000, gap
+ * 75040000 − 73823548 = 1216452, R_C = 75040000 − 608226 = 74431774. At 350 µs T = 6,
+ * rpr_active_time -> rpr_active_select, BC still 0: additive, R_T = 75080000, gap 648226,
+ * R_C = 75080000 − 324113 = 74755887. */
+static void test_paper_ns3_fast_recovery_is_f_minus_1_steps(void)
+{
+	uint64_t gaps[4] = { 9411621, 4705810, 2352905, 1176452 };
+
+	setup(DCQCN_PAPER);
+	paper_first_cnp();
+	cnp_at(20);
+	CHECK_EQ(Q.rc_kbps, 56176758);
+	for (int i = 0; i < 4; i++) {
+		run_to_us(75 + 55 * i);
+		CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+		CHECK_EQ(Q.rt_kbps, 75000000);
+		CHECK_EQ(Q.rc_kbps, 75000000 - gaps[i]);
+	}
+	run_to_us(295);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75040000);
+	CHECK_EQ(Q.rc_kbps, 74431774);
+	run_to_us(350);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75080000);
+	CHECK_EQ(Q.rc_kbps, 74755887);
+	CHECK_EQ(Q.c.fast, 4);
+	CHECK_EQ(Q.c.additive, 2);
+	CHECK_EQ(Q.t_cnt, 6);
+}
+
+/* F = 1, B = 1000 bytes, R_AI 40, R_HAI 200 Mb/s.
+ * 21 µs, 3000 bytes: rpr_fast_byte BC = 1 >= F, rpr_active_select: T 0 < 1: additive, R_T
+ *   75040000, R_C = 75040000 − 18863242/2 = 65608379; then rpr_active_byte twice: additive, R_T
+ *   75080000 (R_C 70344190), 75120000 (R_C = 75120000 − 4775810/2 = 72732095). No fast step
+ *   (the counts-before form: BC 0 fast, 1 and 2 additive).
+ * 75 µs: rpr_active_time T = 1, rpr_active_select: BC 3, T 1, both >= 1: rpr_hyper_increase,
+ *   200·(min(3, 1) − 1 + 1) = 200 Mb/s: R_T 75320000, R_C = 75320000 − 2587905/2 = 74026048.
+ * 76 µs, 1000 bytes: rpr_hyper_byte BC = 4: 200·(min(4, 1) − 1 + 1) = 200: R_T 75520000.
+ * 130 µs: T = 2: 200·(min(4, 2) − 0) = 400: 75920000. 185 µs: T = 3: 600: 76520000.
+ * 186 µs, BC = 5: min(5, 3) = 3: 600: 77120000. 240 µs: T = 4: 800: 77920000,
+ *   R_C = 77920000 − (77920000 − 76526628)/2 = 77920000 − 696686 = 77223314. */
+static void test_paper_ns3_hyper_step_min_minus_f_plus_1(void)
+{
+	static const struct { double us; uint32_t bytes; uint64_t rt; } ev[] = {
+		{ 75, 0, 75320000 }, { 76, 1000, 75520000 }, { 130, 0, 75920000 },
+		{ 185, 0, 76520000 }, { 186, 1000, 77120000 }, { 240, 0, 77920000 },
+	};
+
+	setup(DCQCN_PAPER);
+	P.f = 1;
+	P.b_bytes = 1000;
+	paper_first_cnp();
+	cnp_at(20);
+	bytes_at(21, 3000);
+	CHECK_EQ(Q.c.fast, 0);
+	CHECK_EQ(Q.c.additive, 3);
+	CHECK_EQ(Q.rt_kbps, 75120000);
+	CHECK_EQ(Q.rc_kbps, 72732095);
+	for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++) {
+		if (ev[i].bytes)
+			bytes_at(ev[i].us, ev[i].bytes);
+		else
+			run_to_us(ev[i].us);
+		CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+		CHECK_EQ(Q.rt_kbps, ev[i].rt);
+		if (i == 0)
+			CHECK_EQ(Q.rc_kbps, 74026048);
+	}
+	CHECK_EQ(Q.rc_kbps, 77223314);
+	CHECK_EQ(Q.c.hyper, 6);
+	CHECK_EQ(Q.t_cnt, 4);
+	CHECK_EQ(Q.bc_cnt, 5);
+}
+
+/* F = 2, B = 1000: a byte event after an additive one stays additive (rpr_active_byte calls
+ * rpr_active_increase whatever the counts); only the timer's rpr_active_select moves to hyper.
+ * 75 µs: T = 1 < 2: fast, R_C = 75000000 − 9411621 = 65588379. 130 µs: T = 2, BC 0:
+ * additive, R_T 75040000, R_C = 75040000 − 9451621/2 = 70314190. 131 µs, 2000 bytes: BC 1 and
+ * BC 2 additive (at BC 2 both counts are >= F: a test of the counts alone would say hyper),
+ * R_T 75080000, 75120000; 132 µs, BC 3 additive again: R_T 75160000. 185 µs: T = 3,
+ * rpr_active_select, BC 3: hyper, 200·(min(3, 3) − 2 + 1) = 400 Mb/s: R_T 75560000, R_C =
+ * 75560000 − (75560000 − 74534274)/2 = 75047137. 186 µs: rpr_hyper_byte BC 4: min(4, 3) = 3:
+ * 400 again: R_T 75960000. */
+static void test_paper_ns3_bytes_stay_additive(void)
+{
+	setup(DCQCN_PAPER);
+	P.f = 2;
+	P.b_bytes = 1000;
+	paper_first_cnp();
+	cnp_at(20);
+	run_to_us(75);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_FAST);
+	CHECK_EQ(Q.rc_kbps, 65588379);
+	run_to_us(130);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75040000);
+	CHECK_EQ(Q.rc_kbps, 70314190);
+	bytes_at(131, 2000);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75120000);
+	bytes_at(132, 1000);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75160000);
+	CHECK_EQ(Q.c.additive, 4);
+	run_to_us(185);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.rt_kbps, 75560000);
+	CHECK_EQ(Q.rc_kbps, 75047137);
+	bytes_at(186, 1000);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.rt_kbps, 75960000);
+	CHECK_EQ(Q.c.fast, 1);
+	CHECK_EQ(Q.c.hyper, 2);
+}
+
+/* b_bytes 0: the timer count stands for both, the byte count one event behind (dcqcn.c). T = 1..4
+ * fast (4 steps); the fifth event (T 5, BC 4: one count < F) additive, R_T 75040000 as in the
+ * timer-only case above; then (T, BC) = (6, 5), (7, 6), (8, 7): hyper, 200·(min − 5 + 1) = 200,
+ * 400, 600 Mb/s: R_T 75240000 (350 µs), 75640000 (405), 76240000 (460 µs, R_C = 76240000 −
+ * (76240000 − 75237944)/2 = 75738972). */
+static void test_paper_ns3_byte_counter_off(void)
+{
+	setup(DCQCN_PAPER);
+	P.b_bytes = 0;
+	paper_first_cnp();
+	cnp_at(20);
+	run_to_us(240);
+	CHECK_EQ(Q.c.fast, 4);
+	run_to_us(295);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_ADDITIVE);
+	CHECK_EQ(Q.rt_kbps, 75040000);
+	run_to_us(350);
+	CHECK_EQ(Q.stage, DCQCN_STAGE_HYPER);
+	CHECK_EQ(Q.rt_kbps, 75240000);
+	run_to_us(405);
+	CHECK_EQ(Q.rt_kbps, 75640000);
+	run_to_us(460);
+	CHECK_EQ(Q.rt_kbps, 76240000);
+	CHECK_EQ(Q.rc_kbps, 75738972);
+	CHECK_EQ(Q.c.additive, 1);
+	CHECK_EQ(Q.c.hyper, 3);
 }
 
 /* R_min: 150 Mb/s line, α 1: cut to 75000 kb/s, floored at min_rate_mbps 100 = 100000 kb/s. */
@@ -1224,12 +1474,17 @@ int main(void)
 	RUN(test_stop);
 	RUN(test_lazy_timers_match_wheel);
 	RUN(test_lazy_long_silences_match_wheel);
+	RUN(test_lazy_stage_boundaries_match_wheel);
 	RUN(test_lazy_next_due);
 	RUN(test_paper_cut_old_alpha);
 	RUN(test_paper_alpha_before_cut);
 	RUN(test_paper_alpha_decay);
-	RUN(test_paper_fast_recovery_and_additive);
-	RUN(test_paper_hyper);
+	RUN(test_paper_counts_before_fast_recovery_and_additive);
+	RUN(test_paper_counts_before_hyper);
+	RUN(test_paper_ns3_fast_recovery_is_f_minus_1_steps);
+	RUN(test_paper_ns3_hyper_step_min_minus_f_plus_1);
+	RUN(test_paper_ns3_bytes_stay_additive);
+	RUN(test_paper_ns3_byte_counter_off);
 	RUN(test_paper_min_rate);
 	return testlib_finish("test_dcqcn");
 }

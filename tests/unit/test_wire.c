@@ -11,6 +11,8 @@
 #include "testlib.h"
 #include "wire.h"
 
+#define RX_FLAGS (WIRE_PARSE_CHECK_ICRC | WIRE_PARSE_CHECK_IP_CSUM) /* the engine's RX path */
+
 static size_t unhex(const char *hex, uint8_t *out)
 {
 	size_t n = 0;
@@ -348,7 +350,8 @@ static void test_icrc_many_matches_reference(void)
 }
 
 /* wire_parse_burst leaves exactly what wire_parse does, frame by frame: valid frames of every
- * opcode, frames with a flipped bit (ICRC errors or header verdicts), truncated frames, PFC. */
+ * opcode, frames with a flipped bit (ICRC errors or header verdicts, IPv4 checksums with the RX
+ * path's flags), truncated frames, PFC. */
 static void test_parse_burst_matches_parse(void)
 {
 	enum { N = 40 };
@@ -358,7 +361,7 @@ static void test_parse_burst_matches_parse(void)
 		uint8_t *frames[N];
 		uint32_t lens[N];
 		struct wire_pkt burst[N], one;
-		unsigned n = 1 + test_rand_below(N);
+		unsigned n = 1 + test_rand_below(N), flags = rep & 1 ? RX_FLAGS : WIRE_PARSE_CHECK_ICRC;
 
 		for (unsigned i = 0; i < n; i++) {
 			struct wire_roce_spec sp;
@@ -384,9 +387,9 @@ static void test_parse_burst_matches_parse(void)
 				break;
 			}
 		}
-		wire_parse_burst((const uint8_t *const *)frames, lens, n, WIRE_PARSE_CHECK_ICRC, burst);
+		wire_parse_burst((const uint8_t *const *)frames, lens, n, flags, burst);
 		for (unsigned i = 0; i < n; i++) {
-			wire_parse(frames[i], lens[i], WIRE_PARSE_CHECK_ICRC, &one);
+			wire_parse(frames[i], lens[i], flags, &one);
 			CHECK(memcmp(&one, &burst[i], sizeof(one)) == 0);
 			free(frames[i]);
 		}
@@ -597,6 +600,108 @@ static void test_malformed_ipv4(void)
 	CHECK_EQ(parse_mutated(base_len, 12, 0x86, false).kind, WIRE_KIND_OTHER); /* unknown EtherType */
 }
 
+/* Parses f (len bytes) in an exact-size heap copy. */
+static struct wire_pkt parse_copy(const uint8_t *f, size_t len, unsigned flags)
+{
+	uint8_t *g = malloc(len);
+	struct wire_pkt p;
+
+	memcpy(g, f, len);
+	wire_parse(g, len, flags, &p);
+	free(g);
+	return p;
+}
+
+/* The IPv4 header checksum, WIRE_PARSE_CHECK_IP_CSUM. Golden vector 2 (scapy's): the header's
+ * words but the checksum, 456a 003c 0001 4000 4011 c0a8 0101 c0a8 0102, sum to 0x2490b, folded
+ * 0x490d, so the checksum is ~0x490d = 0xb6f2, as scapy wrote it; with it the sum is 0x2fffd,
+ * folded 0xffff: valid. The ICRC masks the checksum, TTL and ToS, so it cannot see their errors. */
+static void test_ipv4_header_checksum(void)
+{
+	static const uint8_t fields[] = {1, 4, 5, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+	uint8_t f[14 + 60] = {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00};
+	size_t len = 14 + unhex(golden[1], f + 14);
+	struct wire_pkt p;
+
+	CHECK_EQ(wire_get16(f + 24), 0xb6f2);
+	CHECK_EQ(parse_copy(f, len, RX_FLAGS).kind, WIRE_KIND_ROCE);
+	f[25] = 0xf3;
+	p = parse_copy(f, len, RX_FLAGS);
+	CHECK_EQ(p.kind, WIRE_KIND_MALFORMED);
+	CHECK_EQ(p.error, WIRE_ERR_IP_CHECKSUM);
+	CHECK(!p.icrc_checked); /* the header checks come first */
+	CHECK_EQ(parse_copy(f, len, WIRE_PARSE_CHECK_ICRC).kind, WIRE_KIND_ROCE); /* the defect: ICRC fine */
+	f[25] = 0xf2;
+	/* one flipped bit anywhere in the fields a flip leaves a RoCEv2 datagram (ToS, ID, TTL,
+	 * checksum, addresses): a ones'-complement sum sees every single-bit error */
+	for (size_t i = 0; i < sizeof(fields); i++)
+		for (int bit = 0; bit < 8; bit++) {
+			f[14 + fields[i]] ^= (uint8_t)(1u << bit);
+			p = parse_copy(f, len, WIRE_PARSE_CHECK_IP_CSUM);
+			CHECK_EQ(p.kind, WIRE_KIND_MALFORMED);
+			CHECK_EQ(p.error, WIRE_ERR_IP_CHECKSUM);
+			CHECK_EQ(parse_copy(f, len, 0).kind, WIRE_KIND_ROCE);
+			f[14 + fields[i]] ^= (uint8_t)(1u << bit);
+		}
+
+	/* Ones' complement has two zeros. make_base's header, 4500 0054 0000 0000 4011 csum and
+	 * zero addresses (84 bytes, ID 0, TTL 64, UDP): the words sum to 0x8565, so ID 0x7a9a makes
+	 * them 0xffff and the checksum ~0xffff = 0x0000. Stored as 0xffff (the other zero) the
+	 * sum is 0xffff + 0xffff = 0x1fffe, folded 0xffff: valid too, as Linux's ip_fast_csum and
+	 * Wireshark take it (tests/oracle); 0x0001 is not. */
+	make_base(WIRE_OP_RC_SEND_ONLY, 4, 40);
+	wire_put16(base_frame + 18, 0x7a9a);
+	CHECK_EQ(wire_ipv4_checksum(base_frame + 14), 0x0000);
+	wire_put16(base_frame + 24, 0x0000);
+	p = parse_copy(base_frame, base_len, 0);
+	wire_icrc_seal(base_frame, &p); /* the ID is covered by the ICRC */
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).kind, WIRE_KIND_ROCE);
+	wire_put16(base_frame + 24, 0xffff);
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).kind, WIRE_KIND_ROCE);
+	wire_put16(base_frame + 24, 0x0001);
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).error, WIRE_ERR_IP_CHECKSUM);
+
+	/* the checks run outside in: a first fragment is that whatever its checksum, and the header's
+	 * checksum comes before the UDP length */
+	make_base(WIRE_OP_RC_SEND_ONLY, 4, 40);
+	base_frame[25] ^= 1;
+	CHECK_EQ(parse_mutated(base_len, 999, 0, false).kind, WIRE_KIND_ROCE); /* ICRC only: accepted */
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).error, WIRE_ERR_IP_CHECKSUM);
+	base_frame[39] ^= 4; /* and a wrong UDP length: the IP header is checked first */
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).error, WIRE_ERR_IP_CHECKSUM);
+	base_frame[39] ^= 4;
+	base_frame[20] |= 0x20; /* a first fragment is that, whatever its checksum */
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).error, WIRE_ERR_IP_FRAGMENT);
+	base_frame[20] &= (uint8_t)~0x20;
+	wire_put16(base_frame + 36, 4792); /* not RoCEv2: not checked, other traffic */
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).kind, WIRE_KIND_OTHER);
+	make_base(WIRE_OP_CNP, 4, 0); /* a CNP is checked as any RoCEv2 datagram */
+	base_frame[22] ^= 0x80;       /* TTL: masked in the ICRC */
+	CHECK_EQ(parse_copy(base_frame, base_len, WIRE_PARSE_CHECK_ICRC).kind, WIRE_KIND_CNP);
+	CHECK_EQ(parse_copy(base_frame, base_len, RX_FLAGS).error, WIRE_ERR_IP_CHECKSUM);
+}
+
+/* IPv6 has no header checksum: the flag changes nothing, whatever the bytes where an IPv4
+ * header keeps its checksum (hop limit, flow label, addresses). */
+static void test_ipv6_unaffected_by_ip_checksum(void)
+{
+	for (int rep = 0; rep < 64; rep++) {
+		struct wire_pkt a, b;
+
+		make_base(rep & 1 ? WIRE_OP_RC_SEND_ONLY : WIRE_OP_CNP, 6, rep & 1 ? 4 * (uint32_t)rep : 0);
+		for (int i = 15; i < 14 + 40; i++)
+			if (i != 14 + 4 && i != 14 + 5 && i != 14 + 6) /* not the payload length, next header */
+				base_frame[i] = (uint8_t)test_rand();
+		base_frame[14] = (uint8_t)(0x60 | (base_frame[14] & 0x0F));
+		a = parse_copy(base_frame, base_len, 0);
+		wire_icrc_seal(base_frame, &a);
+		a = parse_copy(base_frame, base_len, RX_FLAGS);
+		b = parse_copy(base_frame, base_len, WIRE_PARSE_CHECK_ICRC);
+		CHECK(a.kind == WIRE_KIND_ROCE || a.kind == WIRE_KIND_CNP);
+		CHECK(memcmp(&a, &b, sizeof(a)) == 0);
+	}
+}
+
 /* RoCEv2 over an IPv4 header with options: the ICRC rules assume a 20-byte header. */
 static void test_ipv4_options_rejected(void)
 {
@@ -757,6 +862,8 @@ int main(void)
 	RUN(test_pfc_and_pause_bytes);
 	RUN(test_udp_sport_entropy);
 	RUN(test_malformed_ipv4);
+	RUN(test_ipv4_header_checksum);
+	RUN(test_ipv6_unaffected_by_ip_checksum);
 	RUN(test_ipv4_options_rejected);
 	RUN(test_malformed_transport);
 	RUN(test_malformed_lengths_not_multiple_of_4);
