@@ -209,6 +209,7 @@ DEFECT_END = {
     "ip_options": 38 + 4,           # the header with options, then the UDP port that makes it RoCE
     "ip_len_beyond_frame": 34,
     "ip_fragment": 34 + 4,
+    "ipv4_wrong_checksum": 34 + 4,  # the header, then the UDP port that makes it RoCE (only RoCE is checked)
     "udp_len_beyond_ip": 40,
     "truncated_bth": 42,            # shorter than a BTH and ICRC by its lengths
     "bth_tver_1": 54,
