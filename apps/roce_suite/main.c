@@ -6,6 +6,7 @@
  * JSON reports into tables (stdout) and one suite report (--report). docs/suites.md.
  *
  *   roce-suite [options] SUITE.cfg
+ *   roce-suite --version
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,8 @@
 
 #include <jansson.h>
 
+#include "roce_version.h"
+#include "run_info.h"
 #include "suite.h"
 #include "trial.h"
 
@@ -40,6 +43,7 @@ static void usage(FILE *o)
 		   "  -c, --check             check the suite config (and its base with roce-engine --check), run nothing\n"
 		   "  -q, --quiet             no progress line per trial (stderr)\n"
 		   "  -h, --help\n"
+		   "      --version           print the version and exit\n"
 		   "exit status: 0 done, 2 usage, 3 config refused, 4 a trial failed to run, 5 i/o, 6 interrupted\n");
 }
 
@@ -56,7 +60,7 @@ static int number_arg(const char *name, const char *v, double hi, double *out)
 	return 0;
 }
 
-/* 0 to run, 1 done (help), 2 usage error. */
+/* 0 to run, 1 done (help, version), 2 usage error. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longs[] = {
@@ -64,7 +68,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "engine", required_argument, NULL, 'e' }, { "duration", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' }, { "check", no_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -86,6 +90,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'c': o->check = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return 1;
+		case 'V': printf("roce-suite %s\n", roce_version_string()); return 1;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -166,14 +171,10 @@ static int (*const suites[SUITE_TYPES])(struct runner *, const struct suite_cfg 
 
 static json_t *report_head(const struct suite_cfg *s, const struct runner *rn)
 {
-	char when[32];
-	time_t now = time(NULL);
-
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	return json_pack("{s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:f,s:f}", "version", 1, "suite", s->name, "type",
-			 suite_type_names[s->type], "config", s->file, "base", s->base[0] ? json_string(s->base) : json_null(),
-			 "engine", rn->engine, "started", when, "trial_duration_s", rn->duration_s, "trial_timeout_s",
-			 rn->timeout_s);
+	return json_pack("{s:i,s:o,s:s,s:s,s:s,s:o,s:s,s:f,s:f}", "version", 1, "run_info", run_info_json(), "suite",
+			 s->name, "type", suite_type_names[s->type], "config", s->file, "base",
+			 s->base[0] ? json_string(s->base) : json_null(), "engine", rn->engine, "trial_duration_s",
+			 rn->duration_s, "trial_timeout_s", rn->timeout_s);
 }
 
 static int write_report(const char *path, json_t *r)
@@ -231,10 +232,13 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct suite_cfg s;
 	char err[1400], engine[4096];
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	run_info_start(argc, argv);
+	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
+	run_info_config(o.suite); /* the suite file's bytes; its base and the trials' configs are the engine's */
 	if (suite_config_load(o.suite, &s, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		suite_config_free(&s);
