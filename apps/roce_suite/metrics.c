@@ -200,6 +200,11 @@ void metrics_to_json(const struct metrics *m, json_t *r)
 	json_object_set_new(r, "paused_ms", paused);
 }
 
+double metrics_received_gbps(const struct metrics *m, unsigned frame)
+{
+	return m->duration_s > 0 ? (double)m->received * frame * 8 / m->duration_s / 1e9 : 0;
+}
+
 double jain_index(const double *x, unsigned n)
 {
 	double s = 0, s2 = 0;

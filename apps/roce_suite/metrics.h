@@ -52,6 +52,9 @@ bool flow_set_has(const struct flow_set *fs, const char *group);
 int metrics_read(const json_t *rep, const struct flow_set *fs, struct metrics *m);
 /* The per-trial fields of the suite report: sent, received, lost, loss %, latency, ... */
 void metrics_to_json(const struct metrics *m, json_t *record);
+/* What the set's receivers got per second, as Gb/s of `frame`-byte frames with their FCS (the
+ * engine's pacing unit, the unit of rate_gbps): received x frame x 8 / duration_s. */
+double metrics_received_gbps(const struct metrics *m, unsigned frame);
 
 /* Numbers of a report object, integer or real (0 when absent). */
 double jnum(const json_t *o, const char *key);
