@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # counters that must not move in the steady state of a lossless config
-DROP_COUNTERS = ("roce_port_rx_dropped_total", "roce_flow_lost_total", "roce_switch_dropped_total",
+DROP_COUNTERS = ("roce_port_rx_dropped_packets_total", "roce_flow_rx_lost_packets_total",
+                 "roce_switch_rx_dropped_packets_total",
                  "roce_port_mbuf_alloc_failures_total")
 
 

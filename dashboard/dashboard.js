@@ -1,7 +1,8 @@
 // roce-engine live dashboard: reads /api/run once (what runs) and /metrics every second (the
 // Prometheus text the engine serves), turns counters into per-second rates from the engine's own
-// clock (roce_run_elapsed_seconds), fills the tables and the uPlot charts. Everything it shows is a
-// metric of docs/monitoring.md#prometheus; nothing is computed that the report does not also have.
+// clock (roce_run_elapsed_seconds) and latency histograms into percentiles of the last second,
+// fills the tables and the uPlot charts. Everything it shows is a metric of
+// docs/monitoring.md#metrics; nothing is computed that the report does not also have.
 'use strict';
 
 const POLL_MS = 1000;
@@ -124,6 +125,41 @@ function latencyKind(m, flow) {
   return null;
 }
 
+// The q-quantile of histogram `name` (its _bucket samples whose labels include `match`), as
+// Prometheus's histogram_quantile computes it: linear within the bucket that holds the rank, the
+// highest finite bound if that is +Inf. Over the samples since the previous poll while the run
+// goes on (a windowed percentile); over the whole run once it finished. null without samples.
+function histogramQuantile(m, prev, name, match, q) {
+  const counts = (mm) => {
+    const out = new Map();
+    for (const s of mm.get(`${name}_bucket`) || []) {
+      if (!Object.entries(match).every(([k, v]) => s.labels[k] === v)) continue;
+      const le = s.labels.le === '+Inf' ? Infinity : Number(s.labels.le);
+      out.set(le, (out.get(le) || 0) + s.value);
+    }
+    return out;
+  };
+  const now = counts(m);
+  if (metric(m, 'roce_run_active') !== 0 && prev) {
+    const was = counts(prev);
+    for (const [le, v] of now) now.set(le, Math.max(0, v - (was.get(le) || 0)));
+  }
+  const bounds = [...now.keys()].sort((a, b) => a - b);
+  const total = now.get(Infinity) || 0;
+  if (!total) return null;
+  const rank = q * total;
+  let lower = 0, below = 0;
+  for (const le of bounds) {
+    const cum = now.get(le);
+    if (cum >= rank) {
+      if (le === Infinity) return lower;
+      return cum === below ? le : lower + (le - lower) * (rank - below) / (cum - below);
+    }
+    lower = le; below = cum;
+  }
+  return lower;
+}
+
 function update(m) {
   const t = metric(m, 'roce_run_elapsed_seconds') || 0;
   const active = metric(m, 'roce_run_active') === 1;
@@ -140,19 +176,21 @@ function update(m) {
       link_gbps: p.link_gbps,
       tx_gbps: rate(m, pm, dt, 'roce_port_tx_bytes_total', q), rx_gbps: rate(m, pm, dt, 'roce_port_rx_bytes_total', q),
       tx_packets: metric(m, 'roce_port_tx_packets_total', q), rx_packets: metric(m, 'roce_port_rx_packets_total', q),
-      rx_dropped: metric(m, 'roce_port_rx_dropped_total', q), cnp_rx: metric(m, 'roce_port_rx_cnp_total', q),
-      cnp_tx: metric(m, 'roce_port_cnp_tx_total', q), ecn_ce_rx: metric(m, 'roce_port_rx_ecn_ce_total', q),
-      pfc_rx: metric(m, 'roce_pfc_rx_frames_total', q), pfc_tx: metric(m, 'roce_pfc_tx_frames_total', q),
+      rx_dropped: metric(m, 'roce_port_rx_dropped_packets_total', q),
+      cnp_rx: metric(m, 'roce_port_rx_cnp_packets_total', q), cnp_tx: metric(m, 'roce_port_tx_cnp_packets_total', q),
+      ecn_ce_rx: metric(m, 'roce_port_rx_ecn_ce_packets_total', q),
+      pfc_rx: metric(m, 'roce_port_rx_pfc_packets_total', q), pfc_tx: metric(m, 'roce_port_tx_pfc_packets_total', q),
     };
     for (const k of ['tx_gbps', 'rx_gbps']) if (v[k] !== null) v[k] *= 8e-9;
     portRows.push([p.name, v]);
     if (v.tx_gbps !== null) { portRates[`${p.name} tx`] = v.tx_gbps; portRates[`${p.name} rx`] = v.rx_gbps; }
-    const c = rate(m, pm, dt, 'roce_port_rx_cnp_total', q), ce = rate(m, pm, dt, 'roce_port_rx_ecn_ce_total', q);
+    const c = rate(m, pm, dt, 'roce_port_rx_cnp_packets_total', q);
+    const ce = rate(m, pm, dt, 'roce_port_rx_ecn_ce_packets_total', q);
     if (c !== null && (c > 0 || ce > 0 || `${p.name} CNP rx` in dash.charts.cnp.cols)) {
       cnp[`${p.name} CNP rx`] = c; cnp[`${p.name} ECN CE rx`] = ce;
     }
     for (let k = 0; k < 8; k++) {
-      const paused = rate(m, pm, dt, 'roce_pfc_paused_seconds_total', { port: p.name, priority: String(k) });
+      const paused = rate(m, pm, dt, 'roce_port_tx_pfc_paused_seconds_total', { port: p.name, priority: String(k) });
       const key = `${p.name} prio ${k}`;
       if (paused !== null && (paused > 0 || key in dash.charts.pfc.cols)) pfc[key] = paused * 100;
     }
@@ -161,7 +199,7 @@ function update(m) {
     const key = `${s.labels.port} tc ${s.labels.tc}`;
     if (s.value > 0 || key in dash.charts.sw.cols) sw[key] = s.value / 1024;
   }
-  const marked = rate(m, pm, dt, 'roce_switch_ecn_marked_total');
+  const marked = rate(m, pm, dt, 'roce_switch_tx_ecn_marked_packets_total');
   if (marked !== null && (marked > 0 || 'switch ECN marked' in dash.charts.cnp.cols)) cnp['switch ECN marked'] = marked;
   renderRows('ports', portRows, ['link_gbps', 'tx_gbps', 'rx_gbps', 'tx_packets', 'rx_packets', 'rx_dropped',
                                  'cnp_rx', 'cnp_tx', 'ecn_ce_rx', 'pfc_rx', 'pfc_tx']);
@@ -173,12 +211,15 @@ function update(m) {
       qps: f.qps, tx_gbps: rate(m, pm, dt, 'roce_flow_tx_bytes_total', q),
       goodput_gbps: rate(m, pm, dt, 'roce_flow_rx_payload_bytes_total', q),
       tx_packets: metric(m, 'roce_flow_tx_packets_total', q), rx_packets: metric(m, 'roce_flow_rx_packets_total', q),
-      lost: metric(m, 'roce_flow_lost_total', q), retransmits: metric(m, 'roce_flow_retransmits_total', q),
-      cnp_rx: metric(m, 'roce_flow_cnp_rx_total', q),
-      p50_us: kind ? metric(m, 'roce_flow_latency_seconds', { flow: f.name, kind, quantile: '0.5' }) * 1e6 : null,
-      p99_us: kind ? metric(m, 'roce_flow_latency_seconds', { flow: f.name, kind, quantile: '0.99' }) * 1e6 : null,
-      cc_gbps: metric(m, 'roce_cc_rate_sum_gbps', q),
+      lost: metric(m, 'roce_flow_rx_lost_packets_total', q),
+      retransmits: metric(m, 'roce_flow_tx_retransmitted_packets_total', q),
+      cnp_rx: metric(m, 'roce_flow_rx_cnp_packets_total', q),
+      p50_us: kind ? histogramQuantile(m, pm, 'roce_flow_latency_seconds', { flow: f.name, kind }, 0.5) : null,
+      p99_us: kind ? histogramQuantile(m, pm, 'roce_flow_latency_seconds', { flow: f.name, kind }, 0.99) : null,
+      cc_gbps: metric(m, 'roce_cc_rate_sum_bytes_per_second', q),
     };
+    for (const k of ['p50_us', 'p99_us']) if (v[k] !== null) v[k] *= 1e6;
+    if (v.cc_gbps !== null) v.cc_gbps *= 8e-9;
     for (const k of ['tx_gbps', 'goodput_gbps']) if (v[k] !== null) v[k] *= 8e-9;
     flowRows.push([f.name, v]);
     if (v.tx_gbps !== null) flowRates[f.name] = v.tx_gbps;

@@ -81,13 +81,44 @@ static struct engine *enter(struct rte_tel_data *d)
 		return rc;                                                                  \
 	}
 
+/* DPDK 22.11 accepts only [A-Za-z0-9_/] in a dictionary key (lib/telemetry/telemetry_data.c,
+ * valid_name: anything else is refused with -EINVAL and the entry is lost) and arrays of dicts
+ * not at all, while the config's names may hold '-'. So whatever the config names (ports, flow
+ * groups) is an object under its index in the config, with the name as a "name" value: string
+ * values take any character. */
+static void add_container(struct rte_tel_data *d, const char *key, struct rte_tel_data *o)
+{
+	if (o && rte_tel_data_add_dict_container(d, key, o, 0))
+		rte_tel_data_free(o); /* kept only when added */
+}
+
+static void add_indexed(struct rte_tel_data *d, unsigned index, struct rte_tel_data *o)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%u", index);
+	add_container(d, key, o);
+}
+
+/* A new object that starts with "name": the config's name of what it describes. */
+static struct rte_tel_data *named_dict(const char *name)
+{
+	struct rte_tel_data *o = rte_tel_data_alloc();
+
+	if (o) {
+		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "name", name);
+	}
+	return o;
+}
+
 static int cmd_flows_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
 	(void)params;
 	rte_tel_data_start_dict(d);
 	for (unsigned g = 0, q = 0; g < e->cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &e->cfg->groups[g];
-		struct rte_tel_data *o = rte_tel_data_alloc();
+		struct rte_tel_data *o = named_dict(grp->name);
 		uint64_t pkts = 0, bytes = 0;
 		char rate[32];
 
@@ -97,23 +128,40 @@ static int cmd_flows_run(struct engine *e, const char *params, struct rte_tel_da
 		}
 		if (!o)
 			return -1;
-		rte_tel_data_start_dict(o);
+		rte_tel_data_add_dict_string(o, "port", e->cfg->ports[grp->port].name);
 		rte_tel_data_add_dict_int(o, "qps", (int)grp->count);
 		snprintf(rate, sizeof(rate), "%.6g", __atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) / 1e6);
 		rte_tel_data_add_dict_string(o, "rate_gbps", rate);
 		rte_tel_data_add_dict_u64(o, "tx_packets", pkts);
 		rte_tel_data_add_dict_u64(o, "tx_bytes", bytes);
-		rte_tel_data_add_dict_container(d, grp->name, o, 0);
+		add_indexed(d, g, o);
 	}
 	return 0;
 }
 GUARDED(cmd_flows)
 
-static int reply_error(struct rte_tel_data *d, const char *what)
+/* A string value is cut at RTE_TEL_MAX_STRING_LEN - 1 bytes (127), so an error message must be
+ * shorter: reply_error checks its literal at compile time; built messages use reply_error_text
+ * with a buffer of that size and contents bounded by what they quote. */
+static int reply_error_text(struct rte_tel_data *d, const char *what)
 {
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "error", what);
 	return 0;
+}
+
+#define reply_error(d, literal)                                                                     \
+	(reply_error_text((d), (literal)) +                                                         \
+	 0 * (int)sizeof(struct { _Static_assert(sizeof(literal) <= RTE_TEL_MAX_STRING_LEN,          \
+						 "telemetry cuts strings at 127 bytes"); int x; }))
+
+/* A number the command took, as it understood it (the parameter itself may be any length). */
+static void add_number(struct rte_tel_data *o, const char *key, double v)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%.9g", v);
+	rte_tel_data_add_dict_string(o, key, s);
 }
 
 /* params: "NAME,GBPS" */
@@ -135,12 +183,12 @@ static int cmd_flow_rate_run(struct engine *e, const char *params, struct rte_te
 	if (g == (int)e->cfg->n_groups)
 		return reply_error(d, "no flow group of that name (see /roce/flows)");
 	if (!(e->cfg->groups[g].rate_gbps > 0))
-		return reply_error(d, "the flow has no rate_gbps: only flows paced in Gb/s can change rate (unpaced QPs "
-				      "are served round robin, rate_pps flows are paced per packet)");
+		return reply_error(d, "the flow has no rate_gbps: only flows paced in Gb/s change rate (unpaced QPs: "
+				      "round robin; rate_pps: per packet)");
 	control_set_flow_rate(e, (unsigned)g, gbps);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "flow", name);
-	rte_tel_data_add_dict_string(d, "rate_gbps", comma + 1);
+	add_number(d, "rate_gbps", gbps);
 	return 0;
 }
 GUARDED(cmd_flow_rate)
@@ -167,7 +215,7 @@ static int cmd_egress_run(struct engine *e, const char *params, struct rte_tel_d
 	rte_tel_data_add_dict_int(d, "tc", (int)tc);
 	rte_tel_data_add_dict_int(d, "weight", (int)weight);
 	if (got == 4)
-		rte_tel_data_add_dict_string(d, "shape_gbps", strrchr(params, ',') + 1);
+		add_number(d, "shape_gbps", shape);
 	return 0;
 }
 GUARDED(cmd_egress)
@@ -217,7 +265,7 @@ static struct rte_tel_data *cc_qp_dict(const struct qp_cc *c)
 static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 {
 	const struct cfg_flow_group *grp = &e->cfg->groups[g];
-	struct rte_tel_data *o = rte_tel_data_alloc(), *qps = rte_tel_data_alloc();
+	struct rte_tel_data *o = named_dict(grp->name), *qps = rte_tel_data_alloc();
 	uint64_t sum = 0, lo = UINT64_MAX, hi = 0, cnps = 0, cuts = 0;
 	unsigned n = 0;
 
@@ -226,7 +274,6 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 		rte_tel_data_free(qps);
 		return NULL;
 	}
-	rte_tel_data_start_dict(o);
 	rte_tel_data_start_dict(qps);
 	for (unsigned i = 0; i < e->n_cc; i++) {
 		const struct qp_cc *c = &e->cc_states[i];
@@ -239,13 +286,8 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 		hi = v.rate_kbps > hi ? v.rate_kbps : hi;
 		cnps += v.cnps;
 		cuts += v.cuts;
-		if (n++ < CONTROL_CC_QPS) {
-			char key[16];
-			struct rte_tel_data *q = cc_qp_dict(c);
-			snprintf(key, sizeof(key), "%u", c->qp->index);
-			if (q)
-				rte_tel_data_add_dict_container(qps, key, q, 0);
-		}
+		if (n++ < CONTROL_CC_QPS)
+			add_indexed(qps, c->qp->index, cc_qp_dict(c));
 	}
 	rte_tel_data_add_dict_string(o, "algorithm", congestion_algo_name(grp->cc));
 	if (grp->cc == CFG_CC_DCQCN)
@@ -256,7 +298,7 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 	add_gbps(o, "rate_max_gbps", hi);
 	rte_tel_data_add_dict_u64(o, "cnps", cnps);
 	rte_tel_data_add_dict_u64(o, "cuts", cuts);
-	rte_tel_data_add_dict_container(o, "first_qps", qps, 0);
+	add_container(o, "first_qps", qps);
 	return o;
 }
 
@@ -269,18 +311,17 @@ static struct rte_tel_data *np_dict(const struct engine *e)
 		return NULL;
 	rte_tel_data_start_dict(o);
 	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *x = rte_tel_data_alloc();
+		struct rte_tel_data *x = named_dict(e->cfg->ports[p].name);
 		struct port_totals t;
 		if (!x)
 			break;
 		stats_port_totals(e, p, &t);
-		rte_tel_data_start_dict(x);
 		rte_tel_data_add_dict_int(x, "enabled", e->cfg->ports[p].np_enabled);
 		rte_tel_data_add_dict_u64(x, "ecn_ce_rx", t.rx.np_cnp_tx + t.rx.np_suppressed + t.rx.np_no_peer + t.rx.np_failed);
 		rte_tel_data_add_dict_u64(x, "cnp_tx", t.rx.np_cnp_tx);
 		rte_tel_data_add_dict_u64(x, "suppressed", t.rx.np_suppressed);
 		rte_tel_data_add_dict_u64(x, "no_peer", t.rx.np_no_peer);
-		rte_tel_data_add_dict_container(o, e->cfg->ports[p].name, x, 0);
+		add_indexed(o, p, x);
 	}
 	return o;
 }
@@ -306,25 +347,32 @@ static struct rte_tel_data *cc_params_dict(const struct engine *e, unsigned g)
 	return o;
 }
 
-/* /roce/cc[,GROUP] */
+/* /roce/cc: {"flows": the groups with cc, "notification_points": the ports'};
+ * /roce/cc,GROUP: {"flow": that group, "parameters": its parameters} */
 static int cmd_cc_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *x;
-	int only = -1;
+	int g;
 
-	if (params && *params && (only = group_by_name(e, params)) < 0)
-		return reply_error(d, "no flow group of that name (see /roce/flows)");
-	rte_tel_data_start_dict(d);
-	for (unsigned g = 0; g < e->cfg->n_groups; g++) {
-		if ((only >= 0 && (int)g != only) || e->cfg->groups[g].cc == CFG_CC_NONE)
-			continue;
-		if ((x = cc_group_dict(e, g)))
-			rte_tel_data_add_dict_container(d, e->cfg->groups[g].name, x, 0);
+	if (params && *params) {
+		if ((g = group_by_name(e, params)) < 0)
+			return reply_error(d, "no flow group of that name (see /roce/flows)");
+		if (e->cfg->groups[g].cc == CFG_CC_NONE)
+			return reply_error(d, "the flow group has no congestion control (its cc is none)");
+		rte_tel_data_start_dict(d);
+		add_container(d, "flow", cc_group_dict(e, (unsigned)g));
+		add_container(d, "parameters", cc_params_dict(e, (unsigned)g));
+		return 0;
 	}
-	if (only >= 0 && (x = cc_params_dict(e, (unsigned)only)))
-		rte_tel_data_add_dict_container(d, "parameters", x, 0);
-	if (only < 0 && (x = np_dict(e)))
-		rte_tel_data_add_dict_container(d, "notification_points", x, 0);
+	rte_tel_data_start_dict(d);
+	if ((x = rte_tel_data_alloc())) {
+		rte_tel_data_start_dict(x);
+		for (unsigned i = 0; i < e->cfg->n_groups; i++)
+			if (e->cfg->groups[i].cc != CFG_CC_NONE)
+				add_indexed(x, i, cc_group_dict(e, i));
+		add_container(d, "flows", x);
+	}
+	add_container(d, "notification_points", np_dict(e));
 	return 0;
 }
 GUARDED(cmd_cc)
@@ -332,7 +380,8 @@ GUARDED(cmd_cc)
 /* /roce/cc_set,GROUP,PARAMETER,VALUE */
 static int cmd_cc_set_run(struct engine *e, const char *params, struct rte_tel_data *d)
 {
-	char group[CFG_NAME_LEN] = "", name[64] = "", msg[200];
+	/* the longest message quotes the parameter (63): "timely has no parameter '...' (docs/cc.md)" */
+	char group[CFG_NAME_LEN] = "", name[64] = "", msg[RTE_TEL_MAX_STRING_LEN];
 	double value;
 	int g, used = 0;
 
@@ -344,11 +393,11 @@ static int cmd_cc_set_run(struct engine *e, const char *params, struct rte_tel_d
 	if (config_cc_param_set(e->cfg->groups[g].cc,
 				e->cfg->groups[g].cc == CFG_CC_DCQCN ? (void *)&e->dcqcn_live[g] : (void *)&e->timely_live[g],
 				name, value, msg, sizeof(msg)))
-		return reply_error(d, msg);
+		return reply_error_text(d, msg);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "flow", group);
 	rte_tel_data_add_dict_string(d, "parameter", name);
-	rte_tel_data_add_dict_string(d, "value", strrchr(params, ',') + 1);
+	add_number(d, "value", value);
 	return 0;
 }
 GUARDED(cmd_cc_set)
@@ -373,7 +422,7 @@ static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, 
 
 static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64_t now, uint64_t ecn_ce)
 {
-	struct rte_tel_data *o = rte_tel_data_alloc();
+	struct rte_tel_data *o = named_dict(e->cfg->ports[p].name);
 	struct port_sample was, *prev = &prev_sample[p];
 	struct rte_eth_stats hw;
 	struct port_totals t;
@@ -389,7 +438,6 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 				     .rx_packets = t.rx_frames, .rx_bytes = t.rx_bytes};
 	rte_spinlock_unlock(&prev_lock);
 	dt = now > was.tsc ? (double)(now - was.tsc) / (double)e->tsc_hz : 0;
-	rte_tel_data_start_dict(o);
 	rte_tel_data_add_dict_string(o, "driver", e->ports[p].driver);
 	rte_tel_data_add_dict_int(o, "link_up", __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(o, "link_changes", __atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
@@ -428,11 +476,8 @@ static int cmd_ports_run(struct engine *e, const char *params, struct rte_tel_da
 	stats_ecn_ce_per_port(e, ecn_ce);
 	now = rte_rdtsc();
 	rte_tel_data_start_dict(d);
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *o = port_dict(e, p, now, ecn_ce[p]);
-		if (o)
-			rte_tel_data_add_dict_container(d, e->cfg->ports[p].name, o, 0);
-	}
+	for (unsigned p = 0; p < e->n_ports; p++)
+		add_indexed(d, p, port_dict(e, p, now, ecn_ce[p]));
 	return 0;
 }
 GUARDED(cmd_ports)
@@ -465,10 +510,8 @@ static struct rte_tel_data *lat_dict(const struct lat_stats *l)
 
 static void add_lat(struct rte_tel_data *o, const char *key, const struct lat_stats *l)
 {
-	struct rte_tel_data *x = l->h.count ? lat_dict(l) : NULL;
-
-	if (x)
-		rte_tel_data_add_dict_container(o, key, x, 0);
+	if (l->h.count)
+		add_container(o, key, lat_dict(l));
 }
 
 /* Scratch statistics (15 KB each): off the telemetry thread's stack, one set per call. */
@@ -481,7 +524,7 @@ struct lat_scratch {
 static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, struct lat_scratch *s, bool qps)
 {
 	const struct cfg_flow_group *grp = &e->cfg->groups[g];
-	struct rte_tel_data *o = rte_tel_data_alloc(), *first = qps ? rte_tel_data_alloc() : NULL;
+	struct rte_tel_data *o = named_dict(grp->name), *first = qps ? rte_tel_data_alloc() : NULL;
 	unsigned n = 0;
 
 	if (!o || (qps && !first)) {
@@ -489,7 +532,6 @@ static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, s
 		rte_tel_data_free(first);
 		return NULL;
 	}
-	rte_tel_data_start_dict(o);
 	if (first)
 		rte_tel_data_start_dict(first);
 	for (int k = 0; k < LAT_KIND_COUNT; k++)
@@ -512,18 +554,15 @@ static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, s
 			if (x)
 				add_lat(x, lat_kind_name[k], &s->one);
 		}
-		if (x) {
-			char key[16];
-			snprintf(key, sizeof(key), "%u", qp->index);
-			rte_tel_data_add_dict_container(first, key, x, 0);
-		}
+		if (x)
+			add_indexed(first, qp->index, x);
 	}
 	rte_tel_data_add_dict_string(o, "mode", grp->latency == CFG_LAT_PINGPONG ? "pingpong" : "oneway");
 	rte_tel_data_add_dict_int(o, "qps", (int)n);
 	for (int k = 0; k < LAT_KIND_COUNT; k++)
 		add_lat(o, lat_kind_name[k], &s->sum[k]);
 	if (first)
-		rte_tel_data_add_dict_container(o, "first_qps", first, 0);
+		add_container(o, "first_qps", first);
 	return o;
 }
 
@@ -536,16 +575,15 @@ static struct rte_tel_data *lat_ports_dict(const struct engine *e, struct lat_sc
 		return NULL;
 	rte_tel_data_start_dict(o);
 	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *x = rte_tel_data_alloc();
+		struct rte_tel_data *x = named_dict(e->cfg->ports[p].name);
 		if (!x)
 			break;
-		rte_tel_data_start_dict(x);
 		for (int k = 0; e->lat_live && k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
 			stats_lat_port(e, p, kind, &s->one);
 			add_lat(x, lat_kind_name[kind], &s->one);
 		}
-		rte_tel_data_add_dict_container(o, e->cfg->ports[p].name, x, 0);
+		add_indexed(o, p, x);
 	}
 	return o;
 }
@@ -568,22 +606,17 @@ static int cmd_latency_run(struct engine *e, const char *params, struct rte_tel_
 		return reply_error(d, "out of memory");
 	rte_tel_data_start_dict(d);
 	if (only >= 0) {
-		rte_tel_data_add_dict_string(d, "flow", params);
-		if ((x = lat_group_dict(e, (unsigned)only, s, true)))
-			rte_tel_data_add_dict_container(d, params, x, 0);
+		add_container(d, "flow", lat_group_dict(e, (unsigned)only, s, true));
 		free(s);
 		return 0;
 	}
-	if ((x = lat_ports_dict(e, s)))
-		rte_tel_data_add_dict_container(d, "ports", x, 0);
+	add_container(d, "ports", lat_ports_dict(e, s));
 	if ((x = rte_tel_data_alloc())) {
 		rte_tel_data_start_dict(x);
-		for (unsigned g = 0; g < e->cfg->n_groups; g++) {
-			struct rte_tel_data *y;
-			if (e->cfg->groups[g].latency != CFG_LAT_OFF && (y = lat_group_dict(e, g, s, false)))
-				rte_tel_data_add_dict_container(x, e->cfg->groups[g].name, y, 0);
-		}
-		rte_tel_data_add_dict_container(d, "flows", x, 0);
+		for (unsigned g = 0; g < e->cfg->n_groups; g++)
+			if (e->cfg->groups[g].latency != CFG_LAT_OFF)
+				add_indexed(x, g, lat_group_dict(e, g, s, false));
+		add_container(d, "flows", x);
 	}
 	free(s);
 	return 0;
@@ -601,7 +634,7 @@ static void add_u64_array(struct rte_tel_data *o, const char *key, const uint64_
 	rte_tel_data_start_array(a, RTE_TEL_U64_VAL);
 	for (unsigned i = 0; i < n; i++)
 		rte_tel_data_add_array_u64(a, v[i]);
-	rte_tel_data_add_dict_container(o, key, a, 0);
+	add_container(o, key, a);
 }
 
 /* Threshold PFC (qos.pfc_xoff): frames sent and episodes per priority, the backlog now. */
@@ -627,7 +660,7 @@ static struct rte_tel_data *watch_dict(const struct pfc_watch *w)
 
 static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, uint64_t now)
 {
-	struct rte_tel_data *o = rte_tel_data_alloc(), *x;
+	struct rte_tel_data *o = named_dict(e->cfg->ports[p].name);
 	struct port_totals t;
 	struct port_pfc pfc;
 
@@ -635,7 +668,6 @@ static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, ui
 		return NULL;
 	stats_port_totals(e, p, &t);
 	stats_port_pfc(e, p, now, &pfc);
-	rte_tel_data_start_dict(o);
 	rte_tel_data_add_dict_int(o, "honour_pfc", e->cfg->ports[p].honour_pfc);
 	add_u64_array(o, "pfc_rx", t.rx.pfc_rx, QOS_PRIORITIES);
 	add_u64_array(o, "pfc_xoff_rx", t.rx.pfc_xoff_rx, QOS_PRIORITIES);
@@ -644,8 +676,8 @@ static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, ui
 	add_u64_array(o, "pfc_tx", pfc.pfc_tx, QOS_PRIORITIES);
 	rte_tel_data_add_dict_u64(o, "pause_tx", pfc.pause_tx);
 	rte_tel_data_add_dict_u64(o, "generator_frames", pfc.generator_frames);
-	if (e->cfg->ports[p].xoff_priorities && (x = watch_dict(&e->watch[p])))
-		rte_tel_data_add_dict_container(o, "pfc_xoff", x, 0);
+	if (e->cfg->ports[p].xoff_priorities)
+		add_container(o, "pfc_xoff", watch_dict(&e->watch[p]));
 	return o;
 }
 
@@ -656,11 +688,8 @@ static int cmd_pfc_run(struct engine *e, const char *params, struct rte_tel_data
 
 	(void)params;
 	rte_tel_data_start_dict(d);
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *o = pfc_port_dict(e, p, now);
-		if (o)
-			rte_tel_data_add_dict_container(d, e->cfg->ports[p].name, o, 0);
-	}
+	for (unsigned p = 0; p < e->n_ports; p++)
+		add_indexed(d, p, pfc_port_dict(e, p, now));
 	return 0;
 }
 GUARDED(cmd_pfc)

@@ -15,9 +15,11 @@
  *                               flow group that measures it; with NAME that group's first 16 QPs
  *   /roce/pfc                   per port and priority: PFC received, XOFF received, time paused, PFC
  *                               sent; generator frames; threshold XOFF/XON (qos.pfc_xoff)
+ * Ports and flow groups are objects keyed by their index in the config, with a "name" value:
+ * DPDK 22.11 refuses '-' (and anything but [A-Za-z0-9_/]) in keys, which the config's names allow.
  * The callbacks run in EAL's telemetry threads (one per client); QP rates are published with
  * atomic stores that the owning lcores pick up at their next packet. control_detach waits for the
- * commands in progress. docs/engine.md.
+ * commands in progress. docs/monitoring.md#telemetry.
  */
 #ifndef ROCE_ENGINE_CONTROL_H
 #define ROCE_ENGINE_CONTROL_H

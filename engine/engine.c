@@ -32,6 +32,7 @@
 #define RX_QPS_PER_LCORE 65536
 #define DRAIN_QUIET_MS 50   /* RX is stopped once nothing arrived for this long after TX stopped */
 #define DRAIN_MAX_MS 2000
+#define HELD_UP_MIN_US 1000 /* a loop turn this long after the last: the lcore was held up (no turn takes 1 ms) */
 #define LAG_MAX_US 10000    /* a QP more than 10 ms behind its schedule skips ahead, no burst */
 #define WAIT_NS 2000        /* an RC QP with a full window looks again 2 us later */
 #define COMP_RING_SIZE 16384
@@ -92,6 +93,7 @@ static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, s
 			return NULL;
 		}
 		e->work[lcore]->lcore = lcore;
+		e->work[lcore]->held_up_min_tsc = e->tsc_hz * HELD_UP_MIN_US / 1000000;
 		e->n_work++;
 	}
 	return e->work[lcore];
@@ -912,6 +914,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet && stop_requested == signals) {
 		for (unsigned k = 0; k < 5; k++) {
 			main_tick(e, &ticks, rte_rdtsc());
+			capture_drain(e); /* RX goes on: its copies would fill the capture's rings */
 			rte_delay_us_sleep(1000);
 		}
 		uint64_t n = rx_frames_total(e);
@@ -967,9 +970,7 @@ static void release(struct engine *e)
 		}
 		rte_free(e->work[l]->samples);
 		if (e->work[l]->cap) {
-			rte_ring_free(e->work[l]->cap->ring);
-			rte_mempool_free(e->work[l]->cap->pool);
-			rte_free(e->work[l]->cap);
+			capture_free(e->work[l]->cap);
 		}
 		if (e->work[l]->cc) {
 			rte_free(e->work[l]->cc->traced);

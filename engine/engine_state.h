@@ -143,6 +143,7 @@ uint64_t stats_lat_rx_qp(const struct engine *e, unsigned port, uint32_t qpn, st
 struct live_prev {
 	struct port_totals t;
 	uint64_t imissed, rx_nombuf;   /* the PMD's */
+	uint64_t capture_dropped;      /* copies of the port's frames the capture dropped */
 };
 void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct live_prev *prev);
 void stats_print_summary(const struct engine *e);

@@ -31,6 +31,7 @@ struct exporter {
 	struct MHD_Daemon *daemon;
 	char dashboard[CFG_STR_LEN];
 	unsigned long requests;
+	struct metrics_work *work;     /* the one page being built: MHD's single thread serves requests in turn */
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body, size_t len,
@@ -53,14 +54,14 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 	return reply(c, status, "text/plain; charset=utf-8", (char *)text, strlen(text), MHD_RESPMEM_PERSISTENT);
 }
 
-static enum MHD_Result serve_metrics(struct MHD_Connection *c)
+static enum MHD_Result serve_metrics(struct MHD_Connection *c, struct exporter *x)
 {
 	struct metrics_text t = {0};
 	struct engine *e = control_enter();
 
 	if (!e)
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no run in progress\n");
-	metrics_write(&t, e, e->finished);
+	metrics_write(&t, e, e->finished, x->work);
 	control_leave();
 	if (t.failed) {
 		metrics_text_free(&t);
@@ -176,7 +177,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET\n");
 	__atomic_fetch_add(&x->requests, 1, __ATOMIC_RELAXED);
 	if (!strcmp(url, "/metrics"))
-		return serve_metrics(c);
+		return serve_metrics(c, x);
 	if (!strcmp(url, "/api/run"))
 		return serve_run(c);
 	return serve_file(c, x, url);
@@ -216,8 +217,9 @@ struct exporter *exporter_start(const struct engine_config *cfg, char *err, size
 	struct stat st;
 	int family = listen_address(cfg, &sa);
 
-	if (!x) {
+	if (!x || !(x->work = metrics_work_new())) {
 		snprintf(err, errlen, "http: out of memory");
+		free(x);
 		return NULL;
 	}
 	snprintf(x->dashboard, sizeof(x->dashboard), "%s", cfg->http_dashboard[0] ? cfg->http_dashboard : ROCE_DASHBOARD_DIR);
@@ -226,6 +228,7 @@ struct exporter *exporter_start(const struct engine_config *cfg, char *err, size
 			x->dashboard);
 	if (family < 0) {
 		snprintf(err, errlen, "http: '%s' is not a numeric address", cfg->http_addr);
+		metrics_work_free(x->work);
 		free(x);
 		return NULL;
 	}
@@ -238,6 +241,7 @@ struct exporter *exporter_start(const struct engine_config *cfg, char *err, size
 		snprintf(err, errlen, "http: cannot listen on %s%s%s:%u (run.http / --http): %s",
 			 family == AF_INET6 ? "[" : "", cfg->http_addr, family == AF_INET6 ? "]" : "", cfg->http_port,
 			 errno ? strerror(errno) : "libmicrohttpd refused");
+		metrics_work_free(x->work);
 		free(x);
 		return NULL;
 	}
@@ -251,5 +255,6 @@ void exporter_stop(struct exporter *x)
 	if (!x)
 		return;
 	MHD_stop_daemon(x->daemon);
+	metrics_work_free(x->work);
 	free(x);
 }

@@ -81,20 +81,21 @@ static inline void prefetch_qp(const struct pace_slot *slot)
 
 /* The next QP to visit, its state and its first shape prefetched (the loads start while the
  * loop decides whether it is due). */
-static inline struct pace_slot *first_prefetched(struct pace_queue *q)
+static inline struct pace_slot *first_prefetched(struct pace_queue *q, uint64_t now_fp)
 {
-	struct pace_slot *first = pace_queue_first(q);
+	struct pace_slot *first = pace_queue_first(q, now_fp);
 
 	if (first)
 		prefetch_qp(first);
 	return first;
 }
 
-/* Fills up to a burst with the packets of QPs that are due, earliest first. */
+/* Fills up to a burst with the packets of QPs that are due: those on schedule earliest first,
+ * then the lcore-bound ones in turn (pace_queue.h). */
 static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t now_tsc)
 {
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
-	struct pace_slot *first = pace_queue_first(&r->pq);
+	struct pace_slot *first = pace_queue_first(&r->pq, now_fp);
 	unsigned n = 0;
 
 	if (first == NULL || first->next_fp > now_fp)
@@ -104,7 +105,7 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		return 0;
 	}
 	for (unsigned looks = 0; n < ENGINE_BURST && first && first->next_fp <= now_fp && looks < 4 * ENGINE_BURST;
-	     looks++, first = first_prefetched(&r->pq)) {
+	     looks++, first = first_prefetched(&r->pq, now_fp)) {
 		struct qp_tx *qp = first->qp;
 
 		if (qp->done) {
@@ -504,13 +505,28 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 
 /* ---- the loop ------------------------------------------------------------------------------- */
 
+/* A turn that came late: how long the lcore was away, for the report and the summary (a
+ * poll-mode lcore that the host deschedules sends and emulates nothing meanwhile). */
+static void __rte_noinline held_up(struct lcore_work *w, uint64_t gap)
+{
+	STAT_ADD(w->held_up_tsc, gap);
+	STAT_ADD(w->held_up_times, 1);
+	if (gap > w->held_up_max_tsc)
+		__atomic_store_n(&w->held_up_max_tsc, gap, __ATOMIC_RELAXED);
+}
+
 int lcore_main(void *arg)
 {
 	struct lcore_work *w = arg;
 	bool tx_done = w->n_tx == 0;
+	uint64_t last = rte_rdtsc();
 
 	while (!__atomic_load_n(&rx_stop, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
+
+		if (unlikely(now - last > w->held_up_min_tsc))
+			held_up(w, now - last);
+		last = now;
 
 		if (w->cc && !tx_done)
 			congestion_poll(w->cc, now);

@@ -99,6 +99,11 @@ struct lcore_work {
 	struct switch_rt *sw;     /* the virtual lab's switch, when its ports are polled here */
 	struct capture_lcore *cap; /* pcapng copies of this lcore's frames (--capture), or NULL */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
+	/* Turns of the loop that came more than held_up_min_tsc after the one before: the lcore was
+	 * off its CPU (other work shares it) or a turn took that long. Written here only; the main
+	 * lcore reads them relaxed (the report, the summary). */
+	uint64_t held_up_min_tsc;
+	uint64_t held_up_tsc, held_up_times, held_up_max_tsc;
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */
 	struct resp_out resp[CFG_MAX_PORTS];

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Prometheus exposition of the engine's state. A family's samples must be contiguous in the
- * text, so each part gathers its numbers once into arrays and then writes family by family.
- * Label values are the config's names, which allow only [A-Za-z0-9_-]: nothing to escape.
+ * text, so each part gathers its numbers once into the work area and then writes family by
+ * family. Names follow prometheus.io's conventions (docs/monitoring.md#metrics): base units
+ * (bytes, seconds; rates in bytes per second), roce_<object>_<tx|rx>_<what>_total for counters,
+ * static attributes in _info metrics. Label values are the config's names ([A-Za-z0-9_-]);
+ * strings from elsewhere (drivers, pools, the version) go through label_value's escaping.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +19,13 @@
 
 #include "engine_state.h"
 #include "metrics.h"
+#include "roce_version.h"
 #include "switch.h"
+
+#define BYTES_PER_KBPS (1000.0 / 8) /* a rate in kb/s, as congestion control keeps it, in bytes/s */
+#define BYTES_PER_GBPS (1e9 / 8)
+
+/* ---- text ----------------------------------------------------------------------------------- */
 
 static void put(struct metrics_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -63,7 +73,28 @@ static void family(struct metrics_text *t, const char *name, const char *type, c
 	put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* ---- ports ---------------------------------------------------------------------------------- */
+/* Nanoseconds as seconds, exactly (a decimal with 9 places): no rounding in sums that grow. */
+static void put_seconds(struct metrics_text *t, uint64_t ns)
+{
+	put(t, "%" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000, ns % 1000000000);
+}
+
+/* A label value from outside the config (a driver's or pool's name, the version): '\', '"' and a
+ * line feed escaped as the exposition format says; cut at 127 bytes. */
+static const char *label_value(const char *s, char out[128])
+{
+	size_t n = 0;
+
+	for (; *s && n < 125; s++) {
+		if (*s == '\\' || *s == '"' || *s == '\n')
+			out[n++] = '\\';
+		out[n++] = *s == '\n' ? 'n' : *s;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* ---- the work area: every scrape's numbers, sized at start-up ------------------------------- */
 
 struct port_numbers {
 	struct port_totals t;
@@ -73,29 +104,95 @@ struct port_numbers {
 	uint64_t tx_prio_packets[8], tx_prio_bytes[8];
 };
 
+enum flow_counter {
+	FC_TX_PACKETS, FC_TX_BYTES, FC_MESSAGES, FC_RETRANSMITS, FC_RX_PACKETS, FC_RX_BYTES, FC_RX_PAYLOAD, FC_LOST,
+	FC_ECN_CE, FC_CNP_TX, FC_CNP_RX, FC_COUNT
+};
+
+struct cc_numbers {
+	uint64_t sum, lo, hi, cnps, cuts, n;
+};
+
+/* Latency bounds (le) of the histograms: 1-2-5 from 100 ns to 10 s, as Go formats them (so that
+ * Prometheus's own formatting of le gives the same strings). */
+static const struct {
+	uint64_t ns;
+	const char *le;
+} lat_bounds[] = {
+	{100, "1e-07"},         {200, "2e-07"},         {500, "5e-07"},         {1000, "1e-06"},
+	{2000, "2e-06"},        {5000, "5e-06"},        {10000, "1e-05"},       {20000, "2e-05"},
+	{50000, "5e-05"},       {100000, "0.0001"},     {200000, "0.0002"},     {500000, "0.0005"},
+	{1000000, "0.001"},     {2000000, "0.002"},     {5000000, "0.005"},     {10000000, "0.01"},
+	{20000000, "0.02"},     {50000000, "0.05"},     {100000000, "0.1"},     {200000000, "0.2"},
+	{500000000, "0.5"},     {1000000000, "1"},      {2000000000, "2"},      {5000000000, "5"},
+	{10000000000, "10"},
+};
+#define LAT_BOUNDS (sizeof(lat_bounds) / sizeof(lat_bounds[0]))
+
+/* A histogram in Prometheus's buckets: counts per bound (not yet cumulative), the rest (+Inf). */
+struct lat_buckets {
+	uint64_t n[LAT_BOUNDS + 1];
+	uint64_t sum_ns;
+};
+
+struct metrics_work {
+	struct port_numbers ports[CFG_MAX_PORTS];
+	uint64_t flows[CFG_MAX_FLOW_GROUPS][FC_COUNT];
+	struct cc_numbers cc[CFG_MAX_FLOW_GROUPS];
+	unsigned cut[LAT_BOUNDS];      /* the first HDR bucket each bound leaves out */
+	struct lat_stats one;          /* one QP's or port's histogram merged over the lcores */
+	size_t last_len;               /* the previous page's length: the next one's first buffer */
+};
+
+/* An HDR bucket counts below bound B when all of it does (its hi <= B): a sample is never counted
+ * below a bound it exceeds. Below 128 ns buckets are single values (exact); above, the samples of
+ * the one bucket that straddles B (within B/64 below it) count in the next bound. */
+static unsigned first_bucket_above(uint64_t ns)
+{
+	unsigned i = hist_index(ns);
+
+	return hist_bucket_hi(i) <= ns ? i + 1 : i;
+}
+
+struct metrics_work *metrics_work_new(void)
+{
+	struct metrics_work *w = aligned_alloc(64, sizeof(*w)); /* lat_stats wants its cache line */
+
+	if (!w)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	for (unsigned b = 0; b < LAT_BOUNDS; b++)
+		w->cut[b] = first_bucket_above(lat_bounds[b].ns);
+	return w;
+}
+
+void metrics_work_free(struct metrics_work *w) { free(w); }
+
+/* ---- ports ---------------------------------------------------------------------------------- */
+
 enum port_counter {
 	PC_TX_PACKETS, PC_TX_BYTES, PC_RX_PACKETS, PC_RX_BYTES, PC_RX_DROPPED, PC_RX_MALFORMED, PC_RX_CNP,
-	PC_RX_ECN_CE, PC_CNP_TX, PC_CNP_SUPPRESSED, PC_TX_QUEUE_FULL, PC_MBUF_FAIL, PC_PAUSE_RX, PC_COUNT
+	PC_RX_ECN_CE, PC_RX_PAUSE, PC_TX_CNP, PC_TX_CNP_SUPPRESSED, PC_TX_QUEUE_FULL, PC_MBUF_FAIL, PC_COUNT
 };
 
 static const struct {
 	const char *name, *help;
 } port_counters[PC_COUNT] = {
 	[PC_TX_PACKETS] = {"roce_port_tx_packets_total", "Frames the engine sent on the port."},
-	[PC_TX_BYTES] = {"roce_port_tx_bytes_total", "Bytes (L2 frames, no CRC) the engine sent on the port."},
+	[PC_TX_BYTES] = {"roce_port_tx_bytes_total", "Bytes (L2 frames, no FCS) the engine sent on the port."},
 	[PC_RX_PACKETS] = {"roce_port_rx_packets_total", "Frames received on the port."},
-	[PC_RX_BYTES] = {"roce_port_rx_bytes_total", "Bytes received on the port."},
-	[PC_RX_DROPPED] = {"roce_port_rx_dropped_total",
+	[PC_RX_BYTES] = {"roce_port_rx_bytes_total", "Bytes (L2 frames, no FCS) received on the port."},
+	[PC_RX_DROPPED] = {"roce_port_rx_dropped_packets_total",
 			   "Frames dropped on receive: malformed, RX QP table full, PMD missed or no mbuf."},
-	[PC_RX_MALFORMED] = {"roce_port_rx_malformed_total", "Frames that failed parsing or the ICRC."},
-	[PC_RX_CNP] = {"roce_port_rx_cnp_total", "CNPs received on the port."},
-	[PC_RX_ECN_CE] = {"roce_port_rx_ecn_ce_total", "RoCE packets received with ECN CE."},
-	[PC_CNP_TX] = {"roce_port_cnp_tx_total", "CNPs the port's notification point sent."},
-	[PC_CNP_SUPPRESSED] = {"roce_port_cnp_suppressed_total",
-			       "CE marks with no CNP (min_time_between_cnps, no peer, failed)."},
-	[PC_TX_QUEUE_FULL] = {"roce_port_tx_queue_full_total", "Frames the PMD's TX queue refused at first."},
+	[PC_RX_MALFORMED] = {"roce_port_rx_malformed_packets_total", "Frames that failed parsing or the ICRC."},
+	[PC_RX_CNP] = {"roce_port_rx_cnp_packets_total", "CNPs received on the port."},
+	[PC_RX_ECN_CE] = {"roce_port_rx_ecn_ce_packets_total", "RoCE packets received with ECN CE."},
+	[PC_RX_PAUSE] = {"roce_port_rx_pause_packets_total", "802.3x PAUSE frames received."},
+	[PC_TX_CNP] = {"roce_port_tx_cnp_packets_total", "CNPs the port's notification point sent."},
+	[PC_TX_CNP_SUPPRESSED] = {"roce_port_tx_cnp_suppressed_total",
+				  "CE marks answered by no CNP (min_time_between_cnps, no peer, failed)."},
+	[PC_TX_QUEUE_FULL] = {"roce_port_tx_queue_full_packets_total", "Frames the PMD's TX queue refused at first."},
 	[PC_MBUF_FAIL] = {"roce_port_mbuf_alloc_failures_total", "mbuf allocation failures."},
-	[PC_PAUSE_RX] = {"roce_port_pause_rx_total", "802.3x PAUSE frames received."},
 };
 
 static uint64_t port_counter_value(const struct port_numbers *n, enum port_counter c)
@@ -111,11 +208,11 @@ static uint64_t port_counter_value(const struct port_numbers *n, enum port_count
 	case PC_RX_MALFORMED: return n->t.rx_malformed;
 	case PC_RX_CNP: return rx->kind[WIRE_KIND_CNP];
 	case PC_RX_ECN_CE: return n->ecn_ce;
-	case PC_CNP_TX: return rx->np_cnp_tx;
-	case PC_CNP_SUPPRESSED: return rx->np_suppressed + rx->np_no_peer + rx->np_failed;
+	case PC_RX_PAUSE: return rx->pause_rx;
+	case PC_TX_CNP: return rx->np_cnp_tx;
+	case PC_TX_CNP_SUPPRESSED: return rx->np_suppressed + rx->np_no_peer + rx->np_failed;
 	case PC_TX_QUEUE_FULL: return n->t.tx_ring_full;
 	case PC_MBUF_FAIL: return n->t.mbuf_alloc_fail;
-	case PC_PAUSE_RX: return rx->pause_rx;
 	default: return 0;
 	}
 }
@@ -124,6 +221,7 @@ static void gather_ports(const struct engine *e, struct port_numbers *n, uint64_
 {
 	uint64_t ecn_ce[CFG_MAX_PORTS];
 
+	memset(n, 0, sizeof(*n) * e->n_ports);
 	stats_ecn_ce_per_port(e, ecn_ce);
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		stats_port_totals(e, p, &n[p].t);
@@ -138,16 +236,22 @@ static void gather_ports(const struct engine *e, struct port_numbers *n, uint64_
 	}
 }
 
-/* A per-(port, priority) counter family; `pick` returns the 8 values of a port. */
+/* A per-(port, priority) counter family; `pick` returns the 8 values of a port (`ns`: nanoseconds,
+ * written as seconds). */
 static void priority_family(struct metrics_text *t, const struct engine *e, const struct port_numbers *n,
 			    const char *name, const char *help, const uint64_t *(*pick)(const struct port_numbers *),
-			    double scale)
+			    bool ns)
 {
 	family(t, name, "counter", help);
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		const uint64_t *v = pick(&n[p]);
-		for (unsigned k = 0; k < 8; k++)
-			put(t, "%s{port=\"%s\",priority=\"%u\"} %.9g\n", name, e->cfg->ports[p].name, k, (double)v[k] * scale);
+		for (unsigned k = 0; k < 8; k++) {
+			put(t, "%s{port=\"%s\",priority=\"%u\"} ", name, e->cfg->ports[p].name, k);
+			if (ns)
+				put_seconds(t, v[k]);
+			else
+				put(t, "%" PRIu64 "\n", v[k]);
+		}
 	}
 }
 
@@ -160,71 +264,69 @@ static const uint64_t *pick_rx_prio_bytes(const struct port_numbers *n) { return
 static const uint64_t *pick_tx_prio_packets(const struct port_numbers *n) { return n->tx_prio_packets; }
 static const uint64_t *pick_tx_prio_bytes(const struct port_numbers *n) { return n->tx_prio_bytes; }
 
-static void write_ports(struct metrics_text *t, const struct engine *e, uint64_t now)
+static void write_ports(struct metrics_text *t, const struct engine *e, struct port_numbers *n, uint64_t now)
 {
-	struct port_numbers *n = calloc(CFG_MAX_PORTS, sizeof(*n));
+	char v[128];
 
-	if (!n) {
-		t->failed = true;
-		return;
-	}
 	gather_ports(e, n, now);
-	family(t, "roce_port_link_speed_gbps", "gauge", "The port's link speed (configured or from the PMD).");
+	family(t, "roce_port_info", "gauge", "The port's static attributes (value 1): its PMD's driver.");
 	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_link_speed_gbps{port=\"%s\",driver=\"%s\"} %.9g\n", e->cfg->ports[p].name,
-		    e->ports[p].driver, e->ports[p].link_speed_gbps);
+		put(t, "roce_port_info{port=\"%s\",driver=\"%s\"} 1\n", e->cfg->ports[p].name,
+		    label_value(e->ports[p].driver, v));
+	family(t, "roce_port_link_speed_bytes_per_second", "gauge",
+	       "The port's link speed (configured or from the PMD), in bytes per second.");
+	for (unsigned p = 0; p < e->n_ports; p++)
+		put(t, "roce_port_link_speed_bytes_per_second{port=\"%s\"} %.17g\n", e->cfg->ports[p].name,
+		    e->ports[p].link_speed_gbps * BYTES_PER_GBPS);
 	family(t, "roce_port_link_up", "gauge", "The port's link as the main lcore last saw it: 1 up, 0 down, -1 unknown.");
 	for (unsigned p = 0; p < e->n_ports; p++)
 		put(t, "roce_port_link_up{port=\"%s\"} %d\n", e->cfg->ports[p].name,
 		    __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
 	family(t, "roce_port_link_changes_total", "counter", "Link state changes seen during the run.");
 	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_link_changes_total{port=\"%s\"} %llu\n", e->cfg->ports[p].name,
-		    (unsigned long long)__atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
+		put(t, "roce_port_link_changes_total{port=\"%s\"} %" PRIu64 "\n", e->cfg->ports[p].name,
+		    __atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
 	for (unsigned c = 0; c < PC_COUNT; c++) {
 		family(t, port_counters[c].name, "counter", port_counters[c].help);
 		for (unsigned p = 0; p < e->n_ports; p++)
-			put(t, "%s{port=\"%s\"} %llu\n", port_counters[c].name, e->cfg->ports[p].name,
-			    (unsigned long long)port_counter_value(&n[p], (enum port_counter)c));
+			put(t, "%s{port=\"%s\"} %" PRIu64 "\n", port_counters[c].name, e->cfg->ports[p].name,
+			    port_counter_value(&n[p], (enum port_counter)c));
 	}
-	priority_family(t, e, n, "roce_pfc_rx_frames_total", "PFC frames received naming the priority.", pick_pfc_rx, 1);
-	priority_family(t, e, n, "roce_pfc_xoff_rx_total", "PFC frames received with a non-zero quanta for the priority.",
-			pick_pfc_xoff_rx, 1);
-	priority_family(t, e, n, "roce_pfc_tx_frames_total", "PFC frames the port sent for the priority.", pick_pfc_tx, 1);
-	priority_family(t, e, n, "roce_pfc_paused_seconds_total", "Time the priority's transmission was paused by PFC.",
-			pick_paused, 1e-9);
+	priority_family(t, e, n, "roce_port_rx_pfc_packets_total", "PFC frames received naming the priority.",
+			pick_pfc_rx, false);
+	priority_family(t, e, n, "roce_port_rx_pfc_xoff_packets_total",
+			"PFC frames received with a non-zero quanta for the priority.", pick_pfc_xoff_rx, false);
+	priority_family(t, e, n, "roce_port_tx_pfc_packets_total", "PFC frames the port sent for the priority.",
+			pick_pfc_tx, false);
+	priority_family(t, e, n, "roce_port_tx_pfc_paused_seconds_total",
+			"Time the priority's transmission was held by PFC received.", pick_paused, true);
 	priority_family(t, e, n, "roce_port_rx_priority_packets_total", "Frames received per priority.",
-			pick_rx_prio_packets, 1);
-	priority_family(t, e, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes, 1);
+			pick_rx_prio_packets, false);
+	priority_family(t, e, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes, false);
 	priority_family(t, e, n, "roce_port_tx_priority_packets_total", "Frames the flows sent per priority.",
-			pick_tx_prio_packets, 1);
+			pick_tx_prio_packets, false);
 	priority_family(t, e, n, "roce_port_tx_priority_bytes_total", "Bytes the flows sent per priority.",
-			pick_tx_prio_bytes, 1);
-	free(n);
+			pick_tx_prio_bytes, false);
 }
 
 /* ---- flow groups ---------------------------------------------------------------------------- */
-
-enum flow_counter {
-	FC_TX_PACKETS, FC_TX_BYTES, FC_MESSAGES, FC_RX_PACKETS, FC_RX_BYTES, FC_RX_PAYLOAD, FC_LOST, FC_RETRANSMITS,
-	FC_ECN_CE, FC_CNP_TX, FC_CNP_RX, FC_COUNT
-};
 
 static const struct {
 	const char *name, *help;
 } flow_counters[FC_COUNT] = {
 	[FC_TX_PACKETS] = {"roce_flow_tx_packets_total", "Packets the group's QPs sent."},
 	[FC_TX_BYTES] = {"roce_flow_tx_bytes_total", "Bytes (L2 frames) the group's QPs sent."},
-	[FC_MESSAGES] = {"roce_flow_messages_total", "Messages the group's QPs started."},
+	[FC_MESSAGES] = {"roce_flow_tx_messages_total", "Messages the group's QPs started."},
+	[FC_RETRANSMITS] = {"roce_flow_tx_retransmitted_packets_total", "Packets the group's QPs sent again (RC)."},
 	[FC_RX_PACKETS] = {"roce_flow_rx_packets_total", "Packets of the group received by a local port."},
 	[FC_RX_BYTES] = {"roce_flow_rx_bytes_total", "Bytes of the group received by a local port."},
 	[FC_RX_PAYLOAD] = {"roce_flow_rx_payload_bytes_total",
 			   "Payload bytes of the group received by a local port (goodput)."},
-	[FC_LOST] = {"roce_flow_lost_total", "Packets the receiver counted lost (PSN gaps)."},
-	[FC_RETRANSMITS] = {"roce_flow_retransmits_total", "Packets sent again (RC)."},
-	[FC_ECN_CE] = {"roce_flow_ecn_ce_total", "Packets of the group received with ECN CE."},
-	[FC_CNP_TX] = {"roce_flow_cnp_tx_total", "CNPs sent back to the group's QPs by a local receiver."},
-	[FC_CNP_RX] = {"roce_flow_cnp_rx_total", "CNPs received by the group's QPs."},
+	[FC_LOST] = {"roce_flow_rx_lost_packets_total", "Packets the receiver counted lost (PSN gaps)."},
+	[FC_ECN_CE] = {"roce_flow_rx_ecn_ce_packets_total", "Packets of the group received with ECN CE."},
+	[FC_CNP_TX] = {"roce_flow_tx_cnp_packets_total",
+		       "CNPs sent for the group: by the notification point of its local receiver."},
+	[FC_CNP_RX] = {"roce_flow_rx_cnp_packets_total", "CNPs received by the group's QPs."},
 };
 
 static void gather_flow(const struct engine *e, unsigned g, uint64_t v[FC_COUNT])
@@ -255,117 +357,125 @@ static void gather_flow(const struct engine *e, unsigned g, uint64_t v[FC_COUNT]
 	}
 }
 
-static void write_flows(struct metrics_text *t, const struct engine *e)
+static void write_flows(struct metrics_text *t, const struct engine *e, uint64_t (*v)[FC_COUNT])
 {
 	unsigned n = e->cfg->n_groups;
-	uint64_t (*v)[FC_COUNT] = n ? calloc(n, sizeof(*v)) : NULL;
 
-	if (n && !v) {
-		t->failed = true;
-		return;
-	}
 	for (unsigned g = 0; g < n; g++)
 		gather_flow(e, g, v[g]);
+	family(t, "roce_flow_info", "gauge",
+	       "The flow group's static attributes (value 1): the port it sends from, its congestion control.");
+	for (unsigned g = 0; g < n; g++)
+		put(t, "roce_flow_info{flow=\"%s\",port=\"%s\",cc=\"%s\"} 1\n", e->cfg->groups[g].name,
+		    e->cfg->ports[e->cfg->groups[g].port].name, congestion_algo_name(e->cfg->groups[g].cc));
 	family(t, "roce_flow_qps", "gauge", "QPs in the flow group.");
 	for (unsigned g = 0; g < n; g++)
-		put(t, "roce_flow_qps{flow=\"%s\",port=\"%s\"} %u\n", e->cfg->groups[g].name,
-		    e->cfg->ports[e->cfg->groups[g].port].name, e->cfg->groups[g].count);
-	family(t, "roce_flow_rate_setting_gbps", "gauge", "The per-QP rate set for the group (0: unpaced).");
-	for (unsigned g = 0; g < n; g++)
-		put(t, "roce_flow_rate_setting_gbps{flow=\"%s\"} %.9g\n", e->cfg->groups[g].name,
-		    (double)__atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) / 1e6);
+		put(t, "roce_flow_qps{flow=\"%s\"} %u\n", e->cfg->groups[g].name, e->cfg->groups[g].count);
+	family(t, "roce_flow_rate_setting_bytes_per_second", "gauge",
+	       "The per-QP rate set for the group, in bytes per second (0: unpaced or paced per packet).");
+	for (unsigned g = 0; g < n; g++) /* rate_gbps[] holds kb/s */
+		put(t, "roce_flow_rate_setting_bytes_per_second{flow=\"%s\"} %.17g\n", e->cfg->groups[g].name,
+		    (double)__atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) * BYTES_PER_KBPS);
 	for (unsigned c = 0; c < FC_COUNT; c++) {
 		family(t, flow_counters[c].name, "counter", flow_counters[c].help);
 		for (unsigned g = 0; g < n; g++)
-			put(t, "%s{flow=\"%s\"} %llu\n", flow_counters[c].name, e->cfg->groups[g].name,
-			    (unsigned long long)v[g][c]);
+			put(t, "%s{flow=\"%s\"} %" PRIu64 "\n", flow_counters[c].name, e->cfg->groups[g].name, v[g][c]);
 	}
-	free(v);
 }
 
 /* ---- latency -------------------------------------------------------------------------------- */
 
-/* Summary samples of one histogram, in seconds. `labels`: `flow="x"` or `port="x"`. */
-static void latency_samples(struct metrics_text *t, const char *name, const char *labels, const char *kind,
-			    const struct lat_stats *l)
+/* Adds a histogram's buckets to b, in one walk: HDR buckets below cut[0] to the first bound, and
+ * so on; those from the last cut up (the overflow bucket too) to +Inf. */
+static void add_buckets(struct lat_buckets *b, const unsigned cut[LAT_BOUNDS], const struct lat_stats *l)
 {
-	struct hist_summary h;
-	static const char *const q[4] = {"0.5", "0.9", "0.99", "0.999"};
+	unsigned k = 0;
 
-	hist_summarize(&l->h, &h);
-	if (!h.count)
-		return;
-	const uint64_t v[4] = {h.p50, h.p90, h.p99, h.p999};
-	for (unsigned i = 0; i < 4; i++)
-		put(t, "%s{%s,kind=\"%s\",quantile=\"%s\"} %.9g\n", name, labels, kind, q[i], (double)v[i] * 1e-9);
-	put(t, "%s_sum{%s,kind=\"%s\"} %.9g\n", name, labels, kind, h.mean * (double)h.count * 1e-9);
-	put(t, "%s_count{%s,kind=\"%s\"} %llu\n", name, labels, kind, (unsigned long long)h.count);
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		while (k < LAT_BOUNDS && i >= cut[k])
+			k++;
+		b->n[k] += l->h.buckets[i];
+	}
+	b->sum_ns += l->h.sum;
 }
 
-/* A group's QPs' histograms of one kind merged into s->sum. */
-static uint64_t merge_group(const struct engine *e, unsigned g, enum lat_kind k, struct lat_stats *one,
-			    struct lat_stats *sum)
+/* A histogram's samples: cumulative buckets with le in seconds, +Inf, _sum (seconds, exact: ns
+ * written as a decimal) and _count, which equals +Inf. `labels`: `flow="x"` or `port="x"`. */
+static void latency_histogram(struct metrics_text *t, const char *name, const char *labels, const char *kind,
+			      const struct lat_buckets *b)
 {
-	lat_stats_init(sum);
+	uint64_t cum = 0;
+
+	for (unsigned k = 0; k < LAT_BOUNDS; k++) {
+		cum += b->n[k];
+		put(t, "%s_bucket{%s,kind=\"%s\",le=\"%s\"} %" PRIu64 "\n", name, labels, kind, lat_bounds[k].le, cum);
+	}
+	cum += b->n[LAT_BOUNDS];
+	put(t, "%s_bucket{%s,kind=\"%s\",le=\"+Inf\"} %" PRIu64 "\n", name, labels, kind, cum);
+	put(t, "%s_sum{%s,kind=\"%s\"} ", name, labels, kind);
+	put_seconds(t, b->sum_ns);
+	put(t, "%s_count{%s,kind=\"%s\"} %" PRIu64 "\n", name, labels, kind, cum);
+}
+
+/* A group's QPs' histograms of one kind, in Prometheus's buckets. */
+static uint64_t group_buckets(const struct engine *e, struct metrics_work *w, unsigned g, enum lat_kind k,
+			      struct lat_buckets *b)
+{
+	uint64_t n = 0;
+
+	memset(b, 0, sizeof(*b));
 	for (unsigned q = 0; q < e->n_qps; q++) {
 		const struct qp_tx *qp = &e->qps[q];
 		if (qp->group != &e->cfg->groups[g] || !qp->lat)
 			continue;
-		stats_lat_flow(e, qp, k, one);
-		lat_stats_merge(sum, one);
+		if (stats_lat_flow(e, qp, k, &w->one)) {
+			add_buckets(b, w->cut, &w->one);
+			n++;
+		}
 	}
-	return sum->h.count;
+	return n;
 }
 
-static void write_latency(struct metrics_text *t, const struct engine *e)
+static void write_latency(struct metrics_text *t, const struct engine *e, struct metrics_work *w)
 {
-	struct lat_stats *s = aligned_alloc(64, 2 * sizeof(*s)); /* 15 KB each: off the stack */
+	struct lat_buckets b;
 	char labels[64];
 
-	if (!s) {
-		t->failed = true;
-		return;
-	}
-	family(t, "roce_flow_latency_seconds", "summary",
+	family(t, "roce_flow_latency_seconds", "histogram",
 	       "Latency of the flow group: kind oneway (probe to receiver), rtt (ping-pong), ack (RC request to ACK).");
 	for (unsigned g = 0; g < e->cfg->n_groups; g++) {
 		if (e->cfg->groups[g].latency == CFG_LAT_OFF)
 			continue;
 		snprintf(labels, sizeof(labels), "flow=\"%s\"", e->cfg->groups[g].name);
 		for (int k = 0; k < LAT_KIND_COUNT; k++)
-			if (merge_group(e, g, (enum lat_kind)k, &s[0], &s[1]))
-				latency_samples(t, "roce_flow_latency_seconds", labels, lat_kind_name[k], &s[1]);
+			if (group_buckets(e, w, g, (enum lat_kind)k, &b))
+				latency_histogram(t, "roce_flow_latency_seconds", labels, lat_kind_name[k], &b);
 	}
-	family(t, "roce_port_latency_seconds", "summary", "Latency measured on the port: one-way at the receiver, ping-pong round trips.");
+	family(t, "roce_port_latency_seconds", "histogram",
+	       "Latency measured on the port: one-way at the receiver, ping-pong round trips.");
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		snprintf(labels, sizeof(labels), "port=\"%s\"", e->cfg->ports[p].name);
 		for (int k = 0; k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
-			if (stats_lat_port(e, p, kind, &s[0]))
-				latency_samples(t, "roce_port_latency_seconds", labels, lat_kind_name[kind], &s[0]);
+			if (!stats_lat_port(e, p, kind, &w->one))
+				continue;
+			memset(&b, 0, sizeof(b));
+			add_buckets(&b, w->cut, &w->one);
+			latency_histogram(t, "roce_port_latency_seconds", labels, lat_kind_name[kind], &b);
 		}
 	}
-	free(s);
 }
 
 /* ---- congestion control ----------------------------------------------------------------------- */
 
 #define METRICS_CC_QPS 8 /* QPs per group exported one by one */
 
-struct cc_numbers {
-	uint64_t sum, lo, hi, cnps, cuts, n;
-};
-
-static void write_cc(struct metrics_text *t, const struct engine *e)
+static void write_cc(struct metrics_text *t, const struct engine *e, struct cc_numbers *c)
 {
 	unsigned n = e->cfg->n_groups;
-	struct cc_numbers *c = n ? calloc(n, sizeof(*c)) : NULL;
 	struct cc_view v;
 
-	if (n && !c) {
-		t->failed = true;
-		return;
-	}
+	memset(c, 0, sizeof(*c) * n);
 	for (unsigned g = 0; g < n; g++)
 		c[g].lo = UINT64_MAX;
 	for (unsigned i = 0; i < e->n_cc; i++) { /* the QPs with cc, in QP order: group by group */
@@ -380,32 +490,30 @@ static void write_cc(struct metrics_text *t, const struct engine *e)
 		x->n++;
 	}
 	static const char *const gauges[3][2] = {
-		{"roce_cc_rate_sum_gbps", "Sum of the current rates of the group's QPs (congestion control)."},
-		{"roce_cc_rate_min_gbps", "Lowest current rate among the group's QPs."},
-		{"roce_cc_rate_max_gbps", "Highest current rate among the group's QPs."},
+		{"roce_cc_rate_sum_bytes_per_second", "Sum of the current rates of the group's QPs (congestion control)."},
+		{"roce_cc_rate_min_bytes_per_second", "Lowest current rate among the group's QPs."},
+		{"roce_cc_rate_max_bytes_per_second", "Highest current rate among the group's QPs."},
 	};
 	for (unsigned f = 0; f < 3; f++) {
 		family(t, gauges[f][0], "gauge", gauges[f][1]);
 		for (unsigned g = 0; g < n; g++)
 			if (c[g].n)
-				put(t, "%s{flow=\"%s\",algorithm=\"%s\"} %.9g\n", gauges[f][0], e->cfg->groups[g].name,
-				    congestion_algo_name(e->cfg->groups[g].cc),
-				    (double)(f == 0 ? c[g].sum : f == 1 ? c[g].lo : c[g].hi) * 1e-6);
+				put(t, "%s{flow=\"%s\"} %.17g\n", gauges[f][0], e->cfg->groups[g].name,
+				    (double)(f == 0 ? c[g].sum : f == 1 ? c[g].lo : c[g].hi) * BYTES_PER_KBPS);
 	}
 	family(t, "roce_cc_cnps_total", "counter", "CNPs the group's reaction points handled.");
 	for (unsigned g = 0; g < n; g++)
 		if (c[g].n)
-			put(t, "roce_cc_cnps_total{flow=\"%s\"} %llu\n", e->cfg->groups[g].name, (unsigned long long)c[g].cnps);
+			put(t, "roce_cc_cnps_total{flow=\"%s\"} %" PRIu64 "\n", e->cfg->groups[g].name, c[g].cnps);
 	family(t, "roce_cc_cuts_total", "counter", "Rate decreases of the group's QPs.");
 	for (unsigned g = 0; g < n; g++)
 		if (c[g].n)
-			put(t, "roce_cc_cuts_total{flow=\"%s\"} %llu\n", e->cfg->groups[g].name, (unsigned long long)c[g].cuts);
-	free(c);
+			put(t, "roce_cc_cuts_total{flow=\"%s\"} %" PRIu64 "\n", e->cfg->groups[g].name, c[g].cuts);
 
 	/* the first QPs of each group one by one (no stage label: a label that changes makes a new series) */
 	static const char *const qp_gauges[4][2] = {
-		{"roce_cc_qp_rate_gbps", "A QP's current rate (the first 8 QPs of each group)."},
-		{"roce_cc_qp_target_gbps", "A QP's target rate (DCQCN)."},
+		{"roce_cc_qp_rate_bytes_per_second", "A QP's current rate (the first 8 QPs of each group)."},
+		{"roce_cc_qp_target_bytes_per_second", "A QP's target rate (DCQCN)."},
 		{"roce_cc_qp_alpha", "A QP's DCQCN alpha (0..1)."},
 		{"roce_cc_qp_stage", "A QP's rate-increase stage: 0 none, 1 fast recovery, 2 additive, 3 hyper."},
 	};
@@ -418,9 +526,10 @@ static void write_cc(struct metrics_text *t, const struct engine *e)
 			if (shown[g]++ >= METRICS_CC_QPS)
 				continue;
 			congestion_view(q, &v);
-			put(t, "%s{flow=\"%s\",qp=\"%u\"} %.9g\n", qp_gauges[f][0], e->cfg->groups[g].name, q->qp->index,
-			    f == 0 ? (double)v.rate_kbps * 1e-6 : f == 1 ? (double)v.target_kbps * 1e-6 : f == 2 ? v.alpha
-												       : (double)v.stage);
+			put(t, "%s{flow=\"%s\",qp=\"%u\"} %.17g\n", qp_gauges[f][0], e->cfg->groups[g].name, q->qp->index,
+			    f == 0 ? (double)v.rate_kbps * BYTES_PER_KBPS
+			    : f == 1 ? (double)v.target_kbps * BYTES_PER_KBPS
+			    : f == 2 ? v.alpha : (double)v.stage);
 		}
 	}
 }
@@ -440,8 +549,7 @@ static void switch_tc_family(struct metrics_text *t, const struct engine *e, con
 		for (unsigned tc = 0; tc < SW_TCS; tc++) {
 			uint64_t v = what == 0 ? rd(&s->mmu.queue[i][tc]) : what == 1 ? rd(&p->c.ecn_marked[tc])
 				   : what == 2 ? rd(&p->c.pfc_xoff_tx[tc]) : rd(&s->mmu.max_queue[i][tc]);
-			put(t, "%s{port=\"%s\",tc=\"%u\"} %llu\n", name, e->cfg->ports[p->cfg_port].name, tc,
-			    (unsigned long long)v);
+			put(t, "%s{port=\"%s\",tc=\"%u\"} %" PRIu64 "\n", name, e->cfg->ports[p->cfg_port].name, tc, v);
 		}
 	}
 }
@@ -453,46 +561,57 @@ static void write_switch(struct metrics_text *t, const struct engine *e)
 					       "vlan"};
 
 	family(t, "roce_switch_buffer_used_bytes", "gauge", "Bytes of the lab switch's shared buffer in use.");
-	put(t, "roce_switch_buffer_used_bytes %llu\n", (unsigned long long)rd(&s->mmu.used));
+	put(t, "roce_switch_buffer_used_bytes %" PRIu64 "\n", rd(&s->mmu.used));
 	family(t, "roce_switch_buffer_bytes", "gauge", "Size of the lab switch's shared buffer.");
-	put(t, "roce_switch_buffer_bytes %llu\n", (unsigned long long)s->mmu.p.buffer_bytes);
+	put(t, "roce_switch_buffer_bytes %" PRIu64 "\n", (uint64_t)s->mmu.p.buffer_bytes);
 	switch_tc_family(t, e, "roce_switch_queue_bytes", "gauge", "Bytes queued for an egress port and class.", 0);
 	switch_tc_family(t, e, "roce_switch_queue_max_bytes", "gauge", "Deepest the egress queue has been.", 3);
-	switch_tc_family(t, e, "roce_switch_ecn_marked_total", "counter", "Frames the switch marked CE at dequeue.", 1);
-	switch_tc_family(t, e, "roce_switch_pfc_xoff_tx_total", "counter", "XOFF frames the switch sent toward the port.", 2);
+	switch_tc_family(t, e, "roce_switch_tx_ecn_marked_packets_total", "counter",
+			 "Frames the switch marked CE as it sent them (at dequeue).", 1);
+	switch_tc_family(t, e, "roce_switch_tx_pfc_xoff_packets_total", "counter",
+			 "XOFF frames the switch sent toward the port.", 2);
 	family(t, "roce_switch_tx_bytes_total", "counter", "Bytes the switch sent out of the port.");
 	for (unsigned i = 0; i < s->n_ports; i++)
-		put(t, "roce_switch_tx_bytes_total{port=\"%s\"} %llu\n", e->cfg->ports[s->port[i].cfg_port].name,
-		    (unsigned long long)rd(&s->port[i].c.tx_bytes));
-	family(t, "roce_switch_dropped_total", "counter", "Frames the switch dropped at the ingress port, by reason.");
+		put(t, "roce_switch_tx_bytes_total{port=\"%s\"} %" PRIu64 "\n", e->cfg->ports[s->port[i].cfg_port].name,
+		    rd(&s->port[i].c.tx_bytes));
+	family(t, "roce_switch_rx_dropped_packets_total", "counter",
+	       "Frames the switch dropped at the ingress port, by reason.");
 	for (unsigned i = 0; i < s->n_ports; i++) {
 		const struct sw_port *p = &s->port[i];
 		const uint64_t v[6] = {rd(&p->c.drop_buffer), rd(&p->c.drop_queue), rd(&p->c.drop_headroom),
 				       rd(&p->c.drop_unknown_dst), rd(&p->c.drop_no_descriptor), rd(&p->c.drop_vlan)};
 		for (unsigned r = 0; r < 6; r++)
-			put(t, "roce_switch_dropped_total{port=\"%s\",reason=\"%s\"} %llu\n", e->cfg->ports[p->cfg_port].name,
-			    reasons[r], (unsigned long long)v[r]);
+			put(t, "roce_switch_rx_dropped_packets_total{port=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
+			    e->cfg->ports[p->cfg_port].name, reasons[r], v[r]);
 	}
 }
 
 /* ---- memory: the process's resident set and the mbuf pools (the soak test watches both) --------- */
 
+enum pool_what { POOL_INFO, POOL_IN_USE, POOL_SIZE };
+
 static void pool_sample(struct metrics_text *t, const char *name, const struct rte_mempool *mp, const char *port,
-			bool in_use)
+			enum pool_what what)
 {
-	if (mp)
-		put(t, "%s{pool=\"%s\",port=\"%s\"} %u\n", name, mp->name, port,
-		    in_use ? rte_mempool_in_use_count(mp) : mp->size);
+	char v[128];
+
+	if (!mp)
+		return;
+	if (what == POOL_INFO)
+		put(t, "%s{pool=\"%s\",port=\"%s\"} 1\n", name, label_value(mp->name, v), port);
+	else
+		put(t, "%s{pool=\"%s\"} %u\n", name, label_value(mp->name, v),
+		    what == POOL_IN_USE ? rte_mempool_in_use_count(mp) : mp->size);
 }
 
 /* One sample per mbuf pool: the RX pool of each port, the TX pool of each TX role. */
-static void pool_samples(struct metrics_text *t, const struct engine *e, const char *name, bool in_use)
+static void pool_samples(struct metrics_text *t, const struct engine *e, const char *name, enum pool_what what)
 {
 	for (unsigned p = 0; p < e->n_ports; p++)
-		pool_sample(t, name, e->ports[p].pool, e->cfg->ports[p].name, in_use);
+		pool_sample(t, name, e->ports[p].pool, e->cfg->ports[p].name, what);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			pool_sample(t, name, e->work[l]->tx[i].pool, e->cfg->ports[e->work[l]->tx[i].port].name, in_use);
+			pool_sample(t, name, e->work[l]->tx[i].pool, e->cfg->ports[e->work[l]->tx[i].port].name, what);
 }
 
 static void write_memory(struct metrics_text *t, const struct engine *e, bool finished)
@@ -509,25 +628,46 @@ static void write_memory(struct metrics_text *t, const struct engine *e, bool fi
 	put(t, "process_resident_memory_bytes %ld\n", resident * sysconf(_SC_PAGESIZE));
 	if (finished) /* the pools may be freed or drained by then: their last state is in the report */
 		return;
+	family(t, "roce_mempool_info", "gauge", "An mbuf pool's static attributes (value 1): the port it serves.");
+	pool_samples(t, e, "roce_mempool_info", POOL_INFO);
 	family(t, "roce_mempool_in_use", "gauge", "mbufs taken from the pool (in flight, cached per lcore, held).");
-	pool_samples(t, e, "roce_mempool_in_use", true);
+	pool_samples(t, e, "roce_mempool_in_use", POOL_IN_USE);
 	family(t, "roce_mempool_size", "gauge", "mbufs in the pool.");
-	pool_samples(t, e, "roce_mempool_size", false);
+	pool_samples(t, e, "roce_mempool_size", POOL_SIZE);
 }
 
-void metrics_write(struct metrics_text *t, const struct engine *e, bool finished)
-{
-	uint64_t now = finished ? e->end_tsc : rte_rdtsc();
+/* ---- the page ------------------------------------------------------------------------------- */
 
+static void write_run(struct metrics_text *t, const struct engine *e, bool finished, uint64_t now)
+{
+	char version[128], describe[128];
+
+	family(t, "roce_build_info", "gauge", "The engine's build (value 1): its version and git describe.");
+	put(t, "roce_build_info{version=\"%s\",git_describe=\"%s\"} 1\n", label_value(ROCE_VERSION, version),
+	    label_value(ROCE_GIT_DESCRIBE, describe));
 	family(t, "roce_run_active", "gauge", "1 while traffic runs, 0 once the run ended (the numbers are final).");
 	put(t, "roce_run_active %d\n", finished ? 0 : 1);
 	family(t, "roce_run_elapsed_seconds", "gauge", "Time since the run started.");
-	put(t, "roce_run_elapsed_seconds %.6f\n", now > e->start_tsc ? (double)(now - e->start_tsc) / (double)e->tsc_hz : 0);
-	write_ports(t, e, now);
-	write_flows(t, e);
-	write_latency(t, e);
-	write_cc(t, e);
+	put(t, "roce_run_elapsed_seconds %.9f\n", now > e->start_tsc ? (double)(now - e->start_tsc) / (double)e->tsc_hz : 0);
+}
+
+void metrics_write(struct metrics_text *t, const struct engine *e, bool finished, struct metrics_work *w)
+{
+	uint64_t now = finished ? e->end_tsc : rte_rdtsc();
+
+	if (!t->buf && w->last_len) { /* one buffer of the size the last page needed */
+		t->cap = w->last_len + w->last_len / 8 + 4096;
+		if (!(t->buf = malloc(t->cap)))
+			t->cap = 0;
+	}
+	write_run(t, e, finished, now);
+	write_ports(t, e, w->ports, now);
+	write_flows(t, e, w->flows);
+	write_latency(t, e, w);
+	write_cc(t, e, w->cc);
 	if (e->sw)
 		write_switch(t, e);
 	write_memory(t, e, finished);
+	if (!t->failed)
+		w->last_len = t->len;
 }

@@ -6,10 +6,15 @@
  * A FIFO ring, the backlog, holds those the lcore holds back: QPs more than LAG_MAX behind their
  * schedule, whose time was clamped to "now - LAG_MAX" when last visited. Such a QP's key is the
  * time of that visit (minus the same LAG_MAX, plus the few packets it sent), so QPs enter the
- * backlog in the order of their keys, and its head is its earliest: the next QP is the earlier of
- * the heap's root and the backlog's head, the same order the heap alone gave, but a lcore-bound
- * QP's visit costs a ring slot instead of a sift through the heap's every level (10 levels and
- * their mispredicted branches at 1,024 QPs: 7 % of a paced lcore's time).
+ * backlog in the order of their keys and every one of them is due; a lcore-bound QP's visit
+ * costs a ring slot instead of a sift through the heap's every level (10 levels and their
+ * mispredicted branches at 1,024 QPs: 7 % of a paced lcore's time).
+ *
+ * The next QP is the heap's root when it is due, else the backlog's head: a QP the lcore can
+ * give its rate is sent on time, and the lcore-bound QPs share what is left, in turn. Taking the
+ * earlier key of the two instead would keep a rate-held QP beside lcore-bound ones LAG_MAX late
+ * for good (the backlog's keys are that far behind), at the edge of the clamp, so that any
+ * moment the lcore is off its CPU is lost from its rate rather than caught up.
  *
  * Plain C without EAL (tests/unit/test_pace_queue.c). Hot path: no allocation; the two arrays
  * are sized for every QP of the role at start-up.
@@ -105,15 +110,14 @@ static inline unsigned pace_queue_size(const struct pace_queue *q)
 	return q->heap_n + q->backlog_n;
 }
 
-/* The QP to visit next (the earliest key; the heap's on a tie), or NULL when none is left. */
-static inline struct pace_slot *pace_queue_first(struct pace_queue *q)
+/* The QP to visit next: the heap's root when due at now_fp (the heap's order among QPs on
+ * schedule), else the backlog's head (all due, in turn), else the heap's root not yet due (its key
+ * says when), or NULL when none is left. */
+static inline struct pace_slot *pace_queue_first(struct pace_queue *q, uint64_t now_fp)
 {
-	struct pace_slot *b;
-
-	if (q->backlog_n == 0)
-		return q->heap_n ? &q->heap[0] : NULL;
-	b = &q->backlog[q->backlog_head];
-	return q->heap_n && q->heap[0].next_fp <= b->next_fp ? &q->heap[0] : b;
+	if (q->heap_n && (q->heap[0].next_fp <= now_fp || q->backlog_n == 0))
+		return &q->heap[0];
+	return q->backlog_n ? &q->backlog[q->backlog_head] : NULL;
 }
 
 /* The first QP (as pace_queue_first returned it) takes its next key: to the backlog when the lcore

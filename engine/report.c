@@ -569,6 +569,24 @@ static json_t *phases_json(const struct engine *e)
 	return a;
 }
 
+/* The worker lcores and the time each was held up (engine/lcore.h: off its CPU, or a turn that
+ * long): what a reader needs to tell a machine that lost time from a result. */
+static json_t *lcores_json(const struct engine *e)
+{
+	json_t *a = json_array();
+	double ms = 1e3 / (double)e->tsc_hz;
+
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lcore_work *w = e->work[l];
+		if (w)
+			json_array_append_new(a, json_pack("{s:i,s:f,s:I,s:f}", "lcore", (int)l, "held_up_ms",
+							   (double)stat_read(&w->held_up_tsc) * ms, "held_up_times",
+							   (json_int_t)stat_read(&w->held_up_times), "longest_held_up_ms",
+							   (double)stat_read(&w->held_up_max_tsc) * ms));
+	}
+	return a;
+}
+
 static json_t *build(const struct engine *e)
 {
 	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
@@ -596,6 +614,7 @@ static json_t *build(const struct engine *e)
 	json_object_set_new(root, "ports", ports);
 	json_object_set_new(root, "flows", flows);
 	json_object_set_new(root, "rx_qps", rxqps);
+	json_object_set_new(root, "lcores", lcores_json(e));
 	json_object_set_new(root, "errors", errors_json(e));
 	json_object_set_new(root, "collectives", collectives_json(e));
 	json_object_set_new(root, "phases", phases_json(e));

@@ -8,6 +8,7 @@
 
 #include <rte_ethdev.h>
 
+#include "capture.h"
 #include "engine_state.h"
 #include "switch.h"
 
@@ -269,10 +270,11 @@ static void flow_latency_lines(const struct engine *e, double t_s)
 }
 
 /* " | drops ..." for what went wrong in the interval: frames the PMD refused (tx_queue_full:
- * bursts, kept and retried), TX bursts without mbufs, the PMD's missed and no-mbuf RX drops; and
+ * bursts, kept and retried), TX bursts without mbufs, the PMD's missed and no-mbuf RX drops;
+ * " | capture dropped N" for copies of the port's frames the capture could not keep; and
  * " | link down" while it is. Nothing when all is well. */
 static void trouble_since(const struct engine *e, unsigned p, const struct port_totals *t, const struct rte_eth_stats *hw,
-			  const struct live_prev *prev, char *out, size_t len)
+			  uint64_t cap_dropped, const struct live_prev *prev, char *out, size_t len)
 {
 	uint64_t full = t->tx_ring_full - prev->t.tx_ring_full, nombuf = t->mbuf_alloc_fail - prev->t.mbuf_alloc_fail;
 	uint64_t missed = hw->imissed - prev->imissed, rx_nombuf = hw->rx_nombuf - prev->rx_nombuf;
@@ -283,22 +285,26 @@ static void trouble_since(const struct engine *e, unsigned p, const struct port_
 		used = (size_t)snprintf(out, len, " | drops: tx_queue_full %llu, mbuf_alloc_failures %llu, imissed %llu, "
 					"rx_nombuf %llu", (unsigned long long)full, (unsigned long long)nombuf,
 					(unsigned long long)missed, (unsigned long long)rx_nombuf);
+	if (cap_dropped != prev->capture_dropped && used < len)
+		used += (size_t)snprintf(out + used, len - used, " | capture dropped %llu",
+					 (unsigned long long)(cap_dropped - prev->capture_dropped));
 	if (e->link[p].state == 0 && used < len)
 		snprintf(out + used, len - used, " | link down");
 }
 
 void stats_print_interval(const struct engine *e, double t_s, double dt_s, struct live_prev *prev)
 {
-	char lat[160], trouble[160];
+	char lat[160], trouble[192];
 
 	for (unsigned p = 0; p < e->n_ports; p++) {
+		uint64_t cap_dropped = capture_dropped_on(e, e->ports[p].port_id);
 		struct port_totals t;
 		struct rte_eth_stats hw;
 
 		stats_port_totals(e, p, &t);
 		stats_port_hw(e, p, &hw);
 		latency_since(e, p, lat, sizeof(lat));
-		trouble_since(e, p, &t, &hw, &prev[p], trouble, sizeof(trouble));
+		trouble_since(e, p, &t, &hw, cap_dropped, &prev[p], trouble, sizeof(trouble));
 		printf("[%7.1fs] %-8s tx %8.3f Mpps %8.3f Gb/s | rx %8.3f Mpps %8.3f Gb/s | malformed %llu%s%s\n", t_s,
 		       e->ports[p].name, per_s(t.tx_packets, prev[p].t.tx_packets, dt_s) / 1e6,
 		       per_s(t.tx_bytes, prev[p].t.tx_bytes, dt_s) * 8 / 1e9, per_s(t.rx_frames, prev[p].t.rx_frames, dt_s) / 1e6,
@@ -306,9 +312,57 @@ void stats_print_interval(const struct engine *e, double t_s, double dt_s, struc
 		prev[p].t = t;
 		prev[p].imissed = hw.imissed;
 		prev[p].rx_nombuf = hw.rx_nombuf;
+		prev[p].capture_dropped = cap_dropped;
 	}
 	flow_latency_lines(e, t_s);
 	fflush(stdout);
+}
+
+/* A worker lcore held up for more than 1 % of the run (engine/lcore.h) made less than it was
+ * asked: paced QPs lost what they could not catch up (more than 10 ms behind), shapers and the
+ * lab's emulated links the whole time. Said where a reader of the figures looks. */
+static void held_up_lines(const struct engine *e, double secs)
+{
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct lcore_work *w = e->work[l];
+		double held = w ? (double)stat_read(&w->held_up_tsc) / (double)e->tsc_hz : 0;
+
+		if (!w || held <= 0.01 * secs)
+			continue;
+		printf("summary: lcore %u held up %llu times, %.3f s in all (longest %.1f ms) of %.3f s: other work "
+		       "shares its CPU; rates, shapers and the lab's links lost that time\n",
+		       l, (unsigned long long)stat_read(&w->held_up_times), held,
+		       (double)stat_read(&w->held_up_max_tsc) * 1e3 / (double)e->tsc_hz, secs);
+	}
+}
+
+/* The capture's line: frames written, copies dropped (per port when some were) and, then, what
+ * keeps a capture up with the run. */
+static void capture_summary(const struct engine *e)
+{
+	char every[48] = "", ports[256] = "";
+	size_t used = 0;
+
+	if (!e->cfg->capture[0])
+		return;
+	if (e->cfg->capture_every > 1)
+		snprintf(every, sizeof(every), " (one in %u per port and direction)", e->cfg->capture_every);
+	for (unsigned p = 0; e->capture_dropped && p < e->n_ports && used < sizeof(ports); p++) {
+		uint64_t n = capture_dropped_on(e, e->ports[p].port_id);
+		if (n)
+			used += (size_t)snprintf(ports + used, sizeof(ports) - used, "%s%s %llu", used ? ", " : " (port ",
+						 e->ports[p].name, (unsigned long long)n);
+	}
+	if (used && used < sizeof(ports))
+		snprintf(ports + used, sizeof(ports) - used, ")");
+	printf("summary: capture %s: %llu frames written%s, %llu dropped%s", e->cfg->capture,
+	       (unsigned long long)e->capture_written, every, (unsigned long long)e->capture_dropped, ports);
+	if (e->capture_write_errors)
+		printf(", %llu lost to write errors", (unsigned long long)e->capture_write_errors);
+	printf("\n");
+	if (e->capture_dropped)
+		printf("summary: capture did not keep up: capture fewer frames or bytes (run.capture_every, "
+		       "capture_snaplen, capture_ports; docs/monitoring.md, Captures)\n");
 }
 
 void stats_print_summary(const struct engine *e)
@@ -334,6 +388,7 @@ void stats_print_summary(const struct engine *e)
 	       "duplicates %llu\n",
 	       secs, e->stopped_by ? e->stopped_by : "?", e->n_qps, (unsigned long long)msgs, (unsigned long long)lost,
 	       (unsigned long long)ooo, (unsigned long long)dup);
+	held_up_lines(e, secs);
 	for (unsigned p = 0; p < e->n_ports; p++) {
 		struct port_totals t;
 		stats_port_totals(e, p, &t);
@@ -374,4 +429,5 @@ void stats_print_summary(const struct engine *e)
 			       (double)l.jitter16 / 16e3);
 		}
 	}
+	capture_summary(e);
 }

@@ -171,6 +171,12 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* info and debug (7, 8): the user asked for EAL's chatter, telemetry's notes included. */
+static bool log_level_verbose(const char *level)
+{
+	return !strcmp(level, "info") || !strcmp(level, "debug") || !strcmp(level, "7") || !strcmp(level, "8");
+}
+
 /* EAL's argument vector from the config's eal section and ports. */
 static int eal_args_from_config(const struct engine_config *cfg, char **argv, int max, char *store, size_t store_len)
 {
@@ -202,6 +208,8 @@ static int eal_args_from_config(const struct engine_config *cfg, char **argv, in
 	ARG("%s", cfg->eal.file_prefix);
 	ARG("--log-level");
 	ARG("%s", cfg->eal.log_level);
+	if (!log_level_verbose(cfg->eal.log_level))
+		ARG("--log-level=lib.telemetry:error"); /* "No legacy callbacks, legacy socket not created" */
 	for (unsigned i = 0; i < cfg->n_ports; i++) {
 		const struct cfg_port *p = &cfg->ports[i];
 		if (strncmp(p->device, "ring:", 5) == 0) /* made by pmd_glue after EAL starts */

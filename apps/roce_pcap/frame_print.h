@@ -4,11 +4,16 @@
 
 #include <stdio.h>
 
+#include "frame_cut.h"
 #include "wire.h"
 
-/* "#3 len 78 roce IPv4 192.168.1.1 > 192.168.1.2 dscp 26 ecn 2 RC_SEND_ONLY dqpn 0x000012 ... icrc ok" */
-void frame_print_text(FILE *out, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p);
+/* "#3 len 78 roce IPv4 192.168.1.1 > 192.168.1.2 dscp 26 ecn 2 RC_SEND_ONLY dqpn 0x000012 ... icrc ok",
+ * and for a frame the capture cut, " | cut at N of M bytes, in the payload or ICRC: ... not checked".
+ * `frame` holds cut->caplen bytes, `p` what frame_cut_parse() made of them. */
+void frame_print_text(FILE *out, unsigned index, const uint8_t *frame, const struct frame_cut *cut,
+		      const struct wire_pkt *p);
 /* One JSON object on one line. */
-void frame_print_json(FILE *out, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p);
+void frame_print_json(FILE *out, unsigned index, const uint8_t *frame, const struct frame_cut *cut,
+		      const struct wire_pkt *p);
 
 #endif

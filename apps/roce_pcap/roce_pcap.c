@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frame_cut.h"
 #include "frame_desc.h"
 #include "frame_print.h"
 #include "roce_version.h"
@@ -135,11 +136,17 @@ struct read_opts {
 	unsigned parse_flags;
 };
 
-typedef void (*frame_fn)(void *ctx, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p);
+typedef void (*frame_fn)(void *ctx, unsigned index, const uint8_t *frame, const struct frame_cut *cut,
+			 const struct wire_pkt *p);
+
+/* Frames of a capture by kind, and those it cut short (snap length). */
+struct frame_counts {
+	unsigned long kind[WIRE_KIND_COUNT];
+	unsigned long cut;
+};
 
 /* Parses every frame of a capture, calling fn for each; counts kinds. Returns frames, -1 on error. */
-static long for_each_frame(const char *path, unsigned flags, unsigned long counts[WIRE_KIND_COUNT], frame_fn fn,
-			   void *ctx)
+static long for_each_frame(const char *path, unsigned flags, struct frame_counts *counts, frame_fn fn, void *ctx)
 {
 	char errbuf[PCAP_ERRBUF_SIZE];
 	pcap_t *pc = pcap_open_offline(path, errbuf);
@@ -158,11 +165,13 @@ static long for_each_frame(const char *path, unsigned flags, unsigned long count
 		return -1;
 	}
 	while ((rc = pcap_next_ex(pc, &h, &data)) == 1) {
+		struct frame_cut cut;
 		struct wire_pkt p;
 
-		wire_parse(data, h->caplen, flags, &p);
-		counts[p.kind]++;
-		fn(ctx, ++index, data, h->caplen, &p);
+		frame_cut_parse(data, h->caplen, h->len, flags, &p, &cut);
+		counts->kind[p.kind]++;
+		counts->cut += cut.place != CUT_NONE;
+		fn(ctx, ++index, data, &cut, &p);
 	}
 	if (rc == PCAP_ERROR)
 		fprintf(stderr, "roce-pcap: %s: %s\n", path, pcap_geterr(pc));
@@ -170,20 +179,22 @@ static long for_each_frame(const char *path, unsigned flags, unsigned long count
 	return rc == PCAP_ERROR ? -1 : (long)index;
 }
 
-static void print_frame(void *ctx, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p)
+static void print_frame(void *ctx, unsigned index, const uint8_t *frame, const struct frame_cut *cut,
+			const struct wire_pkt *p)
 {
 	const struct read_opts *o = ctx;
 
 	if (o->json)
-		frame_print_json(stdout, index, frame, len, p);
+		frame_print_json(stdout, index, frame, cut, p);
 	else if (!o->quiet)
-		frame_print_text(stdout, index, frame, len, p);
+		frame_print_text(stdout, index, frame, cut, p);
 }
 
 static int cmd_read(int argc, char **argv)
 {
 	struct read_opts o = {.parse_flags = WIRE_PARSE_CHECK_ICRC};
-	unsigned long counts[WIRE_KIND_COUNT] = {0};
+	struct frame_counts counts = {0};
+	FILE *summary;
 	const char *path = NULL;
 	long n;
 
@@ -205,13 +216,17 @@ static int cmd_read(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	n = for_each_frame(path, o.parse_flags, counts, print_frame, &o);
+	n = for_each_frame(path, o.parse_flags, &counts, print_frame, &o);
 	if (n < 0)
 		return EXIT_USAGE;
-	fprintf(o.json ? stderr : stdout, "%ld frames: roce %lu, cnp %lu, pfc %lu, pause %lu, other %lu, malformed %lu\n", n,
-		counts[WIRE_KIND_ROCE], counts[WIRE_KIND_CNP], counts[WIRE_KIND_PFC], counts[WIRE_KIND_PAUSE],
-		counts[WIRE_KIND_OTHER], counts[WIRE_KIND_MALFORMED]);
-	return counts[WIRE_KIND_MALFORMED] ? EXIT_MALFORMED : 0;
+	summary = o.json ? stderr : stdout;
+	fprintf(summary, "%ld frames: roce %lu, cnp %lu, pfc %lu, pause %lu, other %lu, malformed %lu", n,
+		counts.kind[WIRE_KIND_ROCE], counts.kind[WIRE_KIND_CNP], counts.kind[WIRE_KIND_PFC],
+		counts.kind[WIRE_KIND_PAUSE], counts.kind[WIRE_KIND_OTHER], counts.kind[WIRE_KIND_MALFORMED]);
+	if (counts.cut)
+		fprintf(summary, "; %lu cut short by the capture, checked as far as captured", counts.cut);
+	fputc('\n', summary);
+	return counts.kind[WIRE_KIND_MALFORMED] ? EXIT_MALFORMED : 0;
 }
 
 /* ---- selfcheck -------------------------------------------------------------------------------- */
@@ -222,22 +237,25 @@ struct selfcheck {
 	unsigned failures;
 };
 
-static void check_frame(void *ctx, unsigned index, const uint8_t *frame, size_t len, const struct wire_pkt *p)
+static void check_frame(void *ctx, unsigned index, const uint8_t *frame, const struct frame_cut *cut,
+			const struct wire_pkt *p)
 {
 	struct selfcheck *sc = ctx;
 	const char *diff = index <= sc->n ? frame_desc_compare(&sc->descs[index - 1], frame, p) : "extra frame";
 
+	if (!diff && cut->place != CUT_NONE)
+		diff = "captured length";
 	if (diff) {
 		sc->failures++;
 		printf("FAIL frame %u: %s differs: ", index, diff);
-		frame_print_text(stdout, index, frame, len, p);
+		frame_print_text(stdout, index, frame, cut, p);
 	}
 }
 
 static int cmd_selfcheck(int argc, char **argv)
 {
 	static struct frame_desc descs[MAX_ALL];
-	unsigned long counts[WIRE_KIND_COUNT] = {0};
+	struct frame_counts counts = {0};
 	char tmp[] = "/tmp/roce-selfcheck-XXXXXX";
 	const char *path = argc > 1 ? argv[1] : NULL;
 	struct selfcheck sc = {.descs = descs};
@@ -255,7 +273,7 @@ static int cmd_selfcheck(int argc, char **argv)
 	}
 	sc.n = frame_desc_all(descs, MAX_ALL);
 	rc = dump_frames(path, descs, sc.n);
-	n = rc ? -1 : for_each_frame(path, WIRE_PARSE_CHECK_ICRC, counts, check_frame, &sc);
+	n = rc ? -1 : for_each_frame(path, WIRE_PARSE_CHECK_ICRC, &counts, check_frame, &sc);
 	if (path == tmp)
 		unlink(tmp);
 	if (n < 0)
@@ -264,8 +282,8 @@ static int cmd_selfcheck(int argc, char **argv)
 		sc.failures++;
 	printf("selfcheck: built %zu frames (every opcode over IPv4/IPv6, untagged/802.1Q, CNP, PFC, PAUSE), "
 	       "read back %ld: roce %lu, cnp %lu, pfc %lu, pause %lu, malformed %lu; CRC algorithm %s\n",
-	       sc.n, n, counts[WIRE_KIND_ROCE], counts[WIRE_KIND_CNP], counts[WIRE_KIND_PFC], counts[WIRE_KIND_PAUSE],
-	       counts[WIRE_KIND_MALFORMED], wire_crc_alg_name());
+	       sc.n, n, counts.kind[WIRE_KIND_ROCE], counts.kind[WIRE_KIND_CNP], counts.kind[WIRE_KIND_PFC],
+	       counts.kind[WIRE_KIND_PAUSE], counts.kind[WIRE_KIND_MALFORMED], wire_crc_alg_name());
 	printf("selfcheck: %s\n", sc.failures ? "FAILED" : "every field of every frame decoded as built, every ICRC verified");
 	return sc.failures ? EXIT_MALFORMED : 0;
 }

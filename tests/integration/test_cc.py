@@ -22,7 +22,7 @@ from scapy.contrib.roce import BTH
 
 import oracle_common as oc
 from conftest import engine_path
-from test_control import _telemetry
+from test_control import _by_name as _by_name_telemetry, _telemetry
 from test_engine import MAC_A, MAC_B, cfg, flow, pair_ports, port, role
 
 LINE_KBPS = 10_000_000
@@ -248,13 +248,13 @@ def test_cc_state_and_parameters_through_telemetry(tmp_path):
         end = time.monotonic() + 10
         while True:  # until the first CNPs came back (a loaded machine or the ASan build starts late)
             cc = _telemetry(prefix, "/roce/cc")["/roce/cc"]
-            g = cc["f"]
+            g = _by_name_telemetry(cc["flows"])["f"]
             if g["cnps"] > 0 or time.monotonic() > end or proc.poll() is not None:
                 break
             time.sleep(0.1)
         assert g["algorithm"] == "dcqcn" and g["profile"] == "nvidia" and g["qps"] == 3, g
         assert set(g["first_qps"]) == {"0", "1", "2"} and g["cnps"] > 0, g
-        assert float(g["rate_max_gbps"]) <= 10.0 and "b" in cc["notification_points"]
+        assert float(g["rate_max_gbps"]) <= 10.0 and "b" in _by_name_telemetry(cc["notification_points"])
         one = _telemetry(prefix, "/roce/cc,f")["/roce/cc"]
         assert one["parameters"]["rpg_ai_rate"] == "5" and one["parameters"]["rpg_gd"] == "11", one
         got = _telemetry(prefix, "/roce/cc_set,f,rpg_ai_rate,7")["/roce/cc_set"]

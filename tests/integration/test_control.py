@@ -30,6 +30,12 @@ def _telemetry(prefix, command, timeout=10.0):
         time.sleep(0.05)
 
 
+def _by_name(objects):
+    """{name: object} of an answer's objects keyed by index; the keys must be the indexes 0, 1, ..."""
+    assert all(k.isdigit() for k in objects), objects
+    return {o["name"]: o for o in objects.values()}
+
+
 def test_flow_rate_changed_while_running(tmp_path):
     prefix = "roce-ctl-%d" % os.getpid()
     p = port("n", "net_null0", MAC_A, "192.168.3.1")
@@ -42,7 +48,7 @@ def test_flow_rate_changed_while_running(tmp_path):
     proc = subprocess.Popen([str(engine_path()), "-f", str(tmp_path / "c.cfg"), "-d", "3", "-i", "0.25", "-r",
                              str(tmp_path / "r.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        flows = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        flows = _by_name(_telemetry(prefix, "/roce/flows")["/roce/flows"])
         assert flows["w"]["qps"] == 1 and float(flows["w"]["rate_gbps"]) == 1.0 and flows["u"]["qps"] == 2
         time.sleep(1.0)
         got = _telemetry(prefix, "/roce/flow_rate,w,2.5")["/roce/flow_rate"]
@@ -51,7 +57,7 @@ def test_flow_rate_changed_while_running(tmp_path):
         assert "only flows paced in Gb/s" in bad["error"]
         assert "no flow group" in _telemetry(prefix, "/roce/flow_rate,nope,2")["/roce/flow_rate"]["error"]
         assert "GBPS" in _telemetry(prefix, "/roce/flow_rate,w,-1")["/roce/flow_rate"]["error"]
-        assert float(_telemetry(prefix, "/roce/flows")["/roce/flows"]["w"]["rate_gbps"]) == 2.5
+        assert float(_by_name(_telemetry(prefix, "/roce/flows")["/roce/flows"])["w"]["rate_gbps"]) == 2.5
         out, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -83,9 +89,9 @@ def test_ets_weight_changed_while_running(tmp_path):
         assert got == {"port": "n", "tc": 0, "weight": 3}
         assert "usage" in _telemetry(prefix, "/roce/egress,n,0")["/roce/egress"]["error"]
         assert "qos.egress" in _telemetry(prefix, "/roce/egress,x,0,3")["/roce/egress"]["error"]
-        before = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        before = _by_name(_telemetry(prefix, "/roce/flows")["/roce/flows"])
         time.sleep(1.0)
-        after = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        after = _by_name(_telemetry(prefix, "/roce/flows")["/roce/flows"])
         out, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -122,16 +128,16 @@ def test_ports_latency_pfc_while_running(tmp_path):
            'start_s = 0.1; } );')
     proc = _run_engine(tmp_path, prefix, ports, [role(1, "a", "txrx"), role(1, "b", "rx")], [lat, bg], run=gen)
     try:
-        first = _telemetry(prefix, "/roce/ports")["/roce/ports"]
+        first = _by_name(_telemetry(prefix, "/roce/ports")["/roce/ports"])
         time.sleep(1.0)
-        before = _telemetry(prefix, "/roce/ports")["/roce/ports"]
+        before = _by_name(_telemetry(prefix, "/roce/ports")["/roce/ports"])
         time.sleep(1.0)
-        after = _telemetry(prefix, "/roce/ports")["/roce/ports"]
+        after = _by_name(_telemetry(prefix, "/roce/ports")["/roce/ports"])
         latency = _telemetry(prefix, "/roce/latency")["/roce/latency"]
         one = _telemetry(prefix, "/roce/latency,lat")["/roce/latency"]
         unknown = _telemetry(prefix, "/roce/latency,nope")["/roce/latency"]
         unmeasured = _telemetry(prefix, "/roce/latency,bg")["/roce/latency"]
-        pfc = _telemetry(prefix, "/roce/pfc")["/roce/pfc"]
+        pfc = _by_name(_telemetry(prefix, "/roce/pfc")["/roce/pfc"])
         out, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -166,14 +172,15 @@ def test_ports_latency_pfc_while_running(tmp_path):
 
     # latency: b's receiver QPs (one-way), the measured group, no entry for the unmeasured one
     assert set(latency) == {"ports", "flows"}
-    _check_latency(latency["ports"]["b"]["oneway"])
-    assert latency["ports"]["a"] == {} or "oneway" not in latency["ports"]["a"]
-    assert set(latency["flows"]) == {"lat"}
-    g = latency["flows"]["lat"]
+    lat_ports = _by_name(latency["ports"])
+    _check_latency(lat_ports["b"]["oneway"])
+    assert "oneway" not in lat_ports["a"]
+    assert set(_by_name(latency["flows"])) == {"lat"}
+    g = _by_name(latency["flows"])["lat"]
     assert g["mode"] == "oneway" and g["qps"] == 2
     _check_latency(g["oneway"])
-    assert one["flow"] == "lat" and set(one["lat"]["first_qps"]) == {"0", "1"}
-    for i, q in sorted(one["lat"]["first_qps"].items()):
+    assert one["flow"]["name"] == "lat" and set(one["flow"]["first_qps"]) == {"0", "1"}
+    for i, q in sorted(one["flow"]["first_qps"].items()):
         assert q["qpn"] == 0x10 + int(i) and q["dest_qpn"] == 0x20 + int(i)
         _check_latency(q["oneway"])
     assert "no flow group" in unknown["error"]
@@ -208,7 +215,7 @@ def test_pfc_thresholds_seen_live(tmp_path):
     try:
         _telemetry(prefix, "/roce/flows")
         time.sleep(1.0)
-        pfc = _telemetry(prefix, "/roce/pfc")["/roce/pfc"]
+        pfc = _by_name(_telemetry(prefix, "/roce/pfc")["/roce/pfc"])
         out, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -223,3 +230,118 @@ def test_pfc_thresholds_seen_live(tmp_path):
     assert pfc["b"]["pfc_tx"][3] > 0 and [pfc["b"]["pfc_tx"][k] for k in (0, 1, 2, 4, 5, 6, 7)] == [0] * 7
     assert pfc["a"]["pfc_rx"][3] > 0 and pfc["a"]["paused_ns"][3] > 0
     assert "pfc_xoff" not in pfc["a"] and pfc["a"]["generator_frames"] == 0
+
+
+# Every character the config accepts in a name (A-Z a-z 0-9 _ -, 1..31 of them, '-' or a digit first
+# included): DPDK 22.11 refuses '-' in a telemetry dictionary's keys, so the answers key what the
+# config names by its index and carry the name as a value.
+PORT_NAMES = ["port-a", "-B_9z"]
+FLOW_NAMES = ["rc-write", "ud-send", "Zz-09_every-character-max-len31"]
+
+
+def test_every_name_the_config_accepts(tmp_path):
+    """Ports and flow groups named with every character the config allows, read over the telemetry
+    socket (each command, each setter) and over /metrics (prometheus_client's parser); error
+    messages come back whole."""
+    from test_http_exporter import free_port, get, samples
+    assert len(FLOW_NAMES[2]) == 31
+    prefix = "roce-names-%d" % os.getpid()
+    pa, pb = PORT_NAMES
+    fa, fb, fc = FLOW_NAMES
+    ports = [port(pa, "ring:names%d:a" % os.getpid(), MAC_A, "192.168.9.1",
+                  "qos = { egress = { shape_gbps = 50.0; }; };"),
+             port(pb, "ring:names%d:b" % os.getpid(), MAC_B, "192.168.9.2")]
+    flows = [flow(fa, pa, MAC_B, "192.168.9.2", transport='"rc"', ops="{ write = 1; }", message_size=4096, mtu=1024,
+                  qpn=0x10, dest_qpn=0x20, count=2, rate_gbps=1.0, cc='"dcqcn"', latency='{ mode = "oneway"; }',
+                  inject='( { action = "ce"; every = 50; } )'),
+             flow(fb, pa, MAC_B, "192.168.9.2", transport='"ud"', ops="{ send = 1; }", message_size=256,
+                  qpn=0x30, dest_qpn=0x40, rate_pps=1000.0),
+             flow(fc, pb, MAC_A, "192.168.9.1", transport='"uc"', ops="{ write = 1; }", message_size=1000,
+                  qpn=0x50, dest_qpn=0x60, rate_gbps=0.5, latency='{ mode = "oneway"; }')]
+    web = free_port()
+    proc = _run_engine(tmp_path, prefix, ports, [role(1, pa, "txrx"), role(1, pb, "txrx")], flows,
+                       run="run = { http = %d; http_linger_s = 2.0; };" % web, duration="4")
+    try:
+        first = _telemetry(prefix, "/roce/flows")["/roce/flows"]
+        assert [o["name"] for o in first.values()] == FLOW_NAMES, first
+        end = time.monotonic() + 10
+        while True:  # until CNPs came back to rc-write (a loaded machine or the ASan build start late)
+            cc = _telemetry(prefix, "/roce/cc")["/roce/cc"]
+            if _by_name(cc["flows"])[fa]["cnps"] > 0 or time.monotonic() > end:
+                break
+            time.sleep(0.1)
+        got = {
+            "flow_rate": _telemetry(prefix, "/roce/flow_rate,%s,2.5" % fa)["/roce/flow_rate"],
+            "flow_rate_pps": _telemetry(prefix, "/roce/flow_rate,%s,2" % fb)["/roce/flow_rate"],
+            "flows": _telemetry(prefix, "/roce/flows")["/roce/flows"],
+            "cc_one": _telemetry(prefix, "/roce/cc,%s" % fa)["/roce/cc"],
+            "cc_none": _telemetry(prefix, "/roce/cc,%s" % fc)["/roce/cc"],
+            "cc_set": _telemetry(prefix, "/roce/cc_set,%s,rpg_ai_rate,7" % fa)["/roce/cc_set"],
+            "cc_set_long": _telemetry(prefix, "/roce/cc_set,%s,%s,1" % (fa, "p" * 63))["/roce/cc_set"],
+            "egress": _telemetry(prefix, "/roce/egress,%s,0,3,40" % pa)["/roce/egress"],
+            "ports": _telemetry(prefix, "/roce/ports")["/roce/ports"],
+            "latency": _telemetry(prefix, "/roce/latency")["/roce/latency"],
+            "latency_one": _telemetry(prefix, "/roce/latency,%s" % fc)["/roce/latency"],
+            "pfc": _telemetry(prefix, "/roce/pfc")["/roce/pfc"],
+        }
+        text = None
+        end = time.monotonic() + 30
+        while time.monotonic() < end and proc.poll() is None:  # the final numbers, while the server lingers
+            try:
+                text = get("http://127.0.0.1:%d/metrics" % web)[2]
+            except OSError:
+                pass
+            if text and re.search(r"^roce_run_active 0$", text, re.M):
+                break
+            time.sleep(0.2)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    print(json.dumps(got, indent=1))
+    rep = json.loads((tmp_path / "r.json").read_text())
+
+    flows = _by_name(first)
+    assert list(flows) == FLOW_NAMES and [first[str(i)]["name"] for i in range(3)] == FLOW_NAMES
+    assert flows[fa]["qps"] == 2 and flows[fa]["port"] == pa and float(flows[fa]["rate_gbps"]) == 1.0
+    assert flows[fc]["port"] == pb and flows[fc]["tx_packets"] >= 0
+    assert got["flow_rate"] == {"flow": fa, "rate_gbps": "2.5"}
+    assert float(_by_name(got["flows"])[fa]["rate_gbps"]) == 2.5
+    # a setter's error whole (DPDK cuts string values at 127 bytes)
+    assert got["flow_rate_pps"] == {"error": "the flow has no rate_gbps: only flows paced in Gb/s change rate "
+                                             "(unpaced QPs: round robin; rate_pps: per packet)"}
+    assert got["cc_set_long"] == {"error": "dcqcn has no parameter '%s' (docs/cc.md)" % ("p" * 63)}
+    assert got["cc_set"] == {"flow": fa, "parameter": "rpg_ai_rate", "value": "7"}
+    assert "no congestion control" in got["cc_none"]["error"]
+
+    g = _by_name(cc["flows"])
+    assert list(g) == [fa] and g[fa]["algorithm"] == "dcqcn" and g[fa]["qps"] == 2 and g[fa]["cnps"] > 0, cc
+    assert set(g[fa]["first_qps"]) == {"0", "1"}
+    assert list(_by_name(cc["notification_points"])) == PORT_NAMES
+    assert got["cc_one"]["flow"]["name"] == fa and got["cc_one"]["parameters"]["rpg_ai_rate"] == "5"
+    assert got["egress"] == {"port": pa, "tc": 0, "weight": 3, "shape_gbps": "40"}
+
+    p = _by_name(got["ports"])
+    assert list(p) == PORT_NAMES and p[pa]["tx_packets"] > 0 and p[pb]["rx_packets"] > 0
+    lat = got["latency"]
+    assert list(_by_name(lat["ports"])) == PORT_NAMES
+    lat_flows = _by_name(lat["flows"])
+    assert list(lat_flows) == [fa, fc] and set(lat["flows"]) == {"0", "2"}  # keys: the config's indexes
+    _check_latency(lat_flows[fa]["oneway"])
+    _check_latency(_by_name(lat["ports"])[pb]["oneway"])
+    one = got["latency_one"]["flow"]
+    assert one["name"] == fc and one["qps"] == 1 and set(one["first_qps"]) == {"0"}
+    _check_latency(one["oneway"])
+    assert list(_by_name(got["pfc"])) == PORT_NAMES and len(_by_name(got["pfc"])[pa]["pfc_rx"]) == 8
+
+    # /metrics: the same names as label values, the final numbers the report's
+    assert text is not None, out
+    smp = samples(text)
+    tx_ports = {dict(k[1])["port"]: v for k, v in smp.items() if k[0] == "roce_port_tx_packets_total"}
+    assert tx_ports == {x["name"]: x["tx_packets"] for x in rep["ports"]}
+    tx_flows = {dict(k[1])["flow"]: v for k, v in smp.items() if k[0] == "roce_flow_tx_packets_total"}
+    by_group = {}
+    for q in rep["flows"]:
+        by_group[q["group"]] = by_group.get(q["group"], 0) + q["tx_packets"]
+    assert tx_flows == by_group and set(tx_flows) == set(FLOW_NAMES)

@@ -1,6 +1,7 @@
 """The engine's HTTP server (engine/exporter.c, engine/metrics.c): Prometheus /metrics parsed by
 the prometheus_client library (an independent parser of the format), scraped by a real Prometheus
 server, the live dashboard in headless Chromium, and the server's refusals and errors."""
+import csv
 import json
 import os
 import re
@@ -67,13 +68,17 @@ def wait_http(url, proc, timeout=20):
 class Run:
     """An engine with the HTTP server on; the report is read when it ends."""
 
-    def __init__(self, tmp_path, duration=4.0, linger=4.0, extra_args=(), prefix=None, port=None):
+    def __init__(self, tmp_path, duration=4.0, linger=4.0, extra_args=(), prefix=None, port=None, edits=()):
         self.port = port or free_port()
         self.base = "http://127.0.0.1:%d" % self.port
         self.prefix = prefix or "h%d" % self.port
         cfg = tmp_path / ("%s.cfg" % self.prefix)
-        cfg.write_text(CONFIG % {"prefix": self.prefix, "duration": duration, "linger": linger,
-                                 "listen": "127.0.0.1:%d" % self.port})
+        self.samples = tmp_path / ("%s-samples.csv" % self.prefix)  # every raw latency sample
+        cfg.write_text((CONFIG % {"prefix": self.prefix, "duration": duration, "linger": linger,
+                                  "listen": "127.0.0.1:%d" % self.port}).replace(
+            "run = { ", 'run = { latency_samples = "%s"; ' % self.samples))
+        for old, new in edits:
+            cfg.write_text(cfg.read_text().replace(old, new))
         self.report = tmp_path / ("%s.json" % self.prefix)
         self.proc = subprocess.Popen([str(engine_path()), "-f", str(cfg), "-q", "-r", str(self.report),
                                       *extra_args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -113,64 +118,183 @@ def value(smp, name, **labels):
     return smp[(name, frozenset(labels.items()))]
 
 
+def engine_version():
+    """The project's version, from meson.build."""
+    return re.search(r"version: '([^']+)'", (ROOT / "meson.build").read_text()).group(1)
+
+
 def test_metrics_parse_and_match_the_report(tmp_path):
     run = Run(tmp_path)
     try:
         first = samples(run.metrics())
         time.sleep(1.2)
-        second = samples(run.metrics())
+        second_text = run.metrics()
+        second = samples(second_text)
         final = samples(run.wait_final())
     finally:
         report, out = run.finish()
     assert "metrics at http://127.0.0.1:%d/metrics" % run.port in out
+    # Prometheus's own linter (Debian's prometheus package) has nothing to say, running or final
+    promtool = shutil.which("promtool")
+    assert promtool, "promtool not installed (scripts/install-deps.sh installs Debian's prometheus)"
+    for text in (second_text, run.last):
+        lint = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
+        assert lint.returncode == 0 and lint.stdout + lint.stderr == "", lint.stdout + lint.stderr
     # the families are typed and parse; counters only grow while the run goes on
     types = {f.name: f.type for f in text_string_to_metric_families(run.last)}
-    assert types["roce_port_tx_packets"] == "counter" and types["roce_flow_latency_seconds"] == "summary"
-    assert types["roce_cc_rate_sum_gbps"] == "gauge" and types["roce_pfc_paused_seconds"] == "counter"
+    assert types["roce_port_tx_packets"] == "counter" and types["roce_flow_latency_seconds"] == "histogram"
+    assert types["roce_cc_rate_sum_bytes_per_second"] == "gauge"
+    assert types["roce_port_tx_pfc_paused_seconds"] == "counter" and types["roce_build_info"] == "gauge"
     for key, v in first.items():
         if key[0].endswith("_total") and key in second:
             assert second[key] >= v, key
+    # one naming scheme (prometheus.io's naming page): base units, counters roce_<object>_<tx|rx>_..._total,
+    # static attributes only on _info metrics
+    declared = dict(re.findall(r"^# TYPE (\S+) (\S+)$", run.last, re.M))
+    for name, kind in declared.items():
+        assert not re.search(r"_(gbps|mbps|kbps|gb|mb|kb|ms|us|ns|percent)(_|$)", name), name
+        if kind == "counter":
+            assert name.endswith("_total"), name
+            m = re.match(r"roce_(port|flow|switch)_([a-z]+)_", name)
+            assert not m or m.group(2) in ("tx", "rx") or name in (
+                "roce_port_link_changes_total", "roce_port_mbuf_alloc_failures_total"), name
+        if name.endswith("_info"):
+            assert kind == "gauge", name
+    for fam in text_string_to_metric_families(run.last):
+        for smp in fam.samples:
+            if fam.name.endswith("_info"):
+                assert smp.value == 1, smp
+            else:
+                assert not {"driver", "algorithm", "cc"} & set(smp.labels), smp
     assert value(second, "roce_run_active") == 1 and value(final, "roce_run_active") == 0
     assert value(second, "process_resident_memory_bytes") > 10 * 2**20
+    # the build: version as in meson.build, git describe naming a commit of this repository
+    build = [dict(k[1]) for k, v in final.items() if k[0] == "roce_build_info" and v == 1]
+    assert len(build) == 1 and build[0]["version"] == engine_version(), build
+    described = re.search(r"(?:^|-g)([0-9a-f]{7,40})(?:-dirty)?$", build[0]["git_describe"])
+    if (ROOT / ".git").exists():
+        assert described and subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", described.group(1) + "^{commit}"]
+                                            ).returncode == 0, build
     pools = {dict(k[1])["pool"]: v for k, v in second.items() if k[0] == "roce_mempool_in_use"}
     sizes = {dict(k[1])["pool"]: v for k, v in second.items() if k[0] == "roce_mempool_size"}
-    assert len(pools) >= 2 and pools.keys() == sizes.keys() and all(0 <= pools[p] <= sizes[p] for p in pools)
+    info = {dict(k[1])["pool"]: dict(k[1])["port"] for k, v in second.items() if k[0] == "roce_mempool_info"}
+    assert len(pools) >= 2 and pools.keys() == sizes.keys() == info.keys()
+    assert all(0 <= pools[p] <= sizes[p] for p in pools) and set(info.values()) == {"a", "b"}
     ports = {p["name"]: p for p in report["ports"]}
     for name, p in ports.items():
+        assert value(final, "roce_port_info", port=name, driver=p["driver"]) == 1
+        assert value(final, "roce_port_link_speed_bytes_per_second", port=name) == p["link_speed_gbps"] * 1e9 / 8
         assert value(final, "roce_port_tx_packets_total", port=name) == p["tx_packets"]
         assert value(final, "roce_port_rx_packets_total", port=name) == p["rx_packets"]
         assert value(final, "roce_port_tx_bytes_total", port=name) == p["tx_bytes"]
-        assert value(final, "roce_port_rx_dropped_total", port=name) == p["rx_dropped"]
-        assert value(final, "roce_port_rx_cnp_total", port=name) == p["rx_cnp"]
+        assert value(final, "roce_port_rx_dropped_packets_total", port=name) == p["rx_dropped"]
+        assert value(final, "roce_port_rx_cnp_packets_total", port=name) == p["rx_cnp"]
+        assert value(final, "roce_port_tx_cnp_packets_total", port=name) == p["np"]["cnp_tx"]
+        assert value(final, "roce_port_rx_pause_packets_total", port=name) == p["pause_rx"]
         assert value(second, "roce_port_link_up", port=name) == 1
         assert value(final, "roce_port_link_changes_total", port=name) == p["link_changes"]
         for k in range(8):
-            assert value(final, "roce_pfc_rx_frames_total", port=name, priority=str(k)) == p["pfc_rx"][k]
-            assert value(final, "roce_pfc_tx_frames_total", port=name, priority=str(k)) == p["pfc_tx"][k]
-            assert value(final, "roce_pfc_paused_seconds_total", port=name, priority=str(k)) == \
-                pytest.approx(p["paused_ns"][k] * 1e-9, rel=1e-6, abs=1e-9)
-    assert sum(ports["b"]["pfc_tx"]) > 0 and value(final, "roce_pfc_paused_seconds_total", port="a", priority="3") > 0
+            assert value(final, "roce_port_rx_pfc_packets_total", port=name, priority=str(k)) == p["pfc_rx"][k]
+            assert value(final, "roce_port_tx_pfc_packets_total", port=name, priority=str(k)) == p["pfc_tx"][k]
+            assert value(final, "roce_port_tx_pfc_paused_seconds_total", port=name, priority=str(k)) == \
+                pytest.approx(p["paused_ns"][k] * 1e-9, rel=1e-12, abs=1e-12)
+    assert sum(ports["b"]["pfc_tx"]) > 0
+    assert value(final, "roce_port_tx_pfc_paused_seconds_total", port="a", priority="3") > 0
     flows = {}
     for f in report["flows"]:
         flows.setdefault(f["group"], []).append(f)
     for group, qps in flows.items():
         assert value(final, "roce_flow_tx_packets_total", flow=group) == sum(q["tx_packets"] for q in qps)
         assert value(final, "roce_flow_rx_packets_total", flow=group) == sum(q["rx_packets"] for q in qps)
-        assert value(final, "roce_flow_cnp_rx_total", flow=group) == sum(q["cnp_rx"] for q in qps)
-        assert value(final, "roce_flow_qps", flow=group, port=qps[0]["port"]) == len(qps)
+        assert value(final, "roce_flow_rx_cnp_packets_total", flow=group) == sum(q["cnp_rx"] for q in qps)
+        assert value(final, "roce_flow_tx_cnp_packets_total", flow=group) == sum(q["cnp_tx"] for q in qps)
+        assert value(final, "roce_flow_qps", flow=group) == len(qps)
+        assert value(final, "roce_flow_info", flow=group, port=qps[0]["port"],
+                     cc=qps[0].get("cc", {}).get("algorithm", "none")) == 1
+    assert value(final, "roce_flow_rate_setting_bytes_per_second", flow="w") == 1.0e9 / 8
     # DCQCN: CNPs came back to w's QPs and were acted on
     cnps = value(final, "roce_cc_cnps_total", flow="w")
     assert cnps > 0 and cnps == sum(q["cc"]["cnps"] for q in flows["w"])
-    assert 0 < value(final, "roce_cc_rate_sum_gbps", flow="w", algorithm="dcqcn") <= 2.0 + 1e-9
-    # latency: the summary's quantiles are the report's percentiles of the merged group
+    assert 0 < value(final, "roce_cc_rate_sum_bytes_per_second", flow="w") <= 2 * 1e9 / 8
+    assert 0 < value(final, "roce_cc_qp_rate_bytes_per_second", flow="w", qp="0") <= 1e9 / 8
+    # latency: a histogram per (group, kind) and per (port, kind): cumulative buckets, +Inf = _count
     lat = [q["latency_ns"]["oneway"] for q in flows["w"]]
     count = value(final, "roce_flow_latency_seconds_count", flow="w", kind="oneway")
     assert count == sum(x["count"] for x in lat) > 0
-    p50 = value(final, "roce_flow_latency_seconds", flow="w", kind="oneway", quantile="0.5") * 1e9
-    assert min(x["p50"] for x in lat) * 0.99 <= p50 <= max(x["p50"] for x in lat) * 1.01
+    assert value(final, "roce_flow_latency_seconds_sum", flow="w", kind="oneway") == \
+        pytest.approx(sum(x["mean"] * x["count"] for x in lat) * 1e-9, rel=1e-6)
+    for fam in text_string_to_metric_families(run.last):
+        if fam.type != "histogram":
+            continue
+        series = {}
+        for s in fam.samples:
+            labels = dict(s.labels)
+            le = labels.pop("le", None)
+            series.setdefault(frozenset(labels.items()), {})[s.name[len(fam.name):] + (le or "")] = s.value
+        assert series, fam.name
+        for labels, v in series.items():
+            bounds = [k for k in v if k.startswith("_bucket")]
+            counts = [v[k] for k in bounds]
+            assert bounds[-1] == "_bucket+Inf" and counts == sorted(counts), (fam.name, labels, v)
+            assert v["_bucket+Inf"] == v["_count"], (fam.name, labels, v)
+            assert bounds[:-1] == ["_bucket" + go_float(b) for b in LATENCY_BOUNDS]
     port_lat = report["ports"][1]["latency_ns"]["oneway"]
-    assert value(final, "roce_port_latency_seconds", port="b", kind="oneway", quantile="0.99") * 1e9 == \
-        pytest.approx(port_lat["p99"], rel=1e-6)
+    assert value(final, "roce_port_latency_seconds_count", port="b", kind="oneway") == port_lat["count"]
+
+
+# The histograms' bounds (docs/monitoring.md): 1-2-5 from 100 ns to 10 s, in ns and in seconds.
+LATENCY_BOUNDS_NS = [m * 10 ** e for e in range(2, 10) for m in (1, 2, 5)] + [10 ** 10]
+LATENCY_BOUNDS = [ns / 1e9 for ns in LATENCY_BOUNDS_NS]
+
+
+def go_float(x):
+    """A float as Go's strconv.FormatFloat(x, 'g', -1, 64) writes it (Prometheus's le labels)."""
+    r = repr(x)
+    return r[:-2] if r.endswith(".0") else r
+
+
+def hdr_bucket_hi(ns):
+    """The highest value of the engine's HDR bucket of ns, from the scheme latency/histogram.h
+    documents: exact below 128, then 64 sub-buckets per power of two up to 2^34 ns."""
+    ns = min(ns, 2**34 - 1)
+    if ns < 128:
+        return ns
+    shift = ns.bit_length() - 1 - 6
+    return (((ns >> shift) + 1) << shift) - 1
+
+
+def test_latency_histograms_count_the_raw_samples(tmp_path):
+    """Every one-way sample the receiver recorded is in the raw-sample CSV: the final /metrics
+    buckets equal counts made here from those samples. A bucket le=B counts the samples whose
+    HDR bucket lies wholly at or below B: never one above B; below 128 ns exactly those <= B;
+    above, the samples of the one HDR bucket that straddles B (within B/64 below it) count in the
+    next bound."""
+    # w at 50 Mb/s a QP: the raw-sample ring (65,536, drained every 0.5 s) loses nothing
+    run = Run(tmp_path, duration=2.0, linger=3.0, edits=(("rate_gbps = 1.0", "rate_gbps = 0.05"),))
+    try:
+        text = run.wait_final()
+    finally:
+        report, _ = run.finish()
+    rows = list(csv.DictReader(run.samples.open()))
+    oneway = [int(r["latency_ns"]) for r in rows if r["kind"] == "oneway" and r["port"] == "1"]  # port b
+    assert len(oneway) == report["ports"][1]["latency_ns"]["oneway"]["count"] > 1000
+    smp = samples(text)
+    for name, labels in (("roce_port_latency_seconds", {"port": "b"}), ("roce_flow_latency_seconds", {"flow": "w"})):
+        got = [value(smp, name + "_bucket", le=go_float(b), kind="oneway", **labels) for b in LATENCY_BOUNDS]
+        want = [sum(1 for v in oneway if hdr_bucket_hi(v) <= b) for b in LATENCY_BOUNDS_NS]
+        assert got == want, (name, list(zip(LATENCY_BOUNDS_NS, got, want)))
+        for b, n in zip(LATENCY_BOUNDS_NS, got):  # never a sample above b; at most those within b/64 below
+            assert sum(1 for v in oneway if v <= b - b // 64) <= n <= sum(1 for v in oneway if v <= b), b
+            if b < 128:
+                assert n == sum(1 for v in oneway if v <= b), b
+        assert value(smp, name + "_bucket", le="+Inf", kind="oneway", **labels) == len(oneway)
+        assert value(smp, name + "_count", kind="oneway", **labels) == len(oneway)
+        line = re.search(r"^%s_sum\{[^}]*kind=\"oneway\"[^}]*\} (\S+)$" % name, text, re.M).group(1)
+        assert line == "%d.%09d" % divmod(sum(oneway), 10**9), line  # exact, in seconds
+    spread = [sum(1 for v in oneway if lo < v <= hi) for lo, hi in zip([0] + LATENCY_BOUNDS_NS, LATENCY_BOUNDS_NS)]
+    print("samples per bucket:", list(zip(LATENCY_BOUNDS_NS, spread)))
+    # the bounds cut the samples somewhere: the test sees buckets filled on both sides of a bound
+    assert sum(1 for n in spread if n) >= 2, spread
 
 
 def test_pages_refusals_and_layout(tmp_path):
@@ -257,6 +381,37 @@ def grafana_queries():
     return out
 
 
+def test_grafana_import_choice_reaches_every_panel():
+    """Importing the dashboard, Grafana replaces each ${NAME} of an __inputs entry with the data
+    source picked in the dialog, everywhere in the JSON (pkg/services/dashboardimport/utils/
+    dash_template_evaluator.go); the panels read "${datasource}", the template variable. So the
+    pick must become that variable's value, or it changes nothing."""
+    text = GRAFANA.read_text()
+    dash = json.loads(text)
+    inputs = {i["name"] for i in dash["__inputs"] if i["type"] == "datasource"}
+    assert inputs, dash["__inputs"]
+    for name in inputs:  # each input is used: otherwise the dialog asks for nothing
+        assert text.count("${%s}" % name) > 0, name
+    imported = json.loads(re.sub(r"\$\{(\w+)\}", lambda m: "picked-uid" if m.group(1) in inputs else m.group(0), text))
+    variables = {v["name"]: v for v in imported["templating"]["list"]}
+
+    def resolve(ds):
+        uid = ds["uid"]
+        m = re.fullmatch(r"\$\{?(\w+)\}?", uid)
+        return variables[m.group(1)]["current"].get("value") if m else uid
+
+    seen = 0
+    for panel in imported["panels"]:
+        for ds in [panel.get("datasource")] + [t.get("datasource") for t in panel.get("targets", [])]:
+            if ds:
+                assert ds["type"] == "prometheus" and resolve(ds) == "picked-uid", (panel["title"], ds)
+                seen += 1
+    for v in imported["templating"]["list"]:
+        if v["type"] == "query":
+            assert resolve(v["datasource"]) == "picked-uid", v["name"]
+    assert seen > 20
+
+
 def test_grafana_dashboard_names_are_exported(tmp_path):
     """Every metric the Grafana dashboard reads is a family the engine exports (a lab run has them
     all: the switch families come with a lab switch)."""
@@ -276,7 +431,7 @@ def test_grafana_dashboard_names_are_exported(tmp_path):
     families = set(re.findall(r"^# TYPE (\S+) ", exported, re.M))
     used = set()
     for expr in grafana_queries():
-        used |= set(re.findall(r"\b(roce_[a-z0-9_]+?)(?:_sum|_count)?\b(?=[{\[ )]|$)", expr))
+        used |= set(re.findall(r"\b(roce_[a-z0-9_]+?)(?:_sum|_count|_bucket)?\b(?=[{\[ )]|$)", expr))
     assert len(used) >= 20, used
     assert used - families == set(), used - families
 
@@ -324,7 +479,9 @@ def test_prometheus_scrapes_the_engine(tmp_path):
             if active and list(active.values())[0] == 0:
                 time.sleep(1.5)  # one more scrape of the final numbers
                 final = query("roce_port_tx_packets_total")
-                lat = query('roce_flow_latency_seconds{quantile="0.99"}')
+                # p99 of the last 10 s of the run from the buckets' increases (a windowed percentile)
+                lat = query("histogram_quantile(0.99, sum by (flow, kind, le) "
+                            "(rate(roce_flow_latency_seconds_bucket[10s])))")
                 up = query('up{job="roce"}')
                 # the fastest each port sent over 2 s windows while the run went on
                 rates = query("max_over_time(rate(roce_port_tx_bytes_total[2s])[30s:500ms]) * 8 / 1e9")
@@ -390,8 +547,12 @@ def test_dashboard_in_headless_chromium(tmp_path):
         assert int(row["tx_packets"]) == sum(q["tx_packets"] for q in qps)
         assert int(row["lost"]) == sum(q["lost"] for q in qps)
         assert float(row["goodput_gbps"]) == pytest.approx(sum(q["goodput_gbps"] for q in qps), rel=0.02)
+    # the page's p50 interpolates in the histogram's bucket that holds the report's (the QPs'
+    # p50s, within the HDR's 1/128, and the B/64 a sample may move up a bound: 2 % on each side)
     w_p50 = [q["latency_ns"]["oneway"]["p50"] for q in groups["w"]]
-    assert min(w_p50) * 0.99 / 1e3 <= float(seen["flows"]["w"]["p50_us"]) <= max(w_p50) * 1.01 / 1e3
+    lo = max([0] + [b for b in LATENCY_BOUNDS_NS if b < min(w_p50) * 0.98])
+    hi = min(b for b in LATENCY_BOUNDS_NS if b >= max(w_p50) * 1.02)
+    assert lo / 1e3 <= float(seen["flows"]["w"]["p50_us"]) <= hi / 1e3, (lo, hi, w_p50, seen["flows"]["w"])
     assert (tmp_path / "dashboard.png").stat().st_size > 10000
 
 
