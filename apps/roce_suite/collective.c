@@ -141,7 +141,8 @@ static double gbps(double bytes, double us)
 /* One collective of one run: its table (stdout) and object (report), its verdict (every phase
  * completed) and its machine check: the median phase's bandwidth (the first includes every QP's
  * start) against what its flows' rates and receivers' links allow. */
-static json_t *collective_table(struct runner *rn, config_t *cfg, const json_t *coll, unsigned run)
+static json_t *collective_table(struct runner *rn, config_t *cfg, const json_t *coll, unsigned run,
+				const struct metrics *m)
 {
 	const json_t *done = json_object_get(coll, "phase_completion_us"), *st = json_object_get(coll, "phase_start_us"),
 		     *end = json_object_get(coll, "phase_end_us");
@@ -149,7 +150,7 @@ static json_t *collective_table(struct runner *rn, config_t *cfg, const json_t *
 	size_t n = json_array_size(done);
 	json_t *phases = json_array(), *sum = summary(done), *table;
 	double total = jnum(coll, "total_us"), bytes = phase_bytes(cfg, coll), floor_us = phase_floor_us(cfg, coll);
-	struct machine busy = machine_judge(gbps(bytes, jnum(sum, "p50_us")), n && floor_us ? gbps(bytes, floor_us) : 0);
+	struct machine busy = machine_judge(gbps(bytes, jnum(sum, "p50_us")), n && floor_us ? gbps(bytes, floor_us) : 0, m);
 
 	printf("\ncollective %s (%s), run %u: %llu QPs, %zu of %llu phases completed, %.0f bytes per phase\n"
 	       "  phase      start us        end us  completion us  algbw Gb/s\n",
@@ -210,7 +211,7 @@ int suite_collective(struct runner *rn, const struct suite_cfg *s, json_t *out)
 			size_t n = json_array_size(json_object_get(t.report, "collectives"));
 
 			json_array_foreach(json_object_get(t.report, "collectives"), i, coll)
-				json_array_append_new(tables, collective_table(rn, &l.cfg, coll, r));
+				json_array_append_new(tables, collective_table(rn, &l.cfg, coll, r, &m));
 			trial_verdict(rn, &t, n ? "info" : "fail", "%zu collective(s), stopped by %s", n,
 				      json_string_value(json_object_get(t.report, "stopped_by")) ?: "?");
 			if (!n)

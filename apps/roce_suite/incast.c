@@ -190,7 +190,8 @@ static json_t *row(struct runner *rn, const struct suite_cfg *s, unsigned n, con
 	struct machine busy = machine_judge(st->ran ? metrics_received_gbps(&st->all, frame_of(ic)) : 0,
 					    st->ran ? load_up_to(n * sender_gbps(s),
 								 link_frame_gbps(s->lab.link_gbps, frame_of(ic)))
-						    : 0);
+						    : 0,
+					    &st->all);
 	json_t *per = json_array(), *r;
 	char list[160] = "";
 

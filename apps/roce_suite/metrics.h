@@ -45,6 +45,7 @@ struct metrics {
 	uint64_t sw_dropped;          /* the switch's drops: buffer full, queue limit, headroom */
 	uint64_t sw_max_queue;        /* the deepest any egress queue (port, class) of the switch was, bytes */
 	double paused_ms[8];          /* per priority, the longest any sending port of the set was paused */
+	double held_up_ms;            /* the longest any worker lcore was held up (off its CPU; report lcores[]) */
 };
 
 bool flow_set_has(const struct flow_set *fs, const char *group);

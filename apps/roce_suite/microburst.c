@@ -247,7 +247,7 @@ static struct machine burst_machine(const struct suite_cfg *s, const struct foun
 	bool judged = f->r && f->burst && f->r->m.sw_xoff == 0;
 
 	return machine_judge(judged ? (double)f->r->m.sw_max_queue : 0,
-			     judged ? (double)f->burst * (s->microburst.frame_size - 4) : 0);
+			     judged ? (double)f->burst * (s->microburst.frame_size - 4) : 0, judged ? &f->r->m : NULL);
 }
 
 static json_t *result_row(struct runner *rn, const struct suite_cfg *s, const struct switch_view *v, enum criterion k,

@@ -175,6 +175,7 @@ struct search_result {
 	unsigned trials;
 	double short_at;              /* the lowest rate the senders fell short of (0: none) */
 	double carried_gbps;          /* what the receivers got in the first trial (max_gbps), frame Gb/s */
+	struct metrics first;         /* that trial's */
 };
 
 static void note_short(struct search_result *x, const struct rate_result *r)
@@ -192,6 +193,7 @@ static struct search_result search(struct runner *rn, const struct suite_cfg *s,
 
 	note_short(&x, &r);
 	x.carried_gbps = r.ran ? metrics_received_gbps(&r.m, frame) : 0;
+	x.first = r.m;
 	if (r.pass)
 		return x.gbps = hi, x;
 	while (x.trials < c->max_trials && hi - lo > step && !rn->stop) {
@@ -219,7 +221,8 @@ static json_t *throughput_row(struct runner *rn, const struct suite_cfg *s, unsi
 			      const struct search_result *x)
 {
 	double expected = s->rfc2544.expected_gbps ? link_frame_gbps(s->rfc2544.expected_gbps, frame) : 0, best = x->gbps;
-	struct machine busy = machine_judge(x->carried_gbps, expected ? load_up_to(s->rfc2544.max_gbps, expected) : 0);
+	struct machine busy = machine_judge(x->carried_gbps, expected ? load_up_to(s->rfc2544.max_gbps, expected) : 0,
+					    &x->first);
 	json_t *row;
 
 	printf("  %7u  %13.4f  %15.4f  %12.0f  %8.1f  %6u", frame, expected, best, best * 1e9 / (frame * 8.0),

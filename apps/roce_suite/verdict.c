@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "trial.h"
 
 void suite_verdict(struct runner *rn, bool pass, const char *check, const char *fmt, ...)
@@ -28,12 +29,13 @@ double load_up_to(double offered_gbps, double capacity_gbps)
 	return offered_gbps < capacity_gbps ? offered_gbps : capacity_gbps;
 }
 
-struct machine machine_judge(double carried, double expected)
+struct machine machine_judge(double carried, double expected, const struct metrics *trial)
 {
 	struct machine m = { .judged = expected > 0 };
 
 	m.pct = m.judged ? 100 * carried / expected : 0;
 	m.limited = m.judged && m.pct < 100 * BUSY_SHARE;
+	m.held_up_pct = trial && trial->duration_s > 0 ? trial->held_up_ms / 10 / trial->duration_s : 0;
 	return m;
 }
 
@@ -49,8 +51,10 @@ void machine_record(struct runner *rn, json_t *row, const struct machine *m, con
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	printf("  ! busy machine: %s carried %.1f %% of its load (up to its link's capacity): the engine's lcore did "
-	       "not get the CPU it needed, these figures are the machine's, not the fabric's\n", what, m->pct);
+	printf("  ! busy machine: %s carried %.1f %% of its load (up to its link's capacity", what, m->pct);
+	if (m->held_up_pct >= 1)
+		printf("; the lcore was held up %.0f %% of the run", m->held_up_pct);
+	printf("): the engine's lcore did not get the CPU it needed, these figures are the machine's, not the fabric's\n");
 	rn->n_machine_limited++;
 }
 

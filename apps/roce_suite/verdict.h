@@ -28,15 +28,19 @@ struct runner;
 void suite_verdict(struct runner *rn, bool pass, const char *check, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+struct metrics;
+
 struct machine {
 	bool judged;                  /* there was a load to judge against */
 	double pct;                   /* carried, % of what it should have */
 	bool limited;                 /* pct below BUSY_SHARE */
+	double held_up_pct;           /* the trial's lcore held up (off its CPU), % of its run: the evidence */
 };
 
 /* The machine check of one result: carried against expected, the load offered into the
- * bottleneck up to what its link carries (both in one unit; expected 0: nothing to judge). */
-struct machine machine_judge(double carried, double expected);
+ * bottleneck up to what its link carries (both in one unit; expected 0: nothing to judge), of the
+ * trial whose metrics are m (for its lcores' held-up time; NULL: not known). */
+struct machine machine_judge(double carried, double expected, const struct metrics *m);
 /* Its fields in the result's row (carried_pct, null when not judged, and machine_limited) and,
  * when limited, the warning line naming `what` (printf), under the row just printed. */
 void machine_record(struct runner *rn, json_t *row, const struct machine *m, const char *fmt, ...)
