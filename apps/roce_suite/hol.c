@@ -125,7 +125,7 @@ static struct machine machine_of(const struct suite_cfg *s, const struct hol_tri
 	unsigned frame = s->hol.frame_size;
 	double capacity = link_frame_gbps(s->lab.link_gbps, frame), victims = 0;
 	struct machine rx = machine_judge(metrics_received_gbps(&h->cong, frame),
-					  load_up_to((1 + (congested ? s->hol.congestors : 0)) * congestor_gbps(s), capacity),
+					  fmin((1 + (congested ? s->hol.congestors : 0)) * congestor_gbps(s), capacity),
 					  &h->cong),
 		       ry;
 
@@ -133,7 +133,7 @@ static struct machine machine_of(const struct suite_cfg *s, const struct hol_tri
 		return rx;
 	for (unsigned v = 0; v < s->hol.n_victims; v++)
 		victims += metrics_received_gbps(&h->victim[v], frame);
-	ry = machine_judge(victims, load_up_to(s->hol.n_victims * victim_gbps(s), capacity), &h->cong);
+	ry = machine_judge(victims, fmin(s->hol.n_victims * victim_gbps(s), capacity), &h->cong);
 	return ry.pct < rx.pct ? ry : rx;
 }
 

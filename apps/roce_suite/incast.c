@@ -187,10 +187,8 @@ static json_t *row(struct runner *rn, const struct suite_cfg *s, unsigned n, con
 	double goodput = c->mean_us > 0 ? bytes * 8 / c->mean_us / 1e3 : 0;
 	double link = s->lab.link_gbps * ic->mtu / (frame_of(ic) + WIRE_GAP_BYTES); /* payload Gb/s the port can carry */
 	/* the steady trial: N senders' load into the port, up to its frame capacity */
-	struct machine busy = machine_judge(st->ran ? metrics_received_gbps(&st->all, frame_of(ic)) : 0,
-					    st->ran ? load_up_to(n * sender_gbps(s),
-								 link_frame_gbps(s->lab.link_gbps, frame_of(ic)))
-						    : 0,
+	struct machine busy = machine_judge(metrics_received_gbps(&st->all, frame_of(ic)),
+					    st->ran ? fmin(n * sender_gbps(s), link_frame_gbps(s->lab.link_gbps, frame_of(ic))) : 0,
 					    &st->all);
 	json_t *per = json_array(), *r;
 	char list[160] = "";

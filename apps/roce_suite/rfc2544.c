@@ -221,7 +221,7 @@ static json_t *throughput_row(struct runner *rn, const struct suite_cfg *s, unsi
 			      const struct search_result *x)
 {
 	double expected = s->rfc2544.expected_gbps ? link_frame_gbps(s->rfc2544.expected_gbps, frame) : 0, best = x->gbps;
-	struct machine busy = machine_judge(x->carried_gbps, expected ? load_up_to(s->rfc2544.max_gbps, expected) : 0,
+	struct machine busy = machine_judge(x->carried_gbps, expected ? fmin(s->rfc2544.max_gbps, expected) : 0,
 					    &x->first);
 	json_t *row;
 

@@ -24,11 +24,6 @@ void suite_verdict(struct runner *rn, bool pass, const char *check, const char *
 	rn->n_failed += !pass;
 }
 
-double load_up_to(double offered_gbps, double capacity_gbps)
-{
-	return offered_gbps < capacity_gbps ? offered_gbps : capacity_gbps;
-}
-
 struct machine machine_judge(double carried, double expected, const struct metrics *trial)
 {
 	struct machine m = { .judged = expected > 0 };

@@ -46,9 +46,6 @@ struct machine machine_judge(double carried, double expected, const struct metri
 void machine_record(struct runner *rn, json_t *row, const struct machine *m, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* The lesser of the offered load and the link's capacity, in the unit of both (frame Gb/s). */
-double load_up_to(double offered_gbps, double capacity_gbps);
-
 /* A machine limit found otherwise (senders short of their rate): the row's machine_limited and
  * the line "  ! WHAT" under it. */
 void machine_limit(struct runner *rn, json_t *row, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
