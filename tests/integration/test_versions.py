@@ -155,7 +155,7 @@ def test_engine_report_hashes_the_bytes_it_read(tmp_path, expected):
 
 def test_perftest_runs_carry_run_info(tmp_path, expected):
     rep = tmp_path / "pt.json"
-    cmd = [engine_path().resolve(), "write_bw", "-n", "200", "-s", "4096", "--keep", "-r", rep]
+    cmd = [engine_path().resolve(), "write_bw", "-n", "200", "-s", "4096", "--keep", "--report", rep]
     r, t0, t1 = timed_run(cmd, cwd=str(tmp_path), env=dict(os.environ, TMPDIR=str(tmp_path)))
     assert r.returncode == 0, r.stdout + r.stderr
     (work,) = tmp_path.glob("roce-perftest-*")
