@@ -16,6 +16,7 @@
 #include "egress.h"
 #include "engine_state.h"
 #include "responder.h"
+#include "run_info.h"
 #include "sla.h"
 #include "timeseries.h"
 #include "switch.h"
@@ -592,6 +593,7 @@ static json_t *build(const struct engine *e)
 	json_t *root = json_object(), *ports = json_array(), *flows = json_array(), *rxqps = json_array();
 
 	json_object_set_new(root, "version", json_integer(1));
+	json_object_set_new(root, "run_info", run_info_json());
 	json_object_set_new(root, "config", json_string(e->cfg->file));
 	json_object_set_new(root, "duration_s", json_real(secs));
 	json_object_set_new(root, "stopped_by", json_string(e->stopped_by ? e->stopped_by : "unknown"));

@@ -13,6 +13,7 @@ PACKAGES=(
   libnuma-dev libconfig-dev
   libpcap-dev      # pcap read/write in roce-pcap (and DPDK's net_pcap)
   libjansson-dev   # the JSON report
+  nettle-dev       # SHA-256 of the config in the reports' run_info
   zlib1g-dev       # crc32_combine for the ICRC
   libmicrohttpd-dev  # the HTTP exporter: Prometheus /metrics and the live dashboard
   # tests

@@ -4,6 +4,7 @@
  * cc/ code (DCQCN, TIMELY, the notification point, RED, the timer wheel). docs/ccsim.md.
  *
  *   roce-ccsim [--csv FILE] [--summary FILE] [--seed N] [-q] SCENARIO.cfg
+ *   roce-ccsim --version
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +14,8 @@
 
 #include "replay.h"
 #include "report.h"
+#include "roce_version.h"
+#include "run_info.h"
 #include "scenario.h"
 #include "sim.h"
 
@@ -30,16 +33,18 @@ static void usage(FILE *o)
 		   "  -s, --summary FILE  the summary as JSON\n"
 		   "      --seed N        overrides the scenario's seed\n"
 		   "  -q, --quiet         no table on stdout\n"
-		   "  -h, --help\n");
+		   "  -h, --help\n"
+		   "      --version       print the version and exit\n");
 }
 
-/* 0 to run, 1 done (help), 2 usage error. */
+/* 0 to run, 1 done (help, version), 2 usage error. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longs[] = {
 		{ "csv", required_argument, NULL, 'c' },   { "summary", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },  { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },        { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
 	int c;
@@ -59,6 +64,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->seed_set = true;
 			break;
 		case 'h': usage(stdout); return 1;
+		case 'V': printf("roce-ccsim %s\n", roce_version_string()); return 1;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -164,10 +170,13 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct scenario sc;
 	char err[1600];
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	run_info_start(argc, argv);
+	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : 2;
+	run_info_config(o.scenario);
 	if (scenario_load(o.scenario, &sc, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Summaries of a finished simulation. Numbers are printed with fixed formats, so the same run
- * gives the same bytes. The averaging window is the scenario's window_us: a flow's mean rate is
- * the mean of its sampled pacing rate there, its throughput the bytes its receiver got there.
+ * gives the same bytes (the JSON's run_info aside: when, where and how it was run). The averaging
+ * window is the scenario's window_us: a flow's mean rate is the mean of its sampled pacing rate
+ * there, its throughput the bytes its receiver got there.
  */
 #include "report.h"
 
 #include <string.h>
+
+#include "run_info.h"
 
 struct flow_summary {
 	double mean_rate_gbps, throughput_gbps;
@@ -88,6 +91,17 @@ static void json_str(FILE *o, const char *s)
 			fputc(*s, o);
 	}
 	fputc('"', o);
+}
+
+/* The second line of both summaries: "run_info": {...} on one line (docs/report.md). */
+static void json_run_info(FILE *o)
+{
+	json_t *ri = run_info_json();
+
+	fprintf(o, "  \"run_info\": ");
+	json_dumpf(ri, o, JSON_REAL_PRECISION(10));
+	fprintf(o, ",\n");
+	json_decref(ri);
 }
 
 static double us(uint64_t ns) { return (double)ns / 1000; }
@@ -173,7 +187,9 @@ void report_json(FILE *o, const struct sim *s)
 {
 	const struct scenario *sc = s->sc;
 
-	fprintf(o, "{\n  \"scenario\": ");
+	fprintf(o, "{\n");
+	json_run_info(o);
+	fprintf(o, "  \"scenario\": ");
 	json_str(o, sc->file);
 	fprintf(o, ",\n  \"type\": \"network\", \"seed\": %llu, \"duration_us\": %.3f, \"sample_us\": %.3f, "
 		"\"window_us\": [%.3f, %.3f],\n", (unsigned long long)sc->seed, us(sc->duration_ns), us(sc->sample_ns),
@@ -221,7 +237,9 @@ void report_table(FILE *o, const struct sim *s)
 
 void report_replay_json(FILE *o, const struct scenario *sc, const struct replay_result *r)
 {
-	fprintf(o, "{\n  \"scenario\": ");
+	fprintf(o, "{\n");
+	json_run_info(o);
+	fprintf(o, "  \"scenario\": ");
 	json_str(o, sc->file);
 	fprintf(o, ",\n  \"type\": \"rp_replay\", \"duration_us\": %.3f, \"cnps_listed\": %u, \"lines\": %llu,\n",
 		us(sc->duration_ns), sc->rp.n_cnp, (unsigned long long)r->lines);

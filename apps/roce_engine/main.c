@@ -6,6 +6,7 @@
  *   roce-engine [EAL options] -- -f CONFIG [options] EAL settings from the command line
  *   roce-engine write_bw|write_lat|send_bw|send_lat|read_bw|read_lat [flags]
  *                                                    perftest-style tests (perftest.c)
+ *   roce-engine --version
  *
  * The configuration is loaded and validated completely before EAL starts anything.
  */
@@ -19,10 +20,13 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_version.h>
 
 #include "config.h"
 #include "engine.h"
 #include "perftest.h"
+#include "roce_version.h"
+#include "run_info.h"
 
 struct cli {
 	const char *config;
@@ -68,11 +72,18 @@ static void usage(FILE *out)
 		"  -q, --quiet                no live lines (the summary is still printed)\n"
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
+		"      --version              print the version (and DPDK's) and exit\n"
 		"\n"
 		"Ctrl-C, SIGTERM or SIGHUP stops the lcores, drains the queues and still writes the report\n"
 		"(a second signal cuts the drain short).\n"
 		"exit status: 0 ran and wrote its report, 2 bad command line, 3 configuration rejected,\n"
 		"             4 EAL or port set-up failed, 5 report not written, 6 an SLA check failed\n");
+}
+
+/* One line, without EAL: the project's version, git describe of the build, DPDK's version. */
+static void print_version(void)
+{
+	printf("roce-engine %s, %s\n", roce_version_string(), rte_version());
 }
 
 static int parse_number(const char *s, double min, double max, double *out)
@@ -95,7 +106,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"help", no_argument, NULL, 'h'},         {"latency-samples", required_argument, NULL, 'S'},
 		{"latency-sample-every", required_argument, NULL, 'E'}, {"capture", required_argument, NULL, 'C'},
 		{"http", required_argument, NULL, 'H'},   {"http-linger", required_argument, NULL, 'L'},
-		{NULL, 0, NULL, 0},
+		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -131,6 +142,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'q': c->opt.quiet = true; break;
 		case 'c': c->check_only = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': print_version(); exit(0);
 		case 'd':
 			if (parse_number(optarg, 0, 1e7, &c->opt.duration_s)) {
 				fprintf(stderr, "roce-engine: --duration: '%s' is not a number of seconds >= 0\n", optarg);
@@ -316,6 +328,7 @@ int engine_cli_main(int argc, char **argv)
 	argv[sep < 0 ? 0 : sep] = argv[0];
 	if (parse_cli(sep < 0 ? argc : argc - sep, sep < 0 ? argv : argv + sep, &c))
 		return ENGINE_EXIT_USAGE;
+	run_info_config(c.config); /* the report's hash of the bytes about to be read; the loader says what is wrong */
 	if (config_load(c.config, &cfg, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_CONFIG;
@@ -355,6 +368,11 @@ int engine_cli_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	run_info_start(argc, argv); /* before anything rewrites argv; the perftest modes' runs inherit it */
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		print_version();
+		return 0;
+	}
 	if (argc > 1 && perftest_is_subcommand(argv[1]))
 		return perftest_main(argc - 1, argv + 1);
 	return engine_cli_main(argc, argv);

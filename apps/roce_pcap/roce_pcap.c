@@ -14,6 +14,7 @@
 #include "frame_cut.h"
 #include "frame_desc.h"
 #include "frame_print.h"
+#include "roce_version.h"
 
 #define EXIT_MALFORMED 1
 #define EXIT_USAGE 2
@@ -26,6 +27,7 @@ static void usage(FILE *out)
 		"       roce-pcap read IN.pcap [--json] [--no-icrc] [--quiet]\n"
 		"       roce-pcap selfcheck [OUT.pcap]\n"
 		"       roce-pcap kinds\n"
+		"       roce-pcap --version\n"
 		"\n"
 		"write      writes one Ethernet frame per FRAME (linktype EN10MB, no FCS).\n"
 		"           FRAME = KIND[:key=value,...], KIND an opcode name (rc_send_only, uc_write_first,\n"
@@ -295,6 +297,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("roce-pcap %s\n", roce_version_string());
 		return 0;
 	}
 	wire_crc_init();

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "suite.h"
 #include "trial.h"
+#include "verdict.h"
 
 #define HOL_THRESHOLD_PCT 10.0    /* a victim losing more than this much goodput is blocked */
 
@@ -25,6 +26,7 @@ struct hol_trial {
 	struct metrics victim[8], cong;
 	double h0_paused_ms[8];
 	uint64_t xoff, dropped;
+	struct machine busy;          /* the machine check (machine_of) */
 };
 
 static double congestor_gbps(const struct suite_cfg *s)
@@ -115,6 +117,26 @@ static void read_trial(const struct suite_cfg *s, const json_t *rep, struct hol_
 	h->dropped = h0.sw_dropped;
 }
 
+/* What the trial's ports carried of their load, up to the link: the baseline's rx and ry (nothing
+ * is congested, each should get what is offered), the congested trial's rx only (overloaded, it
+ * should run at its link's rate; ry's victims are what the suite measures). The worse of the two. */
+static struct machine machine_of(const struct suite_cfg *s, const struct hol_trial *h, bool congested)
+{
+	unsigned frame = s->hol.frame_size;
+	double capacity = link_frame_gbps(s->lab.link_gbps, frame), victims = 0;
+	struct machine rx = machine_judge(metrics_received_gbps(&h->cong, frame),
+					  fmin((1 + (congested ? s->hol.congestors : 0)) * congestor_gbps(s), capacity),
+					  &h->cong),
+		       ry;
+
+	if (congested)
+		return rx;
+	for (unsigned v = 0; v < s->hol.n_victims; v++)
+		victims += metrics_received_gbps(&h->victim[v], frame);
+	ry = machine_judge(victims, fmin(s->hol.n_victims * victim_gbps(s), capacity), &h->cong);
+	return ry.pct < rx.pct ? ry : rx;
+}
+
 static struct hol_trial run(struct runner *rn, const struct suite_cfg *s, bool pfc, bool congested)
 {
 	struct hol_trial h = { 0 };
@@ -132,6 +154,7 @@ static struct hol_trial run(struct runner *rn, const struct suite_cfg *s, bool p
 	if (!rn->stop && !trial_measure(rn, &l.cfg, &t, NULL, &all)) {
 		h.ran = true;
 		read_trial(s, t.report, &h);
+		h.busy = machine_of(s, &h, congested);
 		trial_verdict(rn, &t, "info", "victims %.3f Gb/s, congestors %.3f Gb/s, h0 paused %.1f ms at priority %u",
 			      all.goodput_gbps - h.cong.goodput_gbps, h.cong.goodput_gbps,
 			      h.h0_paused_ms[s->hol.congested_priority], s->hol.congested_priority);
@@ -141,7 +164,7 @@ static struct hol_trial run(struct runner *rn, const struct suite_cfg *s, bool p
 	return h;
 }
 
-static json_t *class_row(const struct suite_cfg *s, bool pfc, unsigned v, const struct hol_trial *b,
+static json_t *class_row(struct runner *rn, const struct suite_cfg *s, bool pfc, unsigned v, const struct hol_trial *b,
 			 const struct hol_trial *c)
 {
 	unsigned p = s->hol.victim_priorities[v];
@@ -150,17 +173,26 @@ static json_t *class_row(const struct suite_cfg *s, bool pfc, unsigned v, const 
 	double offered = victim_gbps(s) * (s->hol.frame_size - ROCE_FRAME_OVERHEAD) / s->hol.frame_size;
 	double degr = b->ran && c->ran && base > 0 ? 100 * (1 - cong / base) : NAN;
 	bool blocked = degr > HOL_THRESHOLD_PCT;
+	/* PFC pauses the congested priority at h0's ingress, its victim with it; nothing else */
+	bool expected = pfc && p == s->hol.congested_priority;
+	const char *why = expected ? "blocking expected: PFC pauses this priority at h0"
+			  : pfc    ? "no blocking expected: PFC pauses another priority"
+				   : "no blocking expected: without PFC the congestors' excess is dropped";
 
 	printf("  %-3s  %8u%s  %11.4f  %13.4f  %14.4f  %13.1f  %11llu  %14.1f  %s\n", pfc ? "on" : "off", p,
 	       p == s->hol.congested_priority ? "*" : " ", offered, base, cong, degr,
 	       (unsigned long long)c->victim[v].lost, c->h0_paused_ms[p], !(b->ran && c->ran) ? "error"
 										 : blocked ? "HOL blocking"
 											   : "none");
-	return json_pack("{s:b,s:i,s:b,s:f,s:f,s:f,s:o,s:I,s:I,s:f,s:s}", "pfc", pfc, "priority", p, "same_as_congestor",
-			 p == s->hol.congested_priority, "offered_goodput_gbps", offered, "baseline_gbps", base,
-			 "congested_gbps", cong, "degradation_pct", isnan(degr) ? json_null() : json_real(degr), "lost_baseline",
-			 (json_int_t)b->victim[v].lost, "lost_congested", (json_int_t)c->victim[v].lost, "paused_ms",
-			 c->h0_paused_ms[p], "verdict", !(b->ran && c->ran) ? "error" : blocked ? "hol_blocking" : "none");
+	if (b->ran && c->ran)
+		suite_verdict(rn, !blocked || expected, "pfc_per_priority",
+			      "PFC %s, victim priority %u: degradation %.1f %% (%s)", pfc ? "on" : "off", p, degr, why);
+	return json_pack("{s:b,s:i,s:b,s:f,s:f,s:f,s:o,s:I,s:I,s:f,s:s,s:b,s:b}", "pfc", pfc, "priority", p,
+			 "same_as_congestor", p == s->hol.congested_priority, "offered_goodput_gbps", offered, "baseline_gbps",
+			 base, "congested_gbps", cong, "degradation_pct", isnan(degr) ? json_null() : json_real(degr),
+			 "lost_baseline", (json_int_t)b->victim[v].lost, "lost_congested", (json_int_t)c->victim[v].lost,
+			 "paused_ms", c->h0_paused_ms[p], "verdict", !(b->ran && c->ran) ? "error" : blocked ? "hol_blocking" : "none",
+			 "expected_blocking", expected, "machine_limited", b->busy.limited || c->busy.limited);
 }
 
 int suite_hol(struct runner *rn, const struct suite_cfg *s, json_t *out)
@@ -182,13 +214,19 @@ int suite_hol(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	       "  PFC  priority  offered Gb/s  baseline Gb/s  congested Gb/s  degradation %%  lost (cong)  h0 paused ms  "
 	       "verdict\n", c->congested_priority, congestor_gbps(s), c->congestors, c->congestors == 1 ? "" : "s");
 	for (unsigned k = 0; k < c->n_cases; k++) {
+		json_t *baseline = json_object(), *congested = json_object();
+		const char *pfc = c->pfc_cases[k] ? "on" : "off";
+
 		for (unsigned v = 0; v < c->n_victims; v++)
-			json_array_append_new(rows, class_row(s, c->pfc_cases[k], v, &base[k], &cong[k]));
-		json_array_append_new(cases, json_pack("{s:b,s:f,s:f,s:I,s:I,s:I}", "pfc", c->pfc_cases[k],
+			json_array_append_new(rows, class_row(rn, s, c->pfc_cases[k], v, &base[k], &cong[k]));
+		machine_record(rn, baseline, &base[k].busy, "PFC %s, baseline (rx and ry)", pfc);
+		machine_record(rn, congested, &cong[k].busy, "PFC %s, congested (rx)", pfc);
+		json_array_append_new(cases, json_pack("{s:b,s:f,s:f,s:I,s:I,s:I,s:o,s:o}", "pfc", c->pfc_cases[k],
 						       "congestor_baseline_gbps", base[k].cong.goodput_gbps,
 						       "congestor_congested_gbps", cong[k].cong.goodput_gbps, "xoff_tx",
 						       (json_int_t)cong[k].xoff, "switch_dropped", (json_int_t)cong[k].dropped,
-						       "congestor_lost", (json_int_t)cong[k].cong.lost));
+						       "congestor_lost", (json_int_t)cong[k].cong.lost, "baseline", baseline,
+						       "congested", congested));
 	}
 	printf("  (* the congested priority)\n");
 	for (unsigned k = 0; k < c->n_cases; k++)

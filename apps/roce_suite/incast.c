@@ -16,12 +16,14 @@
 #include "metrics.h"
 #include "suite.h"
 #include "trial.h"
+#include "verdict.h"
 
 #define MAX_SENDERS 8
 #define COMPLETION_CAP_S 10.0     /* a completion trial is stopped after the larger of this and 20 x duration */
 
 struct steady {
 	bool ran;
+	bool lossless;                /* the switch's PFC covers the incast's priority */
 	struct metrics all;
 	double per_sender[MAX_SENDERS];
 	double paused_pct;            /* the senders' mean paused time at the priority, % of the run */
@@ -83,6 +85,7 @@ static void build(const struct suite_cfg *s, unsigned n, bool transfer, struct l
 static struct steady run_steady(struct runner *rn, const struct suite_cfg *s, unsigned n)
 {
 	struct steady st = { 0 };
+	struct switch_view v;
 	struct trial t;
 	struct lab l;
 
@@ -90,6 +93,8 @@ static struct steady run_steady(struct runner *rn, const struct suite_cfg *s, un
 	json_object_set_new(t.params, "senders", json_integer(n));
 	json_object_set_new(t.params, "sender_gbps", json_real(sender_gbps(s)));
 	build(s, n, false, &l);
+	switch_view_read(&l.cfg, &v);
+	st.lossless = v.lossless >> s->incast.priority & 1;
 	if (!rn->stop && !trial_measure(rn, &l.cfg, &t, NULL, &st.all)) {
 		const json_t *f;
 		size_t i;
@@ -162,13 +167,30 @@ static int list_width(const struct incast_cfg *c)
 	return most * 6 > 16 ? (int)most * 6 : 16;
 }
 
-static json_t *row(const struct suite_cfg *s, unsigned n, const struct steady *st, const struct completion *c)
+/* The row's verdicts: a lossless priority loses nothing, every round of the transfer completes. */
+static void row_verdicts(struct runner *rn, const struct suite_cfg *s, unsigned n, const struct steady *st,
+			 const struct completion *c)
+{
+	if (st->ran && st->lossless)
+		suite_verdict(rn, st->all.lost == 0, "lossless", "%u senders, priority %u under PFC: %llu frames lost", n,
+			      s->incast.priority, (unsigned long long)st->all.lost);
+	if (c->ran)
+		suite_verdict(rn, c->rounds_done == s->incast.rounds, "completion", "%u senders: %u of %u rounds completed", n,
+			      c->rounds_done, s->incast.rounds);
+}
+
+static json_t *row(struct runner *rn, const struct suite_cfg *s, unsigned n, const struct steady *st,
+		   const struct completion *c)
 {
 	const struct incast_cfg *ic = &s->incast;
 	double bytes = (double)n * ic->transfer_kb * 1024;
 	double goodput = c->mean_us > 0 ? bytes * 8 / c->mean_us / 1e3 : 0;
 	double link = s->lab.link_gbps * ic->mtu / (frame_of(ic) + WIRE_GAP_BYTES); /* payload Gb/s the port can carry */
-	json_t *per = json_array();
+	/* the steady trial: N senders' load into the port, up to its frame capacity */
+	struct machine busy = machine_judge(metrics_received_gbps(&st->all, frame_of(ic)),
+					    st->ran ? fmin(n * sender_gbps(s), link_frame_gbps(s->lab.link_gbps, frame_of(ic))) : 0,
+					    &st->all);
+	json_t *per = json_array(), *r;
 	char list[160] = "";
 
 	for (unsigned i = 0; i < n; i++) {
@@ -181,7 +203,7 @@ static json_t *row(const struct suite_cfg *s, unsigned n, const struct steady *s
 	if (ic->transfer_kb)
 		printf("  %9.1f  %9.1f  %8.3f", c->mean_us, c->max_us, goodput);
 	printf("%s\n", st->ran && (c->ran || !ic->transfer_kb) ? "" : "  (a trial failed)");
-	return json_pack("{s:i,s:b,s:f,s:f,s:o,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:I,s:b,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:f}",
+	r = json_pack("{s:i,s:b,s:f,s:f,s:o,s:f,s:I,s:I,s:f,s:I,s:I,s:f,s:I,s:b,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:f}",
 			 "senders", n, "steady_ran", st->ran, "aggregate_goodput_gbps", st->all.goodput_gbps,
 			 "pct_of_link", 100 * st->all.goodput_gbps / link, "per_sender_goodput_gbps", per, "jain_index",
 			 jain_index(st->per_sender, n), "sent", (json_int_t)st->all.sent, "lost", (json_int_t)st->all.lost,
@@ -191,6 +213,9 @@ static json_t *row(const struct suite_cfg *s, unsigned n, const struct steady *s
 			 "completion_p50_us", c->p50_us, "completion_min_us", c->min_us, "completion_max_us", c->max_us,
 			 "completion_total_us", c->total_us, "retransmits", (json_int_t)c->retransmits,
 			 "transfer_goodput_gbps", goodput);
+	machine_record(rn, r, &busy, "%u senders (steady)", n);
+	row_verdicts(rn, s, n, st, c);
+	return r;
 }
 
 int suite_incast(struct runner *rn, const struct suite_cfg *s, json_t *out)
@@ -219,7 +244,7 @@ int suite_incast(struct runner *rn, const struct suite_cfg *s, json_t *out)
 		       c->transfer_kb, c->transport);
 	printf("\n");
 	for (unsigned k = 0; k < c->n_senders; k++)
-		json_array_append_new(rows, row(s, c->senders[k], &st[k], &cp[k]));
+		json_array_append_new(rows, row(rn, s, c->senders[k], &st[k], &cp[k]));
 	json_object_set_new(out, "incast", json_pack("{s:f,s:i,s:i,s:i,s:i,s:s,s:o}", "sender_gbps", sender_gbps(s), "mtu",
 						     c->mtu, "transfer_kb", c->transfer_kb, "rounds", c->rounds, "priority",
 						     c->priority, "transport", c->transport, "results", rows));

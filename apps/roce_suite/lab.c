@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config_read.h"
 
@@ -338,6 +339,19 @@ config_setting_t *base_flow(config_t *cfg, const char *name)
 		config_setting_t *f = config_setting_get_elem(flows, (unsigned)i);
 		if (config_setting_lookup_string(f, "name", &n) && !strcmp(n, name))
 			return f;
+	}
+	return NULL;
+}
+
+config_setting_t *base_port(config_t *cfg, const char *key, const char *value)
+{
+	config_setting_t *ports = config_lookup(cfg, "ports");
+	const char *v;
+
+	for (int i = 0; ports && value && i < config_setting_length(ports); i++) {
+		config_setting_t *p = config_setting_get_elem(ports, (unsigned)i);
+		if (config_setting_lookup_string(p, key, &v) && !(strcmp(key, "mac") ? strcmp(v, value) : strcasecmp(v, value)))
+			return p;
 	}
 	return NULL;
 }

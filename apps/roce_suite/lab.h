@@ -99,6 +99,8 @@ int base_load(const char *path, config_t *cfg, char *err, size_t errlen);
 void base_merge_switch(config_t *cfg, const struct suite_cfg *s);
 /* The flow group named `name` in cfg, or NULL. */
 config_setting_t *base_flow(config_t *cfg, const char *name);
+/* The port whose string setting `key` ("name", "mac") is `value` (MACs in any case), or NULL. */
+config_setting_t *base_port(config_t *cfg, const char *key, const char *value);
 /* Is flow group fs measured: listed in `names` (an array of strings), or every flow when NULL. */
 bool base_flow_selected(const config_setting_t *fs, const config_setting_t *names);
 

@@ -6,6 +6,7 @@
  * JSON reports into tables (stdout) and one suite report (--report). docs/suites.md.
  *
  *   roce-suite [options] SUITE.cfg
+ *   roce-suite --version
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +21,16 @@
 
 #include <jansson.h>
 
+#include "roce_version.h"
+#include "run_info.h"
 #include "suite.h"
 #include "trial.h"
+#include "verdict.h"
 
 struct opts {
 	const char *suite, *report, *keep, *engine;
 	double duration_s, timeout_s;
-	bool duration_set, timeout_set, quiet, check;
+	bool duration_set, timeout_set, quiet, check, measure_only;
 };
 
 static void usage(FILE *o)
@@ -38,9 +42,12 @@ static void usage(FILE *o)
 		   "  -d, --duration S        each trial's traffic time (overrides trial.duration_s)\n"
 		   "  -t, --timeout S         a trial still running after S seconds is killed (overrides trial.timeout_s)\n"
 		   "  -c, --check             check the suite config (and its base with roce-engine --check), run nothing\n"
+		   "  -m, --measure-only      report the verdicts, but exit 0 on a failed one (suite.measure_only)\n"
 		   "  -q, --quiet             no progress line per trial (stderr)\n"
 		   "  -h, --help\n"
-		   "exit status: 0 done, 2 usage, 3 config refused, 4 a trial failed to run, 5 i/o, 6 interrupted\n");
+		   "      --version           print the version and exit\n"
+		   "exit status: 0 done, every verdict passed; 2 usage, 3 config refused, 4 a trial failed to run, 5 i/o,\n"
+		   "             6 a verdict failed, 7 interrupted\n");
 }
 
 static int number_arg(const char *name, const char *v, double hi, double *out)
@@ -56,19 +63,20 @@ static int number_arg(const char *name, const char *v, double hi, double *out)
 	return 0;
 }
 
-/* 0 to run, 1 done (help), 2 usage error. */
+/* 0 to run, 1 done (help, version), 2 usage error. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longs[] = {
 		{ "report", required_argument, NULL, 'r' }, { "keep", required_argument, NULL, 'k' },
 		{ "engine", required_argument, NULL, 'e' }, { "duration", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' }, { "check", no_argument, NULL, 'c' },
+		{ "measure-only", no_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },        { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "version", no_argument, NULL, 'V' },      { NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:k:e:d:t:cqh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:k:e:d:t:cmqh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->report = optarg; break;
 		case 'k': o->keep = optarg; break;
@@ -84,8 +92,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->timeout_set = true;
 			break;
 		case 'c': o->check = true; break;
+		case 'm': o->measure_only = true; break;
 		case 'q': o->quiet = true; break;
 		case 'h': usage(stdout); return 1;
+		case 'V': printf("roce-suite %s\n", roce_version_string()); return 1;
 		default: usage(stderr); return 2;
 		}
 	}
@@ -166,14 +176,10 @@ static int (*const suites[SUITE_TYPES])(struct runner *, const struct suite_cfg 
 
 static json_t *report_head(const struct suite_cfg *s, const struct runner *rn)
 {
-	char when[32];
-	time_t now = time(NULL);
-
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	return json_pack("{s:i,s:s,s:s,s:s,s:o,s:s,s:s,s:f,s:f}", "version", 1, "suite", s->name, "type",
-			 suite_type_names[s->type], "config", s->file, "base", s->base[0] ? json_string(s->base) : json_null(),
-			 "engine", rn->engine, "started", when, "trial_duration_s", rn->duration_s, "trial_timeout_s",
-			 rn->timeout_s);
+	return json_pack("{s:i,s:o,s:s,s:s,s:s,s:o,s:s,s:f,s:f}", "version", 1, "run_info", run_info_json(), "suite",
+			 s->name, "type", suite_type_names[s->type], "config", s->file, "base",
+			 s->base[0] ? json_string(s->base) : json_null(), "engine", rn->engine, "trial_duration_s",
+			 rn->duration_s, "trial_timeout_s", rn->timeout_s);
 }
 
 static int write_report(const char *path, json_t *r)
@@ -189,8 +195,17 @@ static int write_report(const char *path, json_t *r)
 	return 0;
 }
 
+/* The suite's errors first (they have their own codes), then its verdicts. */
+static int exit_status(const struct runner *rn, bool measure_only)
+{
+	if (rn->exit_status)
+		return rn->exit_status;
+	return rn->n_failed && !measure_only ? EXIT_VERDICT : EXIT_DONE;
+}
+
 static int run_suite(const struct opts *o, const struct suite_cfg *s, const char *engine)
 {
+	bool measure_only = o->measure_only || s->measure_only;
 	struct runner rn;
 	json_t *rep;
 	int status;
@@ -210,16 +225,22 @@ static int run_suite(const struct opts *o, const struct suite_cfg *s, const char
 	fflush(stdout);
 	suites[s->type](&rn, s, rep);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	status = rn.exit_status;
+	if (!runner_refused(&rn))
+		verdicts_print(&rn, measure_only);
+	status = exit_status(&rn, measure_only);
 	if (rn.stop)
 		fprintf(stderr, "roce-suite: %s: stopped: %s\n", s->name, rn.stop_reason);
 	printf("\n%u trial%s, %u could not run; %.1f s\n", rn.n_trials, rn.n_trials == 1 ? "" : "s", rn.n_errors,
 	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	json_object_set(rep, "trials", rn.trials);
 	json_object_set_new(rep, "trial_errors", json_integer(rn.n_errors));
+	json_object_set_new(rep, "measure_only", json_boolean(measure_only));
+	json_object_set(rep, "verdicts", rn.verdicts);
+	json_object_set_new(rep, "verdicts_failed", json_integer(rn.n_failed));
+	json_object_set_new(rep, "machine_limited", json_integer(rn.n_machine_limited));
 	json_object_set_new(rep, "stopped", rn.stop ? json_string(rn.stop_reason) : json_null());
 	json_object_set_new(rep, "exit_status", json_integer(status));
-	if (o->report && write_report(o->report, rep) && !status)
+	if (o->report && write_report(o->report, rep) && (!status || status == EXIT_VERDICT))
 		status = EXIT_IO;
 	json_decref(rep);
 	runner_finish(&rn);
@@ -231,10 +252,13 @@ int main(int argc, char **argv)
 	struct opts o = { 0 };
 	struct suite_cfg s;
 	char err[1400], engine[4096];
-	int rc = parse_args(argc, argv, &o);
+	int rc;
 
+	run_info_start(argc, argv);
+	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : EXIT_USAGE;
+	run_info_config(o.suite); /* the suite file's bytes; its base and the trials' configs are the engine's */
 	if (suite_config_load(o.suite, &s, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		suite_config_free(&s);

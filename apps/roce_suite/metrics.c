@@ -159,6 +159,8 @@ int metrics_read(const json_t *rep, const struct flow_set *fs, struct metrics *m
 
 	memset(m, 0, sizeof(*m));
 	m->duration_s = jnum(rep, "duration_s");
+	json_array_foreach(json_object_get(rep, "lcores"), i, f)
+		m->held_up_ms = fmax(m->held_up_ms, jnum(f, "held_up_ms"));
 	json_array_foreach(json_object_get(rep, "flows"), i, f) {
 		if (!flow_set_has(fs, json_string_value(json_object_get(f, "group"))))
 			continue;
@@ -198,6 +200,12 @@ void metrics_to_json(const struct metrics *m, json_t *r)
 	json_object_set_new(r, "switch_dropped", json_integer((json_int_t)m->sw_dropped));
 	json_object_set_new(r, "switch_max_queue_bytes", json_integer((json_int_t)m->sw_max_queue));
 	json_object_set_new(r, "paused_ms", paused);
+	json_object_set_new(r, "held_up_ms", json_real(m->held_up_ms));
+}
+
+double metrics_received_gbps(const struct metrics *m, unsigned frame)
+{
+	return m->duration_s > 0 ? (double)m->received * frame * 8 / m->duration_s / 1e9 : 0;
 }
 
 double jain_index(const double *x, unsigned n)

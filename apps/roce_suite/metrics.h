@@ -45,6 +45,7 @@ struct metrics {
 	uint64_t sw_dropped;          /* the switch's drops: buffer full, queue limit, headroom */
 	uint64_t sw_max_queue;        /* the deepest any egress queue (port, class) of the switch was, bytes */
 	double paused_ms[8];          /* per priority, the longest any sending port of the set was paused */
+	double held_up_ms;            /* the longest any worker lcore was held up (off its CPU; report lcores[]) */
 };
 
 bool flow_set_has(const struct flow_set *fs, const char *group);
@@ -52,6 +53,9 @@ bool flow_set_has(const struct flow_set *fs, const char *group);
 int metrics_read(const json_t *rep, const struct flow_set *fs, struct metrics *m);
 /* The per-trial fields of the suite report: sent, received, lost, loss %, latency, ... */
 void metrics_to_json(const struct metrics *m, json_t *record);
+/* What the set's receivers got per second, as Gb/s of `frame`-byte frames with their FCS (the
+ * engine's pacing unit, the unit of rate_gbps): received x frame x 8 / duration_s. */
+double metrics_received_gbps(const struct metrics *m, unsigned frame);
 
 /* Numbers of a report object, integer or real (0 when absent). */
 double jnum(const json_t *o, const char *key);

@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "suite.h"
 #include "trial.h"
+#include "verdict.h"
 
 #define CACHE 128
 #define PROBE_BYTES 24
@@ -164,6 +165,7 @@ struct found {
 	unsigned burst;               /* the largest passing burst; 0: not even min_burst */
 	bool at_max;                  /* max_burst passed: the real limit is beyond the search */
 	unsigned trials;
+	bool ran;                     /* the search's trials ran (else it has no verdict: they are errors) */
 	const struct burst_result *r; /* its trial */
 };
 
@@ -188,6 +190,7 @@ static struct found search(struct mb_ctx *x, enum criterion k)
 		}
 	}
 	f.trials = x->rn->n_trials - before;
+	f.ran = r && r->ran;
 	return f;
 }
 
@@ -211,26 +214,67 @@ static double expected(const struct suite_cfg *s, const struct switch_view *v, e
 		       floor(v->kmin_kb[p] * 1024 / frame) + 1;
 	if (!(v->lossless >> p & 1))
 		return text_printf(why, len, "priority %u is lossy: no PFC", p), 0;
+	/* XOFF at enqueue, when the ingress holds more than xoff: the frame that crosses it raises it */
 	return text_printf(why, len, "xoff %.0f KB / %.0f B per ingress, x %u", v->xoff_kb, frame, senders),
-	       senders * (floor(v->xoff_kb * 1024 / frame) + 1);
+	       senders * floor(v->xoff_kb * 1024 / frame);
 }
 
-static json_t *result_row(const struct suite_cfg *s, const struct switch_view *v, enum criterion k,
+/* The switch does what its settings say: the largest burst is the expected one, less the search's
+ * resolution, more what drains while the burst arrives (below the machine check's share); with
+ * nothing to expect (a lossless priority's loss, a class without ECN, a lossy one's PFC), no burst
+ * up to max_burst meets the criterion. */
+static void burst_verdict(struct runner *rn, const struct suite_cfg *s, enum criterion k, const struct found *f,
+			  double exp, const char *why, const char *shown)
+{
+	const struct microburst_cfg *c = &s->microburst;
+	double hi = floor(exp * (2 - BUSY_SHARE)) + 1;
+	unsigned largest = f->burst ? f->burst : c->min_burst - 1; /* below min_burst: at most min - 1 */
+
+	if (!exp)
+		suite_verdict(rn, f->at_max, criterion_names[k], "largest burst %s frames, expected >= %u (%s)", shown,
+			      c->max_burst, why);
+	else
+		/* beyond max_burst: right unless the settings said it would stop well before */
+		suite_verdict(rn, f->at_max ? c->max_burst <= hi : largest + c->resolution >= exp && largest <= hi,
+			      criterion_names[k],
+			      "largest burst %s frames, expected %.0f (%s; allowed %.0f..%.0f)", shown, exp, why,
+			      exp - c->resolution, hi);
+}
+
+/* The machine check of a burst: one that raised no XOFF (nothing held its senders) should all sit
+ * in the queue at its peak, as it lands at once; frames that left before the last arrived mean its
+ * senders were held up (the switch counts frames without their FCS). */
+static struct machine burst_machine(const struct suite_cfg *s, const struct found *f)
+{
+	bool judged = f->r && f->burst && f->r->m.sw_xoff == 0;
+
+	return machine_judge(judged ? (double)f->r->m.sw_max_queue : 0,
+			     judged ? (double)f->burst * (s->microburst.frame_size - 4) : 0, judged ? &f->r->m : NULL);
+}
+
+static json_t *result_row(struct runner *rn, const struct suite_cfg *s, const struct switch_view *v, enum criterion k,
 			  const struct found *f, unsigned senders)
 {
 	char why[128], shown[32];
 	double exp = expected(s, v, k, senders, why, sizeof(why));
 	unsigned frame = s->microburst.frame_size;
+	struct machine busy = burst_machine(s, f);
+	json_t *row;
 
 	snprintf(shown, sizeof(shown), "%s%u", f->at_max ? ">= " : f->burst ? "" : "< ", f->burst ? f->burst
 											      : s->microburst.min_burst);
 	printf("  %-6s  %13s  %12llu  %12llu  %8.0f  %-40s  %6u\n", criterion_names[k], shown,
 	       (unsigned long long)f->burst * frame, f->r ? (unsigned long long)f->r->m.sw_max_queue : 0ULL, exp, why,
 	       f->trials);
-	return json_pack("{s:s,s:i,s:I,s:b,s:b,s:I,s:f,s:s,s:f,s:i}", "search", criterion_names[k], "burst_frames",
-			 f->burst, "burst_bytes", (json_int_t)f->burst * frame, "beyond_max", f->at_max, "below_min",
-			 !f->burst, "max_queue_bytes", f->r ? (json_int_t)f->r->m.sw_max_queue : 0, "expected_frames", exp,
-			 "expected_from", why, "max_latency_ns", f->r ? f->r->m.lat.max : 0.0, "trials", f->trials);
+	row = json_pack("{s:s,s:i,s:I,s:b,s:b,s:I,s:f,s:s,s:f,s:i}", "search", criterion_names[k], "burst_frames",
+			f->burst, "burst_bytes", (json_int_t)f->burst * frame, "beyond_max", f->at_max, "below_min",
+			!f->burst, "max_queue_bytes", f->r ? (json_int_t)f->r->m.sw_max_queue : 0, "expected_frames", exp,
+			"expected_from", why, "max_latency_ns", f->r ? f->r->m.lat.max : 0.0, "trials", f->trials);
+	machine_record(rn, row, &busy, "the %s search's burst of %u frames (its queue's peak)", criterion_names[k],
+		       f->burst);
+	if (f->ran)
+		burst_verdict(rn, s, k, f, exp, why, shown);
+	return row;
 }
 
 int suite_microburst(struct runner *rn, const struct suite_cfg *s, json_t *out)
@@ -273,7 +317,7 @@ int suite_microburst(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	       "max queue B", "expected", "expected from the switch's settings", "trials");
 	for (int k = 0; k < CRITERIA; k++)
 		if (on[k])
-			json_array_append_new(rows, result_row(s, &v, (enum criterion)k, &f[k], senders));
+			json_array_append_new(rows, result_row(rn, s, &v, (enum criterion)k, &f[k], senders));
 	json_object_set_new(out, "microburst", json_pack("{s:i,s:i,s:i,s:i,s:i,s:o}", "senders", senders, "frame_size",
 							 c->frame_size, "priority", c->priority, "min_burst", c->min_burst,
 							 "max_burst", c->max_burst, "results", rows));

@@ -15,11 +15,11 @@
 #include "metrics.h"
 #include "suite.h"
 #include "trial.h"
+#include "verdict.h"
 
 #define MAX_CURVE_STEPS 40
 #define PROBE_BYTES 24            /* a one-way latency probe needs this much payload */
 #define OFFER_TOLERANCE 0.98      /* senders below this share of the offered rate: not a valid trial */
-#define BUSY_SHARE 0.95           /* an overloaded link carrying less than this: the emulation fell behind */
 
 struct rate_result {
 	bool ran, pass;
@@ -174,18 +174,9 @@ struct search_result {
 	double gbps;                  /* the throughput; 0: not even min_gbps passed */
 	unsigned trials;
 	double short_at;              /* the lowest rate the senders fell short of (0: none) */
-	double carried_gbps;          /* what the receivers got at max_gbps, with preamble and gap */
+	double carried_gbps;          /* what the receivers got in the first trial (max_gbps), frame Gb/s */
+	struct metrics first;         /* that trial's */
 };
-
-/* Frames received per second at the first trial (max_gbps), in link Gb/s: when max_gbps overloads
- * the bottleneck, what its link really carried. Well below the link means the lab's lcore did not
- * get its CPU, and every figure of the table is the emulation's, not the link's. */
-static double carried_gbps(const struct rate_result *r, unsigned frame)
-{
-	return r->ran && r->m.duration_s > 0
-		       ? (double)r->m.received * (frame + WIRE_GAP_BYTES) * 8 / r->m.duration_s / 1e9
-		       : 0;
-}
 
 static void note_short(struct search_result *x, const struct rate_result *r)
 {
@@ -201,7 +192,8 @@ static struct search_result search(struct runner *rn, const struct suite_cfg *s,
 	struct rate_result r = at_rate(rn, s, "search", frame, hi);
 
 	note_short(&x, &r);
-	x.carried_gbps = carried_gbps(&r, frame);
+	x.carried_gbps = r.ran ? metrics_received_gbps(&r.m, frame) : 0;
+	x.first = r.m;
 	if (r.pass)
 		return x.gbps = hi, x;
 	while (x.trials < c->max_trials && hi - lo > step && !rn->stop) {
@@ -223,29 +215,31 @@ static struct search_result search(struct runner *rn, const struct suite_cfg *s,
 	return x;
 }
 
-static json_t *throughput_row(const struct suite_cfg *s, unsigned frame, const struct search_result *x)
+/* The first trial (max_gbps) against its load up to the bottleneck's frame capacity: below it,
+ * the lab's lcore did not get its CPU, and every figure of the row is the machine's. */
+static json_t *throughput_row(struct runner *rn, const struct suite_cfg *s, unsigned frame,
+			      const struct search_result *x)
 {
 	double expected = s->rfc2544.expected_gbps ? link_frame_gbps(s->rfc2544.expected_gbps, frame) : 0, best = x->gbps;
-
-	/* meaningful when max_gbps overloads the link */
-	double link = s->rfc2544.expected_gbps, carried = link && s->rfc2544.max_gbps > expected ? x->carried_gbps / link : 0;
+	struct machine busy = machine_judge(x->carried_gbps, expected ? fmin(s->rfc2544.max_gbps, expected) : 0,
+					    &x->first);
+	json_t *row;
 
 	printf("  %7u  %13.4f  %15.4f  %12.0f  %8.1f  %6u", frame, expected, best, best * 1e9 / (frame * 8.0),
 	       expected ? 100 * best / expected : NAN, x->trials);
-	if (carried)
-		printf("  %9.1f", 100 * carried);
-	if (x->short_at)
-		printf("  senders short of %.4f Gb/s: the result may be theirs", x->short_at);
-	if (carried && carried < BUSY_SHARE)
-		printf("  the link carried %.0f %% when overloaded: the lab's CPU is busy, the figures are the emulation's",
-		       100 * carried);
+	if (busy.judged)
+		printf("  %9.1f", busy.pct);
 	printf("\n");
-	return json_pack("{s:i,s:f,s:f,s:f,s:f,s:o,s:i,s:o,s:o}", "frame_size", frame, "throughput_gbps", best,
-			 "throughput_fps", best * 1e9 / (frame * 8.0), "expected_gbps", expected, "expected_fps",
-			 expected ? expected * 1e9 / (frame * 8.0) : 0.0, "pct_of_expected",
-			 expected ? json_real(100 * best / expected) : json_null(), "trials", x->trials, "sender_short_gbps",
-			 x->short_at ? json_real(x->short_at) : json_null(), "link_carried_pct",
-			 carried ? json_real(100 * carried) : json_null());
+	row = json_pack("{s:i,s:f,s:f,s:f,s:f,s:o,s:i,s:o}", "frame_size", frame, "throughput_gbps", best,
+			"throughput_fps", best * 1e9 / (frame * 8.0), "expected_gbps", expected, "expected_fps",
+			expected ? expected * 1e9 / (frame * 8.0) : 0.0, "pct_of_expected",
+			expected ? json_real(100 * best / expected) : json_null(), "trials", x->trials, "sender_short_gbps",
+			x->short_at ? json_real(x->short_at) : json_null());
+	machine_record(rn, row, &busy, "%u B frames at %.4f Gb/s (the search's first trial)", frame, s->rfc2544.max_gbps);
+	if (x->short_at)
+		machine_limit(rn, row, "senders short of %.4f Gb/s: the result may be theirs (their lcore's limit)",
+			      x->short_at);
+	return row;
 }
 
 static void latency_rows(struct runner *rn, const struct suite_cfg *s, unsigned frame, double best, json_t *rows)
@@ -339,8 +333,15 @@ int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	printf("\nRFC 2544 throughput (frame loss <= %g %%, trials of %g s; Gb/s of frames with FCS)\n"
 	       "  frame B  expected Gb/s  throughput Gb/s      frames/s  %% of exp  trials  carried %%\n",
 	       c->loss_threshold_pct, rn->duration_s);
-	for (unsigned i = 0; i < c->n_frames && x[i].trials; i++)
-		json_array_append_new(tput, throughput_row(s, c->frame_sizes[i], &x[i]));
+	for (unsigned i = 0; i < c->n_frames && x[i].trials; i++) {
+		json_array_append_new(tput, throughput_row(rn, s, c->frame_sizes[i], &x[i]));
+		if (x[i].gbps > 0)
+			suite_verdict(rn, true, "throughput", "%u B: %.4f Gb/s within the loss threshold (min_gbps %g)",
+				      c->frame_sizes[i], x[i].gbps, c->min_gbps);
+		else
+			suite_verdict(rn, false, "throughput", "%u B: frame loss above the threshold even at min_gbps %g",
+				      c->frame_sizes[i], c->min_gbps);
+	}
 	print_latency(lat);
 	print_loss(loss);
 	json_object_set_new(out, "rfc2544", json_pack("{s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "loss_threshold_pct",

@@ -19,14 +19,16 @@
 #define SUITE_NAME_LEN 64
 #define SUITE_MAX_LIST 16          /* frame sizes, fractions, sender counts, priorities */
 
-/* Exit status (docs/suites.md). */
+/* Exit status (docs/suites.md): as the engine's (docs/engine.md), 6 a failed verdict. An error
+ * outranks a failed verdict. */
 enum suite_exit {
-	EXIT_DONE = 0,       /* every trial ran (whatever the verdicts) */
+	EXIT_DONE = 0,       /* every trial ran, every verdict passed (or the suite only measures) */
 	EXIT_USAGE = 2,      /* bad command line */
 	EXIT_CONFIG = 3,     /* the suite config, its base, or a trial config the engine refused */
 	EXIT_TRIAL = 4,      /* the suite ended, but a trial failed to run (timeout, crash, no report) */
 	EXIT_IO = 5,         /* a folder or the suite report could not be written, the engine not run */
-	EXIT_INTERRUPTED = 6 /* SIGINT / SIGTERM: the trial in progress was stopped, the report written */
+	EXIT_VERDICT = 6,    /* every trial ran, but a verdict failed (verdict.h) */
+	EXIT_INTERRUPTED = 7 /* SIGINT / SIGTERM: the trial in progress was stopped, the report written */
 };
 
 enum suite_type { SUITE_RFC2544, SUITE_MICROBURST, SUITE_HOL, SUITE_INCAST, SUITE_COLLECTIVE, SUITE_TYPES };
@@ -95,6 +97,7 @@ struct suite_cfg {
 	char file[PATH_MAX];
 	char name[SUITE_NAME_LEN];
 	enum suite_type type;
+	bool measure_only;              /* verdicts are reported, but do not fail the exit status */
 	char base[PATH_MAX];            /* resolved against the suite file's folder; "" = generated lab */
 	config_t text;                  /* the suite file, parsed again and kept: switch group, lines */
 	bool text_ok;

@@ -156,10 +156,10 @@ static bool distinct(const unsigned *v, unsigned n)
 
 /* ---- groups ----------------------------------------------------------------------------------- */
 
-/* suite = { name; type; base; } */
+/* suite = { name; type; base; measure_only; } */
 static int load_suite(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "name", "type", "base", NULL };
+	static const char *const keys[] = { "name", "type", "base", "measure_only", NULL };
 	const config_setting_t *g = cr_required(&ld->r, root, "suite", "a group { name = ...; type = ...; }");
 	const config_setting_t *s;
 	struct suite_cfg *sc = ld->s;
@@ -175,6 +175,8 @@ static int load_suite(struct loader *ld, const config_setting_t *root)
 	    (t = cr_pick(&ld->r, s, suite_type_names, NULL)) < 0)
 		return -1;
 	sc->type = (enum suite_type)t;
+	if (cr_opt_bool(&ld->r, g, "measure_only", &sc->measure_only) < 0)
+		return -1;
 	if ((s = config_setting_get_member(g, "base"))) {
 		const char *v, *slash = strrchr(sc->file, '/');
 		if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a path to an engine config"))

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lab.h"
+#include "verdict.h"
 
 #define KILL_GRACE_S 3.0          /* after SIGTERM, how long the engine may take to write its report */
 #define POLL_NS 5000000L          /* how often the deadline is looked at */
@@ -66,6 +67,7 @@ int runner_init(struct runner *rn, const struct suite_cfg *s, const char *engine
 	rn->engine = engine;
 	rn->s = s;
 	rn->trials = json_array();
+	rn->verdicts = json_array();
 	if (keep_dir) {
 		rn->keep = true;
 		text_printf(rn->dir, sizeof(rn->dir), "%s", keep_dir);
@@ -85,7 +87,8 @@ void runner_finish(struct runner *rn)
 	if (!rn->keep && rn->dir[0])
 		rm_tree(rn->dir);
 	json_decref(rn->trials);
-	rn->trials = NULL;
+	json_decref(rn->verdicts);
+	rn->trials = rn->verdicts = NULL;
 }
 
 void trial_init(struct trial *t, const char *kind, const char *fmt, ...)
@@ -318,6 +321,20 @@ static void trial_failed(struct runner *rn, struct trial *t)
 	json_object_set_new(t->record, "verdict", json_string("error"));
 }
 
+/* A trial whose config has SLA checks (a base config's sla group): the engine's verdict is one of
+ * the suite's (its exit status 6 said it failed; the report is valid either way). */
+static void sla_verdict(struct runner *rn, struct trial *t)
+{
+	const json_t *sla = json_object_get(t->report, "sla");
+	const char *v = json_string_value(json_object_get(sla, "verdict"));
+
+	if (!sla)
+		return;
+	json_object_set_new(t->record, "sla", json_string(v ? v : "?"));
+	suite_verdict(rn, v && !strcmp(v, "pass"), "sla", "t%03u %s: the engine's SLA checks (the config's sla group)",
+		      t->id, t->label);
+}
+
 int trial_run(struct runner *rn, config_t *cfg, struct trial *t)
 {
 	unsigned id = ++rn->n_trials;
@@ -355,8 +372,10 @@ int trial_run(struct runner *rn, config_t *cfg, struct trial *t)
 	record_end(rn, t, tdir);
 	if (!rn->keep)
 		rm_tree(tdir);
-	if (t->status == TRIAL_OK)
+	if (t->status == TRIAL_OK) {
+		sla_verdict(rn, t);
 		return 0;
+	}
 	trial_failed(rn, t);
 	return -1;
 }

@@ -40,7 +40,10 @@ struct runner {
 	json_t *trials;               /* the suite report's "trials" */
 	bool stop;                    /* refused config or interrupted: no further trials */
 	char stop_reason[1024];
-	int exit_status;              /* what the suite should exit with so far */
+	int exit_status;              /* what the suite's errors make it exit with so far (verdicts aside) */
+	json_t *verdicts;             /* the suite report's "verdicts" (verdict.h) */
+	unsigned n_failed;            /* verdicts that failed */
+	unsigned n_machine_limited;   /* results the machine check flagged */
 };
 
 struct trial {

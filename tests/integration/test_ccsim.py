@@ -228,6 +228,8 @@ def test_same_inputs_same_bytes_other_seed_differs(sim):
     a, b = sim.run(cfg), sim.run(cfg)
     assert a.rc == b.rc == 0
     assert a.csv_text == b.csv_text and a.out == b.out
+    # run_info says when and how each was run (its own -c/-s paths): the rest is the simulation's
+    assert a.summary.pop("run_info")["command_line"] != b.summary.pop("run_info")["command_line"]
     assert json.dumps(a.summary, sort_keys=True) == json.dumps(b.summary, sort_keys=True)
     c = sim.run(cfg, "--seed", "2")  # marking is probabilistic between Kmin and Kmax
     assert c.rc == 0 and c.csv_text != a.csv_text
