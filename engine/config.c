@@ -1348,7 +1348,8 @@ static int flow_header_fields(struct loader *ld, const config_setting_t *fs, str
 			return -1;
 		g->ecn = (uint8_t)v;
 	}
-	if ((rc = cr_opt_int(&ld->r, fs, "vlan", 0, 4095, false, &v)) < 0)
+	/* VID 4095 is reserved by 802.1Q (0 is a priority tag) */
+	if ((rc = cr_opt_int(&ld->r, fs, "vlan", 0, 4094, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->has_vlan = true, g->vlan = (uint16_t)v;

@@ -187,7 +187,7 @@ static void check_flow(const struct engine_config *c, unsigned i)
 	REQUIRE(g->dest_qpn + (uint64_t)(g->count - 1) * g->dest_qpn_step <= MAX_QPN);
 	REQUIRE(g->sport_entropy || (g->sport >= 1 && g->sport + (uint64_t)(g->count - 1) * g->sport_step <= 65535));
 	REQUIRE(g->transport == CFG_UD || g->qkey == 0x11111111);
-	REQUIRE(g->dscp <= 63 && g->ecn <= 3 && g->pcp <= 7 && g->vlan <= 4095);
+	REQUIRE(g->dscp <= 63 && g->ecn <= 3 && g->pcp <= 7 && g->vlan <= 4094);
 	REQUIRE(g->has_vlan || (g->pcp == 0 && g->vlan == 0));
 	REQUIRE(in(g->rate_gbps, 0, 800) && in(g->rate_pps, 0, 1e9));
 	REQUIRE(!(g->rate_gbps > 0 && g->rate_pps > 0));

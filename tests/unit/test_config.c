@@ -416,7 +416,7 @@ static const struct bad range_rows[] = {
 	{ BASE "flows = ( { name = \"f\"; port = \"a\"; " F1 "qpn = 1; } );\n", 4, "flows.[0].qpn",
 	  "0x1 is out of range (0x2..0xffffff)" },
 	{ FLOW("dscp = 64;"), 4, "flows.[0].dscp", "64 is out of range (0..63)" },
-	{ FLOW("vlan = 4096;"), 4, "flows.[0].vlan", "4096 is out of range (0..4095)" },
+	{ FLOW("vlan = 4096;"), 4, "flows.[0].vlan", "4096 is out of range (0..4094)" },
 	{ FLOW("mtu = 1000;"), 4, "flows.[0].mtu", "1000 is not an IB MTU (256, 512, 1024, 2048 or 4096)" },
 	{ FLOW("message_size = -1;"), 4, "flows.[0].message_size", "-1 is out of range (0..1073741824)" },
 	{ BASE "run = { stats_interval_s = 0.05; };\n", 4, "run.stats_interval_s", "out of range (0.1..3600)" },

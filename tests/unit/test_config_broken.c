@@ -176,6 +176,8 @@ static const struct bad rows[] = {
 	  "0 is out of range (1..4094)" },
 	{ "range", "VLAN 4095 (switch.vlans)", LAB("vlans = ( { vid = 4095; ports = [\"s0\"]; } );"), 4, "switch.vlans.[0].vid",
 	  "4095 is out of range (1..4094)" },
+	{ "range", "VLAN 4095 (a flow's tag: reserved by 802.1Q)", FLOW("vlan = 4095;"), 4, "flows.[0].vlan",
+	  "4095 is out of range (0..4094)" },
 	{ "range", "collective of 0 phases", FLOW("") "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 0; } );\n", 5,
 	  "collectives.[0].phases", "0 is out of range (1..4096)" },
 	{ "range", "collective of no flows", FLOW("") "collectives = ( { name = \"c\"; flows = [ ]; phases = 2; } );\n", 5,
