@@ -999,6 +999,35 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 		       : 0;
 }
 
+/* A ring cable carries TX queue q of one end to RX queue q of the other: frames sent on a queue
+ * the other end does not poll would stay in its ring, their mbufs never returned. Checked at the
+ * end declared second (ps, port p), in both directions. */
+static int ring_queues(struct loader *ld, const config_setting_t *ps, unsigned p)
+{
+	const struct cfg_port *a = &ld->cfg->ports[p], *b;
+	int peer = config_ring_peer(ld->cfg, p);
+
+	if (peer < 0 || (unsigned)peer > p)
+		return 0;
+	b = &ld->cfg->ports[peer];
+	if (a->tx_queues > b->rx_queues || b->tx_queues > a->rx_queues) {
+		bool a_sends = a->tx_queues > b->rx_queues;
+		const struct cfg_port *tx = a_sends ? a : b, *rx = a_sends ? b : a;
+		char lost[32];
+
+		if (tx->tx_queues - rx->rx_queues == 1)
+			snprintf(lost, sizeof(lost), "queue %u", rx->rx_queues);
+		else
+			snprintf(lost, sizeof(lost), "queues %u..%u", rx->rx_queues, tx->tx_queues - 1);
+		return cr_fail_member(&ld->r, ps, a_sends ? "tx_queues" : "rx_queues",
+				      "port '%s' (%s) has tx_queues %u but the other end of its ring cable, port '%s' (%s), "
+				      "has rx_queues %u: frames of its TX %s would reach no RX queue (one end's "
+				      "tx_queues must be <= the other's rx_queues)", tx->name, tx->device, tx->tx_queues,
+				      rx->name, rx->device, rx->rx_queues, lost);
+	}
+	return 0;
+}
+
 static int parse_ports(struct loader *ld, const config_setting_t *root)
 {
 	const config_setting_t *s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
@@ -1015,6 +1044,9 @@ static int parse_ports(struct loader *ld, const config_setting_t *root)
 		if (parse_port(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
 	ld->cfg->n_ports = (unsigned)n;
+	for (int i = 0; i < n; i++)
+		if (ring_queues(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
 	return 0;
 }
 

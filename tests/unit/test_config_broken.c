@@ -224,6 +224,15 @@ static const struct bad rows[] = {
 	{ "contradiction", "TX role on a queue the port does not have",
 	  EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; queue = 2; } );\n", 3, "lcores.[0].queue",
 	  "queue 2 is beyond port 'a''s tx queues (0..0; raise tx_queues)" },
+	{ "contradiction", "ring cable: more TX queues at one end than RX queues at the other (frames would vanish)",
+	  PORT("tx_queues = 2;"), 2, "ports.[1].rx_queues",
+	  "port 'a' (ring:x:a) has tx_queues 2 but the other end of its ring cable, port 'b' (ring:x:b), has "
+	  "rx_queues 1: frames of its TX queue 1 would reach no RX queue" },
+	{ "contradiction", "ring cable: the end declared second sends on more queues",
+	  EAL "ports = ( " PORT_A "},\n { name = \"b\"; device = \"ring:x:b\"; ipv4 = \"10.0.0.2\"; link_speed_gbps = 100; "
+	  "tx_queues = 3; } );\n" ROLES, 3, "ports.[1].tx_queues",
+	  "port 'b' (ring:x:b) has tx_queues 3 but the other end of its ring cable, port 'a' (ring:x:a), has "
+	  "rx_queues 1: frames of its TX queues 1..2 would reach no RX queue" },
 	{ "contradiction", "IPv4 destination, port with IPv6 only",
 	  EAL "ports = ( { name = \"a\"; device = \"ring:x:a\"; ipv6 = \"fd00::1\"; link_speed_gbps = 100; } );\n"
 	  "lcores = ( { lcore = 1; port = \"a\"; role = \"txrx\"; } );\nflows = ( { " F0 "} );\n", 4, "flows.[0].dst_ip",
