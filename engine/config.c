@@ -31,6 +31,7 @@
 struct loader {
 	struct config_reader r;       /* file name, error line, prescan state (config_read.h) */
 	struct engine_config *cfg;
+	const struct config_env *env; /* checks beyond the text (may be NULL) */
 	uint64_t lcore_set[2];        /* eal.lcores as a bit set */
 };
 
@@ -277,6 +278,54 @@ static bool valid_device(const char *dev)
 	return is_pci_addr(dev);
 }
 
+/* The same PCI device: "3b:00.0" is "0000:3b:00.0", and hex digits in either case. */
+static bool same_pci_addr(const char *a, const char *b)
+{
+	char x[24], y[24];
+
+	snprintf(x, sizeof(x), "%s%s", strchr(a, ':') == strrchr(a, ':') ? "0000:" : "", a);
+	snprintf(y, sizeof(y), "%s%s", strchr(b, ':') == strrchr(b, ':') ? "0000:" : "", b);
+	return !strcasecmp(x, y);
+}
+
+/* The device of an EAL allow/block option at extra[i] ("-a X", "-aX", "--allow X", "--allow=X"),
+ * or NULL; *skip: 1 when X is the next argument. */
+static const char *eal_device_option(const struct cfg_eal *e, unsigned i, const char *shrt, const char *lng,
+				     unsigned *skip)
+{
+	const char *a = e->extra[i];
+	size_t ll = strlen(lng);
+
+	*skip = 0;
+	if (!strcmp(a, shrt) || !strcmp(a, lng)) {
+		*skip = 1;
+		return i + 1 < e->n_extra ? e->extra[i + 1] : NULL;
+	}
+	if (!strncmp(a, shrt, 2) && a[2])
+		return a + 2;
+	if (!strncmp(a, lng, ll) && a[ll] == '=')
+		return a + ll + 1;
+	return NULL;
+}
+
+bool config_extra_allows_pci(const struct cfg_eal *e, const char *addr)
+{
+	unsigned skip;
+
+	for (unsigned i = 0; i < e->n_extra; i += 1 + skip) {
+		const char *dev = eal_device_option(e, i, "-a", "--allow", &skip);
+		size_t n = dev ? strcspn(dev, ",") : 0;
+		char pci[16];
+
+		if (!dev || n >= sizeof(pci))
+			continue;
+		snprintf(pci, sizeof(pci), "%.*s", (int)n, dev);
+		if (is_pci_addr(pci) && (!addr || same_pci_addr(addr, pci)))
+			return true;
+	}
+	return false;
+}
+
 /* ---- eal ------------------------------------------------------------------------------------ */
 
 static int eal_lcores(struct loader *ld, const config_setting_t *eal)
@@ -408,6 +457,13 @@ static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg
 			       "'%s' is neither a vdev name (net_<driver><n>, e.g. net_ring0), a ring pair end "
 			       "(ring:LINK:a or ring:LINK:b) nor a PCI address (0000:3b:00.0)",
 			       cr_shown(p->device, buf));
+	if (is_vdev(p->device) && ld->env && ld->env->vdev_driver) {
+		char why[700];
+
+		if (!ld->env->vdev_driver(ld->env->arg, &ld->cfg->eal, p->device, why, sizeof(why)))
+			return cr_fail(&ld->r, s, "no vdev driver of this DPDK takes '%s' (vdev drivers: %s)", p->device,
+				       why);
+	}
 	rc = opt_str(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args) - strlen(p->device) - 1);
 	if (rc < 0)
 		return -1;
@@ -1028,6 +1084,33 @@ static int ring_queues(struct loader *ld, const config_setting_t *ps, unsigned p
 	return 0;
 }
 
+/* The engine passes EAL an allow-list of its PCI ports (-a ADDR each, so that EAL probes no other
+ * device of the machine): extra_args that EAL cannot combine with it would stop EAL at start. */
+static int eal_vs_pci_ports(struct loader *ld, const config_setting_t *root)
+{
+	const struct cfg_eal *e = &ld->cfg->eal;
+	const config_setting_t *eal = config_setting_get_member(root, "eal");
+	const char *pci = NULL;
+	unsigned skip;
+
+	for (unsigned i = 0; i < ld->cfg->n_ports && !pci; i++)
+		if (is_pci_addr(ld->cfg->ports[i].device))
+			pci = ld->cfg->ports[i].name;
+	if (!pci || !eal)
+		return 0;
+	for (unsigned i = 0; i < e->n_extra; i += 1 + skip) {
+		const config_setting_t *arg = config_setting_get_elem(config_setting_get_member(eal, "extra_args"), i);
+
+		if (eal_device_option(e, i, "-b", "--block", &skip))
+			return cr_fail(&ld->r, arg, "'%s' (a block-list) with PCI port '%s': the engine allow-lists its PCI "
+				       "ports (-a), and EAL refuses -a and -b together (give devargs with -a ADDR,ARGS)",
+				       e->extra[i], pci);
+		if (!strcmp(e->extra[i], "--no-pci"))
+			return cr_fail(&ld->r, arg, "--no-pci with PCI port '%s': EAL would not find the port", pci);
+	}
+	return 0;
+}
+
 static int parse_ports(struct loader *ld, const config_setting_t *root)
 {
 	const config_setting_t *s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
@@ -1047,7 +1130,7 @@ static int parse_ports(struct loader *ld, const config_setting_t *root)
 	for (int i = 0; i < n; i++)
 		if (ring_queues(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
-	return 0;
+	return eal_vs_pci_ports(ld, root);
 }
 
 /* A member naming a port; returns its index or -1 after an error. */
@@ -2587,7 +2670,13 @@ static int load_root(void *arg, const config_setting_t *root)
 
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen)
 {
-	struct loader ld = { .cfg = cfg };
+	return config_load_string_env(text, name, NULL, cfg, err, errlen);
+}
+
+int config_load_string_env(const char *text, const char *name, const struct config_env *env,
+			   struct engine_config *cfg, char *err, size_t errlen)
+{
+	struct loader ld = { .cfg = cfg, .env = env };
 
 	cr_init(&ld.r, name, err, errlen, "configuration");
 	config_defaults(cfg);
@@ -2597,6 +2686,12 @@ int config_load_string(const char *text, const char *name, struct engine_config 
 
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen)
 {
+	return config_load_env(path, NULL, cfg, err, errlen);
+}
+
+int config_load_env(const char *path, const struct config_env *env, struct engine_config *cfg, char *err,
+		    size_t errlen)
+{
 	char *text = cr_read_file(path, err, errlen);
 	int rc;
 
@@ -2604,7 +2699,7 @@ int config_load(const char *path, struct engine_config *cfg, char *err, size_t e
 		config_defaults(cfg);
 		return -1;
 	}
-	rc = config_load_string(text, path, cfg, err, errlen);
+	rc = config_load_string_env(text, path, env, cfg, err, errlen);
 	free(text);
 	return rc;
 }

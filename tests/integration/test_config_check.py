@@ -1,8 +1,15 @@
 """Configurations that `roce-engine --check` accepts must start, and those it cannot start are
 refused at --check with the file, line and setting (docs/config.md). Each case here once passed
 --check and then failed or misbehaved at run time (issue 19, item 5)."""
+import json
+import os
+import re
+import shutil
+import subprocess
+
 import pytest
 
+from conftest import engine_path
 from test_engine import MAC_A, MAC_B, cfg, flow, pair_ports, port, role
 
 
@@ -54,3 +61,96 @@ def test_ring_cable_with_every_queue_polled_carries_all(engine):
     a, b = rep["ports"]
     assert a["tx_packets"] == 600 == b["rx_packets"]
     assert [p["mbufs_in_use_at_exit"] for p in rep["ports"]] == [0, 0]
+
+
+# ---- device names and drivers --------------------------------------------------------------------
+
+def _one_port(device, eal='lcores = "0-1";', extra=""):
+    return ("eal = { %s };\nports = ( { name = \"p\"; device = \"%s\"; ipv4 = \"10.0.0.1\"; %s%s } );\n"
+            "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n"
+            % (eal, device, "link_speed_gbps = 10; " if device.startswith("net_") else "", extra))
+
+
+def _pmdinfo_vdev_drivers():
+    """The vdev drivers of the engine's DPDK by DPDK's own tool: dpdk-pmdinfo.py -p follows the
+    program's libraries and librte_eal's DPDK_PLUGIN_PATH (a vdev driver has no PCI ids)."""
+    tool = shutil.which("dpdk-pmdinfo.py")
+    if not tool:
+        pytest.skip("dpdk-pmdinfo.py (package dpdk) not installed")
+    r = subprocess.run(["/usr/bin/python3", tool, "-p", str(engine_path())], capture_output=True, text=True,
+                       timeout=120)
+    if r.returncode != 0:
+        pytest.skip("dpdk-pmdinfo.py failed (python3-pyelftools?): %s" % r.stderr.strip())
+    return {d["name"] for d in json.loads(r.stdout) if d["name"].startswith("net_") and not d.get("pci_ids")}
+
+
+def test_unknown_vdev_driver_is_refused_at_check_naming_the_drivers_there_are(engine):
+    """net_foo0 once passed --check; EAL then failed. The list is DPDK's own (dpdk-pmdinfo.py)."""
+    rc, _, out = engine.run(_one_port("net_foo0"), "--check", report=False)
+    assert rc == 3, out
+    m = re.search(r"run1\.cfg:2: ports\.\[0\]\.device: no vdev driver of this DPDK takes 'net_foo0' "
+                  r"\(vdev drivers: ([a-z0-9_, ]+); read from the program, its DPDK libraries and (\S+)\)", out)
+    assert m, out
+    assert set(m.group(1).split(", ")) == _pmdinfo_vdev_drivers()
+    assert any(f.startswith("librte_net_null.so") for f in os.listdir(m.group(2)))  # DPDK's plugin folder
+
+
+def test_every_vdev_driver_of_this_dpdk_passes_check(engine):
+    for name in sorted(_pmdinfo_vdev_drivers()):
+        rc, _, out = engine.run(_one_port(name + "0"), "--check", report=False)
+        assert rc == 0, (name, out)
+
+
+def test_eal_failure_prints_the_arguments_it_was_given(engine):
+    rc, _, out = engine.run(_one_port("net_null0", 'lcores = "0-1"; extra_args = ["--no-such-eal-option"];'),
+                            report=False)
+    assert rc == 4, out
+    m = re.search(r"EAL initialisation failed \(see DPDK's message above\) with the arguments: (.*)", out)
+    assert m, out
+    args = m.group(1).split()
+    assert args[:2] == ["-l", "0-1"] and "--vdev" in args and "net_null0" in args
+    assert args[-1] == "--no-such-eal-option"
+
+
+# ---- PCI: an allow-list of the configured devices, --no-pci without any --------------------------
+
+def _check_eal_line(engine, text):
+    rc, _, out = engine.run(text, "--check", report=False)
+    assert rc == 0, out
+    return re.search(r"^EAL: (.*)$", out, re.M).group(1).split()
+
+
+def test_pci_ports_are_allow_listed_and_vdev_only_configs_get_no_pci(engine):
+    args = _check_eal_line(engine, _one_port("0000:3b:00.0"))
+    assert "--no-pci" not in args
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-a"] == ["0000:3b:00.0"]
+    args = _check_eal_line(engine, _one_port("net_null0"))
+    assert "--no-pci" in args and "-a" not in args
+
+
+def test_pci_devargs_in_extra_args_are_not_shadowed(engine):
+    """EAL takes a device's first -a: the engine's own would drop the user's devargs."""
+    args = _check_eal_line(engine, _one_port("0000:3b:00.0", 'lcores = "0-1"; extra_args = ["-a", "3B:00.0,dv_flow_en=1"];'))
+    assert [args[i + 1] for i, a in enumerate(args) if a == "-a"] == ["3B:00.0,dv_flow_en=1"]
+    args = _check_eal_line(engine, _one_port("net_null0", 'lcores = "0-1"; extra_args = ["--allow=0000:3b:00.0"];'))
+    assert "--no-pci" not in args  # the user asked for a PCI device
+
+
+@pytest.mark.parametrize("extra,why", [('"-b", "0000:00:03.0"', "'-b' (a block-list) with PCI port 'p'"),
+                                       ('"--no-pci"', "--no-pci with PCI port 'p'")])
+def test_eal_options_that_cannot_go_with_pci_ports_are_refused(engine, extra, why):
+    rc, _, out = engine.run(_one_port("0000:3b:00.0", 'lcores = "0-1"; extra_args = [%s];' % extra), "--check",
+                            report=False)
+    assert rc == 3 and "run1.cfg:1: eal.extra_args.[0]: " + why in out, out
+
+
+def test_eal_probes_only_the_allow_listed_pci_device(engine):
+    """With a PCI port, EAL once probed every PCI device of the machine (the host's own NICs)."""
+    host = sorted(os.listdir("/sys/bus/pci/devices")) if os.path.isdir("/sys/bus/pci/devices") else []
+    if not host:
+        pytest.skip("no PCI device on this machine to leave alone")
+    absent = "0000:7f:1f.7"
+    assert absent not in host
+    rc, _, out = engine.run(_one_port(absent, 'lcores = "0-1"; log_level = "debug";'), report=False)
+    assert rc == 4 and "no DPDK device '%s'" % absent in out, out
+    assert not [d for d in host if d in out], out

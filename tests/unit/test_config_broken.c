@@ -224,6 +224,20 @@ static const struct bad rows[] = {
 	{ "contradiction", "TX role on a queue the port does not have",
 	  EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; queue = 2; } );\n", 3, "lcores.[0].queue",
 	  "queue 2 is beyond port 'a''s tx queues (0..0; raise tx_queues)" },
+	{ "contradiction", "a vdev no driver of this DPDK takes",
+	  EAL "ports = ( { name = \"a\"; device = \"net_foo0\"; ipv4 = \"10.0.0.1\"; link_speed_gbps = 100; } );\n"
+	  "lcores = ( { lcore = 1; port = \"a\"; role = \"txrx\"; } );\n", 2, "ports.[0].device",
+	  "no vdev driver of this DPDK takes 'net_foo0' (vdev drivers: net_null, net_pcap, net_ring)" },
+	{ "contradiction", "a PCI port with an EAL block-list (EAL refuses -a with -b)",
+	  "eal = { lcores = \"0-1\"; extra_args = [\"-b\", \"0000:00:03.0\"]; };\n"
+	  "ports = ( { name = \"p\"; device = \"0000:3b:00.0\"; ipv4 = \"10.0.0.1\"; } );\n"
+	  "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n", 1, "eal.extra_args.[0]",
+	  "'-b' (a block-list) with PCI port 'p': the engine allow-lists its PCI ports (-a)" },
+	{ "contradiction", "a PCI port with --no-pci",
+	  "eal = { lcores = \"0-1\"; extra_args = [\"-v\", \"--no-pci\"]; };\n"
+	  "ports = ( { name = \"p\"; device = \"3b:00.0\"; ipv4 = \"10.0.0.1\"; } );\n"
+	  "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n", 1, "eal.extra_args.[1]",
+	  "--no-pci with PCI port 'p': EAL would not find the port" },
 	{ "contradiction", "ring cable: more TX queues at one end than RX queues at the other (frames would vanish)",
 	  PORT("tx_queues = 2;"), 2, "ports.[1].rx_queues",
 	  "port 'a' (ring:x:a) has tx_queues 2 but the other end of its ring cable, port 'b' (ring:x:b), has "
@@ -356,6 +370,20 @@ static const struct bad rows[] = {
 static struct engine_config cfg; /* large: keep it off the stack */
 static const struct bad *cur;
 
+/* The vdev drivers of a made-up DPDK build (the engine reads the real one's, pmd_glue/drivers.c). */
+static bool some_drivers(void *arg, const struct cfg_eal *eal, const char *device, char *why, size_t len)
+{
+	static const char *const names[] = { "net_null", "net_pcap", "net_ring" };
+
+	(void)arg, (void)eal;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(device, names[i], strlen(names[i])))
+			return true;
+	snprintf(why, len, "net_null, net_pcap, net_ring");
+	return false;
+}
+static const struct config_env env = { .vdev_driver = some_drivers };
+
 /* SETTING is what config_lookup() finds at LINE, or a member missing from the group at LINE. */
 static void check_path(const struct bad *r)
 {
@@ -391,7 +419,7 @@ static void test_row(void)
 	int rc;
 
 	memset(err, 'x', sizeof(err));
-	rc = config_load_string(r->text, NAME, &cfg, err, sizeof(err));
+	rc = config_load_string_env(r->text, NAME, &env, &cfg, err, sizeof(err));
 	wl = (size_t)snprintf(want, sizeof(want), NAME ":%u: %s: ", r->line, r->setting);
 	if (getenv("SHOW_ERRORS"))
 		printf("  %s\n", err);
