@@ -1036,15 +1036,16 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 			       cr_shown(p->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->ports[j].name, p->name))
-			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at line %u; names must be unique)",
-				       p->name, ld->cfg->ports[j].line);
+			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at %s; names must be unique)",
+				       p->name, cr_at(&ld->r, ld->cfg->ports[j].line, (char[CR_AT_LEN]){ 0 }));
 	if (port_device(ld, ps, p))
 		return -1;
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcasecmp(ld->cfg->ports[j].device, p->device))
 			return cr_fail_member(&ld->r, ps, "device",
-					      "device %s is already port '%s' at line %u (one port "
-					      "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
+					      "device %s is already port '%s' at %s (one port "
+					      "per device)", p->device, ld->cfg->ports[j].name,
+					      cr_at(&ld->r, ld->cfg->ports[j].line, (char[CR_AT_LEN]){ 0 }));
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
 			       cr_opt_float(&ld->r, ps, "rx_drop_probability", 0, false, 1,
 					    &p->rx_drop_probability) < 0 ||
@@ -1172,9 +1173,9 @@ static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_
 
 		if (o->port == r->port && o->queue == r->queue && both)
 			return cr_fail(&ld->r, rs,
-				       "port '%s' queue %u %s is already polled by the role at line %u (one "
+				       "port '%s' queue %u %s is already polled by the role at %s (one "
 				       "role per queue and direction)",
-				       p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2], o->line);
+				       p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2], cr_at(&ld->r, o->line, (char[CR_AT_LEN]){ 0 }));
 	}
 	return 0;
 }
@@ -1707,8 +1708,8 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 			       cr_shown(g->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->groups[j].name, g->name))
-			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at line %u; names must be unique)",
-				       g->name, ld->cfg->groups[j].line);
+			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at %s; names must be unique)",
+				       g->name, cr_at(&ld->r, ld->cfg->groups[j].line, (char[CR_AT_LEN]){ 0 }));
 	if ((i = port_ref(ld, fs)) < 0)
 		return -1;
 	g->port = (unsigned)i;
@@ -1764,9 +1765,10 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 				for (unsigned j = 0; j < k; j++)
 					if (c->groups[j].port == port && group_has_qpn(&c->groups[j], q)) {
 						rc = cr_fail_member(&ld->r, config_setting_get_elem(flows, k), "qpn",
-							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at line %u on "
+							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at %s on "
 							"port '%s' (the QPNs of one port must not overlap)", q, g->name,
-							c->groups[j].name, c->groups[j].line, c->ports[port].name);
+							c->groups[j].name, cr_at(&ld->r, c->groups[j].line, (char[CR_AT_LEN]){ 0 }),
+							c->ports[port].name);
 						break;
 					}
 			}
@@ -1832,8 +1834,8 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 				       name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
 		if (cfg_group_has_stop(&ld->cfg->groups[g]))
 			return cr_fail(&ld->r, e,
-				       "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
-				       name, ld->cfg->groups[g].line);
+				       "flow '%s' has a stop condition (%s); in a collective the phases stop it",
+				       name, cr_at(&ld->r, ld->cfg->groups[g].line, (char[CR_AT_LEN]){ 0 }));
 		ld->cfg->group_collective[g] = (int)idx;
 		c->flows[c->n_flows++] = g;
 	}
@@ -1861,8 +1863,8 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 			       cr_shown(c->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->collectives[j].name, c->name))
-			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at line %u)", c->name,
-				       ld->cfg->collectives[j].line);
+			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at %s)", c->name,
+				       cr_at(&ld->r, ld->cfg->collectives[j].line, (char[CR_AT_LEN]){ 0 }));
 	s = config_setting_get_member(cs, "type");
 	if (s && (i = cr_pick(&ld->r, s, collective_types, NULL)) < 0)
 		return -1;
@@ -2592,8 +2594,9 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 			first = (int)i;
 		else if (c->roles[i].lcore != c->roles[first].lcore)
 			return cr_fail(&ld->r, config_setting_get_elem(config_setting_get_member(root, "lcores"), i),
-				       "switch ports are all polled by one lcore (lcore %u at line %u, here lcore %u)",
-				       c->roles[first].lcore, c->roles[first].line, c->roles[i].lcore);
+				       "switch ports are all polled by one lcore (lcore %u at %s, here lcore %u)",
+				       c->roles[first].lcore, cr_at(&ld->r, c->roles[first].line, (char[CR_AT_LEN]){ 0 }),
+				       c->roles[i].lcore);
 		c->sw.n_ports++;
 		c->ports[c->roles[i].port].is_switch_port = true;
 	}
@@ -2673,15 +2676,25 @@ int config_load_string(const char *text, const char *name, struct engine_config 
 	return config_load_string_env(text, name, NULL, cfg, err, errlen);
 }
 
+/* One load, of a file (text NULL) or of text. */
+static int load(const char *path, const char *text, const char *name, const struct config_env *env,
+		struct engine_config *cfg, char *err, size_t errlen)
+{
+	struct loader ld = { .cfg = cfg, .env = env };
+	int rc;
+
+	cr_init(&ld.r, text ? name : path, err, errlen, "configuration");
+	config_defaults(cfg);
+	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.r.file);
+	rc = text ? cr_load_text(&ld.r, text, load_root, &ld) : cr_load_file(&ld.r, path, load_root, &ld);
+	cfg->src = ld.r.src;
+	return rc;
+}
+
 int config_load_string_env(const char *text, const char *name, const struct config_env *env,
 			   struct engine_config *cfg, char *err, size_t errlen)
 {
-	struct loader ld = { .cfg = cfg, .env = env };
-
-	cr_init(&ld.r, name, err, errlen, "configuration");
-	config_defaults(cfg);
-	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.r.file);
-	return cr_load_text(&ld.r, text, load_root, &ld);
+	return load(NULL, text, name, env, cfg, err, errlen);
 }
 
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen)
@@ -2692,14 +2705,10 @@ int config_load(const char *path, struct engine_config *cfg, char *err, size_t e
 int config_load_env(const char *path, const struct config_env *env, struct engine_config *cfg, char *err,
 		    size_t errlen)
 {
-	char *text = cr_read_file(path, err, errlen);
-	int rc;
+	return load(path, NULL, NULL, env, cfg, err, errlen);
+}
 
-	if (!text) {
-		config_defaults(cfg);
-		return -1;
-	}
-	rc = config_load_string_env(text, path, env, cfg, err, errlen);
-	free(text);
-	return rc;
+const char *config_where(const struct engine_config *cfg, unsigned line, char *buf, size_t len)
+{
+	return cr_where(&cfg->src, cfg->file, line, buf, len);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_read.h"
 #include "dcqcn.h"
 #include "np.h"
 #include "timely.h"
@@ -327,6 +328,8 @@ struct cfg_pfc_generator {
 
 struct engine_config {
 	char file[CFG_STR_LEN];       /* the file it came from */
+	struct cr_sources src;        /* the files of its lines (the `line` members above and below are
+				       * lines of the text with the includes in: see config_where()) */
 	struct cfg_eal eal;
 	unsigned n_ports;
 	struct cfg_port ports[CFG_MAX_PORTS];
@@ -408,6 +411,8 @@ int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double
 /* The parameters of a group's algorithm with their current values (for the control interface);
  * returns how many were written (at most max). */
 unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max);
+/* "FILE:LINE" of a setting's `line` (the included file it is in, and its line there). */
+const char *config_where(const struct engine_config *cfg, unsigned line, char *buf, size_t len);
 /* Whether eal.extra_args allow-list PCI device `addr` themselves (-a ADDR[,ARGS], -aADDR, --allow
  * ADDR, --allow=ADDR; "3b:00.0" is "0000:3b:00.0"); NULL addr: any PCI device. */
 bool config_extra_allows_pci(const struct cfg_eal *eal, const char *addr);

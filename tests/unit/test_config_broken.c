@@ -60,24 +60,32 @@ struct bad {
 };
 
 static const struct bad rows[] = {
-	/* ---- syntax ---------------------------------------------------------------------------- */
+	/* ---- syntax ---------------------------------------------------------------------------- *
+	 * what libconfig calls "syntax error", said with what was found and what was expected */
 	{ "syntax", "missing comma between list elements",
-	  EAL "ports = ( " PORT_A "}\n " PORT_B " );\n" ROLES, 3, "syntax error", "syntax error" },
+	  EAL "ports = ( " PORT_A "}\n " PORT_B " );\n" ROLES, 3, "syntax error",
+	  "found '{' where ',' or ')' was expected: a missing ',' between the elements of a list?" },
 	{ "syntax", "semicolon between list elements",
-	  EAL "ports = ( " PORT_A "};\n " PORT_B " );\n" ROLES, 2, "syntax error", "syntax error" },
+	  EAL "ports = ( " PORT_A "};\n " PORT_B " );\n" ROLES, 2, "syntax error",
+	  "found ';' where ',' or ')' was expected: the elements of a list are separated by ','" },
 	{ "syntax", "group left open in the middle of the file (the end names where it opened)",
-	  BASE "run = { duration_s = 1;\nsla = ( );\n", 6, "syntax error", "the '{' at line 4 is never closed" },
-	{ "syntax", "array left open", BASE "run = { capture_ports = [\"a\", \"b\"; };\n", 4, "syntax error", "syntax error" },
+	  BASE "run = { duration_s = 1;\nsla = ( );\n", 6, "syntax error",
+	  "found the end of the text where '}' was expected: the '{' at line 4 is never closed" },
+	{ "syntax", "array left open", BASE "run = { capture_ports = [\"a\", \"b\"; };\n", 4, "syntax error",
+	  "found ';' where ',' or ']' was expected: the elements of an array are separated by ','" },
 	{ "syntax", "string left open, later strings pair up wrongly",
 	  BASE "run = { report = \"r.json;\n capture = \"c.pcapng\"; };\n", 5, "syntax error", "unterminated string" },
 	{ "syntax", "number with two decimal points", BASE "run = { duration_s = 1.2.3; };\n", 4, "syntax error",
-	  "syntax error" },
-	{ "syntax", "number with letters", BASE "run = { capture_every = 12abc; };\n", 4, "syntax error", "syntax error" },
+	  "found '1.2.3' where a value was expected: not a number" },
+	{ "syntax", "number with letters", BASE "run = { capture_every = 12abc; };\n", 4, "syntax error",
+	  "found '12abc' where a value was expected: numbers take no unit suffix" },
 	{ "syntax", "negative hex (libconfig has none)", BASE "run = { capture_every = -0x10; };\n", 4, "syntax error",
-	  "syntax error" },
-	{ "syntax", "missing = ", BASE "run = { duration_s 5; };\n", 4, "syntax error", "syntax error" },
-	{ "syntax", "missing value", BASE "run = { duration_s = ; };\n", 4, "syntax error", "syntax error" },
-	{ "syntax", "setting name starting with a digit", BASE "run = { 1x = 5; };\n", 4, "syntax error", "syntax error" },
+	  "found '-0x10' where a value was expected: hex numbers have no sign in libconfig" },
+	{ "syntax", "missing = ", BASE "run = { duration_s 5; };\n", 4, "syntax error",
+	  "found '5' where '=' or ':' after the name 'duration_s' was expected" },
+	{ "syntax", "missing value", BASE "run = { duration_s = ; };\n", 4, "syntax error", "found ';' where a value was expected" },
+	{ "syntax", "setting name starting with a digit", BASE "run = { 1x = 5; };\n", 4, "syntax error",
+	  "found '1x' where a setting name or '}' was expected: a name begins with a letter or '*'" },
 	{ "syntax", "section given twice", BASE "run = { report = \"r.json\"; };\nrun = { report = \"s.json\"; };\n", 5,
 	  "syntax error", "duplicate setting name" },
 	{ "syntax", "hex beyond 64 bits", BASE "run = { capture_every = 0x10000000000000000L; };\n", 4,
@@ -86,6 +94,39 @@ static const struct bad rows[] = {
 	  4, "run.capture_every", "4294967296 does not fit a 32-bit integer" },
 	{ "syntax", "missing semicolon: optional in libconfig, the next setting is still read and checked",
 	  "eal = { lcores = \"0-1\" memory_mb = 8 };\n" PORTS ROLES, 1, "eal.memory_mb", "8 is out of range (16..65536)" },
+	/* the usual mistakes, named */
+	{ "syntax", "a JSON file", "{\n  \"eal\": { \"lcores\": \"0-1\" }\n}\n", 1, "syntax error",
+	  "found '{' where a setting name was expected: this looks like JSON, but the file is libconfig text: "
+	  "name = value; groups { ... }, lists ( ..., ... ), arrays [ ..., ... ] (the configuration is libconfig "
+	  "text: https://hyperrealm.github.io/libconfig/libconfig_manual.html#Configuration-Files)" },
+	{ "syntax", "JSON's quoted names and colons", BASE "\"run\": { duration_s = 1; };\n", 4, "syntax error",
+	  "found '\"run\"' where a setting name was expected: names are not quoted (name = value; as JSON's "
+	  "\"name\": value would be)" },
+	{ "syntax", "a unit suffix: 64K", FLOW("message_size = 64K;"), 4, "syntax error",
+	  "found '64K' where a value was expected: numbers take no unit suffix: write the number alone, in the unit "
+	  "the setting's name gives (message_size in bytes: 65536, not 64K" },
+	{ "syntax", "a unit suffix on a float: 1.5s", BASE "run = { duration_s = 1.5s; };\n", 4, "syntax error",
+	  "found '1.5s' where a value was expected: numbers take no unit suffix" },
+	{ "syntax", "a missing semicolon and name: two values in a row", BASE "run = { duration_s = 1\n 2; };\n", 5,
+	  "syntax error", "found '2' where ';' or the next setting or '}' was expected: 'duration_s' has one value: "
+	  "a missing ';' and setting name" },
+	{ "syntax", "a string without quotes", FLOW("transport = rc;"), 4, "syntax error",
+	  "found 'rc' where a value was expected: a string is written in double quotes: \"rc\"" },
+	{ "syntax", "a string in single quotes", FLOW("transport = 'rc';"), 4, "syntax error",
+	  "found ''' where a value was expected: strings are written in double quotes, not single" },
+	{ "syntax", "yes for true", "eal = { lcores = \"0-1\"; huge_pages = yes; };\n" PORTS ROLES, 1, "syntax error",
+	  "found 'yes' where a value was expected: booleans are true or false" },
+	{ "syntax", "a comma after the last element", BASE "run = { capture_ports = [\"a\", \"b\",]; };\n", 4,
+	  "syntax error", "found ']' where the next element was expected: libconfig allows no ',' after the last element" },
+	{ "syntax", "two semicolons", BASE "run = { duration_s = 1;; };\n", 4, "syntax error",
+	  "found ';' where a setting name or '}' was expected: a second ';' (one ends a setting)" },
+	{ "syntax", "a dotted name", BASE "run.duration_s = 1;\n", 4, "syntax error",
+	  "found '.' where '=' or ':' after the name 'run' was expected: names have no '.' (nest groups instead" },
+	{ "syntax", "groups in an array", BASE "flows = [ { " F0 "} ];\n", 4, "syntax error",
+	  "found '{' where a number, a string or a boolean was expected: an array [ ] holds scalars of one type; a "
+	  "list ( ) holds groups" },
+	{ "syntax", "@include inside a line", BASE "run = { duration_s = 1; @include \"x.cfg\" };\n", 4, "syntax error",
+	  "found '@include' where a setting name or '}' was expected: @include must begin its line" },
 
 	/* ---- unknown settings -------------------------------------------------------------------- */
 	{ "unknown", "switch", LAB("buffer = 100;"), 4, "switch.buffer",
