@@ -623,7 +623,10 @@ static char *expanded(struct config_reader *r, const char *text, bool includes)
 	e.real[0] = includes ? realpath(r->file, NULL) : NULL;
 	if (includes && !e.real[0])
 		e.real[0] = strdup(r->file);
-	rc = expand(&e, 0, text) || (!e.len || e.out[e.len - 1] != '\n' ? put(&e, "\n", 1) : 0);
+	rc = expand(&e, 0, text);
+	r->last_line = e.out_line; /* not the line the newline below opens */
+	if (!rc && (!e.len || e.out[e.len - 1] != '\n'))
+		rc = put(&e, "\n", 1);
 	for (unsigned i = 0; i < r->src.n_files; i++)
 		free(e.real[i]);
 	if (rc) {
@@ -874,6 +877,7 @@ static void next(struct grammar *g)
 	g->t = (struct tok){ .s = p, .n = 1, .line = g->line };
 	if (!*p) {
 		g->t.kind = TK_END, g->t.n = 0;
+		g->t.line = g->line < g->r->last_line ? g->line : g->r->last_line;
 	} else if (*p == '"') {
 		const char *q = p;
 
@@ -1127,6 +1131,9 @@ static int syntax_error(struct config_reader *r, const char *text, const config_
 	const char *why = config_error_text(lc) ? config_error_text(lc) : "unreadable";
 	struct grammar g = { .r = r };
 	unsigned line = config_error_line(lc) > 0 ? (unsigned)config_error_line(lc) : 1;
+
+	if (line > r->last_line)
+		line = r->last_line;
 
 	if (strcmp(why, "syntax error"))  /* libconfig's own words say it: "duplicate setting name" */
 		return fail_line(r, line, "syntax error: %s", why);

@@ -51,6 +51,7 @@ struct config_reader {
 	size_t errlen;
 	char no_err[1];               /* err when the caller passed none */
 	struct cr_sources src;        /* where the lines came from */
+	unsigned last_line;           /* of the text, with the includes in */
 	/* the first integer literal libconfig 1.5 would silently wrap (see cr_load_text()) */
 	unsigned ovf_line;
 	char ovf_text[48];

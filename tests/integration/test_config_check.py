@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -154,3 +155,103 @@ def test_eal_probes_only_the_allow_listed_pci_device(engine):
     rc, _, out = engine.run(_one_port(absent, 'lcores = "0-1"; log_level = "debug";'), report=False)
     assert rc == 4 and "no DPDK device '%s'" % absent in out, out
     assert not [d for d in host if d in out], out
+
+
+# ---- @include and syntax errors (item 12) ---------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _write(base, files):
+    for name, text in files.items():
+        p = base / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+
+
+def test_shipped_lab_configs_share_their_topology_from_configs_include(tmp_path):
+    """configs/lab-incast-{no-pfc,pfc-only}.cfg take their ports and roles from
+    configs/include/lab-incast-4to1.cfg; checked from another folder, as users run them."""
+    for name in ("lab-incast-no-pfc.cfg", "lab-incast-pfc-only.cfg"):
+        text = (ROOT / "configs" / name).read_text()
+        assert '@include "include/lab-incast-4to1.cfg"' in text and "ports = (" not in text
+        r = subprocess.run([str(engine_path()), "--check", "-f", str(ROOT / "configs" / name)], capture_output=True,
+                           text=True, cwd=str(tmp_path))
+        assert r.returncode == 0 and "10 ports, 10 lcore roles, 4 flow groups" in r.stdout, r.stdout + r.stderr
+
+
+def test_an_error_in_an_included_file_names_that_file_and_its_line(engine, tmp_path):
+    inc = (ROOT / "configs" / "include" / "lab-incast-4to1.cfg").read_text()
+    lines = inc.split("\n")
+    at = next(i for i, ln in enumerate(lines) if '"h3"' in ln)
+    lines[at] = lines[at].replace("mtu = 4200", "mtu = 99999")
+    _write(tmp_path, {"lab/include/topo.cfg": "\n".join(lines),
+                      "lab/x.cfg": 'eal = { lcores = "0-1"; };\n@include "include/topo.cfg"\n'})
+    r = subprocess.run([str(engine_path()), "--check", "-f", "lab/x.cfg"], capture_output=True, text=True,
+                       cwd=str(tmp_path))
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert r.stderr.strip() == "roce-engine: lab/include/topo.cfg:%d: ports.[3].mtu: 99999 is out of range " \
+                               "(576..9000)" % (at + 1), r.stderr
+
+
+@pytest.mark.parametrize("text,line,words", [
+    ('{\n  "eal": { "lcores": "0-1" },\n  "ports": []\n}\n', 1,
+     "found '{' where a setting name was expected: this looks like JSON, but the file is libconfig text"),
+    ('eal = { lcores = "0-1"; };\nflows = ( { message_size = 64K; } );\n', 2,
+     "found '64K' where a value was expected: numbers take no unit suffix"),
+])
+def test_syntax_errors_say_what_was_found_and_expected(engine, text, line, words):
+    """libconfig 1.5 alone said 'syntax error: syntax error'."""
+    rc, _, out = engine.run(text, "--check", report=False)
+    assert rc == 3, out
+    m = re.search(r"run1\.cfg:(\d+): syntax error: (.*)", out)
+    assert m and int(m.group(1)) == line and m.group(2).startswith(words), out
+    assert "libconfig text: https://hyperrealm.github.io/libconfig/" in m.group(2)
+
+
+def test_an_sla_check_from_an_included_file_reports_its_file_and_line(engine, tmp_path):
+    ports, ip_b = pair_ports("inc")
+    f = flow("f", "a", MAC_B, ip_b, transport='"ud"', ops="{ send = 1; }", message_size=256, qpn="0x100",
+             dest_qpn="0x300", rate_gbps=0.5, stop="{ messages = 100; }")
+    _write(tmp_path, {"checks/sla.cfg": '# the checks\n\nsla = ( { flow = "f"; metric = "loss"; max = 0.0; } );\n',
+                      "top.cfg": cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f]) +
+                      '@include "checks/sla.cfg"\n'})
+    rc, rep, out = engine.run_file(tmp_path / "top.cfg")
+    assert rc == 0, out
+    c = rep["sla"]["checks"][0]
+    assert (c["file"], c["line"], c["verdict"]) == (str(tmp_path / "checks" / "sla.cfg"), 3, "pass"), c
+
+
+def test_roce_ccsim_scenarios_include_and_name_the_included_file(tmp_path):
+    ccsim = Path(os.environ.get("ROCE_CCSIM", ROOT / "build" / "apps" / "roce-ccsim"))
+    shipped = (ROOT / "configs" / "ccsim" / "two-flows-40g.cfg").read_text()
+    sw = shipped[shipped.index("switch = {"):shipped.index("receivers = (")]
+    rest = shipped.replace(sw, '@include "blocks/switch-40g.cfg"\n')
+    _write(tmp_path, {"sc/blocks/switch-40g.cfg": sw, "sc/two.cfg": rest.replace("duration_us = 20000.0", "duration_us = 2000.0")})
+    r = subprocess.run([str(ccsim), "-s", "s.json", "sc/two.cfg"], capture_output=True, text=True, cwd=str(tmp_path),
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    _write(tmp_path, {"sc/blocks/switch-40g.cfg": sw.replace("pmax = 1.0", "pmax = 2.0")})
+    r = subprocess.run([str(ccsim), "-s", "s.json", "sc/two.cfg"], capture_output=True, text=True, cwd=str(tmp_path),
+                       timeout=120)
+    line = sw.split("\n").index(next(ln for ln in sw.split("\n") if "pmax" in ln)) + 1
+    assert r.returncode != 0 and "sc/blocks/switch-40g.cfg:%d: switch.ecn.pmax: " % line in r.stderr, r.stderr
+
+
+def test_roce_suite_files_include_and_name_the_included_file(tmp_path):
+    """A suite file that takes its switch group from a shared block: --check passes, and when the
+    engine refuses a trial's switch group (roce-suite copies it into the trials unchecked), the
+    suite names the included file and its line."""
+    suite = Path(os.environ.get("ROCE_SUITE", ROOT / "build" / "apps" / "roce-suite"))
+    shipped = (ROOT / "configs" / "suites" / "hol-lab.cfg").read_text()
+    sw = shipped[shipped.index("switch = {"):shipped.index("trial = {")]
+    env = dict(os.environ, ROCE_ENGINE=str(engine_path().resolve()))
+    _write(tmp_path, {"s/blocks/switch.cfg": sw, "s/hol.cfg": shipped.replace(sw, '@include "blocks/switch.cfg"\n\n')})
+    r = subprocess.run([str(suite), "--check", "s/hol.cfg"], capture_output=True, text=True, cwd=str(tmp_path), env=env,
+                       timeout=120)
+    assert r.returncode == 0 and "is valid" in r.stdout, r.stdout + r.stderr
+    _write(tmp_path, {"s/blocks/switch.cfg": sw.replace("queue_limit_kb = 256;", "queue_limit_kb = 256; bufer_kb = 1;")})
+    r = subprocess.run([str(suite), "-q", "-d", "0.2", "-r", "r.json", "s/hol.cfg"], capture_output=True, text=True,
+                       cwd=str(tmp_path), env=env, timeout=120)
+    assert r.returncode == 3 and "stopped: s/blocks/switch.cfg:3: switch.bufer_kb: unknown setting 'bufer_kb'" in r.stderr, \
+        r.stdout + r.stderr
