@@ -30,6 +30,15 @@ void cr_init(struct config_reader *r, const char *name, char *err, size_t errlen
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
+/* The error stays one line of printable text whatever names the files hold. */
+static int printable(struct config_reader *r)
+{
+	for (char *c = r->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			*c = '?';
+	return -1;
+}
+
 /* libconfig's own path syntax, so a message's SETTING can be pasted into config_lookup(). */
 static void setting_path(const config_setting_t *s, char *buf, size_t len)
 {
@@ -67,7 +76,7 @@ static int vfail(struct config_reader *r, const config_setting_t *s, const char 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	snprintf(r->err, r->errlen, "%s: %s: %s", cr_where(&r->src, r->file, line ? line : 1, where, sizeof(where)),
 		 path[0] ? path : "(top)", msg);
-	return -1;
+	return printable(r);
 }
 
 int cr_fail(struct config_reader *r, const config_setting_t *s, const char *fmt, ...)
@@ -360,7 +369,7 @@ static int __attribute__((format(printf, 3, 4))) fail_line(struct config_reader 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(r->err, r->errlen, "%s: %s", cr_where(&r->src, r->file, text_line, where, sizeof(where)), msg);
-	return -1;
+	return printable(r);
 }
 
 /* ---- comments and strings ------------------------------------------------------------------- */
@@ -425,7 +434,7 @@ static int __attribute__((format(printf, 4, 5))) fail_file(struct expansion *e, 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(e->r->err, e->r->errlen, "%s:%u: %s", e->r->src.files[f], line, msg);
-	return -1;
+	return printable(e->r);
 }
 
 static int put(struct expansion *e, const char *s, size_t n)
@@ -809,72 +818,77 @@ struct tok {
 	const char *s;
 	size_t n;
 	unsigned line;
+	bool glued;                   /* nothing between it and the token before it */
 };
 
 struct grammar {
 	struct config_reader *r;
 	const char *p;                /* after the token read ahead */
 	unsigned line;
-	struct tok t;                 /* the next token */
+	struct tok prev, t;           /* the token read last, and the next one */
 	unsigned err_line;
 	char msg[700];
 };
 
-static void lex_number(struct grammar *g)
-{
-	const char *p = g->p;
+static const char digits[] = "0123456789";
 
-	if (*p == '+' || *p == '-')
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && isxdigit((unsigned char)p[2])) {
-		for (p += 2; isxdigit((unsigned char)*p); p++)
-			;
-		if (p[0] == 'L')
-			p += p[1] == 'L' ? 2 : 1;
-		g->t.kind = g->t.s[0] == '0' ? TK_NUMBER : TK_BADNUM; /* libconfig's hex has no sign */
-		if (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
-			g->t.kind = TK_BADNUM;
-		while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
-			p++;
-		g->t.n = (size_t)(p - g->t.s);
-		g->p = p;
-		return;
-	} else {
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (*p == '.')
-			for (p++; isdigit((unsigned char)*p); p++)
-				;
-		if ((*p == 'e' || *p == 'E') &&
-		    (isdigit((unsigned char)p[1]) || ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2]))))
-			for (p += 2; isdigit((unsigned char)*p); p++)
-				;
-	}
-	if (p[0] == 'L')
-		p += p[1] == 'L' ? 2 : 1;
-	g->t.kind = TK_NUMBER;
-	if (isalnum((unsigned char)*p) || *p == '_' || *p == '.') { /* "64K", "1.5ms", "1.2.3", "0x" */
-		while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
-			p++;
-		g->t.kind = TK_BADNUM;
-	}
-	g->t.n = (size_t)(p - g->t.s);
-	g->p = p;
+/* An exponent "e-5" at p: its length, 0 when there is none. */
+static size_t exponent(const char *p)
+{
+	size_t sign, n;
+
+	if (*p != 'e' && *p != 'E')
+		return 0;
+	sign = p[1] == '+' || p[1] == '-';
+	n = strspn(p + 1 + sign, digits);
+	return n ? 1 + sign + n : 0;
 }
 
+static size_t longer(size_t a, size_t b) { return a > b ? a : b; }
+
+/* The longest of libconfig 1.5's number patterns at s (its scanner's flex rules: integer[L[L]],
+ * hex[L[L]] without a sign, and two float forms, "." and "5." included); 0 when none. So "64K"
+ * is the integer 64 and then the name K, as libconfig reads it. */
+static size_t number_length(const char *s)
+{
+	size_t sign = *s == '+' || *s == '-', nd = strspn(s + sign, digits), best = 0, n;
+	const char *d = s + sign;
+
+	if (nd)
+		best = sign + nd + (d[nd] == 'L' ? (d[nd + 1] == 'L' ? 2 : 1) : 0);
+	if (!sign && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && isxdigit((unsigned char)s[2])) {
+		n = 2 + strspn(s + 2, "0123456789abcdefABCDEF");
+		best = longer(best, n + (s[n] == 'L' ? (s[n + 1] == 'L' ? 2 : 1) : 0));
+	}
+	if (d[nd] == '.') { /* [-+]?[0-9]*\.[0-9]*(exponent)? */
+		n = sign + nd + 1 + strspn(d + nd + 1, digits);
+		best = longer(best, n + exponent(s + n));
+	}
+	if (nd) { /* [-+]?[0-9]+(\.[0-9]*)?exponent */
+		n = sign + nd;
+		if (s[n] == '.')
+			n += 1 + strspn(s + n + 1, digits);
+		if (exponent(s + n))
+			best = longer(best, n + exponent(s + n));
+	}
+	return best;
+}
+
+/* The next token, as libconfig 1.5's scanner cuts the text. */
 static void next(struct grammar *g)
 {
-	const char *open;
-	const char *p;
+	const char *open, *p, *end = g->t.s ? g->t.s + g->t.n : g->p;
+	size_t n;
 
+	g->prev = g->t;
 	for (;;) {
-		while (isspace((unsigned char)*g->p))
+		while (*g->p && strchr(" \t\f\r\n", *g->p)) /* libconfig's blanks (not \v) */
 			g->line += *g->p++ == '\n';
 		if (*g->p == '"' || skip_comment_or_string(&g->p, &g->line, &open) <= 0)
 			break;
 	}
 	p = g->p;
-	g->t = (struct tok){ .s = p, .n = 1, .line = g->line };
+	g->t = (struct tok){ .s = p, .n = 1, .line = g->line, .glued = p == end };
 	if (!*p) {
 		g->t.kind = TK_END, g->t.n = 0;
 		g->t.line = g->line < g->r->last_line ? g->line : g->r->last_line;
@@ -882,15 +896,11 @@ static void next(struct grammar *g)
 		const char *q = p;
 
 		skip_comment_or_string(&q, &g->line, &open);
-		g->t.kind = TK_STRING, g->t.n = (size_t)(q - p), g->p = q;
-		return;
-	} else if (isdigit((unsigned char)*p) || ((*p == '+' || *p == '-' || *p == '.') &&
-						   (isdigit((unsigned char)p[1]) || (p[1] == '.' && isdigit((unsigned char)p[2]))))) {
-		lex_number(g);
-		return;
+		g->t.kind = TK_STRING, g->t.n = (size_t)(q - p);
+	} else if ((n = number_length(p))) {
+		g->t.kind = TK_NUMBER, g->t.n = n;
 	} else if (isalpha((unsigned char)*p) || *p == '*') {
-		while (isalnum((unsigned char)p[g->t.n]) || strchr("-_*", p[g->t.n]))
-			g->t.n++;
+		g->t.n = 1 + strspn(p + 1, "-_*abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
 		g->t.kind = (g->t.n == 4 && !strncasecmp(p, "true", 4)) || (g->t.n == 5 && !strncasecmp(p, "false", 5))
 				    ? TK_BOOL : TK_NAME;
 	} else if (strchr("=:;,{}()[]", *p)) {
@@ -937,19 +947,17 @@ static int __attribute__((format(printf, 3, 4))) wrong(struct grammar *g, const 
 	return -1;
 }
 
-static int settings(struct grammar *g, char close, unsigned open_line);
-
 /* Why the token is no value, for wrong()'s hint. */
-static void not_a_value(struct grammar *g, char *hint, size_t len)
+static void not_a_value(const struct tok *t, char *hint, size_t len)
 {
-	const struct tok *t = &g->t;
-
 	if (t->kind == TK_BADNUM) {
 		size_t d = strspn(t->s, "+-0123456789.");
 
-		if ((t->s[0] == '-' || t->s[0] == '+') && t->s[1] == '0' && (t->s[2] == 'x' || t->s[2] == 'X'))
+		if (!strncasecmp(t->s + (t->s[0] == '-' || t->s[0] == '+'), "0x", 2) && (t->s[0] == '-' || t->s[0] == '+'))
 			snprintf(hint, len, "hex numbers have no sign in libconfig (write the value in decimal)");
-		else if (d && d < t->n && isalpha((unsigned char)t->s[d]) && !(t->s[d] == 'x' && d == 1 && t->s[0] == '0'))
+		else if (!strncasecmp(t->s, "0x", 2))
+			snprintf(hint, len, "0x needs hex digits (0x2A)");
+		else if (d && d < t->n && strspn(t->s + d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == t->n - d)
 			snprintf(hint, len, "numbers take no unit suffix: write the number alone, in the unit the setting's "
 				 "name gives (message_size in bytes: 65536, not 64K; duration_s: 1.5, not 1.5s)");
 		else
@@ -958,9 +966,9 @@ static void not_a_value(struct grammar *g, char *hint, size_t len)
 		bool yes_no = (t->n == 3 && (!strncasecmp(t->s, "yes", 3) || !strncasecmp(t->s, "off", 3))) ||
 			      (t->n == 2 && (!strncasecmp(t->s, "no", 2) || !strncasecmp(t->s, "on", 2)));
 
-		snprintf(hint, len, "%s", yes_no ? "booleans are true or false"
-				    : "a string is written in double quotes (\"...\"); booleans are true or false");
-		if (!yes_no)
+		if (yes_no)
+			snprintf(hint, len, "booleans are true or false");
+		else
 			snprintf(hint, len, "a string is written in double quotes: \"%.*s\" (booleans are true or false)",
 				 (int)(t->n < 40 ? t->n : 40), t->s);
 	} else if (t->kind == TK_OTHER && t->s[0] == '\'') {
@@ -970,10 +978,30 @@ static void not_a_value(struct grammar *g, char *hint, size_t len)
 	}
 }
 
+/* A number with letters or another number glued to it ("64K", "1.2.3", "-0x10", "10s"): libconfig
+ * reads a number and then a name or a second number. When `after` is glued to the number `num`,
+ * the error is said at what the user wrote, both together: -1; 0 otherwise. */
+static int glued_number(struct grammar *g, const struct tok *num, const struct tok *after)
+{
+	char hint[300];
+	struct tok bad;
+
+	if (!after->glued || num->kind != TK_NUMBER ||
+	    (after->kind != TK_NAME && after->kind != TK_NUMBER && after->kind != TK_BOOL))
+		return 0;
+	bad = (struct tok){ .kind = TK_BADNUM, .s = num->s, .n = (size_t)(after->s + after->n - num->s), .line = num->line };
+	not_a_value(&bad, hint, sizeof(hint));
+	g->t = bad;
+	return wrong(g, "a value", "%s", hint);
+}
+
+static int settings(struct grammar *g, char close, unsigned open_line);
+static int value(struct grammar *g);
+
 /* A list ( v, v ) or an array [ s, s ] (close: ')' or ']'), after its opening token. */
 static int elements(struct grammar *g, char close, unsigned open_line, int (*element)(struct grammar *))
 {
-	const char *what = close == ')' ? "a list" : "an array";
+	const char *what = close == ')' ? "a list" : "an array", *exp = close == ')' ? "',' or ')'" : "',' or ']'";
 	char at[CR_AT_LEN];
 
 	if (is(g, close)) {
@@ -993,18 +1021,16 @@ static int elements(struct grammar *g, char close, unsigned open_line, int (*ele
 				return wrong(g, "the next element", "libconfig allows no ',' after the last element");
 			continue;
 		}
+		if (glued_number(g, &g->prev, &g->t))
+			return -1;
 		if (is(g, ';'))
-			return wrong(g, close == ')' ? "',' or ')'" : "',' or ']'", "the elements of %s are separated by ','",
-				     what);
+			return wrong(g, exp, "the elements of %s are separated by ','", what);
 		if (g->t.kind == TK_END)
 			return wrong(g, close == ')' ? "')'" : "']'", "the '%c' at %s is never closed", close == ')' ? '(' : '[',
 				     cr_at(g->r, open_line, at));
-		return wrong(g, close == ')' ? "',' or ')'" : "',' or ']'", "a missing ',' between the elements of %s?",
-			     what);
+		return wrong(g, exp, "a missing ',' between the elements of %s?", what);
 	}
 }
-
-static int value(struct grammar *g);
 
 static int scalar(struct grammar *g)
 {
@@ -1022,7 +1048,7 @@ static int scalar(struct grammar *g)
 	if (is(g, '{') || is(g, '(') || is(g, '['))
 		return wrong(g, "a number, a string or a boolean", "an array [ ] holds scalars of one type; a list ( ) "
 			     "holds groups, lists and arrays");
-	not_a_value(g, hint, sizeof(hint));
+	not_a_value(&g->t, hint, sizeof(hint));
 	return wrong(g, "a value", "%s", hint);
 }
 
@@ -1045,6 +1071,44 @@ static int value(struct grammar *g)
 	return scalar(g);
 }
 
+/* The token read ahead where a setting name was expected is none. */
+static int no_name(struct grammar *g, char close, bool first, const char *name)
+{
+	const struct tok t = g->t;
+	const char *exp = close ? "a setting name or '}'" : "a setting name";
+
+	if (!close && first && (is(g, '{') || is(g, '[')))
+		return wrong(g, exp, "this looks like JSON, but the file is libconfig text: name = value; groups { ... }, "
+			     "lists ( ..., ... ), arrays [ ..., ... ]");
+	if (t.kind == TK_STRING) {
+		bool colon;
+
+		next(g);
+		colon = is(g, ':');
+		g->t = t; /* report at the string */
+		return wrong(g, exp, "names are not quoted (name = value;%s)", colon ? " as JSON's \"name\": value would be" : "");
+	}
+	if (glued_number(g, &g->prev, &g->t))
+		return -1;
+	if (is(g, ';'))
+		return wrong(g, exp, "a second ';' (one ends a setting)");
+	if (t.kind == TK_OTHER && t.n == 8)
+		return wrong(g, exp, "@include must begin its line");
+	if (name[0] && (t.kind == TK_NUMBER || t.kind == TK_STRING || t.kind == TK_BOOL || is(g, '{') || is(g, '(') ||
+			is(g, '[')))
+		return wrong(g, close ? "';' or the next setting or '}'" : "';' or the next setting",
+			     "'%s' has one value: a missing ';' and setting name, or a list ( ..., ... ) or array [ ..., ... ] "
+			     "meant?", name);
+	if (t.s[0] == '_' || isdigit((unsigned char)t.s[0]) || t.s[0] == '-' || t.s[0] == '.') {
+		g->t.n = strspn(t.s, "-_*.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"); /* all of "1x" */
+		return wrong(g, exp, "a name begins with a letter or '*'");
+	}
+	if (t.kind == TK_OTHER && !isprint((unsigned char)t.s[0]))
+		return wrong(g, exp, "byte 0x%02x is no text (libconfig's blanks are space, tab, CR, LF and FF)",
+			     (unsigned char)t.s[0]);
+	return wrong(g, exp, "%s", close ? "a group holds settings name = value;" : "");
+}
+
 /* Settings up to `close` ('}', or 0 at the top), after the opening token. */
 static int settings(struct grammar *g, char close, unsigned open_line)
 {
@@ -1052,53 +1116,30 @@ static int settings(struct grammar *g, char close, unsigned open_line)
 	bool first = true;
 
 	for (;;) {
-		const struct tok t = g->t;
+		struct tok before, nm;
 
 		if (close && is(g, close)) {
 			next(g);
 			return 0;
 		}
-		if (t.kind == TK_END) {
+		if (g->t.kind == TK_END) {
 			if (!close)
 				return 0;
 			return wrong(g, "'}'", "the '{' at %s is never closed", cr_at(g->r, open_line, at));
 		}
-		if (t.kind != TK_NAME) {
-			const char *exp = close ? "a setting name or '}'" : "a setting name";
-
-			if (!close && first && (is(g, '{') || is(g, '[')))
-				return wrong(g, exp, "this looks like JSON, but the file is libconfig text: "
-					     "name = value; groups { ... }, lists ( ..., ... ), arrays [ ..., ... ]");
-			if (t.kind == TK_STRING) {
-				bool colon;
-
-				next(g);
-				colon = is(g, ':');
-				g->t = t; /* report at the string */
-				return wrong(g, exp, "names are not quoted (name = value;%s)",
-					     colon ? " as JSON's \"name\": value would be" : "");
-			}
-			if (is(g, ';'))
-				return wrong(g, exp, "a second ';' (one ends a setting)");
-			if (t.kind == TK_OTHER && t.n == 8)
-				return wrong(g, exp, "@include must begin its line");
-			if (name[0] && (t.kind == TK_NUMBER || t.kind == TK_STRING || t.kind == TK_BOOL || is(g, '{') ||
-					is(g, '(') || is(g, '[')))
-				return wrong(g, close ? "';' or the next setting or '}'" : "';' or the next setting",
-					     "'%s' has one value: a missing ';' and setting name, or a list ( ..., ... ) or "
-					     "array [ ..., ... ] meant?", name);
-			if (t.s[0] == '_' || isdigit((unsigned char)t.s[0]) || t.s[0] == '-')
-				return wrong(g, exp, "a name begins with a letter or '*'");
-			return wrong(g, exp, "%s", close ? "a group holds settings name = value;" : "");
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)(t.n < 60 ? t.n : 60), t.s);
+		if (g->t.kind != TK_NAME)
+			return no_name(g, close, first, name);
+		nm = g->t, before = g->prev;
+		snprintf(name, sizeof(name), "%.*s", (int)(g->t.n < 60 ? g->t.n : 60), g->t.s);
 		first = false;
 		next(g);
 		if (!is(g, '=') && !is(g, ':')) {
 			char exp[96];
 
+			if (glued_number(g, &before, &nm)) /* "64K;": the value 64, then a setting K */
+				return -1;
 			snprintf(exp, sizeof(exp), "'=' or ':' after the name '%s'", name);
-			if (g->t.kind == TK_OTHER && g->t.s[0] == '.')
+			if (g->t.s[0] == '.') /* libconfig reads "." as a float */
 				return wrong(g, exp, "names have no '.' (nest groups instead: a = { b = ...; };)");
 			return wrong(g, exp, "%s", "");
 		}
@@ -1110,50 +1151,52 @@ static int settings(struct grammar *g, char close, unsigned open_line)
 	}
 }
 
-/* libconfig's "syntax error" at lib_line, said with what was found: 1 when the grammar here
- * finds the fault at or before that line (else libconfig and this reading disagree). */
-static bool diagnose(struct grammar *g, const char *text, unsigned lib_line)
+/* 1 with the first token that does not fit in g (err_line, msg), 0 when the text is libconfig's
+ * grammar. */
+static bool grammar_fault(struct grammar *g, const char *text)
 {
 	g->p = text;
 	g->line = 1;
 	next(g);
-	if (!settings(g, 0, 1))
-		return false;
-	return g->err_line <= lib_line;
+	return settings(g, 0, 1) != 0;
 }
 
 /* ---- entry points --------------------------------------------------------------------------- */
 
 #define LIBCONFIG_SYNTAX "https://hyperrealm.github.io/libconfig/libconfig_manual.html#Configuration-Files"
 
-static int syntax_error(struct config_reader *r, const char *text, const config_t *lc)
+/* What libconfig refused in text the grammar above took: its own words ("duplicate setting name",
+ * "mismatched element type in array"), or its bare "syntax error" where the two disagree. */
+static int libconfig_error(struct config_reader *r, const config_t *lc)
 {
 	const char *why = config_error_text(lc) ? config_error_text(lc) : "unreadable";
-	struct grammar g = { .r = r };
 	unsigned line = config_error_line(lc) > 0 ? (unsigned)config_error_line(lc) : 1;
 
 	if (line > r->last_line)
 		line = r->last_line;
-
-	if (strcmp(why, "syntax error"))  /* libconfig's own words say it: "duplicate setting name" */
+	if (strcmp(why, "syntax error"))
 		return fail_line(r, line, "syntax error: %s", why);
-	if (diagnose(&g, text, line))
-		return fail_line(r, g.err_line, "syntax error: %s (the %s is libconfig text: %s)", g.msg, r->what,
-				 LIBCONFIG_SYNTAX);
-	return fail_line(r, line, "syntax error (the %s is libconfig text: %s)", r->what, LIBCONFIG_SYNTAX);
+	return fail_line(r, line, "syntax error: libconfig refuses the text here (the %s is libconfig text: %s)", r->what,
+			 LIBCONFIG_SYNTAX);
 }
 
+/* The grammar is checked first: libconfig 1.5 leaks a string it read before a syntax error
+ * ("x": 1), and could only say "syntax error". */
 static int parse(struct config_reader *r, const char *text, bool includes, config_t *lc)
 {
 	char *all = expanded(r, text, includes);
+	struct grammar g = { .r = r };
 	int rc = -1;
 
 	config_init(lc);
 	if (!all)
 		return -1;
 	prescan(r, all);
-	if (!config_read_string(lc, all))
-		syntax_error(r, all, lc);
+	if (grammar_fault(&g, all))
+		fail_line(r, g.err_line, "syntax error: %s (the %s is libconfig text: %s)", g.msg, r->what,
+			  LIBCONFIG_SYNTAX);
+	else if (!config_read_string(lc, all))
+		libconfig_error(r, lc);
 	else if (r->ovf_kind)
 		report_overflow(r, config_root_setting(lc));
 	else

@@ -358,6 +358,14 @@ CONFIG_BROKEN = {
 # Inputs that once broke an invariant (the fuzzer's findings, kept as regressions; see
 # docs/reliability.md): what was wrong, then the input.
 CONFIG_REGRESSIONS = {
+    # a vertical tab between settings: libconfig's blanks are space, tab, CR, LF and FF, so it
+    # refuses the text; the loader's own reading of the grammar took \v for a blank
+    "regress_vertical_tab": CFG_BASE.replace("\n", "\v", 1),
+    # "10re = 5" is two settings to libconfig (the number 10, then re = 5): the loader's reading
+    # called "10re" a number with a unit
+    "regress_number_then_name": CFG_BASE + 'run = { duration_s = 10re = 5; };\n',
+    # an included name with bytes that are not text: the message carried them raw
+    "regress_include_nonprintable": '@include "ot\xff\xffr.cfg"\n' + CFG_BASE,
     # run.http with a control character in the address: the message carried it raw (two lines on
     # a terminal); config_parse_listen() now shows user text through cr_shown()
     "regress_http_control_char": CFG_BASE + 'run = { http = "localh\x10ost:9100"; };\n',

@@ -125,6 +125,8 @@ static const struct bad rows[] = {
 	{ "syntax", "groups in an array", BASE "flows = [ { " F0 "} ];\n", 4, "syntax error",
 	  "found '{' where a number, a string or a boolean was expected: an array [ ] holds scalars of one type; a "
 	  "list ( ) holds groups" },
+	{ "syntax", "a vertical tab between settings (not one of libconfig's blanks)", "eal = { lcores = \"0-1\"; };\v" PORTS ROLES,
+	  1, "syntax error", "found '?' where a setting name was expected: byte 0x0b is no text" },
 	{ "syntax", "@include inside a line", BASE "run = { duration_s = 1; @include \"x.cfg\" };\n", 4, "syntax error",
 	  "found '@include' where a setting name or '}' was expected: @include must begin its line" },
 
