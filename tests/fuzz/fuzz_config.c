@@ -383,7 +383,7 @@ static char *with_newline(const char *text)
 }
 
 /* Whether libconfig itself reads the text (it leaks a string read before some syntax errors:
- * tests/fuzz/lsan.supp). */
+ * __lsan_default_suppressions above). */
 static bool libconfig_reads(const char *text)
 {
 	char *nl = with_newline(text);
