@@ -31,6 +31,7 @@
 struct loader {
 	struct config_reader r;       /* file name, error line, prescan state (config_read.h) */
 	struct engine_config *cfg;
+	const struct config_env *env; /* checks beyond the text (may be NULL) */
 	uint64_t lcore_set[2];        /* eal.lcores as a bit set */
 };
 
@@ -277,6 +278,54 @@ static bool valid_device(const char *dev)
 	return is_pci_addr(dev);
 }
 
+/* The same PCI device: "3b:00.0" is "0000:3b:00.0", and hex digits in either case. */
+static bool same_pci_addr(const char *a, const char *b)
+{
+	char x[24], y[24];
+
+	snprintf(x, sizeof(x), "%s%s", strchr(a, ':') == strrchr(a, ':') ? "0000:" : "", a);
+	snprintf(y, sizeof(y), "%s%s", strchr(b, ':') == strrchr(b, ':') ? "0000:" : "", b);
+	return !strcasecmp(x, y);
+}
+
+/* The device of an EAL allow/block option at extra[i] ("-a X", "-aX", "--allow X", "--allow=X"),
+ * or NULL; *skip: 1 when X is the next argument. */
+static const char *eal_device_option(const struct cfg_eal *e, unsigned i, const char *shrt, const char *lng,
+				     unsigned *skip)
+{
+	const char *a = e->extra[i];
+	size_t ll = strlen(lng);
+
+	*skip = 0;
+	if (!strcmp(a, shrt) || !strcmp(a, lng)) {
+		*skip = 1;
+		return i + 1 < e->n_extra ? e->extra[i + 1] : NULL;
+	}
+	if (!strncmp(a, shrt, 2) && a[2])
+		return a + 2;
+	if (!strncmp(a, lng, ll) && a[ll] == '=')
+		return a + ll + 1;
+	return NULL;
+}
+
+bool config_extra_allows_pci(const struct cfg_eal *e, const char *addr)
+{
+	unsigned skip;
+
+	for (unsigned i = 0; i < e->n_extra; i += 1 + skip) {
+		const char *dev = eal_device_option(e, i, "-a", "--allow", &skip);
+		size_t n = dev ? strcspn(dev, ",") : 0;
+		char pci[16];
+
+		if (!dev || n >= sizeof(pci))
+			continue;
+		snprintf(pci, sizeof(pci), "%.*s", (int)n, dev);
+		if (is_pci_addr(pci) && (!addr || same_pci_addr(addr, pci)))
+			return true;
+	}
+	return false;
+}
+
 /* ---- eal ------------------------------------------------------------------------------------ */
 
 static int eal_lcores(struct loader *ld, const config_setting_t *eal)
@@ -408,6 +457,13 @@ static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg
 			       "'%s' is neither a vdev name (net_<driver><n>, e.g. net_ring0), a ring pair end "
 			       "(ring:LINK:a or ring:LINK:b) nor a PCI address (0000:3b:00.0)",
 			       cr_shown(p->device, buf));
+	if (is_vdev(p->device) && ld->env && ld->env->vdev_driver) {
+		char why[700];
+
+		if (!ld->env->vdev_driver(ld->env->arg, &ld->cfg->eal, p->device, why, sizeof(why)))
+			return cr_fail(&ld->r, s, "no vdev driver of this DPDK takes '%s' (vdev drivers: %s)", p->device,
+				       why);
+	}
 	rc = opt_str(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args) - strlen(p->device) - 1);
 	if (rc < 0)
 		return -1;
@@ -980,15 +1036,16 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 			       cr_shown(p->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->ports[j].name, p->name))
-			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at line %u; names must be unique)",
-				       p->name, ld->cfg->ports[j].line);
+			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at %s; names must be unique)",
+				       p->name, cr_at(&ld->r, ld->cfg->ports[j].line, (char[CR_AT_LEN]){ 0 }));
 	if (port_device(ld, ps, p))
 		return -1;
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcasecmp(ld->cfg->ports[j].device, p->device))
 			return cr_fail_member(&ld->r, ps, "device",
-					      "device %s is already port '%s' at line %u (one port "
-					      "per device)", p->device, ld->cfg->ports[j].name, ld->cfg->ports[j].line);
+					      "device %s is already port '%s' at %s (one port "
+					      "per device)", p->device, ld->cfg->ports[j].name,
+					      cr_at(&ld->r, ld->cfg->ports[j].line, (char[CR_AT_LEN]){ 0 }));
 	return port_addresses(ld, ps, p) || port_sizes(ld, ps, p) ||
 			       cr_opt_float(&ld->r, ps, "rx_drop_probability", 0, false, 1,
 					    &p->rx_drop_probability) < 0 ||
@@ -997,6 +1054,62 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 			       inject_list(ld, ps, "rx_inject", p->rx_inject, &p->n_rx_inject, false, 1)
 		       ? -1
 		       : 0;
+}
+
+/* A ring cable carries TX queue q of one end to RX queue q of the other: frames sent on a queue
+ * the other end does not poll would stay in its ring, their mbufs never returned. Checked at the
+ * end declared second (ps, port p), in both directions. */
+static int ring_queues(struct loader *ld, const config_setting_t *ps, unsigned p)
+{
+	const struct cfg_port *a = &ld->cfg->ports[p], *b;
+	int peer = config_ring_peer(ld->cfg, p);
+
+	if (peer < 0 || (unsigned)peer > p)
+		return 0;
+	b = &ld->cfg->ports[peer];
+	if (a->tx_queues > b->rx_queues || b->tx_queues > a->rx_queues) {
+		bool a_sends = a->tx_queues > b->rx_queues;
+		const struct cfg_port *tx = a_sends ? a : b, *rx = a_sends ? b : a;
+		char lost[32];
+
+		if (tx->tx_queues - rx->rx_queues == 1)
+			snprintf(lost, sizeof(lost), "queue %u", rx->rx_queues);
+		else
+			snprintf(lost, sizeof(lost), "queues %u..%u", rx->rx_queues, tx->tx_queues - 1);
+		return cr_fail_member(&ld->r, ps, a_sends ? "tx_queues" : "rx_queues",
+				      "port '%s' (%s) has tx_queues %u but the other end of its ring cable, port '%s' (%s), "
+				      "has rx_queues %u: frames of its TX %s would reach no RX queue (one end's "
+				      "tx_queues must be <= the other's rx_queues)", tx->name, tx->device, tx->tx_queues,
+				      rx->name, rx->device, rx->rx_queues, lost);
+	}
+	return 0;
+}
+
+/* The engine passes EAL an allow-list of its PCI ports (-a ADDR each, so that EAL probes no other
+ * device of the machine): extra_args that EAL cannot combine with it would stop EAL at start. */
+static int eal_vs_pci_ports(struct loader *ld, const config_setting_t *root)
+{
+	const struct cfg_eal *e = &ld->cfg->eal;
+	const config_setting_t *eal = config_setting_get_member(root, "eal");
+	const char *pci = NULL;
+	unsigned skip;
+
+	for (unsigned i = 0; i < ld->cfg->n_ports && !pci; i++)
+		if (is_pci_addr(ld->cfg->ports[i].device))
+			pci = ld->cfg->ports[i].name;
+	if (!pci || !eal)
+		return 0;
+	for (unsigned i = 0; i < e->n_extra; i += 1 + skip) {
+		const config_setting_t *arg = config_setting_get_elem(config_setting_get_member(eal, "extra_args"), i);
+
+		if (eal_device_option(e, i, "-b", "--block", &skip))
+			return cr_fail(&ld->r, arg, "'%s' (a block-list) with PCI port '%s': the engine allow-lists its PCI "
+				       "ports (-a), and EAL refuses -a and -b together (give devargs with -a ADDR,ARGS)",
+				       e->extra[i], pci);
+		if (!strcmp(e->extra[i], "--no-pci"))
+			return cr_fail(&ld->r, arg, "--no-pci with PCI port '%s': EAL would not find the port", pci);
+	}
+	return 0;
 }
 
 static int parse_ports(struct loader *ld, const config_setting_t *root)
@@ -1015,7 +1128,10 @@ static int parse_ports(struct loader *ld, const config_setting_t *root)
 		if (parse_port(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
 	ld->cfg->n_ports = (unsigned)n;
-	return 0;
+	for (int i = 0; i < n; i++)
+		if (ring_queues(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+			return -1;
+	return eal_vs_pci_ports(ld, root);
 }
 
 /* A member naming a port; returns its index or -1 after an error. */
@@ -1057,9 +1173,9 @@ static int role_queue(struct loader *ld, const config_setting_t *rs, struct cfg_
 
 		if (o->port == r->port && o->queue == r->queue && both)
 			return cr_fail(&ld->r, rs,
-				       "port '%s' queue %u %s is already polled by the role at line %u (one "
+				       "port '%s' queue %u %s is already polled by the role at %s (one "
 				       "role per queue and direction)",
-				       p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2], o->line);
+				       p->name, r->queue, dir[both & CFG_ROLE_TX ? 1 : 2], cr_at(&ld->r, o->line, (char[CR_AT_LEN]){ 0 }));
 	}
 	return 0;
 }
@@ -1348,7 +1464,8 @@ static int flow_header_fields(struct loader *ld, const config_setting_t *fs, str
 			return -1;
 		g->ecn = (uint8_t)v;
 	}
-	if ((rc = cr_opt_int(&ld->r, fs, "vlan", 0, 4095, false, &v)) < 0)
+	/* VID 4095 is reserved by 802.1Q (0 is a priority tag) */
+	if ((rc = cr_opt_int(&ld->r, fs, "vlan", 0, 4094, false, &v)) < 0)
 		return -1;
 	if (rc == 1)
 		g->has_vlan = true, g->vlan = (uint16_t)v;
@@ -1591,8 +1708,8 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 			       cr_shown(g->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->groups[j].name, g->name))
-			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at line %u; names must be unique)",
-				       g->name, ld->cfg->groups[j].line);
+			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at %s; names must be unique)",
+				       g->name, cr_at(&ld->r, ld->cfg->groups[j].line, (char[CR_AT_LEN]){ 0 }));
 	if ((i = port_ref(ld, fs)) < 0)
 		return -1;
 	g->port = (unsigned)i;
@@ -1648,9 +1765,10 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 				for (unsigned j = 0; j < k; j++)
 					if (c->groups[j].port == port && group_has_qpn(&c->groups[j], q)) {
 						rc = cr_fail_member(&ld->r, config_setting_get_elem(flows, k), "qpn",
-							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at line %u on "
+							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at %s on "
 							"port '%s' (the QPNs of one port must not overlap)", q, g->name,
-							c->groups[j].name, c->groups[j].line, c->ports[port].name);
+							c->groups[j].name, cr_at(&ld->r, c->groups[j].line, (char[CR_AT_LEN]){ 0 }),
+							c->ports[port].name);
 						break;
 					}
 			}
@@ -1716,8 +1834,8 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 				       name, ld->cfg->collectives[ld->cfg->group_collective[g]].name);
 		if (cfg_group_has_stop(&ld->cfg->groups[g]))
 			return cr_fail(&ld->r, e,
-				       "flow '%s' has a stop condition (line %u); in a collective the phases stop it",
-				       name, ld->cfg->groups[g].line);
+				       "flow '%s' has a stop condition (%s); in a collective the phases stop it",
+				       name, cr_at(&ld->r, ld->cfg->groups[g].line, (char[CR_AT_LEN]){ 0 }));
 		ld->cfg->group_collective[g] = (int)idx;
 		c->flows[c->n_flows++] = g;
 	}
@@ -1745,8 +1863,8 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 			       cr_shown(c->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->collectives[j].name, c->name))
-			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at line %u)", c->name,
-				       ld->cfg->collectives[j].line);
+			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at %s)", c->name,
+				       cr_at(&ld->r, ld->cfg->collectives[j].line, (char[CR_AT_LEN]){ 0 }));
 	s = config_setting_get_member(cs, "type");
 	if (s && (i = cr_pick(&ld->r, s, collective_types, NULL)) < 0)
 		return -1;
@@ -2476,8 +2594,9 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 			first = (int)i;
 		else if (c->roles[i].lcore != c->roles[first].lcore)
 			return cr_fail(&ld->r, config_setting_get_elem(config_setting_get_member(root, "lcores"), i),
-				       "switch ports are all polled by one lcore (lcore %u at line %u, here lcore %u)",
-				       c->roles[first].lcore, c->roles[first].line, c->roles[i].lcore);
+				       "switch ports are all polled by one lcore (lcore %u at %s, here lcore %u)",
+				       c->roles[first].lcore, cr_at(&ld->r, c->roles[first].line, (char[CR_AT_LEN]){ 0 }),
+				       c->roles[i].lcore);
 		c->sw.n_ports++;
 		c->ports[c->roles[i].port].is_switch_port = true;
 	}
@@ -2554,24 +2673,42 @@ static int load_root(void *arg, const config_setting_t *root)
 
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen)
 {
-	struct loader ld = { .cfg = cfg };
+	return config_load_string_env(text, name, NULL, cfg, err, errlen);
+}
 
-	cr_init(&ld.r, name, err, errlen, "configuration");
+/* One load, of a file (text NULL) or of text. */
+static int load(const char *path, const char *text, const char *name, const struct config_env *env,
+		struct engine_config *cfg, char *err, size_t errlen)
+{
+	struct loader ld = { .cfg = cfg, .env = env };
+	int rc;
+
+	cr_init(&ld.r, text ? name : path, err, errlen, "configuration");
 	config_defaults(cfg);
 	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.r.file);
-	return cr_load_text(&ld.r, text, load_root, &ld);
+	rc = text ? cr_load_text(&ld.r, text, load_root, &ld) : cr_load_file(&ld.r, path, load_root, &ld);
+	cfg->src = ld.r.src;
+	return rc;
+}
+
+int config_load_string_env(const char *text, const char *name, const struct config_env *env,
+			   struct engine_config *cfg, char *err, size_t errlen)
+{
+	return load(NULL, text, name, env, cfg, err, errlen);
 }
 
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen)
 {
-	char *text = cr_read_file(path, err, errlen);
-	int rc;
+	return config_load_env(path, NULL, cfg, err, errlen);
+}
 
-	if (!text) {
-		config_defaults(cfg);
-		return -1;
-	}
-	rc = config_load_string(text, path, cfg, err, errlen);
-	free(text);
-	return rc;
+int config_load_env(const char *path, const struct config_env *env, struct engine_config *cfg, char *err,
+		    size_t errlen)
+{
+	return load(path, NULL, NULL, env, cfg, err, errlen);
+}
+
+const char *config_where(const struct engine_config *cfg, unsigned line, char *buf, size_t len)
+{
+	return cr_where(&cfg->src, cfg->file, line, buf, len);
 }

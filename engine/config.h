@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_read.h"
 #include "dcqcn.h"
 #include "np.h"
 #include "timely.h"
@@ -327,6 +328,8 @@ struct cfg_pfc_generator {
 
 struct engine_config {
 	char file[CFG_STR_LEN];       /* the file it came from */
+	struct cr_sources src;        /* the files of its lines (the `line` members above and below are
+				       * lines of the text with the includes in: see config_where()) */
 	struct cfg_eal eal;
 	unsigned n_ports;
 	struct cfg_port ports[CFG_MAX_PORTS];
@@ -372,11 +375,25 @@ struct engine_config {
 	char http_dashboard[CFG_STR_LEN]; /* folder of the dashboard's files; empty = the built-in path */
 };
 
+/* What a load checks beyond the text itself; a NULL member is not checked. */
+struct config_env {
+	/* Whether the DPDK the program runs with has a vdev driver for `device` ("net_pcap0"), the
+	 * eal section read so far (its -d options add drivers); when not, `why` says which
+	 * drivers there are. */
+	bool (*vdev_driver)(void *arg, const struct cfg_eal *eal, const char *device, char *why, size_t whylen);
+	void *arg;
+};
+
 /* Loads and validates `path`. On error returns -1 and writes one line into err:
  *   "FILE:LINE: SETTING: what is wrong (what is allowed)". */
 int config_load(const char *path, struct engine_config *cfg, char *err, size_t errlen);
+/* The same, also checking what env can (env may be NULL). */
+int config_load_env(const char *path, const struct config_env *env, struct engine_config *cfg, char *err,
+		    size_t errlen);
 /* The same from a string (tests); `name` stands for the file name in messages. */
 int config_load_string(const char *text, const char *name, struct engine_config *cfg, char *err, size_t errlen);
+int config_load_string_env(const char *text, const char *name, const struct config_env *env,
+			   struct engine_config *cfg, char *err, size_t errlen);
 /* Parses an HTTP listen address, "PORT", "IPV4:PORT" or "[IPV6]:PORT" (port 1..65535, numeric
  * addresses only), into addr / *port; 0, or -1 with why. */
 int config_parse_listen(const char *s, char *addr, size_t addrlen, uint16_t *port, char *why, size_t whylen);
@@ -394,6 +411,11 @@ int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double
 /* The parameters of a group's algorithm with their current values (for the control interface);
  * returns how many were written (at most max). */
 unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max);
+/* "FILE:LINE" of a setting's `line` (the included file it is in, and its line there). */
+const char *config_where(const struct engine_config *cfg, unsigned line, char *buf, size_t len);
+/* Whether eal.extra_args allow-list PCI device `addr` themselves (-a ADDR[,ARGS], -aADDR, --allow
+ * ADDR, --allow=ADDR; "3b:00.0" is "0000:3b:00.0"); NULL addr: any PCI device. */
+bool config_extra_allows_pci(const struct cfg_eal *eal, const char *addr);
 /* The other end of port p's in-process cable ("ring:L:a" <-> "ring:L:b"), or -1. */
 int config_ring_peer(const struct engine_config *cfg, unsigned p);
 /* Index of the port called `name`, or -1. */

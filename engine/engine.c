@@ -495,7 +495,8 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		unsigned n = roles_for_group(e, grp, roles);
 
 		if (n == 0) {
-			snprintf(err, errlen, "%s:%u: flows.%s: port %s has no TX role%s", cfg->file, grp->line, grp->name,
+			snprintf(err, errlen, "%s: flows.%s: port %s has no TX role%s",
+				 config_where(cfg, grp->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), grp->name,
 				 cfg->ports[grp->port].name,
 				 cfg->ports[grp->port].has_tc_to_queue ? " on the queue its traffic class maps to (qos.tc_to_queue)"
 								      : "");
@@ -650,8 +651,9 @@ static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
 		for (k = 0; k < n && roles[k]->gen; k++)
 			;
 		if (k == n) {
-			snprintf(err, errlen, "%s:%u: pfc_generators.[%u]: port %s has no TX role left for it (one generator "
-				 "per TX role)", e->cfg->file, c->line, i, e->cfg->ports[c->port].name);
+			snprintf(err, errlen, "%s: pfc_generators.[%u]: port %s has no TX role left for it (one generator "
+				 "per TX role)", config_where(e->cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), i,
+				 e->cfg->ports[c->port].name);
 			return -1;
 		}
 		for (unsigned q = 0; q < WIRE_PFC_PRIORITIES; q++)

@@ -206,9 +206,11 @@ json_t *sla_json(const struct engine *e)
 		return NULL;
 	for (unsigned i = 0; i < n; i++) {
 		const struct cfg_sla *c = result_of[i];
-		json_t *o = json_pack("{s:s,s:s,s:s,s:I}", "subject", results[i].subject, "metric",
-				      cfg_sla_metric_name[c->metric], "verdict", results[i].pass ? "pass" : "fail", "line",
-				      (json_int_t)c->line);
+		unsigned line;
+		const char *file = cr_source(&e->cfg->src, c->line, &line);
+		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I}", "subject", results[i].subject, "metric",
+				      cfg_sla_metric_name[c->metric], "verdict", results[i].pass ? "pass" : "fail", "file",
+				      file ? file : e->cfg->file, "line", (json_int_t)line);
 		json_object_set_new(o, "measured", results[i].has_data ? json_real(results[i].measured) : json_null());
 		json_object_set_new(o, "min", c->has_min ? json_real(c->min) : json_null());
 		json_object_set_new(o, "max", c->has_max ? json_real(c->max) : json_null());

@@ -107,7 +107,8 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
 			init_port(s, e, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
 	if ((bad = mmu_params_check(&mp, &why))) {
-		snprintf(err, errlen, "%s:%u: switch: %s: %s", cfg->file, c->line, bad, why ? why : "out of range");
+		snprintf(err, errlen, "%s: switch: %s: %s", config_where(cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), bad,
+			 why ? why : "out of range");
 		switch_free(s);
 		return NULL;
 	}

@@ -37,10 +37,14 @@ unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores)
 
 /* "ring:LINK:a" and "ring:LINK:b" are the two ends of a virtual cable inside one process: two
  * rte_rings per queue, crossed, so that what end a sends end b receives and back. (DPDK's
- * net_ring vdev gives a port whose TX ring is its own RX ring: a loopback, not a pair.) */
+ * net_ring vdev gives a port whose TX ring is its own RX ring: a loopback, not a pair.)
+ * The ethdev is not named after the device: rte_eth_from_rings() makes the vdev
+ * "net_ring_NAME", which must fit RTE_RING_NAMESIZE (28 characters), and "ring:LINK:a" with
+ * a LINK of 13..20 characters does not. A number of its own per end always does. */
 static int ring_pair_port(const struct cfg_port *cp, uint16_t *port_id, char *err, size_t errlen)
 {
-	char link[21], side, rname[RTE_RING_NAMESIZE];
+	static unsigned ends_made;
+	char link[21], side, rname[RTE_RING_NAMESIZE], ename[RTE_RING_NAMESIZE];
 	struct rte_ring *rx[16], *tx[16];
 	unsigned nq = cp->rx_queues > cp->tx_queues ? cp->rx_queues : cp->tx_queues;
 	int id;
@@ -69,7 +73,8 @@ static int ring_pair_port(const struct cfg_port *cp, uint16_t *port_id, char *er
 				rx[q] = r;
 		}
 	}
-	id = rte_eth_from_rings(cp->device, rx, nq, tx, nq, SOCKET_ID_ANY);
+	snprintf(ename, sizeof(ename), "rp%u", ends_made++);
+	id = rte_eth_from_rings(ename, rx, nq, tx, nq, SOCKET_ID_ANY);
 	if (id < 0) {
 		snprintf(err, errlen, "port %s: cannot make a port of %s: %s", cp->name, cp->device, rte_strerror(rte_errno));
 		return -1;

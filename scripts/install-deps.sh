@@ -20,6 +20,7 @@ PACKAGES=(
   clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang
   python3 python3-scapy python3-pytest   # scapy's RoCE layer: an independent ICRC oracle
   tshark                                 # Wireshark's InfiniBand/RoCE, PFC and IP dissectors
+  python3-pyelftools                     # dpdk-pmdinfo.py: DPDK's list of its drivers (test oracle)
   python3-matplotlib                     # scripts/plot-ccsim.py (the simulator's and engine's plots)
   python3-prometheus-client              # an independent parser of the exporter's /metrics
   prometheus                             # a real server scraping the engine in the tests

@@ -49,12 +49,12 @@ while ! mkdir "$out" 2>/dev/null; do # two runs in the same second
   n=$((n + 1))
   out=results/lab-$stamp-$n
 done
-cp "$config" "$out/"
-cfg_name=$(basename "$config")
+cp "$config" "$out/" # for the record (and plot-lab.py's ECN thresholds)
+config=$(realpath "$config") # run in place: its @include files are found beside it
 
 echo "lab: $config -> $out"
 rc=0
-(cd "$out" && "$engine" -f "$cfg_name" -r report.json -i 1 "$@") || rc=$?
+(cd "$out" && "$engine" -f "$config" -r report.json -i 1 "$@") || rc=$?
 if [ "$rc" -ne 0 ]; then
   echo "lab: roce-engine failed (exit status $rc); what it wrote is in $repo/$out" >&2
   exit "$rc"

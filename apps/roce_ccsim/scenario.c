@@ -647,31 +647,28 @@ void scenario_free(struct scenario *sc)
 	memset(sc, 0, sizeof(*sc));
 }
 
-int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen)
+/* One load, of a file (text NULL: its includes found beside it) or of text. */
+static int load(const char *path, const char *text, struct scenario *sc, char *err, size_t errlen)
 {
 	struct loader ld = { .sc = sc };
 	int rc;
 
-	cr_init(&ld.r, name, err, errlen, "scenario");
+	cr_init(&ld.r, path, err, errlen, "scenario");
 	memset(sc, 0, sizeof(*sc));
 	snprintf(sc->file, sizeof(sc->file), "%s", ld.r.file);
-	rc = cr_load_text(&ld.r, text, load_root, &ld);
+	rc = text ? cr_load_text(&ld.r, text, load_root, &ld) : cr_load_file(&ld.r, path, load_root, &ld);
 	if (rc)
 		scenario_free(sc);
 	snprintf(sc->file, sizeof(sc->file), "%s", ld.r.file);
 	return rc;
 }
 
+int scenario_load_string(const char *text, const char *name, struct scenario *sc, char *err, size_t errlen)
+{
+	return load(name, text, sc, err, errlen);
+}
+
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
-	char *text = cr_read_file(path, err, errlen);
-	int rc;
-
-	if (!text) {
-		memset(sc, 0, sizeof(*sc));
-		return -1;
-	}
-	rc = scenario_load_string(text, path, sc, err, errlen);
-	free(text);
-	return rc;
+	return load(path, NULL, sc, err, errlen);
 }

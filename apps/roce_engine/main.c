@@ -23,6 +23,7 @@
 #include <rte_version.h>
 
 #include "config.h"
+#include "drivers.h"
 #include "engine.h"
 #include "perftest.h"
 #include "roce_version.h"
@@ -177,12 +178,14 @@ static bool log_level_verbose(const char *level)
 	return !strcmp(level, "info") || !strcmp(level, "debug") || !strcmp(level, "7") || !strcmp(level, "8");
 }
 
-/* EAL's argument vector from the config's eal section and ports. */
+/* EAL's argument vector from the config's eal section and ports. PCI ports are allow-listed
+ * (-a), unless extra_args do it with their devargs (EAL takes the first -a of a device), so that
+ * EAL probes no other PCI device of the machine; without any, --no-pci. */
 static int eal_args_from_config(const struct engine_config *cfg, char **argv, int max, char *store, size_t store_len)
 {
 	int argc = 0;
 	size_t used = 0;
-	bool all_vdev = true;
+	bool pci = config_extra_allows_pci(&cfg->eal, NULL);
 
 #define ARG(...)                                                                                    \
 	do {                                                                                        \
@@ -215,13 +218,17 @@ static int eal_args_from_config(const struct engine_config *cfg, char **argv, in
 		if (strncmp(p->device, "ring:", 5) == 0) /* made by pmd_glue after EAL starts */
 			continue;
 		if (strncmp(p->device, "net_", 4) != 0) {
-			all_vdev = false;
+			pci = true;
+			if (!config_extra_allows_pci(&cfg->eal, p->device)) {
+				ARG("-a");
+				ARG("%s", p->device);
+			}
 			continue;
 		}
 		ARG("--vdev");
 		ARG("%s%s%s", p->device, p->vdev_args[0] ? "," : "", p->vdev_args);
 	}
-	if (all_vdev)
+	if (!pci)
 		ARG("--no-pci");
 	for (unsigned i = 0; i < cfg->eal.n_extra; i++)
 		ARG("%s", cfg->eal.extra[i]);
@@ -314,9 +321,11 @@ int engine_cli_main(int argc, char **argv)
 {
 	static struct engine_config cfg;
 	static char store[16384];
+	static struct pmd_driver_check drivers;
 	char *eal_argv[CFG_MAX_EAL_ARGS + 3 * CFG_MAX_PORTS + 32];
 	struct cli c = {.http_linger_s = -1};
-	char err[1024], runtime_dir[PATH_MAX];
+	struct config_env env = {.vdev_driver = pmd_drivers_check_vdev, .arg = &drivers};
+	char err[1024], runtime_dir[PATH_MAX], eal_line[sizeof(store)];
 	int sep = -1, eal_argc, rc;
 
 	install_signal_handlers();
@@ -329,7 +338,9 @@ int engine_cli_main(int argc, char **argv)
 	if (parse_cli(sep < 0 ? argc : argc - sep, sep < 0 ? argv : argv + sep, &c))
 		return ENGINE_EXIT_USAGE;
 	run_info_config(c.config); /* the report's hash of the bytes about to be read; the loader says what is wrong */
-	if (config_load(c.config, &cfg, err, sizeof(err))) {
+	if (sep > 0) /* EAL options on the command line: their -d options add drivers */
+		drivers.args = (const char *const *)argv + 1, drivers.n_args = (unsigned)sep - 1;
+	if (config_load_env(c.config, &env, &cfg, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_CONFIG;
 	}
@@ -347,16 +358,18 @@ int engine_cli_main(int argc, char **argv)
 		memcpy(eal_argv, argv, sizeof(char *) * (size_t)sep);
 		eal_argv[sep] = NULL;
 	}
+	/* before rte_eal_init, whose getopt may reorder eal_argv */
+	eal_line[0] = '\0';
+	for (int i = 1, n = 0; i < eal_argc && n < (int)sizeof(eal_line); i++)
+		n += snprintf(eal_line + n, sizeof(eal_line) - (size_t)n, " %s", eal_argv[i]);
 	if (c.check_only) {
-		printf("roce-engine: %s is valid: %u ports, %u lcore roles, %u flow groups\nEAL:", c.config, cfg.n_ports,
-		       cfg.n_roles, cfg.n_groups);
-		for (int i = 1; i < eal_argc; i++)
-			printf(" %s", eal_argv[i]);
-		printf("\n");
+		printf("roce-engine: %s is valid: %u ports, %u lcore roles, %u flow groups\nEAL:%s\n", c.config, cfg.n_ports,
+		       cfg.n_roles, cfg.n_groups, eal_line);
 		return 0;
 	}
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "roce-engine: EAL initialisation failed (arguments above; see DPDK's message)\n");
+		fprintf(stderr, "roce-engine: EAL initialisation failed (see DPDK's message above) with the arguments:%s\n",
+			eal_line);
 		return ENGINE_EXIT_INIT;
 	}
 	rc = engine_run(&cfg, &c.opt);

@@ -303,18 +303,10 @@ double switch_queue_room(const struct switch_view *v)
 
 int base_load(const char *path, config_t *cfg, char *err, size_t errlen)
 {
-	char *text = cr_read_file(path, err, errlen);
-	int ok;
+	struct config_reader r;
 
-	config_init(cfg);
-	if (!text)
-		return -1;
-	ok = config_read_string(cfg, text) == CONFIG_TRUE;
-	if (!ok)
-		snprintf(err, errlen, "%s:%d: syntax error: %s", path, config_error_line(cfg),
-			 config_error_text(cfg) ? config_error_text(cfg) : "unreadable");
-	free(text);
-	return ok ? 0 : -1;
+	cr_init(&r, path, err, errlen, "configuration");
+	return cr_parse_file(&r, path, cfg);
 }
 
 void base_merge_switch(config_t *cfg, const struct suite_cfg *s)

@@ -16,6 +16,8 @@
 #include <jansson.h>
 #include <libconfig.h>
 
+#include "config_read.h"
+
 #define SUITE_NAME_LEN 64
 #define SUITE_MAX_LIST 16          /* frame sizes, fractions, sender counts, priorities */
 
@@ -101,6 +103,7 @@ struct suite_cfg {
 	char base[PATH_MAX];            /* resolved against the suite file's folder; "" = generated lab */
 	config_t text;                  /* the suite file, parsed again and kept: switch group, lines */
 	bool text_ok;
+	struct cr_sources src;          /* the files of its lines (it may @include others) */
 	const config_setting_t *sw;     /* the suite's switch group, or NULL */
 	struct lab_cfg lab;
 	struct trial_cfg trial;
@@ -119,8 +122,9 @@ void text_printf(char *out, size_t len, const char *fmt, ...) __attribute__((for
 /* 0, or -1 with "FILE:LINE: SETTING: what is wrong (what is allowed)" in err. */
 int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t errlen);
 void suite_config_free(struct suite_cfg *s);
-/* The line of SETTING (a libconfig path) in the suite file, 0 when it is not there. */
-int suite_config_line(const struct suite_cfg *s, const char *setting);
+/* "FILE:LINE" of SETTING (a libconfig path) in the suite file (or the file it includes SETTING
+ * from), NULL when it is not there. */
+const char *suite_config_where(const struct suite_cfg *s, const char *setting, char *buf, size_t len);
 
 struct runner;
 

@@ -4,7 +4,7 @@
  * trial runs. Errors are the project's one line "FILE:LINE: SETTING: what is wrong (what is
  * allowed)", written by the shared reader engine/config_read.c (cr_*). The `switch` group is not
  * checked here but copied into every trial's engine config; the engine checks it, and trial.c
- * points its complaints back at this file's lines (suite_config_line()). docs/suites.md lists
+ * points its complaints back at this file's lines (suite_config_where()). docs/suites.md lists
  * every setting.
  */
 #include "suite.h"
@@ -108,22 +108,22 @@ static int opt_float_list(struct loader *ld, const config_setting_t *g, const ch
 	return 1;
 }
 
-/* Is there a flow group `name` in the base config (parsed here; the engine checks the rest)? */
+/* Is there a flow group `name` in the base config (parsed here, with its includes; the engine
+ * checks the rest)? */
 static bool base_has_flow(const char *base, const char *name)
 {
-	char *text = cr_read_file(base, NULL, 0);
 	const config_setting_t *flows;
+	struct config_reader r;
 	bool found = false;
 	const char *n;
 	config_t c;
 
-	config_init(&c);
-	if (text && config_read_string(&c, text) == CONFIG_TRUE && (flows = config_lookup(&c, "flows")))
+	cr_init(&r, base, NULL, 0, "configuration");
+	if (!cr_parse_file(&r, base, &c) && (flows = config_lookup(&c, "flows")))
 		for (int i = 0; i < config_setting_length(flows) && !found; i++)
 			found = config_setting_lookup_string(config_setting_get_elem(flows, (unsigned)i), "name", &n) &&
 				!strcmp(n, name);
 	config_destroy(&c);
-	free(text);
 	return found;
 }
 
@@ -447,37 +447,37 @@ void text_printf(char *out, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int suite_config_line(const struct suite_cfg *s, const char *setting)
+const char *suite_config_where(const struct suite_cfg *s, const char *setting, char *buf, size_t len)
 {
 	const config_setting_t *x = s->text_ok ? config_lookup(&s->text, setting) : NULL;
 
-	return x ? config_setting_source_line(x) : 0;
+	return x ? cr_where(&s->src, s->file, config_setting_source_line(x), buf, len) : NULL;
 }
 
 int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t errlen)
 {
 	struct loader ld = { .s = s };
-	char *text;
+	struct config_reader again;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->file, sizeof(s->file), "%s", path);
 	config_init(&s->text);
-	if (!(text = cr_read_file(path, err, errlen)))
-		return -1;
 	cr_init(&ld.r, path, err, errlen, "suite configuration");
 	/* the checked reading destroys its libconfig tree; a second one, already known to parse, is
 	 * kept for the switch group that goes into the trials and for the lines of messages */
-	rc = cr_load_text(&ld.r, text, load_root, &ld);
+	rc = cr_load_file(&ld.r, path, load_root, &ld);
 	if (!rc) {
-		s->text_ok = config_read_string(&s->text, text) == CONFIG_TRUE;
+		config_destroy(&s->text);
+		cr_init(&again, path, NULL, 0, "suite configuration");
+		s->text_ok = cr_parse_file(&again, path, &s->text) == 0;
+		s->src = again.src;
 		s->sw = s->text_ok ? config_lookup(&s->text, "switch") : NULL;
 		if (s->rfc2544.flows)
 			s->rfc2544.flows = config_lookup(&s->text, "rfc2544.flows");
 		if (s->microburst.flows)
 			s->microburst.flows = config_lookup(&s->text, "microburst.flows");
 	}
-	free(text);
 	return rc;
 }
 

@@ -213,9 +213,8 @@ static void log_reason(const char *log, char *out, size_t len)
  * the user sees which of their settings the engine refused. */
 static void refused_reason(const struct runner *rn, const char *line, unsigned id, char *out, size_t len)
 {
-	const char *p = strchr(line, ' '), *q;
-	char setting[256];
-	int at = 0;
+	const char *p = strchr(line, ' '), *q, *at = NULL;
+	char setting[256], where[CR_AT_LEN];
 
 	if (!p || !(q = strstr(p + 1, ": ")) || (size_t)(q - p - 1) >= sizeof(setting)) {
 		text_printf(out, len, "roce-engine refused trial %u's config: %s", id, line);
@@ -223,10 +222,10 @@ static void refused_reason(const struct runner *rn, const char *line, unsigned i
 	}
 	text_printf(setting, sizeof(setting), "%.*s", (int)(q - p - 1), p + 1);
 	if (!strncmp(setting, "switch", 6))
-		at = suite_config_line(rn->s, setting);
+		at = suite_config_where(rn->s, setting, where, sizeof(where));
 	if (at)
-		text_printf(out, len, "%s:%d: %s: %s (roce-engine, of the switch group this file gives the trials)",
-			 rn->s->file, at, setting, q + 2);
+		text_printf(out, len, "%s: %s: %s (roce-engine, of the switch group this file gives the trials)", at,
+			 setting, q + 2);
 	else
 		text_printf(out, len, "roce-engine refused trial %u's config (made from %s): %s", id,
 			 rn->s->base[0] ? rn->s->base : rn->s->file, line);

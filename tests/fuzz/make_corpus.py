@@ -7,7 +7,7 @@ from the project's own builder (roce-pcap write); this script splits the pcap in
 frame and derives the malformed and "other" seeds by editing bytes.
 
 config: the configuration loader's seeds (tests/fuzz/corpus/config/): every shipped
-configs/**/*.cfg, small valid configurations of the sections the shipped ones leave out, and
+configs/**/*.cfg (its @include lines replaced by the files they name), small valid configurations of the sections the shipped ones leave out, and
 hand-written broken ones (one per kind of fault); and its libFuzzer dictionary
 (tests/fuzz/config.dict): every setting name and string value the loader knows (read from
 engine/config.c and cc/cc_params.c) plus the grammar's tokens.
@@ -329,6 +329,11 @@ CONFIG_BROKEN = {
     "bad_syntax_comment": CFG_BASE + '/* run = { };\n',
     "bad_syntax_number": CFG_BASE + 'run = { duration_s = 1.2.3; };\n',
     "bad_include": '@include "other.cfg"\n' + CFG_BASE,
+    "bad_syntax_json": '{\n  "eal": { "lcores": "0-1" },\n  "ports": [ ]\n}\n',
+    "bad_syntax_unit": CFG_BASE + CFG_FLOW % 'message_size = 64K;',
+    "bad_syntax_unquoted": CFG_BASE + CFG_FLOW % 'transport = rc;',
+    "bad_syntax_trailing_comma": CFG_BASE + 'run = { capture_ports = ["a",]; };\n',
+    "bad_syntax_dotted_name": CFG_BASE + 'run.duration_s = 1;\n',
     "bad_int_overflow": CFG_BASE + CFG_FLOW % 'count = 4294967298;',
     "bad_hex_overflow": CFG_BASE + CFG_FLOW % 'transport = "ud"; qkey = 0x100000000;',
     "bad_int64_overflow": CFG_BASE + 'run = { duration_s = 99999999999999999999999L; };\n',
@@ -353,6 +358,14 @@ CONFIG_BROKEN = {
 # Inputs that once broke an invariant (the fuzzer's findings, kept as regressions; see
 # docs/reliability.md): what was wrong, then the input.
 CONFIG_REGRESSIONS = {
+    # a vertical tab between settings: libconfig's blanks are space, tab, CR, LF and FF, so it
+    # refuses the text; the loader's own reading of the grammar took \v for a blank
+    "regress_vertical_tab": CFG_BASE.replace("\n", "\v", 1),
+    # "10re = 5" is two settings to libconfig (the number 10, then re = 5): the loader's reading
+    # called "10re" a number with a unit
+    "regress_number_then_name": CFG_BASE + 'run = { duration_s = 10re = 5; };\n',
+    # an included name with bytes that are not text: the message carried them raw
+    "regress_include_nonprintable": '@include "ot\xff\xffr.cfg"\n' + CFG_BASE,
     # run.http with a control character in the address: the message carried it raw (two lines on
     # a terminal); config_parse_listen() now shows user text through cr_shown()
     "regress_http_control_char": CFG_BASE + 'run = { http = "localh\x10ost:9100"; };\n',
@@ -400,12 +413,29 @@ def config_dictionary(root):
     return "\n".join(lines) + "\n"
 
 
+INCLUDE = re.compile(rb'^[ \t]*@include[ \t]+"([^"]+)"[ \t]*(?:(?:#|//).*)?$')
+
+
+def inlined(path, depth=0):
+    """The file with each @include line replaced by the file it names (found beside the file that
+    names it, as the loader does): the target loads text, which has no folder to include from."""
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    out = []
+    for line in lines:
+        m = INCLUDE.match(line)
+        if m and depth < 10:
+            out.append(inlined(os.path.join(os.path.dirname(path), m.group(1).decode()), depth + 1).rstrip(b"\n"))
+        else:
+            out.append(line)
+    return b"\n".join(out)
+
+
 def make_config_corpus(root, out, dict_path):
     seeds = {}
     for path in sorted(glob.glob(os.path.join(root, "configs", "**", "*.cfg"), recursive=True)):
         rel = os.path.relpath(path, os.path.join(root, "configs"))
-        with open(path, "rb") as f:
-            seeds["shipped_" + rel.replace(os.sep, "_")] = f.read()
+        seeds["shipped_" + rel.replace(os.sep, "_")] = inlined(path)
     for table in (CONFIG_VALID, CONFIG_BROKEN, CONFIG_REGRESSIONS):
         for name, text in table.items():
             seeds[name + ".cfg"] = text.encode()

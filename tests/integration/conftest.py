@@ -3,8 +3,9 @@ devices (ring pairs, net_pcap, net_null) with configurations written by each tes
 
     /usr/bin/python3 -m pytest -q tests/integration
 
-`engine`: runs $ROCE_ENGINE (else <repo>/build/apps/roce-engine) with a config text and returns
-(exit code, report dict or None, stdout+stderr). Every run gets its own EAL file prefix.
+`engine`: runs $ROCE_ENGINE (else <repo>/build/apps/roce-engine) with a config text (`run`) or an
+existing config file in place (`run_file`) and returns (exit code, report dict or None,
+stdout+stderr). Every run gets its own EAL file prefix.
 """
 import json
 import os
@@ -35,6 +36,14 @@ class Engine:
         self.n += 1
         cfg = self.tmp / ("run%d.cfg" % self.n)
         cfg.write_text(cfg_text)
+        return self._exec(cfg, args, timeout, report)
+
+    def run_file(self, cfg, *args, timeout=120, report=True):
+        """An existing config file, in place (its @include files are found beside it)."""
+        self.n += 1
+        return self._exec(cfg, args, timeout, report)
+
+    def _exec(self, cfg, args, timeout, report):
         rep = self.tmp / ("run%d.json" % self.n)
         cmd = [str(engine_path()), "-f", str(cfg), "-q"] + [str(a) for a in args]
         if report:

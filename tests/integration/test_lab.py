@@ -24,8 +24,7 @@ SECONDS = 3
 
 
 def _lab(engine, name, seconds=SECONDS):
-    text = (ROOT / "configs" / name).read_text()
-    rc, rep, out = engine.run(text, "-d", seconds)
+    rc, rep, out = engine.run_file(ROOT / "configs" / name, "-d", seconds)
     assert rc == 0, out
     return rep
 

@@ -28,7 +28,7 @@ static const char full_cfg[] =
 	"  huge_pages = true;\n"                                                   /* 6 */
 	"  file_prefix = \"unit_test-1\";\n"                                       /* 7 */
 	"  log_level = \"debug\";\n"                                               /* 8 */
-	"  extra_args = [\"--no-pci\", \"--in-memory\"];\n"                        /* 9 */
+	"  extra_args = [\"--no-telemetry\", \"--in-memory\"];\n"                        /* 9 */
 	"};\n"                                                                     /* 10 */
 	"ports = (\n"                                                              /* 11 */
 	"  { name = \"a\"; device = \"net_pcap0\"; vdev_args = \"tx_pcap=/tmp/x.pcap\";\n" /* 12 */
@@ -75,7 +75,7 @@ static void test_full_config(void)
 	CHECK(!strcmp(cfg.eal.file_prefix, "unit_test-1"));
 	CHECK(!strcmp(cfg.eal.log_level, "debug"));
 	CHECK_EQ(cfg.eal.n_extra, 2);
-	CHECK(!strcmp(cfg.eal.extra[0], "--no-pci") && !strcmp(cfg.eal.extra[1], "--in-memory"));
+	CHECK(!strcmp(cfg.eal.extra[0], "--no-telemetry") && !strcmp(cfg.eal.extra[1], "--in-memory"));
 
 	CHECK_EQ(cfg.n_ports, 2);
 	CHECK(!strcmp(a->name, "a") && !strcmp(a->device, "net_pcap0"));
@@ -347,13 +347,15 @@ struct bad {
 #define PORT(x) EAL "ports = ( { name = \"a\"; device = \"net_ring0\"; ipv4 = \"10.0.0.1\"; link_speed_gbps = 100; " x " } );\n" ROLES
 
 static const struct bad syntax_rows[] = {
-	{ "eal = { lcores = \"0-1\"\n", 2, "syntax error", "syntax error" },
-	{ BASE "flows = ( { name = \"f\"; } \nlcores = ;\n", 5, "syntax error", "syntax error" },
+	{ "eal = { lcores = \"0-1\"\n", 2, "syntax error",
+	  "found the end of the text where '}' was expected: the '{' at line 1 is never closed" },
+	{ BASE "flows = ( { name = \"f\"; } \nlcores = ;\n", 5, "syntax error",
+	  "found 'lcores' where ',' or ')' was expected: a missing ',' between the elements of a list?" },
 	{ "eal = { memory_mb = 64;\n memory_mb = 128; };\n" PORTS ROLES, 2, "syntax error", "duplicate setting" },
 	{ "ports = ( { name = \"a\n", 1, "syntax error", "unterminated string" },
 	{ BASE "flows = ( );\n\"}\n", 5, "syntax error", "unterminated string" },
 	{ BASE "/* flows = ( );\n", 4, "syntax error", "unterminated comment" },
-	{ "@include \"other.cfg\"\n" BASE, 1, "@include", "not supported" },
+	{ "@include \"other.cfg\"\n" BASE, 1, "@include", "not for a configuration given as text (no folder to find other.cfg in)" },
 	{ FLOW("\nqpn_step = 4294967298;"), 5, "flows.[0].qpn_step", "does not fit a 32-bit integer" },
 	{ BASE "flows = ( { " F0 "transport = \"ud\";\n qkey = 0x100000000; } );\n", 5, "flows.[0].qkey",
 	  "does not fit 32 bits" },
@@ -416,7 +418,7 @@ static const struct bad range_rows[] = {
 	{ BASE "flows = ( { name = \"f\"; port = \"a\"; " F1 "qpn = 1; } );\n", 4, "flows.[0].qpn",
 	  "0x1 is out of range (0x2..0xffffff)" },
 	{ FLOW("dscp = 64;"), 4, "flows.[0].dscp", "64 is out of range (0..63)" },
-	{ FLOW("vlan = 4096;"), 4, "flows.[0].vlan", "4096 is out of range (0..4095)" },
+	{ FLOW("vlan = 4096;"), 4, "flows.[0].vlan", "4096 is out of range (0..4094)" },
 	{ FLOW("mtu = 1000;"), 4, "flows.[0].mtu", "1000 is not an IB MTU (256, 512, 1024, 2048 or 4096)" },
 	{ FLOW("message_size = -1;"), 4, "flows.[0].message_size", "-1 is out of range (0..1073741824)" },
 	{ BASE "run = { stats_interval_s = 0.05; };\n", 4, "run.stats_interval_s", "out of range (0.1..3600)" },
