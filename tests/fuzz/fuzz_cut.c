@@ -28,13 +28,7 @@
 #include "frame_cut.h"
 #include "wire.h"
 
-#define REQUIRE(cond)                                                                               \
-	do {                                                                                        \
-		if (!(cond)) {                                                                      \
-			fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
-			__builtin_trap();                                                           \
-		}                                                                                   \
-	} while (0)
+#include "fuzz_require.h"
 
 #define CUT_EVERY_BYTE_UP_TO 160
 

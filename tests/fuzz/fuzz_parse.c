@@ -32,13 +32,7 @@
 
 #include "wire.h"
 
-#define REQUIRE(cond)                                                                               \
-	do {                                                                                        \
-		if (!(cond)) {                                                                      \
-			fprintf(stderr, "%s:%d: invariant violated: %s\n", __FILE__, __LINE__, #cond); \
-			__builtin_trap();                                                           \
-		}                                                                                   \
-	} while (0)
+#include "fuzz_require.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
