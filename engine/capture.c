@@ -12,6 +12,7 @@
 #include <rte_ring.h>
 #include <rte_version.h>
 
+#include "out_file.h"
 #include "capture.h"
 #include "clock.h"
 #include "counters.h"
@@ -193,7 +194,7 @@ int capture_open(struct engine *e, char *err, size_t errlen)
 	e->capture_fd = -1;
 	if (!e->cfg->capture[0])
 		return 0;
-	e->capture_fd = open(e->cfg->capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	e->capture_fd = out_make_dirs(e->cfg->capture) ? -1 : open(e->cfg->capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (e->capture_fd < 0) {
 		snprintf(err, errlen, "run.capture: cannot write %s: %s", e->cfg->capture, strerror(errno));
 		return -1;

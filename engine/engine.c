@@ -14,6 +14,7 @@
 #include <rte_random.h>
 #include <rte_ring.h>
 
+#include "out_file.h"
 #include "collective.h"
 #include "completer.h"
 #include "control.h"
@@ -588,7 +589,7 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 		return -1;
 	e->work[lcore]->sw = e->sw;
 	if (e->cfg->sw.trace[0]) {
-		e->sw_csv = fopen(e->cfg->sw.trace, "w");
+		e->sw_csv = out_fopen(e->cfg->sw.trace);
 		if (!e->sw_csv) {
 			snprintf(err, errlen, "switch.trace: cannot write %s: %s", e->cfg->sw.trace, strerror(errno));
 			return -1;
@@ -1042,7 +1043,7 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		return ENGINE_EXIT_REPORT;
 	}
 	if (cfg->latency_samples[0]) { /* opened now: a path that cannot be written stops the run before traffic */
-		e.lat_csv = fopen(cfg->latency_samples, "w");
+		e.lat_csv = out_fopen(cfg->latency_samples);
 		if (!e.lat_csv) {
 			fprintf(stderr, "roce-engine: run.latency_samples: cannot write %s: %s\n", cfg->latency_samples,
 				strerror(errno));
@@ -1063,7 +1064,7 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		}
 	}
 	if (cfg->cc_trace[0]) { /* the same: a bad path stops the run before traffic */
-		e.cc_csv = fopen(cfg->cc_trace, "w");
+		e.cc_csv = out_fopen(cfg->cc_trace);
 		if (!e.cc_csv) {
 			fprintf(stderr, "roce-engine: run.cc_trace: cannot write %s: %s\n", cfg->cc_trace, strerror(errno));
 			return ENGINE_EXIT_REPORT;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <rte_ethdev.h>
 
+#include "out_file.h"
 #include "egress.h"
 #include "engine_state.h"
 #include "responder.h"
@@ -654,10 +655,10 @@ int report_check_path(const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = out_make_dirs(path) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		snprintf(err, errlen, "report %s: not writable: cannot create %s: %s (the directory must exist and be "
-			 "writable)", path, tmp, strerror(errno));
+		snprintf(err, errlen, "report %s: not writable: cannot create %s: %s (its folder is made when missing; "
+			 "it must then be writable)", path, tmp, strerror(errno));
 		return -1;
 	}
 	close(fd);

@@ -5,6 +5,7 @@
 
 #include <rte_cycles.h>
 
+#include "out_file.h"
 #include "congestion.h"
 #include "counters.h"
 #include "engine_state.h"
@@ -38,7 +39,7 @@ struct timeseries *timeseries_open(const struct engine *e, char *err, size_t err
 	if (!e->cfg->timeseries[0])
 		return NULL;
 	ts = calloc(1, sizeof(*ts));
-	if (!ts || !(ts->f = fopen(e->cfg->timeseries, "w"))) {
+	if (!ts || !(ts->f = out_fopen(e->cfg->timeseries))) {
 		snprintf(err, errlen, "run.timeseries: cannot write %s: %s", e->cfg->timeseries, strerror(errno));
 		free(ts);
 		*failed = 1;

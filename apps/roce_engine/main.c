@@ -25,6 +25,7 @@
 #include "config.h"
 #include "drivers.h"
 #include "engine.h"
+#include "out_file.h"
 #include "perftest.h"
 #include "roce_version.h"
 #include "run_info.h"
@@ -170,6 +171,27 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		return -1;
 	}
 	return 0;
+}
+
+/* net_pcap opens its tx_pcap= file in EAL's probe: its folder is made first, as for the engine's own
+ * output files (engine/out_file.h), so a shipped config writing results/tx.pcap runs anywhere. */
+static void make_pcap_dirs(const struct engine_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->n_ports; i++) {
+		const char *a = strstr(cfg->ports[i].vdev_args, "tx_pcap=");
+		char path[PATH_MAX];
+		size_t n;
+
+		if (strncmp(cfg->ports[i].device, "net_pcap", 8) != 0 || !a)
+			continue;
+		a += strlen("tx_pcap=");
+		n = strcspn(a, ",");
+		if (n == 0 || n >= sizeof(path))
+			continue;
+		memcpy(path, a, n);
+		path[n] = '\0';
+		out_make_dirs(path); /* a failure is net_pcap's to report, naming the file */
+	}
 }
 
 /* info and debug (7, 8): the user asked for EAL's chatter, telemetry's notes included. */
@@ -367,6 +389,7 @@ int engine_cli_main(int argc, char **argv)
 		       cfg.n_roles, cfg.n_groups, eal_line);
 		return 0;
 	}
+	make_pcap_dirs(&cfg);
 	if (rte_eal_init(eal_argc, eal_argv) < 0) {
 		fprintf(stderr, "roce-engine: EAL initialisation failed (see DPDK's message above) with the arguments:%s\n",
 			eal_line);

@@ -317,14 +317,31 @@ def test_main_lcore_wakes_rarely_when_nothing_needs_it(tmp_path, stop, most, lea
         assert wakeups > least, "the main lcore woke only %d times in a second" % wakeups
 
 
-def test_unwritable_report_path_fails_before_traffic(engine):
+def test_unwritable_report_path_fails_before_traffic(engine, tmp_path):
+    """A report whose folder cannot be made (a plain file stands in its path) fails before traffic."""
     ports, ip_b = pair_ports("bad")
     f = flow("f", "a", MAC_B, ip_b, qpn=2, dest_qpn=3)
+    (tmp_path / "plain").write_text("a file, not a folder\n")
     rc, rep, out = engine.run(cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f]), "-r",
-                              "/nonexistent-dir/r.json", report=False)
+                              str(tmp_path / "plain" / "r.json"), report=False)
     assert rc == 5, out
-    assert "not writable" in out
+    assert "not writable" in out and "Not a directory" in out
     assert "QPs on" not in out
+
+
+def test_shipped_config_makes_its_results_folder(tmp_path):
+    """A new user's first run of a shipped config from a folder of their own: configs/pcap-tx.cfg
+    writes results/tx.pcap (net_pcap's tx_pcap) and results/pcap-tx-report.json, and results/ does
+    not exist yet: the engine makes it (it failed with 'results/...: not writable' before)."""
+    from conftest import ROOT
+    cwd = tmp_path / "fresh"
+    cwd.mkdir()
+    r = subprocess.run([str(engine_path()), "-f", str(ROOT / "configs" / "pcap-tx.cfg"), "-q"],
+                       capture_output=True, text=True, timeout=120, cwd=str(cwd))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rep = json.loads((cwd / "results" / "pcap-tx-report.json").read_text())
+    assert rep["ports"][0]["tx_packets"] > 0
+    assert len(rdpcap(str(cwd / "results" / "tx.pcap"))) == rep["ports"][0]["tx_packets"]
 
 
 # ---- pacing -------------------------------------------------------------------------------------------
