@@ -131,7 +131,8 @@ def test_snapped_capture_reads_as_cut_not_malformed(engine, tmp_path, snaplen, v
 
 
 def test_capture_path_that_cannot_be_written(engine, tmp_path):
-    rc, rep, out, _, _ = _run(engine, tmp_path, args=("--capture", str(tmp_path / "no" / "such" / "dir.pcapng")))
+    (tmp_path / "plain").write_text("")  # a missing folder would be made: a file stands in the way
+    rc, rep, out, _, _ = _run(engine, tmp_path, args=("--capture", str(tmp_path / "plain" / "such" / "dir.pcapng")))
     assert rc == 5 and "run.capture: cannot write" in out and rep is None, out
 
 

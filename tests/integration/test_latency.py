@@ -254,14 +254,16 @@ def test_hardware_timestamps_refused_where_none(engine):
     assert "port a" in out and "no RX timestamps" in out and rep is None
 
 
-def test_unwritable_samples_path_fails_before_traffic(engine):
+def test_unwritable_samples_path_fails_before_traffic(engine, tmp_path):
+    (tmp_path / "plain").write_text("")  # a missing folder would be made: a file stands in the way
+    bad = tmp_path / "plain" / "dir" / "s.csv"
     p = port("n", "net_null0", MAC_A, "192.168.3.1")
     f = flow("f", "n", MAC_B, "192.168.3.2", transport='"uc"', message_size=64, qpn=2, dest_qpn=3,
              latency='{ mode = "oneway"; }')
     rc, rep, out = engine.run(cfg([p], [role(1, "n", "tx")], [f],
-                                  run='run = { latency_samples = "/nonexistent/dir/s.csv"; };'), "-d", "1")
+                                  run='run = { latency_samples = "%s"; };' % bad), "-d", "1")
     assert rc == 5, out
-    assert "run.latency_samples" in out and "/nonexistent/dir/s.csv" in out
+    assert "run.latency_samples" in out and str(bad) in out
 
 
 def test_samples_from_the_command_line(engine, tmp_path):

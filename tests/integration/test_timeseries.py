@@ -49,6 +49,7 @@ def test_rows_per_interval_add_up_and_plot(engine, tmp_path):
 
 def test_unwritable_timeseries_path_stops_first(engine, tmp_path):
     ports, ip_b = pair_ports("ts2")
+    (tmp_path / "no").write_text("")  # a missing folder would be made: a file stands in the way
     rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx")], [],
                                   run='run = { timeseries = "%s"; };' % (tmp_path / "no" / "ts.csv")))
     assert rc == 5 and "run.timeseries: cannot write" in out and rep is None, out
