@@ -1643,7 +1643,7 @@ static int flow_reliability(struct loader *ld, const config_setting_t *fs, struc
 		return -1;
 	return cr_opt_float(&ld->r, rs, "retry_timeout_us", 1, false, 1e8, &g->retry_timeout_us) < 0 ||
 			       cr_opt_u32(&ld->r, rs, "retry_limit", 0, 1000, &g->retry_limit) < 0 ||
-			       cr_opt_u32(&ld->r, rs, "max_outstanding", 1, 64, &g->max_outstanding) < 0 ||
+			       cr_opt_u32(&ld->r, rs, "max_outstanding", 1, 128, &g->max_outstanding) < 0 ||
 			       cr_opt_u32(&ld->r, rs, "ack_every", 0, 1000000, &g->ack_every) < 0
 		       ? -1
 		       : 0;

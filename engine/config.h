@@ -245,7 +245,7 @@ struct cfg_flow_group {
 	double retry_timeout_us;      /* retransmit from the oldest unacknowledged PSN after this
 				       * long without progress; default 67108.864 (IB timeout 14) */
 	unsigned retry_limit;         /* retries without progress before the QP errors out; default 7 */
-	unsigned max_outstanding;     /* messages in flight (sent, not acknowledged); 1..64, default 32 */
+	unsigned max_outstanding;     /* messages in flight (sent, not acknowledged); 1..128, default 32 */
 	unsigned ack_every;           /* responder: also ACK every N packets without AckReq; 0 = only
 				       * AckReq (default) */
 	/* latency (the group `latency = { ... }`) */

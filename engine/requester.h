@@ -40,7 +40,7 @@ struct qp_counters {
 };
 
 /* An RC message in flight, kept until acknowledged so that it can be sent again. A QP keeps at
- * most flows.rc.max_outstanding (<= 64, so log_n and log_head fit a byte) of them. */
+ * most flows.rc.max_outstanding (<= 128, so log_n, log_head and cur fit a byte) of them. */
 struct qp_msg {
 	uint32_t first_psn;
 	uint32_t npsn;         /* PSNs it takes: its packets, or a READ's response packets */

@@ -29,7 +29,7 @@
 #define PT_MAX_EAL_ARGS 16
 #define PT_MAX_RUNS 32
 #define PT_MAX_NOTES 64
-#define PT_ENGINE_WINDOW 64        /* the engine's largest RC window (flows.rc.max_outstanding) */
+#define PT_ENGINE_WINDOW 128       /* the engine's largest RC window (flows.rc.max_outstanding) */
 #define PT_INTERVAL_S 0.1          /* stats interval: the time series' resolution for BW peak */
 #define PT_QPN 0x100
 #define PT_DEST_QPN 0x200
@@ -61,7 +61,7 @@ struct pt_opts {
 	bool run_inf;
 	unsigned qps, mtu;
 	unsigned tx_depth;          /* -t as asked (after perftest's cap at -n) */
-	unsigned window;            /* RC messages in flight per QP: -t (READs: and -o) within the engine's 64 */
+	unsigned window;            /* RC messages in flight per QP: -t (READs: and -o) within the engine's 128 */
 	unsigned outs;              /* -o: READs in flight; 0: the engine's most */
 	int tclass;                 /* -1: the engine's DSCP 26 / ECT(0), that is 106 */
 	enum pt_conn conn;

@@ -200,7 +200,7 @@ static void check_flow(const struct engine_config *c, unsigned i)
 	REQUIRE(g->pattern != CFG_PATTERN_ONOFF || (g->on_us > 0 && g->off_us > 0));
 	REQUIRE(in(g->stop_seconds, 0, 1e9));
 	REQUIRE(in(g->retry_timeout_us, 1, 1e8) && g->retry_limit <= 1000);
-	REQUIRE(g->max_outstanding >= 1 && g->max_outstanding <= 64 && g->ack_every <= 1000000);
+	REQUIRE(g->max_outstanding >= 1 && g->max_outstanding <= 128 && g->ack_every <= 1000000);
 	REQUIRE(g->latency <= CFG_LAT_PINGPONG && in(g->latency_timeout_us, 1, 1e8));
 	REQUIRE(g->latency == CFG_LAT_OFF ||
 		((g->op_weight[CFG_OP_SEND] || g->op_weight[CFG_OP_SEND_IMM] || g->op_weight[CFG_OP_WRITE] ||

@@ -438,15 +438,16 @@ def test_rc_read_responses(engine):
         assert fl["rc"]["retransmits"] == 0 and not fl["rc"]["error"]
 
 
-@pytest.mark.parametrize("ops,size", [("{ write = 1; }", 3000), ("{ write = 2; send = 1; read = 1; }", 2500)])
-def test_rc_loss_injection_delivers_every_message_once(engine, ops, size):
+@pytest.mark.parametrize("ops,size,window", [("{ write = 1; }", 3000, 16), ("{ write = 2; send = 1; read = 1; }", 2500, 16),
+                                             ("{ write = 1; }", 1000, 128)])
+def test_rc_loss_injection_delivers_every_message_once(engine, ops, size, window):
     ports, ip_b = pair_ports("loss")
     lossy = 'rx_drop_probability = 0.03;'
     ports = [p.replace("link_speed_gbps = 100.0;", "link_speed_gbps = 100.0; " + lossy) for p in ports]
     msgs, count, mtu = 300, 4, 1024
     f = flow("w", "a", MAC_B, ip_b, transport='"rc"', ops=ops, message_size=size, mtu=mtu, qpn=0x100,
              dest_qpn=0x200, count=count, stop="{ messages = %d; }" % msgs,
-             rc="{ retry_timeout_us = 300.0; retry_limit = 200; max_outstanding = 16; }")
+             rc="{ retry_timeout_us = 300.0; retry_limit = 200; max_outstanding = %d; }" % window)
     rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f]))
     assert rc == 0, out
     assert rep["stopped_by"] == "flows_done"
