@@ -875,8 +875,6 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	bool keep_pace = main_keeps_pace(e);
 	sig_atomic_t signals;
 
-	for (unsigned p = 0; p < e->n_ports; p++)
-		e->link[p].state = -1;
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 		main_tick(e, &ticks, now);
@@ -1103,6 +1101,11 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	if (port_gate_start(err, sizeof(err))) /* net_memif ports: before any worker polls them */
 		goto init_failed;
 	control_attach(&e);
+	/* each port's state at the traffic's start: polled now, just before the lcores are launched
+	 * (the main lcore's first tick may come after the start on a busy machine) */
+	for (unsigned p = 0; p < e.n_ports; p++)
+		e.link[p].state = -1;
+	poll_links(&e, e.start_tsc);
 	launch(&e);
 	supervise(&e, opt);
 	control_detach();
