@@ -3,7 +3,7 @@
 #  (a) per-QP state, from sizeof() of the engine's structures, printed by a tiny C program compiled
 #      against the engine's headers with the build's own compile flags (build/compile_commands.json).
 #      A QP's sending state is, since the per-QP state change (docs/performance.md):
-#        - its record, struct qp_tx (engine/requester.h): 256 bytes, one per QP in the engine's array;
+#        - its record, struct qp_tx (transport/requester.h): 256 bytes, one per QP in the engine's array;
 #        - what it has out of line (qp_tx_extra_size): a struct qp_tx_cold only when its flow is RC,
 #          draws sizes or operations, or is Poisson/ON-OFF paced; RC's message log; its latency
 #          state when the flow measures latency; rounded up to 64 bytes. A UC fixed-size WRITE QP
@@ -12,7 +12,7 @@
 #          one per group), i.e. that size / the group's QPs (QPS here), rounded to a byte.
 #      per_qp_bytes = record + extra + group share is the figure compared with the target. Also
 #      printed: + its two pacing slots (struct pace_slot: one in its TX role's heap, one in the
-#      role's backlog ring, engine/pace_queue.h), + DCQCN's struct qp_cc, and the
+#      role's backlog ring, datapath/pace_queue.h), + DCQCN's struct qp_cc, and the
 #      receiver's per-QP record (struct rx_qp, one per RX lcore and (port, QPN) seen).
 #  (b) resident memory of roce-engine with QPS (default 65,536) UC WRITE QPs, DCQCN on, on
 #      net_null, one tx lcore: VmRSS and VmHWM of /proc/PID/status near the end of the run.
@@ -33,7 +33,7 @@ flags=$(python3 - "$build" <<'PY'
 import json, shlex, sys, os
 b = sys.argv[1]
 for e in json.load(open(os.path.join(b, "compile_commands.json"))):
-    if e["file"].endswith("engine/requester.c"):
+    if e["file"].endswith("transport/requester.c"):
         args = shlex.split(e["command"])[1:]
         out, skip = [], False
         for a in args:

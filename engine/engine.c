@@ -584,7 +584,8 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 	for (unsigned i = 0; i < e->cfg->n_roles; i++)
 		if (e->cfg->roles[i].role == CFG_ROLE_SWITCH)
 			lcore = e->cfg->roles[i].lcore;
-	e->sw = switch_create(e, lcore, err, errlen);
+	e->sw = switch_create(&(struct switch_env){.cfg = e->cfg, .ports = e->ports, .qos_map = e->qos_map, .tsc_hz = e->tsc_hz},
+			      lcore, err, errlen);
 	if (!e->sw)
 		return -1;
 	e->work[lcore]->sw = e->sw;
@@ -751,7 +752,7 @@ static void drain_to_files(struct engine *e)
 {
 	capture_drain(e);
 	if (e->sw_csv)
-		e->sw_csv_rows += switch_trace_drain(e->sw, e, e->sw_csv);
+		e->sw_csv_rows += switch_trace_drain(e->sw, e->cfg, e->sw_csv);
 	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
 		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
 			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);

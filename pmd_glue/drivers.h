@@ -42,7 +42,7 @@ const char *pmd_drivers_match(const struct pmd_drivers *d, const char *device);
 /* "net_af_packet, net_null, ..." and where they were found, for messages. */
 void pmd_drivers_describe(const struct pmd_drivers *d, char *buf, size_t len);
 
-/* The check of engine/config.h's config_env (arg: a struct pmd_driver_check). The drivers are
+/* The check of config/config.h's config_env (arg: a struct pmd_driver_check). The drivers are
  * found at its first call, with the -d options of args[] when it has them (EAL options given on
  * the command line), else of the eal section's extra_args. A device is refused only when some
  * vdev driver was found and none takes it (a program whose files cannot be read is not judged). */

@@ -43,7 +43,7 @@ unsigned port_tx_pool_size(const struct cfg_port *cp);
 /* Whether the port's frames may be received by this same process (the in-process `ring:` cable,
  * or a net_ring vdev), where they can be changed in place before their mbufs return. */
 bool port_frames_stay_local(const struct cfg_port *cp);
-/* zeroed: every data room set to zero once (engine/tx_payload.h keeps them so). */
+/* zeroed: every data room set to zero once (transport/tx_payload.h keeps them so). */
 struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcore, unsigned role, unsigned socket,
 					 bool zeroed);
 /* Brings one port up. On error returns -1 with a one-line reason in err. */

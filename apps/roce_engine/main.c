@@ -174,7 +174,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 }
 
 /* net_pcap opens its tx_pcap= file in EAL's probe: its folder is made first, as for the engine's own
- * output files (engine/out_file.h), so a shipped config writing results/tx.pcap runs anywhere. */
+ * output files (config/out_file.h), so a shipped config writing results/tx.pcap runs anywhere. */
 static void make_pcap_dirs(const struct engine_config *cfg)
 {
 	for (unsigned i = 0; i < cfg->n_ports; i++) {

@@ -20,7 +20,7 @@
  * FCS 4 (+8 DETH for UD, +16 RETH on a WRITE's first packet, +20 IPv6, +4 VLAN tag). */
 #define ROCE_FRAME_OVERHEAD 62
 /* What a frame takes on an Ethernet link besides its bytes with the FCS: preamble 8 and gap 12
- * (engine/switch.c paces `len + 24` with len without the FCS). */
+ * (lab/switch.c paces `len + 24` with len without the FCS). */
 #define WIRE_GAP_BYTES 20
 
 /* ---- setters on any tree: replace the member (whatever its type was) ---------------------------- */

@@ -2,7 +2,7 @@
  *
  * The suite configuration: libconfig text -> struct suite_cfg, validated completely before any
  * trial runs. Errors are the project's one line "FILE:LINE: SETTING: what is wrong (what is
- * allowed)", written by the shared reader engine/config_read.c (cr_*). The `switch` group is not
+ * allowed)", written by the shared reader config/config_read.c (cr_*). The `switch` group is not
  * checked here but copied into every trial's engine config; the engine checks it, and trial.c
  * points its complaints back at this file's lines (suite_config_where()). docs/suites.md lists
  * every setting.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libFuzzer target for the configuration loader, config_load_string() (engine/config.c and the
- * libconfig helpers of engine/config_read.c; plain C + libconfig, no EAL): any byte string is a
+ * libFuzzer target for the configuration loader, config_load_string() (config/config.c and the
+ * libconfig helpers of config/config_read.c; plain C + libconfig, no EAL): any byte string is a
  * configuration file called "fuzz.cfg". Beyond the sanitizers' own checks (the text sits in an
  * exactly-sized heap buffer, so ASan catches any read past its NUL):
  *  - on success the structure is self-consistent: every count within its CFG_MAX_*, every index

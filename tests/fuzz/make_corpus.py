@@ -10,7 +10,7 @@ config: the configuration loader's seeds (tests/fuzz/corpus/config/): every ship
 configs/**/*.cfg (its @include lines replaced by the files they name), small valid configurations of the sections the shipped ones leave out, and
 hand-written broken ones (one per kind of fault); and its libFuzzer dictionary
 (tests/fuzz/config.dict): every setting name and string value the loader knows (read from
-engine/config.c and cc/cc_params.c) plus the grammar's tokens.
+config/config.c and cc/cc_params.c) plus the grammar's tokens.
 
 Standard library only.
 

@@ -1,4 +1,4 @@
-"""Clean payloads (engine/tx_payload.h): a TX role's mbufs keep their payload zeros from frame to
+"""Clean payloads (transport/tx_payload.h): a TX role's mbufs keep their payload zeros from frame to
 frame, so only the old ICRC is cleared. Frames of every size from one pool, recycled thousands of
 times, checked on the wire by the independent decoder (ICRC over the whole frame) and byte by byte
 (zero payload but the probe)."""

@@ -1,4 +1,4 @@
-"""The engine's control interface while it runs: DPDK telemetry commands (engine/control.c),
+"""The engine's control interface while it runs: DPDK telemetry commands (telemetry/control.c),
 spoken to over the telemetry socket the way dpdk-telemetry.py does."""
 import json
 import os

@@ -371,7 +371,7 @@ def test_rate_accuracy(engine, rate, count):
 
 def test_lcore_bound_qps_take_turns_beside_a_paced_one(engine):
     """QPs paced faster than the lcore can send fall more than LAG_MAX (10 ms) behind and wait in
-    the role's backlog ring (engine/pace_queue.h) instead of the heap: they must share the lcore
+    the role's backlog ring (datapath/pace_queue.h) instead of the heap: they must share the lcore
     evenly, finish exactly at their limit, and leave a QP that its own rate holds back (in the
     heap beside them) sending at that rate."""
     dur = 1.5

@@ -1,4 +1,4 @@
-"""The engine's HTTP server (engine/exporter.c, engine/metrics.c): Prometheus /metrics parsed by
+"""The engine's HTTP server (telemetry/exporter.c, telemetry/metrics.c): Prometheus /metrics parsed by
 the prometheus_client library (an independent parser of the format), scraped by a real Prometheus
 server, the live dashboard in headless Chromium, and the server's refusals and errors."""
 import csv
@@ -309,7 +309,7 @@ def test_pages_refusals_and_layout(tmp_path):
         layout = json.loads(layout)
         assert [p["name"] for p in layout["ports"]] == ["a", "b"]
         assert {f["name"]: f["cc"] for f in layout["flows"]} == {"w": "dcqcn", "u": "none"}
-        for bad in ("/../engine/exporter.c", "/%2e%2e/README.md", "/.hidden", "/nothing.html", "/a;b"):
+        for bad in ("/../telemetry/exporter.c", "/%2e%2e/README.md", "/.hidden", "/nothing.html", "/a;b"):
             with pytest.raises(urllib.error.HTTPError) as err:
                 get(run.base + bad)
             assert err.value.code == 404, bad

@@ -2,7 +2,7 @@
 lab's switch, a device whose capacity is known from its settings.
 
 * rfc2544: the throughput search finds the bottleneck link's frame capacity, 1 Gb/s x F / (F + 20)
-  (engine/switch.c paces every frame with 24 bytes besides its bytes without FCS), within a few %;
+  (lab/switch.c paces every frame with 24 bytes besides its bytes without FCS), within a few %;
   the loss curve loses about the overload at the top and nothing at its last two steps.
 * rfc2544 on a base config: the trial configs are the base with the measured flows changed.
 * microburst: the largest burst without loss follows the queue limit (a bigger limit, a bigger

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * @include in configuration files (engine/config_read.c): a file is found beside the file that
+ * @include in configuration files (config/config_read.c): a file is found beside the file that
  * names it, as C's #include "FILE" is, however deep and from whatever folder the program runs;
  * a message about a setting, a syntax error or a literal in an included file names that file and
  * its own line; lines after an include keep their own numbers; a file that includes itself, one

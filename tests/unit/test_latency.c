@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Unit tests of the RX lcore's latency statistics (engine/latency.c), without EAL: lat_record and
+ * Unit tests of the RX lcore's latency statistics (transport/latency.c), without EAL: lat_record and
  * lat_record_runs (one line for all but the buckets, runs of equal samples as a value and a
  * count, a bucket written once per stretch of runs in it) and
  * the burst path (lat_batch_add, lat_batch_commit) against a reference written as the engine

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The TX roles' pacing order (engine/pace_queue.h): a heap of QPs their rate holds back and a FIFO
+/* The TX roles' pacing order (datapath/pace_queue.h): a heap of QPs their rate holds back and a FIFO
  * of QPs the lcore holds back; QPs on schedule go first, earliest first, then the lcore-bound ones
  * in turn. Checked against a plain array of keys and where each QP is. */
 #include <stdbool.h>

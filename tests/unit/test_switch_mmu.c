@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Unit tests of the lab switch's shared-buffer MMU (qos/switch_mmu.c): static and dynamic (alpha)
+ * Unit tests of the lab switch's shared-buffer MMU (lab/switch_mmu.c): static and dynamic (alpha)
  * queue thresholds, the shared buffer, PFC hysteresis and headroom of lossless priorities,
  * counters and maxima, and a random enqueue/dequeue run against a reference model. Values are
  * worked out by hand in the comments; "lossy" is priority 0, "lossless" priority 3 unless said.

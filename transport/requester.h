@@ -14,16 +14,10 @@
 
 #include "collective.h"
 #include "config.h"
+#include "pace_time.h"
 #include "wire.h"
 
 struct rte_mbuf;
-
-/* Fixed point for pacing times: TSC cycles << PACE_SHIFT keeps sub-cycle intervals exact
- * enough for 1% accuracy at 1 Mb/s and at 100 Gb/s alike. */
-#define PACE_SHIFT 16
-
-/* The time a byte takes at a rate in Gb/s, TSC cycles << PACE_SHIFT (0 for no rate). */
-uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz);
 
 struct qp_counters {
 	uint64_t tx_packets;
@@ -193,8 +187,8 @@ struct qp_tx {
 	uint8_t tc;            /* its traffic class there (egress scheduling, TX queue) */
 	/* line 1 */
 	struct qp_latency *lat;
-	struct qp_cc *cc;      /* congestion control (engine/congestion.h), or NULL */
-	struct qp_inject *inj; /* event injection (engine/inject.h), or NULL */
+	struct qp_cc *cc;      /* congestion control (transport/congestion.h), or NULL */
+	struct qp_inject *inj; /* event injection (transport/inject.h), or NULL */
 	uint32_t qpn, dest_qpn;
 	struct qp_counters c;  /* its TX counters end line 1, the RC ones fill line 2 */
 	/* line 3 */

@@ -11,8 +11,10 @@
 #include <rte_ring_elem.h>
 
 #include "clock.h"
+#include "config.h"
 #include "counters.h"
-#include "engine_state.h"
+#include "pace_time.h"
+#include "port.h"
 #include "switch.h"
 #include "wire.h"
 
@@ -70,27 +72,27 @@ static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsign
 	return 0;
 }
 
-static void init_port(struct switch_rt *s, struct engine *e, unsigned idx, unsigned cfg_port, unsigned queue)
+static void init_port(struct switch_rt *s, const struct switch_env *env, unsigned idx, unsigned cfg_port, unsigned queue)
 {
 	struct sw_port *p = &s->port[idx];
-	const struct port_info *pi = &e->ports[cfg_port];
+	const struct port_info *pi = &env->ports[cfg_port];
 
 	p->cfg_port = (uint16_t)cfg_port;
 	p->port_id = pi->port_id;
 	p->queue = (uint16_t)queue;
 	memcpy(p->mac, pi->mac, 6);
-	p->fp_per_byte = pace_fp_per_byte(pi->link_speed_gbps, e->tsc_hz);
-	p->map = &e->qos_map[cfg_port];
+	p->fp_per_byte = pace_fp_per_byte(pi->link_speed_gbps, env->tsc_hz);
+	p->map = &env->qos_map[cfg_port];
 	p->pool = pi->pool;
-	pfc_pause_init(&p->pause, pi->link_speed_gbps, e->tsc_hz);
+	pfc_pause_init(&p->pause, pi->link_speed_gbps, env->tsc_hz);
 	for (unsigned t = 0; t < SW_TCS; t++)
 		p->q[t] = (struct sw_queue){.head = SW_NONE, .tail = SW_NONE};
 	s->port_of_cfg[cfg_port] = (int8_t)idx;
 }
 
-struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, size_t errlen)
+struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
 {
-	const struct engine_config *cfg = e->cfg;
+	const struct engine_config *cfg = env->cfg;
 	const struct cfg_switch *c = &cfg->sw;
 	unsigned socket = rte_lcore_to_socket_id(lcore);
 	struct mmu_params mp = {.buffer_bytes = c->buffer_bytes, .queue_limit = c->queue_limit_bytes, .alpha = c->alpha,
@@ -105,7 +107,7 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 	memset(s->port_of_cfg, -1, sizeof(s->port_of_cfg));
 	for (unsigned i = 0; i < cfg->n_roles; i++)
 		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
-			init_port(s, e, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
+			init_port(s, env, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
 	if ((bad = mmu_params_check(&mp, &why))) {
 		snprintf(err, errlen, "%s: switch: %s: %s", config_where(cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), bad,
 			 why ? why : "out of range");
@@ -119,21 +121,21 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 						.pmax_q16 = (uint32_t)(c->red[t].pmax * 65536.0 + 0.5)};
 	}
 	s->rng = c->seed;
-	s->tsc_hz = e->tsc_hz;
-	s->delay_tsc = (uint64_t)(c->delay_us * 1e-6 * (double)e->tsc_hz);
-	s->lag_fp = (e->tsc_hz * LINK_LAG_US / 1000000) << PACE_SHIFT;
+	s->tsc_hz = env->tsc_hz;
+	s->delay_tsc = (uint64_t)(c->delay_us * 1e-6 * (double)env->tsc_hz);
+	s->lag_fp = (env->tsc_hz * LINK_LAG_US / 1000000) << PACE_SHIFT;
 	s->quanta = c->pfc_quanta;
 	s->pfc_priorities = c->pfc_priorities;
 	/* XOFF again after half its pause time at the slowest port (the pause must not lapse) */
 	for (unsigned i = 0; i < s->n_ports; i++)
-		if (e->ports[s->port[i].cfg_port].link_speed_gbps < slowest)
-			slowest = e->ports[s->port[i].cfg_port].link_speed_gbps;
-	s->refresh_tsc = (uint64_t)((double)c->pfc_quanta * 512.0 / (slowest * 1e9) / 2 * (double)e->tsc_hz);
+		if (env->ports[s->port[i].cfg_port].link_speed_gbps < slowest)
+			slowest = env->ports[s->port[i].cfg_port].link_speed_gbps;
+	s->refresh_tsc = (uint64_t)((double)c->pfc_quanta * 512.0 / (slowest * 1e9) / 2 * (double)env->tsc_hz);
 	/* hosts on the switch's ring cables are known from the start; others are learned */
 	for (unsigned i = 0; i < s->n_ports; i++) {
 		int peer = config_ring_peer(cfg, s->port[i].cfg_port);
 		if (peer >= 0)
-			fdb_add(s, e->ports[peer].mac, i);
+			fdb_add(s, env->ports[peer].mac, i);
 	}
 	for (unsigned i = 0; i < c->n_fdb; i++)
 		fdb_add(s, c->fdb[i].mac, (unsigned)s->port_of_cfg[c->fdb[i].port]);
@@ -145,7 +147,7 @@ struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, siz
 			}
 	if (create_tables(s, c, socket))
 		goto nomem;
-	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)e->tsc_hz);
+	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)env->tsc_hz);
 	return s;
 nomem:
 	snprintf(err, errlen, "out of memory for the switch (%llu-byte buffer; raise eal.memory_mb)",
@@ -524,14 +526,14 @@ void switch_trace_header(FILE *csv)
 	fprintf(csv, "time_ns,port,tc,queue_bytes,buffer_bytes,xoff,paused,dropped,ecn_marked\n");
 }
 
-unsigned switch_trace_drain(struct switch_rt *s, const struct engine *e, FILE *csv)
+unsigned switch_trace_drain(struct switch_rt *s, const struct engine_config *cfg, FILE *csv)
 {
 	struct sw_trace_row r;
 	unsigned n = 0;
 
 	while (s->trace && rte_ring_sc_dequeue_elem(s->trace, &r, sizeof(r)) == 0) {
 		fprintf(csv, "%llu,%s,%u,%llu,%llu,0x%02x,0x%02x,%llu,%llu\n", (unsigned long long)r.time_ns,
-			e->cfg->ports[r.port].name, r.tc, (unsigned long long)r.queue_bytes,
+			cfg->ports[r.port].name, r.tc, (unsigned long long)r.queue_bytes,
 			(unsigned long long)r.buffer_used, r.xoff, r.paused, (unsigned long long)r.dropped,
 			(unsigned long long)r.marked);
 		n++;

@@ -3,7 +3,7 @@
  * The buffer of the virtual lab's switch (docs/virtual-lab.md), as switch ASICs account it: one
  * shared buffer; every packet is charged to its ingress (port, priority) for PFC and to its
  * egress (port, traffic class) queue for admission and ECN. Plain C, no EAL, no allocation: the
- * switch role (engine/switch.c) calls it per packet on one lcore; the unit tests drive it alone.
+ * switch role (lab/switch.c) calls it per packet on one lcore; the unit tests drive it alone.
  *
  * Admission (at enqueue), in order:
  *   1. the shared buffer is full (used + bytes > buffer_bytes): drop;

@@ -570,7 +570,7 @@ static json_t *phases_json(const struct engine *e)
 	return a;
 }
 
-/* The worker lcores and the time each was held up (engine/lcore.h: off its CPU, or a turn that
+/* The worker lcores and the time each was held up (datapath/lcore.h: off its CPU, or a turn that
  * long): what a reader needs to tell a machine that lost time from a result. */
 static json_t *lcores_json(const struct engine *e)
 {

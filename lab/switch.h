@@ -7,7 +7,7 @@
  *   RX: MAC control frames (PFC, PAUSE) pause the port's egress; other frames go by destination
  *       MAC (a table filled from the ring peers of the switch ports at start, and learned from
  *       source MACs) to an egress queue per (port, traffic class), the class from the ingress
- *       port's map (qos); the buffer (qos/switch_mmu.h) admits or drops them, and asks for PFC
+ *       port's map (qos); the buffer (lab/switch_mmu.h) admits or drops them, and asks for PFC
  *       toward the ingress port for lossless priorities.
  *   TX: each port drains at its `link_speed_gbps` in real time (TSC): a frame leaves when the link
  *       is free and the frame has spent the link's `delay_us` in the switch; classes are served
@@ -127,9 +127,19 @@ struct switch_rt {
 	uint64_t trace_every_tsc, next_trace_tsc, trace_dropped;
 };
 
-struct engine;
+struct engine_config;
+struct port_info;
+struct qos_map;
+/* What the switch is made from: the config's switch and roles, the ports as brought up (indexed
+ * as the config's), their QoS maps and the TSC rate. */
+struct switch_env {
+	const struct engine_config *cfg;
+	const struct port_info *ports;
+	const struct qos_map *qos_map;
+	uint64_t tsc_hz;
+};
 /* The switch of the config, on the lcore of its roles; NULL with err on failure. */
-struct switch_rt *switch_create(struct engine *e, unsigned lcore, char *err, size_t errlen);
+struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen);
 void switch_free(struct switch_rt *s);
 /* The lcore loop: receive, forward, drain the egress links, PFC refreshes, trace. */
 void switch_poll(struct switch_rt *s, uint64_t now_tsc);
@@ -137,7 +147,7 @@ void switch_poll(struct switch_rt *s, uint64_t now_tsc);
  * queued at the end). */
 void switch_flush(struct switch_rt *s);
 /* Main lcore: the trace rows waiting in the ring, as CSV lines. */
-unsigned switch_trace_drain(struct switch_rt *s, const struct engine *e, FILE *csv);
+unsigned switch_trace_drain(struct switch_rt *s, const struct engine_config *cfg, FILE *csv);
 void switch_trace_header(FILE *csv);
 
 #endif

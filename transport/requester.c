@@ -154,11 +154,6 @@ static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64
 		qp->x->onoff_end_fp = qp->next_fp + sh->onoff_on_fp;
 }
 
-uint64_t pace_fp_per_byte(double gbps, uint64_t tsc_hz)
-{
-	return gbps > 0 ? (uint64_t)((double)tsc_hz * 8.0 / (gbps * 1e9) * (double)(1u << PACE_SHIFT)) : 0;
-}
-
 /* The pacing time a shape's packet takes at a time per byte (frame + FCS), at least one tick:
  * unpaced QPs of a role then take turns instead of the first one staying at the top of the heap. */
 static inline uint64_t shape_gap(const struct qp_group_tx *sh, uint64_t per_byte, const struct qp_shape *s)

@@ -318,7 +318,7 @@ void stats_print_interval(const struct engine *e, double t_s, double dt_s, struc
 	fflush(stdout);
 }
 
-/* A worker lcore held up for more than 1 % of the run (engine/lcore.h) made less than it was
+/* A worker lcore held up for more than 1 % of the run (datapath/lcore.h) made less than it was
  * asked: paced QPs lost what they could not catch up (more than 10 ms behind), shapers and the
  * lab's emulated links the whole time. Said where a reader of the figures looks. */
 static void held_up_lines(const struct engine *e, double secs)
