@@ -18,14 +18,12 @@
 
 _Static_assert(LAT_BATCH >= ENGINE_BURST, "a burst's probes fit a lat_batch");
 
-static bool tx_stop, rx_stop;
-
-void lcore_request_tx_stop(void) { __atomic_store_n(&tx_stop, true, __ATOMIC_RELEASE); }
-void lcore_request_rx_stop(void) { __atomic_store_n(&rx_stop, true, __ATOMIC_RELEASE); }
-void lcore_reset_stop(void)
+void lcore_request_tx_stop(struct lcore_stop *s) { __atomic_store_n(&s->tx, true, __ATOMIC_RELEASE); }
+void lcore_request_rx_stop(struct lcore_stop *s) { __atomic_store_n(&s->rx, true, __ATOMIC_RELEASE); }
+void lcore_reset_stop(struct lcore_stop *s)
 {
-	__atomic_store_n(&tx_stop, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&rx_stop, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->tx, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->rx, false, __ATOMIC_RELEASE);
 }
 
 
@@ -521,7 +519,7 @@ int lcore_main(void *arg)
 	bool tx_done = w->n_tx == 0;
 	uint64_t last = rte_rdtsc();
 
-	while (!__atomic_load_n(&rx_stop, __ATOMIC_ACQUIRE)) {
+	while (!__atomic_load_n(&w->stop->rx, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
 
 		if (unlikely(now - last > w->held_up_min_tsc))
@@ -536,7 +534,7 @@ int lcore_main(void *arg)
 				tx_role_poll(&w->tx[i], now);
 				all &= tx_role_finished(&w->tx[i]);
 			}
-			if (all || __atomic_load_n(&tx_stop, __ATOMIC_ACQUIRE)) {
+			if (all || __atomic_load_n(&w->stop->tx, __ATOMIC_ACQUIRE)) {
 				for (unsigned i = 0; i < w->n_tx; i++)
 					tx_role_drain(&w->tx[i]);
 				tx_done = true;

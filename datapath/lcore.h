@@ -78,8 +78,15 @@ struct rx_role {
 	uint32_t drop_below;      /* loss injection: drop when a 32-bit random draw is below this */
 };
 
+/* Stop requests from the main lcore: TX first, then RX after the in-flight frames drained. One
+ * per run, written by the main lcore, read by every worker. */
+struct lcore_stop {
+	bool tx, rx;
+};
+
 struct lcore_work {
 	unsigned lcore;
+	const struct lcore_stop *stop; /* the run's */
 	unsigned n_tx, n_rx, n_reflect;
 	struct tx_role tx[LCORE_MAX_ROLES];
 	struct rx_role rx[LCORE_MAX_ROLES];
@@ -113,10 +120,9 @@ struct lcore_work {
 	uint8_t scratch[WIRE_MAX_FRAME]; /* multi-segment frames are copied here to be parsed */
 };
 
-/* Stop requests from the main lcore: TX first, then RX after the in-flight frames drained. */
-void lcore_request_tx_stop(void);
-void lcore_request_rx_stop(void);
-void lcore_reset_stop(void);
+void lcore_request_tx_stop(struct lcore_stop *s);
+void lcore_request_rx_stop(struct lcore_stop *s);
+void lcore_reset_stop(struct lcore_stop *s);
 
 /* Builds the heap of a TX role once its QPs are attached. */
 void tx_role_init_heap(struct tx_role *r);

@@ -93,6 +93,7 @@ static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, s
 			snprintf(err, errlen, "out of memory for lcore %u", lcore);
 			return NULL;
 		}
+		e->work[lcore]->stop = &e->stop;
 		e->work[lcore]->lcore = lcore;
 		e->work[lcore]->held_up_min_tsc = e->tsc_hz * HELD_UP_MIN_US / 1000000;
 		e->n_work++;
@@ -681,7 +682,7 @@ static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
 
 static void launch(struct engine *e)
 {
-	lcore_reset_stop();
+	lcore_reset_stop(&e->stop);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		if (e->work[l])
 			rte_eal_remote_launch(lcore_main, e->work[l], l);
@@ -905,7 +906,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 		rte_delay_us_sleep(main_nap_us(e, keep_pace, now, deadline && deadline < next_line ? deadline : next_line));
 	}
 	signals = stop_requested;
-	lcore_request_tx_stop();
+	lcore_request_tx_stop(&e->stop);
 	e->end_tsc = rte_rdtsc();
 	if (e->end_tsc < e->start_tsc) /* stopped before the traffic's start time (a signal at start-up) */
 		e->end_tsc = e->start_tsc;
@@ -929,7 +930,7 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 		printf("roce-engine: signal during the drain: RX stops now\n");
 	poll_links(e, rte_rdtsc());
 	close_links(e, rte_rdtsc());
-	lcore_request_rx_stop();
+	lcore_request_rx_stop(&e->stop);
 	rte_eal_mp_wait_lcore();
 	port_gate_stop(); /* no worker polls any more: the interrupt thread runs freely */
 	housekeeping(e);

@@ -45,6 +45,7 @@ struct engine {
 	struct collective_rt *collectives; /* one per config collective */
 	struct lcore_work *work[RTE_MAX_LCORE];
 	unsigned n_work;
+	struct lcore_stop stop;        /* the main lcore's stop requests to the workers */
 	uint64_t tsc_hz, start_tsc, end_tsc;
 	const char *stopped_by;        /* "duration", "flows_done", "signal" */
 	bool finished;                 /* the lcores stopped: the numbers are final (run.http_linger_s) */
