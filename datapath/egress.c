@@ -52,27 +52,18 @@ static bool eligible(const struct tx_role *r, struct tc_queue *q, uint64_t now_t
 	return false;
 }
 
-/* Strict classes first (highest first), then the ETS class whose DRR turn it is; -1: none. */
-static int pick_class(struct egress *eg, const struct tx_role *r, uint64_t now_tsc, uint64_t now_fp)
-{
-	for (int c = QOS_PRIORITIES - 1; c >= 0; c--)
-		if (eg->strict >> c & 1 && eligible(r, &eg->tc[c], now_tsc, now_fp))
-			return c;
-	for (unsigned i = 0; i < 2 * QOS_PRIORITIES; i++) {
-		struct tc_queue *q = &eg->tc[eg->cur];
-		bool ets = !(eg->strict >> eg->cur & 1);
+/* What egress_pick_class asks of a class: may it send now (shaper, a due QP not paused). */
+struct pick_ctx {
+	const struct tx_role *r;
+	struct egress *eg;
+	uint64_t now_tsc, now_fp;
+};
 
-		if (ets && eligible(r, q, now_tsc, now_fp)) {
-			if (q->deficit > 0)
-				return (int)eg->cur;
-		} else {
-			q->deficit = 0; /* a class with nothing to send keeps no credit */
-		}
-		eg->cur = (eg->cur + 1) % QOS_PRIORITIES;
-		if (!(eg->strict >> eg->cur & 1) && eg->tc[eg->cur].n) /* (the control thread may change it) */
-			eg->tc[eg->cur].deficit += __atomic_load_n(&eg->tc[eg->cur].quantum, __ATOMIC_RELAXED);
-	}
-	return -1;
+static inline bool class_eligible(const void *arg, unsigned c)
+{
+	const struct pick_ctx *x = arg;
+
+	return eligible(x->r, &x->eg->tc[c], x->now_tsc, x->now_fp);
 }
 
 /* The class's next QP writes what it may; a QP that is done leaves the class. */
@@ -99,6 +90,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 {
 	struct egress *eg = r->egress;
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
+	const struct pick_ctx ctx = {.r = r, .eg = eg, .now_tsc = now_tsc, .now_fp = now_fp};
 	unsigned n = 0;
 
 	if (r->pq.heap_n == 0)
@@ -112,7 +104,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		return 0;
 	}
 	for (unsigned looks = 0; n < ENGINE_BURST && eg->link_next_fp <= now_fp && looks < 4 * ENGINE_BURST; looks++) {
-		int c = pick_class(eg, r, now_tsc, now_fp);
+		int c = egress_pick_class(eg, class_eligible, &ctx);
 		struct tc_queue *q;
 		uint64_t bytes = 0, per_byte;
 		unsigned k;

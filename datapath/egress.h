@@ -11,6 +11,7 @@
 #ifndef ROCE_ENGINE_EGRESS_H
 #define ROCE_ENGINE_EGRESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "classify.h"
@@ -38,6 +39,36 @@ struct egress {
 	unsigned cur;             /* the ETS class whose DRR turn it is */
 	struct tc_queue tc[QOS_PRIORITIES];
 };
+
+/* The class that sends next: the strict classes first, highest first; then the ETS classes by
+ * deficit round robin over bytes (Shreedhar and Varghese): the class whose turn it is sends while
+ * its deficit is above zero (the caller takes what it sent off the deficit, which may go below
+ * zero and is carried into its next turn), then the turn passes and the next class with QPs
+ * gains its quantum. A class that cannot send when its turn comes keeps no credit. eligible(ctx,
+ * c) says whether class c may send now; -1: none may. Inline, so that the data path's eligible
+ * is inlined too; the unit tests pass their own. */
+static inline __attribute__((always_inline)) int
+egress_pick_class(struct egress *eg, bool (*eligible)(const void *ctx, unsigned c), const void *ctx)
+{
+	for (int c = QOS_PRIORITIES - 1; c >= 0; c--)
+		if (eg->strict >> c & 1 && eligible(ctx, (unsigned)c))
+			return c;
+	for (unsigned i = 0; i < 2 * QOS_PRIORITIES; i++) {
+		struct tc_queue *q = &eg->tc[eg->cur];
+		bool ets = !(eg->strict >> eg->cur & 1);
+
+		if (ets && eligible(ctx, eg->cur)) {
+			if (q->deficit > 0)
+				return (int)eg->cur;
+		} else {
+			q->deficit = 0; /* a class with nothing to send keeps no credit */
+		}
+		eg->cur = (eg->cur + 1) % QOS_PRIORITIES;
+		if (!(eg->strict >> eg->cur & 1) && eg->tc[eg->cur].n) /* (the control thread may change it) */
+			eg->tc[eg->cur].deficit += __atomic_load_n(&eg->tc[eg->cur].quantum, __ATOMIC_RELAXED);
+	}
+	return -1;
+}
 
 /* Sets up the role's classes from its port's settings; sorts its slots by class. */
 void egress_init(struct egress *eg, struct tx_role *r, const struct cfg_port *cp, uint64_t tsc_hz);
