@@ -5,8 +5,6 @@
  */
 #include "config_internal.h"
 
-#include <stdint.h>
-
 /* ecn = ( { tc; kmin_kb; kmax_kb; pmax; }, ... ): RED marking per traffic class */
 static int switch_ecn(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
 {

@@ -5,8 +5,6 @@
  */
 #include "config_internal.h"
 
-#include <string.h>
-
 /* An array of 8 numbers in [lo, hi] (integers when `ints`). */
 static int eight_numbers(struct loader *ld, const config_setting_t *s, double lo, double hi, bool ints, double out[8])
 {
