@@ -10,6 +10,8 @@
 
 #include "cc_params.h"
 
+/* The np group's integer settings: the member of struct np_params, its size (4 or 1 bytes) and
+ * range. */
 static const struct np_desc { const char *name; size_t off; size_t size; double lo, hi; } np_descs[] = {
 	{ "min_time_between_cnps", offsetof(struct np_params, min_time_between_cnps), 4, 0, 1e7 },
 	{ "cnp_dscp", offsetof(struct np_params, cnp_dscp), 1, 0, 63 },
