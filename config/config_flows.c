@@ -469,7 +469,6 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 					    "rc", "latency", "cc", "dcqcn", "timely", "inject", NULL };
 	struct cfg_flow_group *g = &ld->cfg->groups[idx];
 	const config_setting_t *s;
-	char buf[64];
 	int i;
 
 	flow_defaults(g);
@@ -477,12 +476,8 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	    cr_known_keys(&ld->r, fs, keys))
 		return -1;
 	g->line = config_setting_source_line(fs);
-	s = cr_required(&ld->r, fs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
-	if (!s || ld_str_value(ld, s, g->name, sizeof(g->name)))
+	if (!(s = ld_name(ld, fs, "a unique name of 1..31 A-Z a-z 0-9 _ -", g->name)))
 		return -1;
-	if (!ld_valid_name(g->name, CFG_NAME_LEN - 1))
-		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
-			       cr_shown(g->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->groups[j].name, g->name))
 			return cr_fail(&ld->r, s, "duplicate flow name '%s' (also at %s; names must be unique)",
@@ -624,7 +619,6 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 	static const char *const keys[] = {"name", "type", "flows", "phases", NULL};
 	struct cfg_collective *c = &ld->cfg->collectives[idx];
 	const config_setting_t *s;
-	char buf[64];
 	int i;
 
 	if (cr_want_type(&ld->r, cs, CONFIG_TYPE_GROUP, "a group { name = ...; flows = [...]; phases = N; }") ||
@@ -632,12 +626,8 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 		return -1;
 	c->line = config_setting_source_line(cs);
 	c->type = CFG_COLL_CUSTOM;
-	s = cr_required(&ld->r, cs, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
-	if (!s || ld_str_value(ld, s, c->name, sizeof(c->name)))
+	if (!(s = ld_name(ld, cs, "a unique name of 1..31 A-Z a-z 0-9 _ -", c->name)))
 		return -1;
-	if (!ld_valid_name(c->name, CFG_NAME_LEN - 1))
-		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
-			       cr_shown(c->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->collectives[j].name, c->name))
 			return cr_fail(&ld->r, s, "duplicate collective name '%s' (also at %s)", c->name,

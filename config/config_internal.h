@@ -59,6 +59,10 @@ int ld_str_value(struct loader *ld, const config_setting_t *s, char *out, size_t
 int ld_opt_str(struct loader *ld, const config_setting_t *g, const char *key, char *out, size_t len);
 /* 1..max characters of A-Z a-z 0-9 _ - */
 bool ld_valid_name(const char *s, size_t max);
+/* g's required member `name` (`what`: what "missing (required: ...)" asks for), a valid name,
+ * copied into out: the setting, for messages about a duplicate; NULL after an error. */
+const config_setting_t *ld_name(struct loader *ld, const config_setting_t *g, const char *what,
+				char out[CFG_NAME_LEN]);
 int ld_mac_value(struct loader *ld, const config_setting_t *s, uint8_t mac[6]);
 /* DDDD:BB:DD.F or BB:DD.F (config_ports.c) */
 bool ld_is_pci_addr(const char *s);

@@ -210,7 +210,6 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 					    "qos", "np", "rx_inject", NULL };
 	struct cfg_port *p = &ld->cfg->ports[idx];
 	const config_setting_t *s;
-	char buf[64];
 
 	if (cr_want_type(&ld->r, ps, CONFIG_TYPE_GROUP, "a group { name = ...; device = ...; }") ||
 	    cr_known_keys(&ld->r, ps, keys))
@@ -219,12 +218,8 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 	p->rx_desc = p->tx_desc = 1024;
 	p->mtu = 1500;
 	p->line = config_setting_source_line(ps);
-	s = cr_required(&ld->r, ps, "name", "a unique name of 1..31 A-Z a-z 0-9 _ -");
-	if (!s || ld_str_value(ld, s, p->name, sizeof(p->name)))
+	if (!(s = ld_name(ld, ps, "a unique name of 1..31 A-Z a-z 0-9 _ -", p->name)))
 		return -1;
-	if (!ld_valid_name(p->name, CFG_NAME_LEN - 1))
-		return cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
-			       cr_shown(p->name, buf));
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcmp(ld->cfg->ports[j].name, p->name))
 			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at %s; names must be unique)",

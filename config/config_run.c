@@ -90,7 +90,6 @@ int ld_parse_phases(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "name", "at_s", "egress", "rates", NULL };
 	const config_setting_t *s = config_setting_get_member(root, "phases");
-	char buf[64];
 
 	if (!s)
 		return 0;
@@ -98,7 +97,7 @@ int ld_parse_phases(struct loader *ld, const config_setting_t *root)
 		return cr_fail(&ld->r, s, "must be a list of at most %d phases ( { name = ...; at_s = ...; }, ... )",
 			       CFG_MAX_PHASE_LIST);
 	for (int i = 0; i < config_setting_length(s); i++) {
-		const config_setting_t *ps = config_setting_get_elem(s, (unsigned)i), *n;
+		const config_setting_t *ps = config_setting_get_elem(s, (unsigned)i);
 		struct cfg_phase *ph = &ld->cfg->phases[i];
 
 		if (cr_want_type(&ld->r, ps, CONFIG_TYPE_GROUP,
@@ -106,13 +105,8 @@ int ld_parse_phases(struct loader *ld, const config_setting_t *root)
 		    cr_known_keys(&ld->r, ps, keys))
 			return -1;
 		ph->line = config_setting_source_line(ps);
-		n = cr_required(&ld->r, ps, "name", "a name of 1..31 A-Z a-z 0-9 _ -");
-		if (!n || ld_str_value(ld, n, ph->name, sizeof(ph->name)))
-			return -1;
-		if (!ld_valid_name(ph->name, CFG_NAME_LEN - 1))
-			return cr_fail(&ld->r, n, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)",
-				       cr_shown(ph->name, buf));
-		if (!cr_required(&ld->r, ps, "at_s", "seconds after the flows start, >= 0") ||
+		if (!ld_name(ld, ps, "a name of 1..31 A-Z a-z 0-9 _ -", ph->name) ||
+		    !cr_required(&ld->r, ps, "at_s", "seconds after the flows start, >= 0") ||
 		    cr_opt_float(&ld->r, ps, "at_s", 0, false, 1e7, &ph->at_s) < 0)
 			return -1;
 		if (i > 0 && ph->at_s <= ld->cfg->phases[i - 1].at_s)

@@ -39,6 +39,21 @@ bool ld_valid_name(const char *s, size_t max)
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
 }
 
+const config_setting_t *ld_name(struct loader *ld, const config_setting_t *g, const char *what,
+				char out[CFG_NAME_LEN])
+{
+	const config_setting_t *s = cr_required(&ld->r, g, "name", what);
+	char buf[64];
+
+	if (!s || ld_str_value(ld, s, out, CFG_NAME_LEN))
+		return NULL;
+	if (!ld_valid_name(out, CFG_NAME_LEN - 1)) {
+		cr_fail(&ld->r, s, "'%s' is not a valid name (1..31 of A-Z a-z 0-9 _ -)", cr_shown(out, buf));
+		return NULL;
+	}
+	return s;
+}
+
 /* Exactly six colon-separated pairs of hex digits; nothing else. */
 static bool parse_mac(const char *s, uint8_t mac[6])
 {
