@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The members of struct dcqcn_params and struct timely_params by name: one table per algorithm,
- * read by the engine's config loader and run-time control (config/config.c) and by roce-ccsim's
+ * read by the engine's config loader and run-time control (config/config_cc.c) and by roce-ccsim's
  * scenario loader, so that a parameter added to a struct is described once. Each entry gives the
  * range a single value may take; rules across parameters stay in dcqcn_params_check() and
  * timely_params_check(). Plain C: no libconfig here, the loaders read the values.

@@ -408,9 +408,6 @@ bool config_device_is_virtual(const char *device);
  * the whole set again, then stored with one atomic store (the owner lcores read it at their QPs'
  * next event). 0, or -1 with a message in err. */
 int config_cc_param_set(enum cfg_cc algo, void *params, const char *name, double value, char *err, size_t errlen);
-/* The parameters of a group's algorithm with their current values (for the control interface);
- * returns how many were written (at most max). */
-unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values, unsigned max);
 /* "FILE:LINE" of a setting's `line` (the included file it is in, and its line there). */
 const char *config_where(const struct engine_config *cfg, unsigned line, char *buf, size_t len);
 /* Whether eal.extra_args allow-list PCI device `addr` themselves (-a ADDR[,ARGS], -aADDR, --allow

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Reading libconfig text with one error line "FILE:LINE: SETTING: what is wrong (what is
- * allowed)": what the engine's configuration loader (config.c), roce-ccsim's scenario loader
+ * allowed)": what the engine's configuration loader (config_load.c), roce-ccsim's scenario loader
  * (apps/roce_ccsim/scenario.c) and roce-suite's suite files (apps/roce_suite) share. Plain C,
  * libc and libconfig only, so that the loaders can be unit-tested and fuzzed without EAL and the
  * simulator does not depend on it.

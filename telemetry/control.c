@@ -9,6 +9,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "cc_params.h"
 #include "control.h"
 #include "egress.h"
 #include "engine_state.h"
@@ -324,6 +325,24 @@ static struct rte_tel_data *np_dict(const struct engine *e)
 		add_indexed(o, p, x);
 	}
 	return o;
+}
+
+/* The parameters of a group's algorithm with their current values; how many were written (at
+ * most max). */
+static unsigned config_cc_params_list(enum cfg_cc algo, const void *params, const char **names, double *values,
+				      unsigned max)
+{
+	const struct cc_param *table = algo == CFG_CC_DCQCN ? cc_dcqcn_params : cc_timely_params;
+	unsigned n = cc_params_count(table);
+
+	if (algo == CFG_CC_NONE)
+		return 0;
+	n = n < max ? n : max;
+	for (unsigned i = 0; i < n; i++) {
+		names[i] = table[i].name;
+		values[i] = cc_param_load(&table[i], params);
+	}
+	return n;
 }
 
 /* The group's parameters as its QPs use them now. */

@@ -2,7 +2,7 @@
  *
  * Scenario loader: libconfig text -> struct scenario, validated completely before the simulation
  * starts. Every error is one line "FILE:LINE: SETTING: what is wrong (what is allowed)": the
- * messages, typed getters and prescan are config/config_read.c's, shared with the engine's
+ * messages, typed getters and prescan are config/config_read*.c's, shared with the engine's
  * config loader (plain C + libconfig, so the simulator does not depend on EAL), and the cc
  * parameters are cc/cc_params.c's tables. Setting by setting: docs/ccsim.md.
  */

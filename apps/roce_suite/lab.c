@@ -15,7 +15,7 @@
 #include "config_read.h"
 
 #define DESCRIPTORS 256          /* small rings: a trial's pools stay small and start quickly */
-#define IB_HEADERS 72             /* IP MTU a full IB MTU packet needs, as config/config.c checks it */
+#define IB_HEADERS 72             /* IP MTU a full IB MTU packet needs (config/config_flows.c) */
 #define MBUF_OVERHEAD 320        /* an mbuf's header, headroom and the pool's own per-object bytes */
 
 /* ---- setters ------------------------------------------------------------------------------------ */
@@ -243,7 +243,7 @@ void lab_finish(struct lab *l, const struct suite_cfg *s)
 		cfg_set_int(config_setting_get_elem(l->ports, p), "mtu", mtu);
 	if (!memory) {
 		/* per port: its own pool and its TX role's (descriptors, caches, bursts: ~2,600 mbufs)
-		 * and, for the switch, buffer_kb x 2 more in each (config/config.c), with half again
+		 * and, for the switch, buffer_kb x 2 more in each (config/config_lab.c), with half again
 		 * for the allocator's rounding; plus EAL's own */
 		double room = (mtu + 22 + 128 > 2176 ? mtu + 22 + 128 : 2176) + MBUF_OVERHEAD;
 		double mbufs = 2600.0 + 4 * buffer_kb;
@@ -260,7 +260,7 @@ void lab_free(struct lab *l)
 
 /* ---- the switch's settings ---------------------------------------------------------------------- */
 
-/* Defaults as config/config.c has them (docs/config.md, switch group). */
+/* Defaults as config/config_lab.c has them (docs/config.md, switch group). */
 void switch_view_read(config_t *cfg, struct switch_view *v)
 {
 	const config_setting_t *sw = config_lookup(cfg, "switch"), *pfc, *ecn, *pr;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libFuzzer target for the configuration loader, config_load_string() (config/config.c and the
- * libconfig helpers of config/config_read.c; plain C + libconfig, no EAL): any byte string is a
- * configuration file called "fuzz.cfg". Beyond the sanitizers' own checks (the text sits in an
- * exactly-sized heap buffer, so ASan catches any read past its NUL):
+ * libFuzzer target for the configuration loader, config_load_string() (config/config_load.c and
+ * its section files, and the libconfig helpers of config/config_read*.c; plain C + libconfig, no
+ * EAL): any byte string is a configuration file called "fuzz.cfg". Beyond the sanitizers' own
+ * checks (the text sits in an exactly-sized heap buffer, so ASan catches any read past its NUL):
  *  - on success the structure is self-consistent: every count within its CFG_MAX_*, every index
  *    (a role's, flow's, responder's, generator's, phase change's, SLA's, FDB entry's port; a
  *    collective's or phase's flow) below the count it indexes, every value inside the range
@@ -25,9 +25,10 @@
  *
  * Build: see tests/fuzz/meson.build (-Dfuzzing=true, clang). Replay inputs:
  *   build-fuzz/tests/fuzz/fuzz_config FILE...
- * Fuzz (never point it at tests/fuzz/corpus/config itself: libFuzzer writes into it):
- *   tests/fuzz/run_fuzz.sh build-fuzz/tests/fuzz/fuzz_config tests/fuzz/corpus/config \
- *     -dict=tests/fuzz/config.dict -max_len=6000 -max_total_time=600
+ * Fuzz (the seeds are made from configs/ and make_corpus.py's tables into a temporary folder):
+ *   tests/fuzz/run_fuzz.sh build-fuzz/tests/fuzz/fuzz_config --seeds-from python3 \
+ *     tests/fuzz/make_corpus.py config --out -- -dict=tests/fuzz/config.dict -max_len=6000 \
+ *     -max_total_time=600
  */
 #include <ctype.h>
 #include <math.h>
