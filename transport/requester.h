@@ -54,7 +54,14 @@ struct comp_event {
 	uint8_t pad;
 };
 
-enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS_COUNT };
+/* A packet's place in its message: wire's positions, by the requester's short names. */
+enum seg_pos {
+	POS_FIRST = WIRE_POS_FIRST,
+	POS_MIDDLE = WIRE_POS_MIDDLE,
+	POS_LAST = WIRE_POS_LAST,
+	POS_ONLY = WIRE_POS_ONLY,
+	POS_COUNT = WIRE_POS_COUNT
+};
 
 /* A packet a fixed-size flow sends again and again, identical but for its PSN (and AckReq) and the
  * few bytes that name the QP: the frame's first QP_SHAPE_COPY bytes ready to copy (headers, then
@@ -131,6 +138,7 @@ struct qp_group_tx {
 	bool cold;             /* its QPs keep a struct qp_tx_cold (RC, draws, ON/OFF) */
 	uint8_t n_shapes;
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
+	uint8_t opcode[CFG_OP_COUNT][POS_COUNT];  /* from the opcode table (wire_opcode_select) */
 	uint16_t session;      /* the run's, in latency probes */
 	/* the L2 + IP + UDP part of every frame, lengths patched per packet, the QP's UDP source
 	 * port (and IPv6 flow label) written over it */
