@@ -30,12 +30,15 @@ static const struct {
 	[CFG_OP_COMPARE_SWAP] = {WIRE_OPER_COMPARE_SWAP, false},
 };
 
-/* The opcode of an operation's packet at `pos` (a one-packet request is ONLY wherever it is);
- * 0 for an operation the transport lacks, which the config loader refuses. */
+/* The opcode of an operation's packet at `pos` (a one-packet request is ONLY wherever it is;
+ * the immediate rides on a message's last packet); 0 for an operation the transport lacks,
+ * which the config loader refuses. */
 static uint8_t opcode_for(enum cfg_transport t, uint8_t op, enum seg_pos pos)
 {
-	int code = wire_opcode_select(transport_base[t], (enum wire_oper)op_wire[op].oper,
-				      single_request(op) ? WIRE_POS_ONLY : (enum wire_pos)pos, op_wire[op].imm);
+	enum wire_pos wp = single_request(op) ? WIRE_POS_ONLY : (enum wire_pos)pos;
+	bool imm = op_wire[op].imm && (wp == WIRE_POS_LAST || wp == WIRE_POS_ONLY);
+	int code = wire_opcode_select(transport_base[t], (enum wire_oper)op_wire[op].oper, wp, imm);
+
 	return code < 0 ? 0 : (uint8_t)code;
 }
 
