@@ -148,8 +148,10 @@ static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_grou
 		sh->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
 	}
 	sh->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
-	sh->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
-	sh->tsc_per_us = tsc_hz / 1000000;
+	sh->rel = (struct rc_rel_params){.timeout_tsc = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz),
+					 .tsc_per_us = tsc_hz / 1000000,
+					 .retry_limit = g->retry_limit,
+					 .max_outstanding = g->max_outstanding};
 	sh->latency_timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
 }
 
@@ -193,7 +195,7 @@ void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
 	if (qp->x) {
 		if (qp->sh->onoff_on_fp)
 			qp->x->onoff_end_fp += delta_tsc << PACE_SHIFT;
-		qp->x->progress_tsc += delta_tsc;
+		qp->x->rel.progress_tsc += delta_tsc;
 	}
 }
 
@@ -307,10 +309,6 @@ struct pkt_plan {
 	bool ackreq;
 	uint32_t payload;
 };
-
-/* rxe's rule: AckReq on the last packet of a message, and on any packet after more than this
- * many without one, so long messages are acknowledged as they go. */
-#define MAX_PKTS_PER_ACKREQ 64
 
 static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 {
@@ -830,9 +828,8 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		qp->x = extra;
 		qp->x->log = log_entries(g) ? log : NULL;
 		qp->x->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
-		qp->x->una = qp->x->psn_high = g->start_psn;
+		rc_rel_init(&qp->x->rel, g->start_psn, start_tsc);
 		qp->x->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
-		qp->x->progress_tsc = start_tsc;
 	}
 	if (g->latency != CFG_LAT_OFF) {
 		qp->lat = (struct qp_latency *)(log + log_entries(g));
@@ -852,7 +849,7 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		qp->msg_len = sh->fixed_len;
 }
 
-/* ---- RC: window, completer, retransmission ------------------------------------------------- */
+/* ---- RC: the message log under the reliability state machine (rc_reliability.h) ------------ */
 
 
 /* Sends again from `psn` on: the logged message that holds it becomes the current one. */
@@ -897,16 +894,14 @@ static void record_ack(struct qp_tx *qp, uint64_t sent_tsc, uint64_t now_tsc)
 								.kind = LAT_ACK});
 }
 
-/* Everything up to and including `psn` is acknowledged: retire the messages it covers. */
-static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
+/* Everything up to and including `psn` is acknowledged (the reliability state moved una past
+ * it): retire the messages it covers; a message being sent again that an ACK overtook is not
+ * sent further, nor its acknowledged part. */
+static void retire_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 {
 	struct qp_tx_cold *x = qp->x;
-	uint32_t next = wire_psn_add(psn, 1);
 	unsigned popped = 0;
 
-	if (!wire_psn_before(x->una, next) || wire_psn_before(x->psn_high, next))
-		return; /* old news, or beyond what was sent */
-	x->una = next;
 	while (qp->log_n) {
 		struct qp_msg *m = log_at(qp, 0);
 		uint32_t last = wire_psn_add(m->first_psn, m->npsn - 1);
@@ -929,48 +924,63 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 	} else { /* the message being sent again was acknowledged meanwhile */
 		x->cur = 0;
 		qp->in_message = false;
-		qp->psn = x->psn_high;
+		qp->psn = x->rel.psn_high;
 	}
-	if (qp->in_message && wire_psn_before(qp->psn, x->una))
-		rewind_to(qp, x->una);
-	x->retries = 0;
-	x->progress_tsc = now_tsc;
+	if (qp->in_message && wire_psn_before(qp->psn, x->rel.una))
+		rewind_to(qp, x->rel.una);
 	qp->done = qp->stopping && qp->log_n == 0;
 }
 
-void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+/* Applies what the reliability state machine decided; false when the QP failed. */
+static bool apply_actions(struct qp_tx *qp, const struct rc_rel_actions *a, uint64_t now_tsc)
 {
-	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
-		return;
+	if (a->what & RC_REL_RETIRE)
+		retire_through(qp, a->acked_psn, now_tsc);
+	if (a->what & RC_REL_TIMEOUT)
+		STAT_ADD(qp->c.timeouts, 1);
+	if (a->what & RC_REL_FAIL) {
+		qp_error(qp);
+		return false;
+	}
+	if (a->what & RC_REL_RESEND)
+		rewind_to(qp, a->resend_psn);
+	return true;
+}
+
+/* The completer's event, counted, then given to the reliability state machine. */
+static void count_event(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+{
 	switch (ev->kind) {
 	case COMP_ACK:
 		STAT_ADD(qp->c.acks_rx, 1);
 		if (ev->read_resp)
 			STAT_ADD(qp->c.read_resp_rx, 1);
-		ack_through(qp, ev->psn, now_tsc);
 		break;
-	case COMP_NAK_SEQ: /* the responder expects ev->psn: all before it arrived */
+	case COMP_NAK_SEQ:
 		STAT_ADD(qp->c.naks_rx, 1);
 		if (qp->inj)
 			inject_on_nak(qp->inj, now_tsc);
-		ack_through(qp, wire_psn_sub(ev->psn, 1), now_tsc);
-		if (++qp->x->retries > qp->group->retry_limit)
-			qp_error(qp);
-		else if (qp->log_n)
-			rewind_to(qp, ev->psn);
 		break;
 	case COMP_RNR_NAK:
 		STAT_ADD(qp->c.rnr_naks_rx, 1);
-		qp->x->rnr_until_tsc = now_tsc + qp->sh->tsc_per_us * wire_aeth_rnr_timer_us(ev->syndrome);
-		if (qp->log_n)
-			rewind_to(qp, ev->psn);
 		break;
 	case COMP_NAK_FATAL:
 	default:
 		STAT_ADD(qp->c.naks_rx, 1);
-		qp_error(qp);
 		break;
 	}
+}
+
+void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+{
+	struct rc_rel_event rev = {.kind = ev->kind, .syndrome = ev->syndrome, .psn = ev->psn};
+	struct rc_rel_actions a;
+
+	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
+		return;
+	count_event(qp, ev, now_tsc);
+	a = rc_rel_on_event(&qp->x->rel, &qp->sh->rel, &rev, now_tsc);
+	apply_actions(qp, &a, now_tsc);
 }
 
 /* UC/UD ping-pong: whether the message out came back (an RX lcore saw its last probe), or
@@ -995,6 +1005,7 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	const struct qp_group_tx *sh = qp->sh;
 	bool rc = sh->transport == CFG_RC;
 	bool new_message = !qp->in_message && (!rc || qp->x->cur >= qp->log_n);
+	struct rc_rel_actions timer;
 	struct qp_tx_cold *x;
 
 	/* a collective's next phase is not released yet; once it is, the message is paced from now
@@ -1017,20 +1028,14 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	if (qp->done)
 		return false;
 	x = qp->x;
-	if (qp->log_n && (int64_t)(now_tsc - x->progress_tsc) > (int64_t)sh->timeout_cycles) {
-		STAT_ADD(qp->c.timeouts, 1);
-		if (++x->retries > qp->group->retry_limit) {
-			qp_error(qp);
-			return false;
-		}
-		x->progress_tsc = now_tsc;
-		rewind_to(qp, x->una);
-	}
-	if (x->rnr_until_tsc > now_tsc)
+	timer = rc_rel_on_timer(&x->rel, &sh->rel, qp->log_n != 0, now_tsc);
+	if (timer.what && !apply_actions(qp, &timer, now_tsc))
+		return false;
+	if (!rc_rel_may_send(&x->rel, now_tsc))
 		return false;
 	if (qp->in_message || x->cur < qp->log_n)
 		return true;
-	return !qp->stopping && qp->log_n < qp->group->max_outstanding;
+	return !qp->stopping && rc_rel_window_open(&sh->rel, qp->log_n);
 }
 
 /* The probe of the packet being written: stamped now, or at the NIC time it is to be sent at
@@ -1070,8 +1075,8 @@ static void ping_out(struct qp_tx *qp, uint64_t now_tsc)
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t mtu = qp->sh->mtu, left;
-	bool rc = qp->sh->transport == CFG_RC;
+	uint32_t mtu = qp->sh->mtu, left, next_psn;
+	bool rc = qp->sh->transport == CFG_RC, resend;
 	struct latency_probe probe;
 	struct pkt_plan pp;
 	bool has_probe;
@@ -1081,12 +1086,8 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	if (!qp->in_message)
 		start_message(qp);
 	plan_packet(qp, &pp);
-	if (rc) {
-		if (++qp->x->since_ackreq >= MAX_PKTS_PER_ACKREQ)
-			pp.ackreq = true;
-		if (pp.ackreq)
-			qp->x->since_ackreq = 0;
-	}
+	if (rc)
+		pp.ackreq = rc_rel_ackreq(&qp->x->rel, pp.ackreq);
 	shape = qp->sh->shape_of[qp->msg_op][pp.pos];
 	m->ol_flags = 0; /* the role's pool keeps mbuf headers: clear a scheduled send's flag */
 	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
@@ -1112,15 +1113,12 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->data_len = len;
 	m->pkt_len = len;
 
-	/* only RC sends a PSN again */
-	bool resend = rc && wire_psn_before(qp->psn, qp->x->psn_high);
-
-	/* a READ request consumes one PSN per response packet it asks for */
+	/* a READ request consumes one PSN per response packet it asks for (an atomic, like a SEND
+	 * or WRITE packet, takes one PSN); only RC sends a PSN again */
 	left = qp->msg_len - qp->msg_off;
-	qp->psn = wire_psn_add(qp->psn, qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1);
-	/* (an atomic, like a SEND or WRITE packet, takes one PSN) */
-	if (rc && !wire_psn_before(qp->psn, qp->x->psn_high))
-		qp->x->psn_high = qp->psn;
+	next_psn = wire_psn_add(qp->psn, qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1);
+	resend = rc && rc_rel_on_sent(&qp->x->rel, qp->psn, next_psn);
+	qp->psn = next_psn;
 	qp->msg_off += single_request(qp->msg_op) ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
