@@ -89,35 +89,13 @@ struct rc_rel_actions rc_rel_on_event(struct rc_rel *s, const struct rc_rel_para
 	return a;
 }
 
-struct rc_rel_actions rc_rel_on_timer(struct rc_rel *s, const struct rc_rel_params *p, bool outstanding,
-				      uint64_t now_tsc)
+/* No progress for longer than the timeout with messages outstanding (rc_rel_on_timer). */
+struct rc_rel_actions rc_rel_timer_expired(struct rc_rel *s, const struct rc_rel_params *p, uint64_t now_tsc)
 {
-	struct rc_rel_actions a = {0};
+	struct rc_rel_actions a = {.what = RC_REL_TIMEOUT};
 
-	/* signed: a QP whose times were moved ahead of now (planning) has not timed out */
-	if (!outstanding || (int64_t)(now_tsc - s->progress_tsc) <= (int64_t)p->timeout_tsc)
-		return a;
-	a.what = RC_REL_TIMEOUT;
 	retry_from(s, p, s->una, &a);
 	if (!(a.what & RC_REL_FAIL))
 		s->progress_tsc = now_tsc;
 	return a;
-}
-
-bool rc_rel_on_sent(struct rc_rel *s, uint32_t psn, uint32_t next_psn)
-{
-	bool resend = wire_psn_before(psn, s->psn_high);
-
-	if (!wire_psn_before(next_psn, s->psn_high))
-		s->psn_high = next_psn & WIRE_PSN_MASK;
-	return resend;
-}
-
-bool rc_rel_ackreq(struct rc_rel *s, bool end_of_message)
-{
-	bool want = ++s->since_ackreq >= RC_REL_ACKREQ_EVERY || end_of_message;
-
-	if (want)
-		s->since_ackreq = 0;
-	return want;
 }

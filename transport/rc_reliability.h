@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 /* A flow group's constants. */
 struct rc_rel_params {
 	uint64_t timeout_tsc;      /* retransmit timer: no progress for longer than this */
@@ -80,8 +82,15 @@ void rc_rel_init(struct rc_rel *s, uint32_t start_psn, uint64_t now_tsc);
 struct rc_rel_actions rc_rel_on_event(struct rc_rel *s, const struct rc_rel_params *p, const struct rc_rel_event *ev,
 				      uint64_t now_tsc);
 /* The retransmit timer, checked before sending: `outstanding` when messages wait for an ACK. */
-struct rc_rel_actions rc_rel_on_timer(struct rc_rel *s, const struct rc_rel_params *p, bool outstanding,
-				      uint64_t now_tsc);
+struct rc_rel_actions rc_rel_timer_expired(struct rc_rel *s, const struct rc_rel_params *p, uint64_t now_tsc);
+static inline struct rc_rel_actions rc_rel_on_timer(struct rc_rel *s, const struct rc_rel_params *p, bool outstanding,
+						    uint64_t now_tsc)
+{
+	/* signed: a QP whose times were moved ahead of now (planning) has not timed out */
+	if (!outstanding || (int64_t)(now_tsc - s->progress_tsc) <= (int64_t)p->timeout_tsc)
+		return (struct rc_rel_actions){0};
+	return rc_rel_timer_expired(s, p, now_tsc);
+}
 /* Whether an RNR NAK's wait is over. */
 static inline bool rc_rel_may_send(const struct rc_rel *s, uint64_t now_tsc) { return s->rnr_until_tsc <= now_tsc; }
 /* Whether a new message may start with `in_flight` messages unacknowledged. */
@@ -89,11 +98,26 @@ static inline bool rc_rel_window_open(const struct rc_rel_params *p, unsigned in
 {
 	return in_flight < p->max_outstanding;
 }
+/* Per packet, so inline: */
 /* A packet with PSN psn went out, the next PSN is next_psn (a READ request takes one PSN per
  * response packet); returns whether it was sent before (a retransmission). */
-bool rc_rel_on_sent(struct rc_rel *s, uint32_t psn, uint32_t next_psn);
+static inline bool rc_rel_on_sent(struct rc_rel *s, uint32_t psn, uint32_t next_psn)
+{
+	bool resend = wire_psn_before(psn, s->psn_high);
+
+	if (!wire_psn_before(next_psn, s->psn_high))
+		s->psn_high = next_psn & WIRE_PSN_MASK;
+	return resend;
+}
 /* Whether the packet about to go out carries AckReq (`end_of_message`: it is a message's last
  * or only packet). */
-bool rc_rel_ackreq(struct rc_rel *s, bool end_of_message);
+static inline bool rc_rel_ackreq(struct rc_rel *s, bool end_of_message)
+{
+	bool want = ++s->since_ackreq >= RC_REL_ACKREQ_EVERY || end_of_message;
+
+	if (want)
+		s->since_ackreq = 0;
+	return want;
+}
 
 #endif
