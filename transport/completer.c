@@ -64,14 +64,11 @@ struct rte_ring *completer_ring_create(const char *name, unsigned size, int sock
 /* The AETH syndrome's meaning for the requester. */
 static enum comp_kind kind_of(uint8_t syndrome)
 {
-	switch (syndrome & WIRE_AETH_TYPE_MASK) {
-	case WIRE_AETH_ACK:
+	if (wire_aeth_is_ack(syndrome))
 		return COMP_ACK;
-	case WIRE_AETH_RNR_NAK:
+	if (wire_aeth_is_rnr_nak(syndrome))
 		return COMP_RNR_NAK;
-	default:
-		return syndrome == WIRE_AETH_NAK_PSN_SEQ_ERR ? COMP_NAK_SEQ : COMP_NAK_FATAL;
-	}
+	return syndrome == WIRE_AETH_NAK_PSN_SEQ_ERR ? COMP_NAK_SEQ : COMP_NAK_FATAL;
 }
 
 bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
@@ -87,7 +84,7 @@ bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *
 		ev.syndrome = frame[p->bth_off + p->op->offset[WIRE_EXT_AETH]];
 		ev.kind = (uint8_t)kind_of(ev.syndrome);
 	}
-	ev.read_resp = p->bth.opcode >= WIRE_OP_RC_READ_RESP_FIRST && p->bth.opcode <= WIRE_OP_RC_READ_RESP_ONLY;
+	ev.read_resp = p->op->oper == WIRE_OPER_READ_RESPONSE;
 	/* a READ response MIDDLE/FIRST acknowledges the PSNs before it, the LAST/ONLY its own */
 	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
 }

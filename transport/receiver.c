@@ -28,8 +28,6 @@ struct rx_ctx {
 	struct rx_port_counters *ports;
 };
 
-#define PSN_MASK 0xFFFFFFu
-
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket)
 {
 	char name[RTE_HASH_NAMESIZE];
@@ -121,7 +119,7 @@ static bool track_psn(struct rx_qp *q, uint32_t psn)
 	if (!q->started || q->resync) {
 		q->started = true;
 		q->resync = false;
-		q->next_psn = (psn + 1) & PSN_MASK;
+		q->next_psn = wire_psn_add(psn, 1);
 		q->window[0] = 1;
 		q->window[1] = 0;
 		return true;
@@ -131,7 +129,7 @@ static bool track_psn(struct rx_qp *q, uint32_t psn)
 		STAT_ADD(q->c.lost, (uint64_t)d);
 		window_shift(q->window, (uint32_t)d + 1);
 		q->window[0] |= 1;
-		q->next_psn = (psn + 1) & PSN_MASK;
+		q->next_psn = wire_psn_add(psn, 1);
 		return true;
 	}
 	back = (uint32_t)(-d) - 1; /* 0: the highest PSN seen */

@@ -13,24 +13,41 @@
 #include "tx_payload.h"
 
 
-/* Opcode (low 5 bits) per operation and position in the message; the transport base is added.
- * READ is a single request packet whatever the length. */
-static const uint8_t op_code[CFG_OP_COUNT][4] = {
-	[CFG_OP_SEND] = {0x00, 0x01, 0x02, 0x04},
-	[CFG_OP_SEND_IMM] = {0x00, 0x01, 0x03, 0x05},
-	[CFG_OP_WRITE] = {0x06, 0x07, 0x08, 0x0A},
-	[CFG_OP_WRITE_IMM] = {0x06, 0x07, 0x09, 0x0B},
-	[CFG_OP_READ] = {0x0C, 0x0C, 0x0C, 0x0C},
-	[CFG_OP_FETCH_ADD] = {0x14, 0x14, 0x14, 0x14},
-	[CFG_OP_COMPARE_SWAP] = {0x13, 0x13, 0x13, 0x13},
-};
-
 /* READ requests and atomics are one packet without payload, whatever the message size. */
 static inline bool single_request(uint8_t op) { return op >= CFG_OP_READ; }
 #define ATOMIC_LEN 8
 
 static const uint8_t transport_base[] = {[CFG_RC] = WIRE_TRANSPORT_RC, [CFG_UC] = WIRE_TRANSPORT_UC,
 					 [CFG_UD] = WIRE_TRANSPORT_UD};
+/* What each configured operation is on the wire; the opcode table gives its opcodes. */
+static const struct {
+	uint8_t oper; /* enum wire_oper */
+	bool imm;
+} op_wire[CFG_OP_COUNT] = {
+	[CFG_OP_SEND] = {WIRE_OPER_SEND, false},       [CFG_OP_SEND_IMM] = {WIRE_OPER_SEND, true},
+	[CFG_OP_WRITE] = {WIRE_OPER_WRITE, false},     [CFG_OP_WRITE_IMM] = {WIRE_OPER_WRITE, true},
+	[CFG_OP_READ] = {WIRE_OPER_READ_REQUEST, false}, [CFG_OP_FETCH_ADD] = {WIRE_OPER_FETCH_ADD, false},
+	[CFG_OP_COMPARE_SWAP] = {WIRE_OPER_COMPARE_SWAP, false},
+};
+
+/* The opcode of an operation's packet at `pos` (a one-packet request is ONLY wherever it is;
+ * the immediate rides on a message's last packet); 0 for an operation the transport lacks,
+ * which the config loader refuses. */
+static uint8_t opcode_for(enum cfg_transport t, uint8_t op, enum seg_pos pos)
+{
+	enum wire_pos wp = single_request(op) ? WIRE_POS_ONLY : (enum wire_pos)pos;
+	bool imm = op_wire[op].imm && (wp == WIRE_POS_LAST || wp == WIRE_POS_ONLY);
+	int code = wire_opcode_select(transport_base[t], (enum wire_oper)op_wire[op].oper, wp, imm);
+
+	return code < 0 ? 0 : (uint8_t)code;
+}
+
+static void init_group_opcodes(struct qp_group_tx *sh, const struct cfg_flow_group *g)
+{
+	for (int op = 0; op < CFG_OP_COUNT; op++)
+		for (int pos = 0; pos < POS_COUNT; pos++)
+			sh->opcode[op][pos] = opcode_for(g->transport, (uint8_t)op, (enum seg_pos)pos);
+}
 
 /* -ln((i + 0.5) / 1024) in Q16: exponential variates by table lookup, for Poisson gaps and
  * exponential message sizes without a logarithm per packet. */
@@ -131,8 +148,10 @@ static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_grou
 		sh->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
 	}
 	sh->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
-	sh->timeout_cycles = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz);
-	sh->tsc_per_us = tsc_hz / 1000000;
+	sh->rel = (struct rc_rel_params){.timeout_tsc = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz),
+					 .tsc_per_us = tsc_hz / 1000000,
+					 .retry_limit = g->retry_limit,
+					 .max_outstanding = g->max_outstanding};
 	sh->latency_timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
 }
 
@@ -176,7 +195,7 @@ void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
 	if (qp->x) {
 		if (qp->sh->onoff_on_fp)
 			qp->x->onoff_end_fp += delta_tsc << PACE_SHIFT;
-		qp->x->progress_tsc += delta_tsc;
+		qp->x->rel.progress_tsc += delta_tsc;
 	}
 }
 
@@ -291,10 +310,6 @@ struct pkt_plan {
 	uint32_t payload;
 };
 
-/* rxe's rule: AckReq on the last packet of a message, and on any packet after more than this
- * many without one, so long messages are acknowledged as they go. */
-#define MAX_PKTS_PER_ACKREQ 64
-
 static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 {
 	uint32_t mtu = qp->group->ib_mtu, left = qp->msg_len - qp->msg_off;
@@ -304,9 +319,9 @@ static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 		pp->payload = 0;
 	} else {
 		pp->payload = left < mtu ? left : mtu;
-		pp->pos = qp->msg_off == 0 ? (left <= mtu ? POS_ONLY : POS_FIRST) : (left <= mtu ? POS_LAST : POS_MIDDLE);
+		pp->pos = (enum seg_pos)wire_pos_of(qp->msg_off == 0, left <= mtu);
 	}
-	pp->opcode = (uint8_t)(transport_base[qp->group->transport] + op_code[qp->msg_op][pp->pos]);
+	pp->opcode = qp->sh->opcode[qp->msg_op][pp->pos];
 	pp->ackreq = qp->group->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
 }
 
@@ -391,10 +406,10 @@ static inline void own_prepare(const struct qp_tx *qp, struct own_bytes *o)
 	const struct qp_group_tx *sh = qp->sh;
 
 	o->va = rte_cpu_to_be_64(qp_va(qp->qpn));
-	o->dqpn = rte_cpu_to_be_32(qp->dest_qpn & 0xFFFFFF);
+	o->dqpn = rte_cpu_to_be_32(qp->dest_qpn & WIRE_QPN_MASK);
 	o->rkey = rte_cpu_to_be_32(qp_rkey(qp->qpn));
 	o->qpn = rte_cpu_to_be_32(qp->qpn);
-	o->src_qp = rte_cpu_to_be_32(qp->qpn & 0xFFFFFF);
+	o->src_qp = rte_cpu_to_be_32(qp->qpn & WIRE_QPN_MASK);
 	o->flow = rte_cpu_to_be_32(qp->lat ? qp->lat->flow : 0);
 	o->sport = rte_cpu_to_be_16(qp->sport);
 	o->ip6w0 = sh->ipv6 ? rte_cpu_to_be_32(wire_get32(sh->hdr + sh->l3_off) |
@@ -596,7 +611,7 @@ static struct pkt_plan shape_plan(const struct cfg_flow_group *g, enum cfg_op op
 
 	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
 					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
-	pp.opcode = (uint8_t)(transport_base[g->transport] + op_code[op][pos]);
+	pp.opcode = opcode_for(g->transport, (uint8_t)op, pos);
 	pp.ackreq = g->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
 	return pp;
 }
@@ -778,6 +793,7 @@ void qp_tx_group_init(struct qp_group_tx *sh, const struct cfg_flow_group *g, co
 	sh->session = session;
 	sh->only_op = only_op_of(g);
 	sh->cold = needs_cold(g);
+	init_group_opcodes(sh, g);
 	build_template(sh, g, port, src_mac);
 	init_group_pacing(sh, g, tsc_hz, start_tsc);
 	build_shapes(sh);
@@ -812,9 +828,8 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		qp->x = extra;
 		qp->x->log = log_entries(g) ? log : NULL;
 		qp->x->log_mask = log_entries(g) ? log_entries(g) - 1 : 0;
-		qp->x->una = qp->x->psn_high = g->start_psn;
+		rc_rel_init(&qp->x->rel, g->start_psn, start_tsc);
 		qp->x->rng = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)qp->qpn << 20) ^ index;
-		qp->x->progress_tsc = start_tsc;
 	}
 	if (g->latency != CFG_LAT_OFF) {
 		qp->lat = (struct qp_latency *)(log + log_entries(g));
@@ -834,22 +849,15 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		qp->msg_len = sh->fixed_len;
 }
 
-/* ---- RC: window, completer, retransmission ------------------------------------------------- */
+/* ---- RC: the message log under the reliability state machine (rc_reliability.h) ------------ */
 
-/* a before b in 24-bit PSN order (rxe's psn_compare) */
-static inline bool psn_before(uint32_t a, uint32_t b) { return wire_psn_diff(a, b) < 0; }
-
-/* RNR NAK timer codes in microseconds (IBA table 45; code 0 is 655.36 ms). */
-static const uint32_t rnr_us[32] = {655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280,
-				     1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920,
-				     122880, 163840, 245760, 327680, 491520};
 
 /* Sends again from `psn` on: the logged message that holds it becomes the current one. */
 static void rewind_to(struct qp_tx *qp, uint32_t psn)
 {
 	for (unsigned i = 0; i < qp->log_n; i++) {
 		const struct qp_msg *m = log_at(qp, i);
-		uint32_t off = (psn - m->first_psn) & 0xFFFFFF;
+		uint32_t off = wire_psn_offset(psn, m->first_psn);
 
 		if (off >= m->npsn)
 			continue;
@@ -886,20 +894,18 @@ static void record_ack(struct qp_tx *qp, uint64_t sent_tsc, uint64_t now_tsc)
 								.kind = LAT_ACK});
 }
 
-/* Everything up to and including `psn` is acknowledged: retire the messages it covers. */
-static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
+/* Everything up to and including `psn` is acknowledged (the reliability state moved una past
+ * it): retire the messages it covers; a message being sent again that an ACK overtook is not
+ * sent further, nor its acknowledged part. */
+static void retire_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 {
 	struct qp_tx_cold *x = qp->x;
-	uint32_t next = (psn + 1) & 0xFFFFFF;
 	unsigned popped = 0;
 
-	if (!psn_before(x->una, next) || psn_before(x->psn_high, next))
-		return; /* old news, or beyond what was sent */
-	x->una = next;
 	while (qp->log_n) {
 		struct qp_msg *m = log_at(qp, 0);
-		uint32_t last = (m->first_psn + m->npsn - 1) & 0xFFFFFF;
-		if (psn_before(psn, last))
+		uint32_t last = wire_psn_add(m->first_psn, m->npsn - 1);
+		if (wire_psn_before(psn, last))
 			break;
 		if (qp->lat && qp->lat->ack && m->sent_tsc)
 			record_ack(qp, m->sent_tsc, now_tsc);
@@ -918,48 +924,63 @@ static void ack_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
 	} else { /* the message being sent again was acknowledged meanwhile */
 		x->cur = 0;
 		qp->in_message = false;
-		qp->psn = x->psn_high;
+		qp->psn = x->rel.psn_high;
 	}
-	if (qp->in_message && psn_before(qp->psn, x->una))
-		rewind_to(qp, x->una);
-	x->retries = 0;
-	x->progress_tsc = now_tsc;
+	if (qp->in_message && wire_psn_before(qp->psn, x->rel.una))
+		rewind_to(qp, x->rel.una);
 	qp->done = qp->stopping && qp->log_n == 0;
 }
 
-void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+/* Applies what the reliability state machine decided; false when the QP failed. */
+static bool apply_actions(struct qp_tx *qp, const struct rc_rel_actions *a, uint64_t now_tsc)
 {
-	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
-		return;
+	if (a->what & RC_REL_RETIRE)
+		retire_through(qp, a->acked_psn, now_tsc);
+	if (a->what & RC_REL_TIMEOUT)
+		STAT_ADD(qp->c.timeouts, 1);
+	if (a->what & RC_REL_FAIL) {
+		qp_error(qp);
+		return false;
+	}
+	if (a->what & RC_REL_RESEND)
+		rewind_to(qp, a->resend_psn);
+	return true;
+}
+
+/* The completer's event, counted, then given to the reliability state machine. */
+static void count_event(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+{
 	switch (ev->kind) {
 	case COMP_ACK:
 		STAT_ADD(qp->c.acks_rx, 1);
 		if (ev->read_resp)
 			STAT_ADD(qp->c.read_resp_rx, 1);
-		ack_through(qp, ev->psn, now_tsc);
 		break;
-	case COMP_NAK_SEQ: /* the responder expects ev->psn: all before it arrived */
+	case COMP_NAK_SEQ:
 		STAT_ADD(qp->c.naks_rx, 1);
 		if (qp->inj)
 			inject_on_nak(qp->inj, now_tsc);
-		ack_through(qp, (ev->psn - 1) & 0xFFFFFF, now_tsc);
-		if (++qp->x->retries > qp->group->retry_limit)
-			qp_error(qp);
-		else if (qp->log_n)
-			rewind_to(qp, ev->psn);
 		break;
 	case COMP_RNR_NAK:
 		STAT_ADD(qp->c.rnr_naks_rx, 1);
-		qp->x->rnr_until_tsc = now_tsc + qp->sh->tsc_per_us * rnr_us[ev->syndrome & 0x1F];
-		if (qp->log_n)
-			rewind_to(qp, ev->psn);
 		break;
 	case COMP_NAK_FATAL:
 	default:
 		STAT_ADD(qp->c.naks_rx, 1);
-		qp_error(qp);
 		break;
 	}
+}
+
+void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
+{
+	struct rc_rel_event rev = {.kind = ev->kind, .syndrome = ev->syndrome, .psn = ev->psn};
+	struct rc_rel_actions a;
+
+	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
+		return;
+	count_event(qp, ev, now_tsc);
+	a = rc_rel_on_event(&qp->x->rel, &qp->sh->rel, &rev, now_tsc);
+	apply_actions(qp, &a, now_tsc);
 }
 
 /* UC/UD ping-pong: whether the message out came back (an RX lcore saw its last probe), or
@@ -984,6 +1005,7 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	const struct qp_group_tx *sh = qp->sh;
 	bool rc = sh->transport == CFG_RC;
 	bool new_message = !qp->in_message && (!rc || qp->x->cur >= qp->log_n);
+	struct rc_rel_actions timer;
 	struct qp_tx_cold *x;
 
 	/* a collective's next phase is not released yet; once it is, the message is paced from now
@@ -1006,20 +1028,14 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	if (qp->done)
 		return false;
 	x = qp->x;
-	if (qp->log_n && (int64_t)(now_tsc - x->progress_tsc) > (int64_t)sh->timeout_cycles) {
-		STAT_ADD(qp->c.timeouts, 1);
-		if (++x->retries > qp->group->retry_limit) {
-			qp_error(qp);
-			return false;
-		}
-		x->progress_tsc = now_tsc;
-		rewind_to(qp, x->una);
-	}
-	if (x->rnr_until_tsc > now_tsc)
+	timer = rc_rel_on_timer(&x->rel, &sh->rel, qp->log_n != 0, now_tsc);
+	if (timer.what && !apply_actions(qp, &timer, now_tsc))
+		return false;
+	if (!rc_rel_may_send(&x->rel, now_tsc))
 		return false;
 	if (qp->in_message || x->cur < qp->log_n)
 		return true;
-	return !qp->stopping && qp->log_n < qp->group->max_outstanding;
+	return !qp->stopping && rc_rel_window_open(&sh->rel, qp->log_n);
 }
 
 /* The probe of the packet being written: stamped now, or at the NIC time it is to be sent at
@@ -1059,8 +1075,8 @@ static void ping_out(struct qp_tx *qp, uint64_t now_tsc)
 uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 {
 	uint8_t *f = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t mtu = qp->sh->mtu, left;
-	bool rc = qp->sh->transport == CFG_RC;
+	uint32_t mtu = qp->sh->mtu, left, next_psn;
+	bool rc = qp->sh->transport == CFG_RC, resend;
 	struct latency_probe probe;
 	struct pkt_plan pp;
 	bool has_probe;
@@ -1070,12 +1086,8 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	if (!qp->in_message)
 		start_message(qp);
 	plan_packet(qp, &pp);
-	if (rc) {
-		if (++qp->x->since_ackreq >= MAX_PKTS_PER_ACKREQ)
-			pp.ackreq = true;
-		if (pp.ackreq)
-			qp->x->since_ackreq = 0;
-	}
+	if (rc)
+		pp.ackreq = rc_rel_ackreq(&qp->x->rel, pp.ackreq);
 	shape = qp->sh->shape_of[qp->msg_op][pp.pos];
 	m->ol_flags = 0; /* the role's pool keeps mbuf headers: clear a scheduled send's flag */
 	has_probe = qp->lat && !single_request(qp->msg_op) && pp.payload >= LATENCY_PROBE_LEN;
@@ -1101,15 +1113,12 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	m->data_len = len;
 	m->pkt_len = len;
 
-	/* only RC sends a PSN again */
-	bool resend = rc && psn_before(qp->psn, qp->x->psn_high);
-
-	/* a READ request consumes one PSN per response packet it asks for */
+	/* a READ request consumes one PSN per response packet it asks for (an atomic, like a SEND
+	 * or WRITE packet, takes one PSN); only RC sends a PSN again */
 	left = qp->msg_len - qp->msg_off;
-	qp->psn = (qp->psn + (qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1)) & 0xFFFFFF;
-	/* (an atomic, like a SEND or WRITE packet, takes one PSN) */
-	if (rc && !psn_before(qp->psn, qp->x->psn_high))
-		qp->x->psn_high = qp->psn;
+	next_psn = wire_psn_add(qp->psn, qp->msg_op == CFG_OP_READ ? npsn_of(CFG_OP_READ, left, mtu) : 1);
+	resend = rc && rc_rel_on_sent(&qp->x->rel, qp->psn, next_psn);
+	qp->psn = next_psn;
 	qp->msg_off += single_request(qp->msg_op) ? left : pp.payload;
 	STAT_ADD(qp->c.tx_packets, 1);
 	STAT_ADD(qp->c.tx_bytes, len);
@@ -1186,13 +1195,9 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		const struct qp_shape *s;
 		unsigned si;
 
-		if (off == 0) {
-			if (msgs >= may_start)
-				break;
-			pos = left <= mtu ? POS_ONLY : POS_FIRST;
-		} else {
-			pos = left <= mtu ? POS_LAST : POS_MIDDLE;
-		}
+		if (off == 0 && msgs >= may_start)
+			break;
+		pos = (enum seg_pos)wire_pos_of(off == 0, left <= mtu);
 		si = (unsigned)shape_of[pos];
 		s = &sh->shapes[si];
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
@@ -1226,7 +1231,7 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
 		bytes += s->frame_len;
 		next += gap[si];
-		psn = (psn + 1) & 0xFFFFFF;
+		psn = wire_psn_add(psn, 1);
 		off += s->payload;
 		if (off >= len) {
 			off = 0;

@@ -15,6 +15,7 @@
 #include "collective.h"
 #include "config.h"
 #include "pace_time.h"
+#include "rc_reliability.h"
 #include "wire.h"
 
 struct rte_mbuf;
@@ -43,8 +44,14 @@ struct qp_msg {
 	uint64_t sent_tsc;     /* its first packet's first transmission (request -> ACK latency) */
 };
 
-/* What the receiving lcore tells the QP's owner (over a ring). */
-enum comp_kind { COMP_ACK, COMP_NAK_SEQ, COMP_NAK_FATAL, COMP_RNR_NAK, COMP_CNP };
+/* What the receiving lcore tells the QP's owner (over a ring): an RC reliability event, or a CNP. */
+enum comp_kind {
+	COMP_ACK = RC_REL_ACK,
+	COMP_NAK_SEQ = RC_REL_NAK_SEQ,
+	COMP_NAK_FATAL = RC_REL_NAK_FATAL,
+	COMP_RNR_NAK = RC_REL_RNR_NAK,
+	COMP_CNP = RC_REL_EVENT_COUNT
+};
 struct comp_event {
 	uint32_t qp;           /* index in the engine's QP array */
 	uint32_t psn;
@@ -54,7 +61,14 @@ struct comp_event {
 	uint8_t pad;
 };
 
-enum seg_pos { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY, POS_COUNT };
+/* A packet's place in its message: wire's positions, by the requester's short names. */
+enum seg_pos {
+	POS_FIRST = WIRE_POS_FIRST,
+	POS_MIDDLE = WIRE_POS_MIDDLE,
+	POS_LAST = WIRE_POS_LAST,
+	POS_ONLY = WIRE_POS_ONLY,
+	POS_COUNT = WIRE_POS_COUNT
+};
 
 /* A packet a fixed-size flow sends again and again, identical but for its PSN (and AckReq) and the
  * few bytes that name the QP: the frame's first QP_SHAPE_COPY bytes ready to copy (headers, then
@@ -120,8 +134,7 @@ struct qp_group_tx {
 	uint64_t onoff_on_fp, onoff_off_fp; /* ON/OFF bursts */
 	uint64_t stop_tsc;     /* 0: none (moved with the group's QP 0: qp_tx_shift_time) */
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
-	uint64_t timeout_cycles;
-	uint64_t tsc_per_us;
+	struct rc_rel_params rel; /* RC: timers, retry limit, window */
 	uint64_t latency_timeout_tsc;
 	uint32_t mtu;          /* the group's IB path MTU */
 	uint32_t fixed_len;    /* fixed-size flows: every message's size */
@@ -131,6 +144,7 @@ struct qp_group_tx {
 	bool cold;             /* its QPs keep a struct qp_tx_cold (RC, draws, ON/OFF) */
 	uint8_t n_shapes;
 	int8_t shape_of[CFG_OP_COUNT][POS_COUNT]; /* index into shapes[], -1: built the general way */
+	uint8_t opcode[CFG_OP_COUNT][POS_COUNT];  /* from the opcode table (wire_opcode_select) */
 	uint16_t session;      /* the run's, in latency probes */
 	/* the L2 + IP + UDP part of every frame, lengths patched per packet, the QP's UDP source
 	 * port (and IPv6 flow label) written over it */
@@ -149,15 +163,11 @@ struct qp_group_tx {
 struct qp_tx_cold {
 	uint64_t rng;
 	uint64_t onoff_end_fp;
+	/* RC: what has been acknowledged, retries, the RNR wait (rc_reliability.h) */
+	struct rc_rel rel;
 	/* RC: messages in flight, oldest first (ring) */
-	uint64_t progress_tsc; /* last time una moved (or a retry started) */
-	uint64_t rnr_until_tsc;
 	struct qp_msg *log;    /* RC: a ring of log_mask + 1 entries (a power of two >= max_outstanding) */
 	uint32_t log_mask;
-	uint32_t una;          /* oldest unacknowledged PSN */
-	uint32_t psn_high;     /* one past the highest PSN ever sent */
-	uint16_t retries;
-	uint16_t since_ackreq; /* packets sent since the last with AckReq */
 	uint8_t log_head;
 	uint8_t cur;           /* message being sent, relative to log_head (== log_n: a new one) */
 };

@@ -14,7 +14,6 @@
 #include "capture.h"
 #include "responder.h"
 
-#define PSN_MASK 0xFFFFFFu
 
 static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position, read-only once running */
 static struct resp_qp *table;         /* by position */
@@ -48,6 +47,9 @@ static int add_responder(uint16_t port, uint32_t qpn, uint32_t peer_qpn, uint32_
 	q->ack_every = ack_every;
 	q->pkey = pkey;
 	q->epsn = start_psn;
+	for (int pos = 0; pos < WIRE_POS_COUNT; pos++)
+		q->rd_opcode[pos] = (uint8_t)wire_opcode_select(WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE,
+								 (enum wire_pos)pos, false);
 	n_table++;
 	return 0;
 }
@@ -159,8 +161,8 @@ static void emit(struct resp_qp *q, struct resp_out *out, uint8_t opcode, uint32
 	if (!m)
 		return;
 	s.bth.opcode = opcode;
-	s.bth.psn = psn & PSN_MASK;
-	s.ext.aeth = (struct wire_aeth){.syndrome = syndrome, .msn = q->msn & PSN_MASK};
+	s.bth.psn = psn & WIRE_PSN_MASK;
+	s.ext.aeth = (struct wire_aeth){.syndrome = syndrome, .msn = q->msn & WIRE_MSN_MASK};
 	s.ext.atomic_ack_orig = atomic_orig;
 	s.payload_len = payload;
 	resp_out_queue(out, m, wire_build_roce(&s, rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m)));
@@ -168,7 +170,7 @@ static void emit(struct resp_qp *q, struct resp_out *out, uint8_t opcode, uint32
 
 static void ack(struct resp_qp *q, struct resp_out *out, uint32_t psn)
 {
-	emit(q, out, WIRE_OP_RC_ACK, psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0, 0);
+	emit(q, out, WIRE_OP_RC_ACK, psn, wire_aeth_ack(WIRE_AETH_CREDITS_INVALID), 0, 0);
 	STAT_ADD(q->c.acks_tx, 1);
 	q->since_ack = 0;
 }
@@ -178,14 +180,11 @@ bool responder_pump(struct resp_qp *q, struct resp_out *out)
 	while (q->rd_active && out->n < RESP_OUT_MAX) {
 		uint32_t sent = q->rd_len - q->rd_left, chunk = q->rd_left < q->mtu ? q->rd_left : q->mtu;
 		bool first = sent == 0, last = q->rd_left <= q->mtu;
-		uint8_t op = first && last ? WIRE_OP_RC_READ_RESP_ONLY
-			     : first       ? WIRE_OP_RC_READ_RESP_FIRST
-			     : last        ? WIRE_OP_RC_READ_RESP_LAST
-					   : WIRE_OP_RC_READ_RESP_MIDDLE;
 
-		emit(q, out, op, q->rd_psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, chunk, 0);
+		emit(q, out, q->rd_opcode[wire_pos_of(first, last)], q->rd_psn, wire_aeth_ack(WIRE_AETH_CREDITS_INVALID),
+		     chunk, 0);
 		STAT_ADD(q->c.read_resp_tx, 1);
-		q->rd_psn = (q->rd_psn + 1) & PSN_MASK;
+		q->rd_psn = wire_psn_add(q->rd_psn, 1);
 		q->rd_left -= chunk;
 		q->rd_active = !last;
 	}
@@ -198,7 +197,7 @@ static void start_read(struct resp_qp *q, struct resp_out *out, uint32_t psn, ui
 	q->rd_psn = psn;
 	q->rd_len = q->rd_left = len;
 	if (len == 0) { /* a zero-length READ still gets its one response */
-		emit(q, out, WIRE_OP_RC_READ_RESP_ONLY, psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0, 0);
+		emit(q, out, WIRE_OP_RC_READ_RESP_ONLY, psn, wire_aeth_ack(WIRE_AETH_CREDITS_INVALID), 0, 0);
 		STAT_ADD(q->c.read_resp_tx, 1);
 		q->rd_active = false;
 		return;
@@ -225,10 +224,10 @@ static void duplicate(struct resp_qp *q, const struct wire_pkt *p, const struct 
 		start_read(q, out, p->bth.psn, e->reth.dma_len);
 	else if ((p->bth.opcode == WIRE_OP_RC_FETCH_ADD || p->bth.opcode == WIRE_OP_RC_COMPARE_SWAP) && q->have_atomic &&
 		 p->bth.psn == q->last_atomic_psn) /* the same answer again; the atomic is not redone */
-		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0,
+		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, wire_aeth_ack(WIRE_AETH_CREDITS_INVALID), 0,
 		     q->last_atomic_orig);
 	else if (p->bth.ackreq || (p->op->flags & WIRE_OPF_END))
-		ack(q, out, (q->epsn - 1) & PSN_MASK);
+		ack(q, out, wire_psn_sub(q->epsn, 1));
 }
 
 void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wire_pkt *p, struct resp_out *out)
@@ -242,7 +241,7 @@ void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wir
 	if (d > 0) { /* a gap: one NAK, then silence until ePSN comes */
 		STAT_ADD(q->c.out_of_sequence, 1);
 		if (!q->nak_sent) {
-			emit(q, out, WIRE_OP_RC_ACK, q->epsn, WIRE_AETH_NAK_PSN_SEQ_ERR, 0, 0);
+			emit(q, out, WIRE_OP_RC_ACK, q->epsn, wire_aeth_nak(WIRE_NAK_PSN_SEQ_ERR), 0, 0);
 			STAT_ADD(q->c.naks_tx, 1);
 			q->nak_sent = true;
 		}
@@ -255,25 +254,25 @@ void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wir
 	q->nak_sent = false;
 	switch (p->bth.opcode) {
 	case WIRE_OP_RC_READ_REQUEST:
-		q->epsn = (q->epsn + (e.reth.dma_len ? (e.reth.dma_len + q->mtu - 1) / q->mtu : 1)) & PSN_MASK;
+		q->epsn = wire_psn_add(q->epsn, e.reth.dma_len ? (e.reth.dma_len + q->mtu - 1) / q->mtu : 1);
 		q->msn++;
 		STAT_ADD(q->c.delivered_messages, 1);
 		start_read(q, out, p->bth.psn, e.reth.dma_len);
 		return;
 	case WIRE_OP_RC_COMPARE_SWAP:
 	case WIRE_OP_RC_FETCH_ADD:
-		q->epsn = (q->epsn + 1) & PSN_MASK;
+		q->epsn = wire_psn_add(q->epsn, 1);
 		q->msn++;
 		STAT_ADD(q->c.delivered_messages, 1);
 		q->last_atomic_orig = do_atomic(q, p->bth.opcode, &e);
 		q->last_atomic_psn = p->bth.psn;
 		q->have_atomic = true;
-		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, WIRE_AETH_ACK | WIRE_AETH_CREDITS_INVALID, 0,
+		emit(q, out, WIRE_OP_RC_ATOMIC_ACK, p->bth.psn, wire_aeth_ack(WIRE_AETH_CREDITS_INVALID), 0,
 		     q->last_atomic_orig);
 		STAT_ADD(q->c.atomic_acks_tx, 1);
 		return;
 	default: /* SEND, WRITE */
-		q->epsn = (q->epsn + 1) & PSN_MASK;
+		q->epsn = wire_psn_add(q->epsn, 1);
 		STAT_ADD(q->c.delivered_bytes, p->payload_len);
 		if (p->op->flags & WIRE_OPF_END) {
 			q->msn++;

@@ -47,6 +47,7 @@ struct resp_qp {
 	/* READ responses still to send */
 	bool rd_active;
 	uint32_t rd_psn, rd_left, rd_len;
+	uint8_t rd_opcode[WIRE_POS_COUNT]; /* READ response opcodes by position, from the opcode table */
 	struct wire_roce_spec reply; /* L2/IP/UDP of answers: the request's, swapped */
 	struct resp_counters c;
 };

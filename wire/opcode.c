@@ -23,11 +23,12 @@
 #define OFF_CNP_RSVD(m) (OFF_IETH(m) + HAS(m, IETH, WIRE_IETH_LEN))
 #define HDR_LEN(m) (OFF_CNP_RSVD(m) + HAS(m, CNP_RSVD, WIRE_CNP_RSVD_LEN))
 
-#define ROW(op, nm, m, f)                                                                           \
+#define ROW(op, nm, o, m, f)                                                                        \
 	[op] = {.name = nm,                                                                         \
 		.ext_mask = (m),                                                                    \
 		.flags = (f),                                                                       \
 		.hdr_len = HDR_LEN(m),                                                              \
+		.oper = WIRE_OPER_##o,                                                              \
 		.offset = {[WIRE_EXT_DETH] = OFF_DETH(m),                                           \
 			   [WIRE_EXT_RETH] = OFF_RETH(m),                                           \
 			   [WIRE_EXT_ATOMICETH] = OFF_ATOMICETH(m),                                 \
@@ -47,42 +48,66 @@
 
 /* SEND and RDMA WRITE rows are the same for RC and UC: only the transport base differs. */
 #define SEND_WRITE_ROWS(base, T)                                                                    \
-	ROW(base + 0x00, T "_SEND_FIRST", 0, P | S | RQ),                                          \
-	ROW(base + 0x01, T "_SEND_MIDDLE", 0, P | M | RQ),                                         \
-	ROW(base + 0x02, T "_SEND_LAST", 0, P | E | RQ),                                           \
-	ROW(base + 0x03, T "_SEND_LAST_IMM", B(IMMDT), P | E | RQ | I),                            \
-	ROW(base + 0x04, T "_SEND_ONLY", 0, P | S | E | RQ),                                       \
-	ROW(base + 0x05, T "_SEND_ONLY_IMM", B(IMMDT), P | S | E | RQ | I),                        \
-	ROW(base + 0x06, T "_WRITE_FIRST", B(RETH), P | S | RQ),                                   \
-	ROW(base + 0x07, T "_WRITE_MIDDLE", 0, P | M | RQ),                                        \
-	ROW(base + 0x08, T "_WRITE_LAST", 0, P | E | RQ),                                          \
-	ROW(base + 0x09, T "_WRITE_LAST_IMM", B(IMMDT), P | E | RQ | I),                           \
-	ROW(base + 0x0A, T "_WRITE_ONLY", B(RETH), P | S | E | RQ),                                \
-	ROW(base + 0x0B, T "_WRITE_ONLY_IMM", B(RETH) | B(IMMDT), P | S | E | RQ | I)
+	ROW(base + 0x00, T "_SEND_FIRST", SEND, 0, P | S | RQ),                                    \
+	ROW(base + 0x01, T "_SEND_MIDDLE", SEND, 0, P | M | RQ),                                   \
+	ROW(base + 0x02, T "_SEND_LAST", SEND, 0, P | E | RQ),                                     \
+	ROW(base + 0x03, T "_SEND_LAST_IMM", SEND, B(IMMDT), P | E | RQ | I),                      \
+	ROW(base + 0x04, T "_SEND_ONLY", SEND, 0, P | S | E | RQ),                                 \
+	ROW(base + 0x05, T "_SEND_ONLY_IMM", SEND, B(IMMDT), P | S | E | RQ | I),                  \
+	ROW(base + 0x06, T "_WRITE_FIRST", WRITE, B(RETH), P | S | RQ),                            \
+	ROW(base + 0x07, T "_WRITE_MIDDLE", WRITE, 0, P | M | RQ),                                 \
+	ROW(base + 0x08, T "_WRITE_LAST", WRITE, 0, P | E | RQ),                                   \
+	ROW(base + 0x09, T "_WRITE_LAST_IMM", WRITE, B(IMMDT), P | E | RQ | I),                    \
+	ROW(base + 0x0A, T "_WRITE_ONLY", WRITE, B(RETH), P | S | E | RQ),                         \
+	ROW(base + 0x0B, T "_WRITE_ONLY_IMM", WRITE, B(RETH) | B(IMMDT), P | S | E | RQ | I)
 
 static const struct wire_opcode_info opcode_table[256] = {
 	SEND_WRITE_ROWS(WIRE_TRANSPORT_RC, "RC"),
-	ROW(WIRE_OP_RC_READ_REQUEST, "RC_READ_REQUEST", B(RETH), S | E | RQ),
-	ROW(WIRE_OP_RC_READ_RESP_FIRST, "RC_READ_RESP_FIRST", B(AETH), P | S | RS),
-	ROW(WIRE_OP_RC_READ_RESP_MIDDLE, "RC_READ_RESP_MIDDLE", 0, P | M | RS),
-	ROW(WIRE_OP_RC_READ_RESP_LAST, "RC_READ_RESP_LAST", B(AETH), P | E | RS),
-	ROW(WIRE_OP_RC_READ_RESP_ONLY, "RC_READ_RESP_ONLY", B(AETH), P | S | E | RS),
-	ROW(WIRE_OP_RC_ACK, "RC_ACK", B(AETH), S | E | RS),
-	ROW(WIRE_OP_RC_ATOMIC_ACK, "RC_ATOMIC_ACK", B(AETH) | B(ATOMICACKETH), S | E | RS),
-	ROW(WIRE_OP_RC_COMPARE_SWAP, "RC_COMPARE_SWAP", B(ATOMICETH), S | E | RQ),
-	ROW(WIRE_OP_RC_FETCH_ADD, "RC_FETCH_ADD", B(ATOMICETH), S | E | RQ),
-	ROW(WIRE_OP_RC_SEND_LAST_INV, "RC_SEND_LAST_INV", B(IETH), P | E | RQ),
-	ROW(WIRE_OP_RC_SEND_ONLY_INV, "RC_SEND_ONLY_INV", B(IETH), P | S | E | RQ),
+	ROW(WIRE_OP_RC_READ_REQUEST, "RC_READ_REQUEST", READ_REQUEST, B(RETH), S | E | RQ),
+	ROW(WIRE_OP_RC_READ_RESP_FIRST, "RC_READ_RESP_FIRST", READ_RESPONSE, B(AETH), P | S | RS),
+	ROW(WIRE_OP_RC_READ_RESP_MIDDLE, "RC_READ_RESP_MIDDLE", READ_RESPONSE, 0, P | M | RS),
+	ROW(WIRE_OP_RC_READ_RESP_LAST, "RC_READ_RESP_LAST", READ_RESPONSE, B(AETH), P | E | RS),
+	ROW(WIRE_OP_RC_READ_RESP_ONLY, "RC_READ_RESP_ONLY", READ_RESPONSE, B(AETH), P | S | E | RS),
+	ROW(WIRE_OP_RC_ACK, "RC_ACK", ACK, B(AETH), S | E | RS),
+	ROW(WIRE_OP_RC_ATOMIC_ACK, "RC_ATOMIC_ACK", ATOMIC_ACK, B(AETH) | B(ATOMICACKETH), S | E | RS),
+	ROW(WIRE_OP_RC_COMPARE_SWAP, "RC_COMPARE_SWAP", COMPARE_SWAP, B(ATOMICETH), S | E | RQ),
+	ROW(WIRE_OP_RC_FETCH_ADD, "RC_FETCH_ADD", FETCH_ADD, B(ATOMICETH), S | E | RQ),
+	ROW(WIRE_OP_RC_SEND_LAST_INV, "RC_SEND_LAST_INV", SEND_INV, B(IETH), P | E | RQ),
+	ROW(WIRE_OP_RC_SEND_ONLY_INV, "RC_SEND_ONLY_INV", SEND_INV, B(IETH), P | S | E | RQ),
 	SEND_WRITE_ROWS(WIRE_TRANSPORT_UC, "UC"),
-	ROW(WIRE_OP_UD_SEND_ONLY, "UD_SEND_ONLY", B(DETH), P | S | E | RQ),
-	ROW(WIRE_OP_UD_SEND_ONLY_IMM, "UD_SEND_ONLY_IMM", B(DETH) | B(IMMDT), P | S | E | RQ | I),
-	ROW(WIRE_OP_CNP, "CNP", B(CNP_RSVD), WIRE_OPF_CNP),
+	ROW(WIRE_OP_UD_SEND_ONLY, "UD_SEND_ONLY", SEND, B(DETH), P | S | E | RQ),
+	ROW(WIRE_OP_UD_SEND_ONLY_IMM, "UD_SEND_ONLY_IMM", SEND, B(DETH) | B(IMMDT), P | S | E | RQ | I),
+	ROW(WIRE_OP_CNP, "CNP", CNP, B(CNP_RSVD), WIRE_OPF_CNP),
 };
 
 const struct wire_opcode_info *wire_opcode_info(uint8_t opcode)
 {
 	const struct wire_opcode_info *row = &opcode_table[opcode];
 	return row->name ? row : NULL;
+}
+
+enum wire_pos wire_opcode_pos(const struct wire_opcode_info *op)
+{
+	bool start = op->flags & WIRE_OPF_START, end = op->flags & WIRE_OPF_END;
+
+	if (op->flags & WIRE_OPF_MIDDLE)
+		return WIRE_POS_MIDDLE;
+	return start || end ? wire_pos_of(start, end) : WIRE_POS_ONLY; /* a CNP: one packet */
+}
+
+/* The table is the only place that knows opcodes: selection reads it back. Opcodes of a
+ * transport occupy its 32 codes from the base (IBA table 38). */
+int wire_opcode_select(uint8_t transport, enum wire_oper oper, enum wire_pos pos, bool imm)
+{
+	if (transport & 0x1F || oper == WIRE_OPER_NONE)
+		return -1;
+	for (unsigned op = transport; op < transport + 32u; op++) {
+		const struct wire_opcode_info *row = &opcode_table[op];
+		if (row->name && row->oper == oper && wire_opcode_pos(row) == pos &&
+		    !!(row->flags & WIRE_OPF_IMM) == imm)
+			return (int)op;
+	}
+	return -1;
 }
 
 /* Compares "rc-send-only" with "RC_SEND_ONLY": case-insensitive, '-' equals '_'. */
@@ -123,33 +148,6 @@ static const struct {
 const char *wire_ext_name(enum wire_ext e) { return e < WIRE_EXT_COUNT ? ext_desc[e].name : "?"; }
 uint8_t wire_ext_len(enum wire_ext e) { return e < WIRE_EXT_COUNT ? ext_desc[e].len : 0; }
 
-const char *wire_aeth_syndrome_name(uint8_t syndrome)
-{
-	switch (syndrome & WIRE_AETH_TYPE_MASK) {
-	case WIRE_AETH_ACK:
-		return "ACK";
-	case WIRE_AETH_RNR_NAK:
-		return "RNR_NAK";
-	case WIRE_AETH_NAK:
-		switch (syndrome) {
-		case WIRE_AETH_NAK_PSN_SEQ_ERR:
-			return "NAK_PSN_SEQ_ERR";
-		case WIRE_AETH_NAK_INVALID_REQ:
-			return "NAK_INVALID_REQ";
-		case WIRE_AETH_NAK_REM_ACCESS_ERR:
-			return "NAK_REM_ACCESS_ERR";
-		case WIRE_AETH_NAK_REM_OP_ERR:
-			return "NAK_REM_OP_ERR";
-		case WIRE_AETH_NAK_INV_RD_REQ:
-			return "NAK_INV_RD_REQ";
-		default:
-			return "NAK_RESERVED";
-		}
-	default:
-		return "RESERVED";
-	}
-}
-
 /* ---- BTH and extended headers ------------------------------------------------------------ */
 
 void wire_bth_read(const uint8_t *bth, struct wire_bth *out)
@@ -175,9 +173,9 @@ void wire_bth_write(uint8_t *bth, const struct wire_bth *in)
 	bth[1] = (uint8_t)(in->se << 7 | in->mig << 6 | (in->pad & 3) << 4 | (in->tver & 0x0F));
 	wire_put16(bth + 2, in->pkey);
 	bth[4] = (uint8_t)(in->fecn << 7 | in->becn << 6 | (in->resv6 & 0x3F));
-	wire_put24(bth + 5, in->dqpn & 0xFFFFFF);
+	wire_put24(bth + 5, in->dqpn & WIRE_QPN_MASK);
 	bth[8] = (uint8_t)(in->ackreq << 7 | (in->resv7 & 0x7F));
-	wire_put24(bth + 9, in->psn & 0xFFFFFF);
+	wire_put24(bth + 9, in->psn & WIRE_PSN_MASK);
 }
 
 #define HAS_EXT(op, e) ((op)->ext_mask & WIRE_EXT_BIT(e))
@@ -205,11 +203,8 @@ void wire_ext_read(const uint8_t *bth, const struct wire_opcode_info *op, struct
 		out->atomic.swap_add = wire_get64(p + 12);
 		out->atomic.compare = wire_get64(p + 20);
 	}
-	if (HAS_EXT(op, WIRE_EXT_AETH)) {
-		p = bth + op->offset[WIRE_EXT_AETH];
-		out->aeth.syndrome = p[0];
-		out->aeth.msn = wire_get24(p + 1);
-	}
+	if (HAS_EXT(op, WIRE_EXT_AETH))
+		out->aeth = wire_aeth_get(bth + op->offset[WIRE_EXT_AETH]);
 	if (HAS_EXT(op, WIRE_EXT_ATOMICACKETH))
 		out->atomic_ack_orig = wire_get64(bth + op->offset[WIRE_EXT_ATOMICACKETH]);
 	if (HAS_EXT(op, WIRE_EXT_IMMDT))
@@ -226,7 +221,7 @@ void wire_ext_write(uint8_t *bth, const struct wire_opcode_info *op, const struc
 		p = bth + op->offset[WIRE_EXT_DETH];
 		wire_put32(p, in->deth.qkey);
 		p[4] = 0;
-		wire_put24(p + 5, in->deth.src_qp & 0xFFFFFF);
+		wire_put24(p + 5, in->deth.src_qp & WIRE_QPN_MASK);
 	}
 	if (HAS_EXT(op, WIRE_EXT_RETH)) {
 		p = bth + op->offset[WIRE_EXT_RETH];
@@ -241,11 +236,8 @@ void wire_ext_write(uint8_t *bth, const struct wire_opcode_info *op, const struc
 		wire_put64(p + 12, in->atomic.swap_add);
 		wire_put64(p + 20, in->atomic.compare);
 	}
-	if (HAS_EXT(op, WIRE_EXT_AETH)) {
-		p = bth + op->offset[WIRE_EXT_AETH];
-		p[0] = in->aeth.syndrome;
-		wire_put24(p + 1, in->aeth.msn & 0xFFFFFF);
-	}
+	if (HAS_EXT(op, WIRE_EXT_AETH))
+		wire_aeth_put(bth + op->offset[WIRE_EXT_AETH], in->aeth);
 	if (HAS_EXT(op, WIRE_EXT_ATOMICACKETH))
 		wire_put64(bth + op->offset[WIRE_EXT_ATOMICACKETH], in->atomic_ack_orig);
 	if (HAS_EXT(op, WIRE_EXT_IMMDT))

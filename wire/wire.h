@@ -136,6 +136,7 @@ struct wire_opcode_info {
 	uint16_t ext_mask;  /* WIRE_EXT_BIT() of each extended header present */
 	uint16_t flags;     /* WIRE_OPF_* */
 	uint8_t hdr_len;    /* BTH plus extended headers = offset of the payload */
+	uint8_t oper;       /* enum wire_oper */
 	uint8_t offset[WIRE_EXT_COUNT];
 };
 
@@ -146,17 +147,87 @@ int wire_opcode_by_name(const char *name);
 const char *wire_ext_name(enum wire_ext e);
 uint8_t wire_ext_len(enum wire_ext e);
 
-/* AETH syndromes (bits 7:5 type, 4:0 credits / RNR timer / NAK code) */
+/* ---- opcode selection --------------------------------------------------------------------- */
+/* What an opcode does, whatever its transport, position and immediate (the table's .oper). */
+enum wire_oper {
+	WIRE_OPER_NONE = 0, /* reserved or unsupported opcode */
+	WIRE_OPER_SEND,
+	WIRE_OPER_SEND_INV, /* SEND with invalidate (IETH) */
+	WIRE_OPER_WRITE,
+	WIRE_OPER_READ_REQUEST,
+	WIRE_OPER_READ_RESPONSE,
+	WIRE_OPER_ACK,
+	WIRE_OPER_ATOMIC_ACK,
+	WIRE_OPER_COMPARE_SWAP,
+	WIRE_OPER_FETCH_ADD,
+	WIRE_OPER_CNP,
+	WIRE_OPER_COUNT
+};
+/* A packet's place in its message; a one-packet operation (READ request, ACK, atomic) is ONLY.
+ * The order is IBA's (table 38 lists FIRST, MIDDLE, LAST, ONLY). */
+enum wire_pos { WIRE_POS_FIRST, WIRE_POS_MIDDLE, WIRE_POS_LAST, WIRE_POS_ONLY, WIRE_POS_COUNT };
+static inline enum wire_pos wire_pos_of(bool first, bool last)
+{
+	return first ? (last ? WIRE_POS_ONLY : WIRE_POS_FIRST) : (last ? WIRE_POS_LAST : WIRE_POS_MIDDLE);
+}
+/* The opcode that does `oper` at `pos` (with immediate data when `imm`) on `transport`
+ * (WIRE_TRANSPORT_RC, _UC, _UD, _CNP), found in the opcode table; -1 when IBA defines none
+ * (UD WRITE, RC READ FIRST, ...). Scans the transport's 32 rows: callers on a hot path keep
+ * its answers. */
+int wire_opcode_select(uint8_t transport, enum wire_oper oper, enum wire_pos pos, bool imm);
+/* The position of an opcode's row (ONLY for one-packet operations). */
+enum wire_pos wire_opcode_pos(const struct wire_opcode_info *op);
+
+/* ---- PSN arithmetic ---------------------------------------------------------------------- */
+/* PSNs (and QPNs, MSNs) are 24-bit; PSN order is circular: a is after b when a - b, as a signed
+ * 24-bit number, is positive (IBA 9.7.1; rxe's psn_compare). */
+#define WIRE_PSN_MASK 0xFFFFFFu
+#define WIRE_QPN_MASK 0xFFFFFFu
+#define WIRE_MSN_MASK 0xFFFFFFu
+static inline uint32_t wire_psn_add(uint32_t psn, uint32_t n) { return (psn + n) & WIRE_PSN_MASK; }
+static inline uint32_t wire_psn_sub(uint32_t psn, uint32_t n) { return (psn - n) & WIRE_PSN_MASK; }
+/* Signed distance a - b of two 24-bit PSNs (positive when a is ahead by less than 2^23). */
+static inline int32_t wire_psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
+/* How far psn is past base, 0 .. 2^24 - 1 (a PSN's place in a message that starts at base). */
+static inline uint32_t wire_psn_offset(uint32_t psn, uint32_t base) { return (psn - base) & WIRE_PSN_MASK; }
+static inline bool wire_psn_before(uint32_t a, uint32_t b) { return wire_psn_diff(a, b) < 0; }
+static inline bool wire_psn_after(uint32_t a, uint32_t b) { return wire_psn_diff(a, b) > 0; }
+
+/* ---- AETH ------------------------------------------------------------------------------------ */
+/* Syndrome: bits 7:5 its type, bits 4:0 its value: a credit count code (ACK), an RNR timer code
+ * (RNR NAK) or a NAK code (IBA 9.7.5.2.1). */
 #define WIRE_AETH_TYPE_MASK 0xE0
+#define WIRE_AETH_VALUE_MASK 0x1F
 #define WIRE_AETH_ACK 0x00
 #define WIRE_AETH_RNR_NAK 0x20
 #define WIRE_AETH_NAK 0x60
-#define WIRE_AETH_CREDITS_INVALID 0x1F
-#define WIRE_AETH_NAK_PSN_SEQ_ERR 0x60
-#define WIRE_AETH_NAK_INVALID_REQ 0x61
-#define WIRE_AETH_NAK_REM_ACCESS_ERR 0x62
-#define WIRE_AETH_NAK_REM_OP_ERR 0x63
-#define WIRE_AETH_NAK_INV_RD_REQ 0x64
+#define WIRE_AETH_CREDITS_INVALID 0x1F /* no end-to-end credit count (e.g. SRQ) */
+enum wire_nak_code {
+	WIRE_NAK_PSN_SEQ_ERR = 0,
+	WIRE_NAK_INVALID_REQ = 1,
+	WIRE_NAK_REM_ACCESS_ERR = 2,
+	WIRE_NAK_REM_OP_ERR = 3,
+	WIRE_NAK_INV_RD_REQ = 4,
+};
+#define WIRE_AETH_NAK_PSN_SEQ_ERR (WIRE_AETH_NAK | WIRE_NAK_PSN_SEQ_ERR)
+#define WIRE_AETH_NAK_INVALID_REQ (WIRE_AETH_NAK | WIRE_NAK_INVALID_REQ)
+#define WIRE_AETH_NAK_REM_ACCESS_ERR (WIRE_AETH_NAK | WIRE_NAK_REM_ACCESS_ERR)
+#define WIRE_AETH_NAK_REM_OP_ERR (WIRE_AETH_NAK | WIRE_NAK_REM_OP_ERR)
+#define WIRE_AETH_NAK_INV_RD_REQ (WIRE_AETH_NAK | WIRE_NAK_INV_RD_REQ)
+static inline uint8_t wire_aeth_ack(uint8_t credit_code) { return WIRE_AETH_ACK | (credit_code & WIRE_AETH_VALUE_MASK); }
+static inline uint8_t wire_aeth_rnr_nak(uint8_t timer_code) { return WIRE_AETH_RNR_NAK | (timer_code & WIRE_AETH_VALUE_MASK); }
+static inline uint8_t wire_aeth_nak(enum wire_nak_code code) { return (uint8_t)(WIRE_AETH_NAK | (code & WIRE_AETH_VALUE_MASK)); }
+static inline uint8_t wire_aeth_type(uint8_t syndrome) { return syndrome & WIRE_AETH_TYPE_MASK; }
+static inline uint8_t wire_aeth_value(uint8_t syndrome) { return syndrome & WIRE_AETH_VALUE_MASK; }
+static inline bool wire_aeth_is_ack(uint8_t syndrome) { return wire_aeth_type(syndrome) == WIRE_AETH_ACK; }
+static inline bool wire_aeth_is_rnr_nak(uint8_t syndrome) { return wire_aeth_type(syndrome) == WIRE_AETH_RNR_NAK; }
+static inline bool wire_aeth_is_nak(uint8_t syndrome) { return wire_aeth_type(syndrome) == WIRE_AETH_NAK; }
+/* The wait an RNR NAK asks for, in microseconds, from its syndrome (or timer code): IBA table 45
+ * (code 0 is the longest, 655.36 ms). */
+uint32_t wire_aeth_rnr_timer_us(uint8_t syndrome);
+/* The credit count an ACK's credit code stands for (IBA table 44: 0, 1, 2, 3, 4, 6, 8, 12, ...,
+ * 32768); UINT32_MAX for WIRE_AETH_CREDITS_INVALID. */
+uint32_t wire_aeth_credits(uint8_t syndrome);
 /* Human name of a syndrome ("ACK", "RNR_NAK", "NAK_PSN_SEQ_ERR", ...). */
 const char *wire_aeth_syndrome_name(uint8_t syndrome);
 
@@ -230,6 +301,13 @@ struct wire_aeth {
 	uint8_t syndrome;
 	uint32_t msn; /* 24 bits */
 };
+/* The 4-byte AETH at p. */
+static inline struct wire_aeth wire_aeth_get(const uint8_t *p) { return (struct wire_aeth){p[0], wire_get24(p + 1)}; }
+static inline void wire_aeth_put(uint8_t *p, struct wire_aeth a)
+{
+	p[0] = a.syndrome;
+	wire_put24(p + 1, a.msn & WIRE_MSN_MASK);
+}
 
 struct wire_deth {
 	uint32_t qkey;
@@ -257,10 +335,7 @@ struct wire_ext_hdrs {
 /* Raw BTH access for templates in the data path. */
 void wire_bth_read(const uint8_t *bth, struct wire_bth *out);
 void wire_bth_write(uint8_t *bth, const struct wire_bth *in);
-static inline void wire_bth_set_psn(uint8_t *bth, uint32_t psn) { wire_put24(bth + 9, psn & 0xFFFFFF); }
-/* Signed distance a - b of two 24-bit PSNs (IBA's comparison; positive when a is ahead by less
- * than 2^23). */
-static inline int32_t wire_psn_diff(uint32_t a, uint32_t b) { return (int32_t)((a - b) << 8) >> 8; }
+static inline void wire_bth_set_psn(uint8_t *bth, uint32_t psn) { wire_put24(bth + 9, psn & WIRE_PSN_MASK); }
 /* Extended headers at `bth` for the opcode's table row. */
 void wire_ext_read(const uint8_t *bth, const struct wire_opcode_info *op, struct wire_ext_hdrs *out);
 void wire_ext_write(uint8_t *bth, const struct wire_opcode_info *op, const struct wire_ext_hdrs *in);

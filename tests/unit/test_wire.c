@@ -845,6 +845,161 @@ static void test_other_frames(void)
 		CHECK(wire_error_name((enum wire_error)e) != NULL && strcmp(wire_error_name((enum wire_error)e), "?") != 0);
 }
 
+/* PSNs are 24-bit and circular (IBA 9.7.1): arithmetic wraps at 2^24, order is by signed
+ * distance below 2^23. */
+static void test_psn_arithmetic(void)
+{
+	CHECK_EQ(WIRE_PSN_MASK, 0xFFFFFF);
+	CHECK_EQ(wire_psn_add(0xFFFFFE, 1), 0xFFFFFF);
+	CHECK_EQ(wire_psn_add(0xFFFFFF, 1), 0);
+	CHECK_EQ(wire_psn_add(0xFFFFF0, 0x20), 0x10);
+	CHECK_EQ(wire_psn_sub(0, 1), 0xFFFFFF);
+	CHECK_EQ(wire_psn_sub(0x10, 0x20), 0xFFFFF0);
+	CHECK_EQ(wire_psn_diff(0, 0xFFFFFF), 1);
+	CHECK_EQ(wire_psn_diff(0xFFFFFF, 0), (uint64_t)(int64_t)-1);
+	CHECK_EQ(wire_psn_diff(0x10, 0xFFFFF0), 0x20);
+	CHECK_EQ(wire_psn_diff(0x7FFFFF, 0), 0x7FFFFF);        /* 2^23 - 1 ahead: after */
+	CHECK_EQ(wire_psn_diff(0x800000, 0), (uint64_t)(int64_t)-0x800000); /* 2^23: read as behind */
+	CHECK_EQ(wire_psn_offset(2, 0xFFFFFE), 4);
+	CHECK_EQ(wire_psn_offset(0xFFFFFE, 2), 0xFFFFFC);
+	CHECK(wire_psn_before(0xFFFFFF, 0));
+	CHECK(wire_psn_after(0, 0xFFFFFF));
+	CHECK(!wire_psn_before(5, 5) && !wire_psn_after(5, 5));
+	CHECK(wire_psn_before(0x100, 0x101) && !wire_psn_before(0x101, 0x100));
+	CHECK(wire_psn_after(0x400000, 0) && wire_psn_before(0xC00001, 0));
+	/* the inputs' bits above 24 do not matter */
+	CHECK_EQ(wire_psn_add(0x1FFFFFF, 1), 0);
+	CHECK_EQ(wire_psn_diff(0x1000005, 5), 0);
+}
+
+/* Opcodes chosen from the table match IBA table 38. */
+static void test_opcode_select(void)
+{
+	static const struct {
+		uint8_t transport, oper, pos;
+		bool imm;
+		int opcode;
+	} cases[] = {
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_FIRST, false, 0x00},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_MIDDLE, false, 0x01},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_LAST, false, 0x02},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_LAST, true, 0x03},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_ONLY, false, 0x04},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_ONLY, true, 0x05},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_FIRST, false, 0x06},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_MIDDLE, false, 0x07},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_LAST, false, 0x08},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_LAST, true, 0x09},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_ONLY, false, 0x0A},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_WRITE, WIRE_POS_ONLY, true, 0x0B},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_REQUEST, WIRE_POS_ONLY, false, 0x0C},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE, WIRE_POS_FIRST, false, 0x0D},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE, WIRE_POS_MIDDLE, false, 0x0E},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE, WIRE_POS_LAST, false, 0x0F},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE, WIRE_POS_ONLY, false, 0x10},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_ACK, WIRE_POS_ONLY, false, 0x11},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_ATOMIC_ACK, WIRE_POS_ONLY, false, 0x12},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_COMPARE_SWAP, WIRE_POS_ONLY, false, 0x13},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_FETCH_ADD, WIRE_POS_ONLY, false, 0x14},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND_INV, WIRE_POS_LAST, false, 0x16},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND_INV, WIRE_POS_ONLY, false, 0x17},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_SEND, WIRE_POS_FIRST, false, 0x20},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_SEND, WIRE_POS_ONLY, true, 0x25},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_WRITE, WIRE_POS_FIRST, false, 0x26},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_WRITE, WIRE_POS_ONLY, false, 0x2A},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_WRITE, WIRE_POS_ONLY, true, 0x2B},
+		{WIRE_TRANSPORT_UD, WIRE_OPER_SEND, WIRE_POS_ONLY, false, 0x64},
+		{WIRE_TRANSPORT_UD, WIRE_OPER_SEND, WIRE_POS_ONLY, true, 0x65},
+		{WIRE_TRANSPORT_CNP, WIRE_OPER_CNP, WIRE_POS_ONLY, false, 0x81},
+		/* what IBA does not define */
+		{WIRE_TRANSPORT_RC, WIRE_OPER_READ_REQUEST, WIRE_POS_FIRST, false, -1},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_FIRST, true, -1},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_SEND, WIRE_POS_MIDDLE, true, -1},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_READ_REQUEST, WIRE_POS_ONLY, false, -1},
+		{WIRE_TRANSPORT_UC, WIRE_OPER_ACK, WIRE_POS_ONLY, false, -1},
+		{WIRE_TRANSPORT_UD, WIRE_OPER_SEND, WIRE_POS_FIRST, false, -1},
+		{WIRE_TRANSPORT_UD, WIRE_OPER_WRITE, WIRE_POS_ONLY, false, -1},
+		{WIRE_TRANSPORT_RC, WIRE_OPER_NONE, WIRE_POS_ONLY, false, -1},
+		{0x07, WIRE_OPER_SEND, WIRE_POS_ONLY, false, -1}, /* not a transport base */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int got = wire_opcode_select(cases[i].transport, (enum wire_oper)cases[i].oper,
+					     (enum wire_pos)cases[i].pos, cases[i].imm);
+		if (got != cases[i].opcode)
+			printf("  case %zu: 0x%x\n", i, (unsigned)got);
+		CHECK_EQ(got, cases[i].opcode);
+	}
+	CHECK_EQ(wire_pos_of(true, false), WIRE_POS_FIRST);
+	CHECK_EQ(wire_pos_of(false, false), WIRE_POS_MIDDLE);
+	CHECK_EQ(wire_pos_of(false, true), WIRE_POS_LAST);
+	CHECK_EQ(wire_pos_of(true, true), WIRE_POS_ONLY);
+	/* every row is found again from what it does: selection and the table agree */
+	for (int op = 0; op < 256; op++) {
+		const struct wire_opcode_info *row = wire_opcode_info((uint8_t)op);
+		if (!row)
+			continue;
+		CHECK(row->oper != WIRE_OPER_NONE && row->oper < WIRE_OPER_COUNT);
+		CHECK_EQ(wire_opcode_select((uint8_t)(op & 0xE0), (enum wire_oper)row->oper, wire_opcode_pos(row),
+					    (row->flags & WIRE_OPF_IMM) != 0), op);
+	}
+}
+
+/* AETH syndromes (IBA 9.7.5.2.1): ACK 0x00-0x1F (credit code), RNR NAK 0x20-0x3F (timer
+ * code), NAK 0x60-0x7F (NAK code). */
+static void test_aeth_syndromes(void)
+{
+	CHECK_EQ(wire_aeth_ack(0), 0x00);
+	CHECK_EQ(wire_aeth_ack(WIRE_AETH_CREDITS_INVALID), 0x1F);
+	CHECK_EQ(wire_aeth_rnr_nak(0), 0x20);
+	CHECK_EQ(wire_aeth_rnr_nak(14), 0x2E);
+	CHECK_EQ(wire_aeth_rnr_nak(31), 0x3F);
+	CHECK_EQ(wire_aeth_nak(WIRE_NAK_PSN_SEQ_ERR), 0x60);
+	CHECK_EQ(wire_aeth_nak(WIRE_NAK_INVALID_REQ), 0x61);
+	CHECK_EQ(wire_aeth_nak(WIRE_NAK_REM_ACCESS_ERR), 0x62);
+	CHECK_EQ(wire_aeth_nak(WIRE_NAK_REM_OP_ERR), 0x63);
+	CHECK_EQ(wire_aeth_nak(WIRE_NAK_INV_RD_REQ), 0x64);
+	CHECK_EQ(WIRE_AETH_NAK_PSN_SEQ_ERR, 0x60);
+	CHECK_EQ(WIRE_AETH_NAK_INV_RD_REQ, 0x64);
+	for (unsigned s = 0; s < 256; s++) {
+		uint8_t syn = (uint8_t)s;
+		CHECK_EQ(wire_aeth_is_ack(syn), s <= 0x1F);
+		CHECK_EQ(wire_aeth_is_rnr_nak(syn), s >= 0x20 && s <= 0x3F);
+		CHECK_EQ(wire_aeth_is_nak(syn), s >= 0x60 && s <= 0x7F);
+		CHECK_EQ(wire_aeth_value(syn), s & 0x1F);
+		CHECK_EQ(wire_aeth_type(syn), s & 0xE0);
+	}
+	CHECK(!strcmp(wire_aeth_syndrome_name(0x1F), "ACK"));
+	CHECK(!strcmp(wire_aeth_syndrome_name(0x2E), "RNR_NAK"));
+	CHECK(!strcmp(wire_aeth_syndrome_name(0x60), "NAK_PSN_SEQ_ERR"));
+	CHECK(!strcmp(wire_aeth_syndrome_name(0x65), "NAK_RESERVED"));
+	CHECK(!strcmp(wire_aeth_syndrome_name(0x40), "RESERVED"));
+	/* IBA table 45: RNR timer codes (microseconds) */
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x20), 655360);
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x21), 10);
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x25), 60);
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x2E), 1280);
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x32), 5120);  /* code 18: 5.12 ms */
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x34), 10240); /* code 20: 10.24 ms */
+	CHECK_EQ(wire_aeth_rnr_timer_us(0x3F), 491520);
+	CHECK_EQ(wire_aeth_rnr_timer_us(14), 1280); /* a bare timer code reads the same */
+	/* IBA table 44: credit counts */
+	CHECK_EQ(wire_aeth_credits(0), 0);
+	CHECK_EQ(wire_aeth_credits(4), 4);
+	CHECK_EQ(wire_aeth_credits(5), 6);
+	CHECK_EQ(wire_aeth_credits(7), 12);
+	CHECK_EQ(wire_aeth_credits(10), 32);
+	CHECK_EQ(wire_aeth_credits(20), 1024);
+	CHECK_EQ(wire_aeth_credits(30), 32768);
+	CHECK_EQ(wire_aeth_credits(WIRE_AETH_CREDITS_INVALID), UINT32_MAX);
+	/* the 4-byte header: syndrome, then the 24-bit MSN */
+	uint8_t b[4];
+	wire_aeth_put(b, (struct wire_aeth){.syndrome = 0x60, .msn = 0x1ABCDEF});
+	CHECK(b[0] == 0x60 && b[1] == 0xAB && b[2] == 0xCD && b[3] == 0xEF);
+	struct wire_aeth a = wire_aeth_get(b);
+	CHECK(a.syndrome == 0x60 && a.msn == 0xABCDEF);
+}
+
 int main(void)
 {
 	wire_crc_init();
@@ -853,6 +1008,9 @@ int main(void)
 	RUN(test_icrc_every_crc_algorithm);
 	RUN(test_icrc_masked_fields_ignored);
 	RUN(test_opcode_table);
+	RUN(test_psn_arithmetic);
+	RUN(test_opcode_select);
+	RUN(test_aeth_syndromes);
 	RUN(test_roundtrip_every_opcode);
 	RUN(test_icrc_many_matches_reference);
 	RUN(test_parse_burst_matches_parse);
