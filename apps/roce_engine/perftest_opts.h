@@ -163,7 +163,6 @@ struct pt_ts_row {
 };
 int pt_ts_parse_line(char *line, struct pt_ts_row *row, double *prev_t);
 double pt_messages_in_row(const struct pt_opts *o, const struct pt_ts_row *row, uint64_t size);
-void pt_sort_samples(double *s, size_t n);
 
 /* perftest_print.c */
 void pt_print_header(const struct pt_opts *o);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "percentile.h"
 #include "perftest_opts.h"
 
 double pt_num(const json_t *obj, const char *key)
@@ -391,29 +392,11 @@ static int pt_read_capture(const char *path, struct pt_read_pairing *pr)
 	return rc;
 }
 
-static int pt_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-void pt_sort_samples(double *s, size_t n)
-{
-	qsort(s, n, sizeof(*s), pt_cmp_double);
-}
-
-/* Nearest rank, as the engine's histograms define percentiles. */
-static double pt_rank(const double *sorted, size_t n, double q)
-{
-	size_t k = (size_t)ceil(q * (double)n);
-	return sorted[k ? k - 1 : 0];
-}
-
 static void pt_stats_from_samples(struct pt_run *r, double *s, size_t n)
 {
 	double sum = 0, sq = 0;
 
-	qsort(s, n, sizeof(*s), pt_cmp_double);
+	percentile_sort(s, n);
 	for (size_t i = 0; i < n; i++)
 		sum += s[i];
 	r->t_avg = sum / (double)n;
@@ -422,10 +405,10 @@ static void pt_stats_from_samples(struct pt_run *r, double *s, size_t n)
 	r->iterations = n;
 	r->t_min = s[0];
 	r->t_max = s[n - 1];
-	r->t_typical = pt_rank(s, n, 0.5);
+	r->t_typical = percentile_of_sorted(s, n, 0.5);
 	r->t_stdev = sqrt(sq / (double)n);
-	r->t_99 = pt_rank(s, n, 0.99);
-	r->t_99_9 = pt_rank(s, n, 0.999);
+	r->t_99 = percentile_of_sorted(s, n, 0.99);
+	r->t_99_9 = percentile_of_sorted(s, n, 0.999);
 	r->lat_source = "perftest.results[].latency_ns: READ request -> last response, from a capture of the "
 			"requester's port (full round trip)";
 	r->extra = json_pack("{s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s}", "count", (json_int_t)n, "min", r->t_min, "max",
