@@ -5,7 +5,8 @@
  *
  *   perftest_flags.c    perftest's option table, parsing, defaults and the rules between flags
  *   perftest_config.c   the engine configuration a run is
- *   perftest_results.c  numbers from the engine's report, time series, samples and capture
+ *   perftest_results.c  numbers from the engine's report, time series and samples
+ *   perftest_capture.c  read_lat's numbers, from a capture (libpcap)
  *   perftest_print.c    perftest's header, table, JSON file; the front end's JSON report
  *   perftest.c          the runs: work directory, child processes, watching a run, the exit status
  *
@@ -154,7 +155,6 @@ int pt_write_config(const struct pt_opts *o, const struct pt_paths *p, uint64_t 
 double pt_num(const json_t *obj, const char *key);
 void pt_bw_from_report(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 int pt_lat_from_report(const struct pt_opts *o, struct pt_run *r);
-int pt_lat_from_capture(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 int pt_samples_from_csv(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 /* A time series row of a flow group: what its QPs sent in (t_s - dt_s, t_s]. */
 struct pt_ts_row {
@@ -163,6 +163,9 @@ struct pt_ts_row {
 };
 int pt_ts_parse_line(char *line, struct pt_ts_row *row, double *prev_t);
 double pt_messages_in_row(const struct pt_opts *o, const struct pt_ts_row *row, uint64_t size);
+
+/* perftest_capture.c: read_lat's numbers from a capture of the requester's port */
+int pt_lat_from_capture(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 
 /* perftest_print.c */
 void pt_print_header(const struct pt_opts *o);
