@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * perftest-style front ends: `roce-engine write_bw -s 4096 -q 4` and its five siblings take
- * perftest's flags (perftest_flags.c), write an engine configuration (perftest_config.c), run it
- * through roce-engine's own command-line path (engine_cli_main) and print perftest's header and
- * table from the engine's JSON report, time series and samples (perftest_results.c,
- * perftest_print.c). docs/perftest.md.
+ * perftest's flags (perftest_flags.c), make an engine configuration's text (perftest_config.c),
+ * load it with the config library and run the engine on it (launch.h), and print perftest's
+ * header and table from the engine's JSON report, time series, samples and capture
+ * (perftest_results.c, perftest_capture.c, perftest_print.c). docs/perftest.md.
  *
  * Each size runs in a child process: EAL starts once per process, `-a` needs one run per size,
  * and the engine's own lines go to a log instead of the table. While a child runs, the parent
@@ -28,9 +28,13 @@
 
 #include <rte_cycles.h>
 
+#include "config.h"
+#include "drivers.h"
 #include "engine.h"
+#include "launch.h"
 #include "perftest.h"
 #include "perftest_opts.h"
+#include "run_info.h"
 
 #define PT_SHORT_RUN_S 0.1         /* a bandwidth figure over less than this is noisy */
 #define PT_WATCH_NS 10000000L      /* how often the parent looks at a running child's files */
@@ -250,10 +254,35 @@ static void pt_forward_signal(int sig)
 		kill((pid_t)pt_child, sig);
 }
 
-/* In the child: roce-engine's own path with the generated config, its lines to the log. */
-static void pt_child_run(const struct pt_paths *p, const sigset_t *mask)
+/* In the child: the engine on the generated text, as `roce-engine -f CONFIG -q` runs a file (the
+ * report names the config by p->cfg, with the text's hash). */
+static int pt_child_engine(const struct pt_paths *p, const char *text, size_t len)
 {
-	char *argv[] = { "roce-engine", "-f", (char *)p->cfg, "-q", NULL };
+	static struct engine_config cfg;
+	static struct launch_eal eal;
+	static struct pmd_driver_check drivers;
+	struct config_env env = { .vdev_driver = pmd_drivers_check_vdev, .arg = &drivers };
+	struct engine_options opt;
+	char err[1024];
+
+	launch_install_signal_handlers();
+	run_info_config_text(p->cfg, text, len);
+	if (config_load_string_env(text, p->cfg, &env, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "roce-engine: %s\n", err);
+		return ENGINE_EXIT_CONFIG;
+	}
+	opt = launch_options_of(&cfg);
+	opt.quiet = true;
+	if (launch_eal_from_config(&cfg, &eal)) {
+		fprintf(stderr, "roce-engine: EAL arguments too long\n");
+		return ENGINE_EXIT_CONFIG;
+	}
+	return launch_engine(&cfg, &opt, &eal);
+}
+
+/* The child process: its lines to the log, the signals' default until the engine takes them. */
+static void pt_child_run(const struct pt_paths *p, const char *text, size_t len, const sigset_t *mask)
+{
 	int fd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	signal(SIGINT, SIG_DFL);
@@ -264,7 +293,7 @@ static void pt_child_run(const struct pt_paths *p, const sigset_t *mask)
 		dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
-	int rc = engine_cli_main(4, argv);
+	int rc = pt_child_engine(p, text, len);
 	fflush(NULL);
 	_exit(rc);
 }
@@ -283,7 +312,8 @@ static void pt_print_log(const struct pt_opts *o, const char *path)
 }
 
 /* Runs the child to its end, watching its time series when a flag needs it. */
-static int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, struct pt_watch *w)
+static int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, const char *text, size_t len,
+			 struct pt_watch *w)
 {
 	const struct timespec tick = { 0, PT_WATCH_NS };
 	int status = -1;
@@ -304,7 +334,7 @@ static int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, stru
 		return ENGINE_EXIT_INIT;
 	}
 	if (pid == 0)
-		pt_child_run(p, &old);
+		pt_child_run(p, text, len, &old);
 	pt_child = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	while ((got = waitpid(pid, &status, pt_watching(o) ? WNOHANG : 0)) != pid) {
@@ -390,14 +420,20 @@ static int pt_run_size(const struct pt_opts *o, const struct pt_work *w, unsigne
 		       struct pt_watch *watch)
 {
 	struct pt_paths p;
+	size_t len;
+	char *text;
 	int rc;
 
 	pt_paths_for_run(o, w, idx, &p);
-	if (pt_write_config(o, &p, r->size, idx))
+	text = pt_config_text(o, &p, r->size, idx, &len);
+	if (!text || (o->keep && pt_keep_config(o, &p, text, len))) {
+		free(text);
 		return ENGINE_EXIT_CONFIG;
+	}
 	*watch = (struct pt_watch){ .o = o, .size = r->size, .fd = -1, .rows = watch->rows,
 				    .cap_rows = watch->cap_rows, .n_rows = watch->n_rows };
-	rc = pt_run_engine(o, &p, watch);
+	rc = pt_run_engine(o, &p, text, len, watch);
+	free(text);
 	if (watch->fd >= 0)
 		close(watch->fd);
 	if (rc != ENGINE_EXIT_OK && rc != ENGINE_EXIT_SLA) {

@@ -10,8 +10,9 @@
  *   perftest_print.c    perftest's header, table, JSON file; the front end's JSON report
  *   perftest.c          the runs: work directory, child processes, watching a run, the exit status
  *
- * None of them includes engine internals: the engine is reached through its configuration text,
- * its command-line path (engine_cli_main) and its output files.
+ * None of them includes engine internals: the engine is reached through its configuration text
+ * (the config library loads it), launch.h (EAL and engine_run, in a child process) and its
+ * output files.
  */
 #ifndef ROCE_ENGINE_PERFTEST_OPTS_H
 #define ROCE_ENGINE_PERFTEST_OPTS_H
@@ -149,7 +150,10 @@ double pt_frame_bytes_per_message(const struct pt_opts *o, uint64_t size);
 extern const char *const pt_conn_name[];
 
 /* perftest_config.c */
-int pt_write_config(const struct pt_opts *o, const struct pt_paths *p, uint64_t size, unsigned run);
+/* The libconfig text of one size's run (malloc'd, *len bytes), or NULL with a message. */
+char *pt_config_text(const struct pt_opts *o, const struct pt_paths *p, uint64_t size, unsigned run, size_t *len);
+/* --keep: writes it to p->cfg. 0, or -1 with a message. */
+int pt_keep_config(const struct pt_opts *o, const struct pt_paths *p, const char *text, size_t len);
 
 /* perftest_results.c */
 double pt_num(const json_t *obj, const char *key);
