@@ -8,7 +8,8 @@
  *   perftest_results.c  numbers from the engine's report, time series and samples
  *   perftest_capture.c  read_lat's numbers, from a capture (libpcap)
  *   perftest_print.c    perftest's header, table, JSON file; the front end's JSON report
- *   perftest.c          the runs: work directory, child processes, watching a run, the exit status
+ *   perftest_child.c    one size's run in a child process, watching its time series
+ *   perftest.c          the runs: work directory, the sizes, the exit status
  *
  * None of them includes engine internals: the engine is reached through its configuration text
  * (the config library loads it), launch.h (EAL and engine_run, in a child process) and its
@@ -170,6 +171,34 @@ double pt_messages_in_row(const struct pt_opts *o, const struct pt_ts_row *row, 
 
 /* perftest_capture.c: read_lat's numbers from a capture of the requester's port */
 int pt_lat_from_capture(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
+
+/* What the parent reads of a running child (perftest_child.c). */
+struct pt_watch {
+	const struct pt_opts *o;
+	uint64_t size;
+	int fd;                     /* the time series, once the engine made it */
+	char buf[8192];
+	size_t len;
+	double prev_t[2];
+	/* --run_infinitely: the interval rows, as printed */
+	struct pt_ts_row pending[2];
+	bool have[2];
+	struct pt_run *rows;
+	unsigned n_rows, cap_rows;
+	/* --cpu_util: /proc/stat at the two margins */
+	unsigned long long user[2], idle[2];
+	int cpu_marks;
+};
+
+/* perftest_child.c: runs the engine on the text in a child process to its end, watching its time
+ * series when a flag needs it; an exit status (the engine's, or ENGINE_EXIT_INIT when the child
+ * ended abnormally, its log printed). */
+int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, const char *text, size_t len, struct pt_watch *w);
+/* The engine's log, on stderr. */
+void pt_print_log(const struct pt_opts *o, const char *path);
+/* SIGINT and SIGTERM stop the front end after the running size, passed on to its child. */
+void pt_forward_signals(void);
+bool pt_stop_requested(void);
 
 /* perftest_print.c */
 void pt_print_header(const struct pt_opts *o);
