@@ -74,9 +74,18 @@ void run_info_start(int argc, char *const argv[])
 	run.started = true;
 }
 
+static void sha256_hex(struct sha256_ctx *ctx, char hex[RUN_INFO_SHA256_HEX])
+{
+	uint8_t digest[SHA256_DIGEST_SIZE];
+
+	sha256_digest(ctx, sizeof(digest), digest);
+	for (unsigned i = 0; i < sizeof(digest); i++)
+		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+}
+
 int run_info_sha256_file(const char *path, char hex[RUN_INFO_SHA256_HEX])
 {
-	uint8_t buf[65536], digest[SHA256_DIGEST_SIZE];
+	uint8_t buf[65536];
 	struct sha256_ctx ctx;
 	FILE *f = fopen(path, "rb");
 	size_t n;
@@ -93,9 +102,7 @@ int run_info_sha256_file(const char *path, char hex[RUN_INFO_SHA256_HEX])
 		errno = EIO;
 		return -1;
 	}
-	sha256_digest(&ctx, sizeof(digest), digest);
-	for (unsigned i = 0; i < sizeof(digest); i++)
-		snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+	sha256_hex(&ctx, hex);
 	return 0;
 }
 
@@ -105,6 +112,17 @@ int run_info_config(const char *path)
 	snprintf(run.config, sizeof(run.config), "%s", path);
 	run.has_sha256 = run_info_sha256_file(path, run.sha256) == 0;
 	return run.has_sha256 ? 0 : -1;
+}
+
+void run_info_config_text(const char *path, const char *text, size_t len)
+{
+	struct sha256_ctx ctx;
+
+	run.has_config = run.has_sha256 = true;
+	snprintf(run.config, sizeof(run.config), "%s", path);
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)text);
+	sha256_hex(&ctx, run.sha256);
 }
 
 static json_t *string_or_null(bool known, const char *s)

@@ -25,6 +25,9 @@ void run_info_start(int argc, char *const argv[]);
  * 0, or -1 when the file cannot be read (the report then says "sha256": null; the program's own
  * loader reports the error). */
 int run_info_config(const char *path);
+/* The same for a configuration made in memory (roce-engine's perftest modes), under the name it
+ * is loaded by: the hash is of the text's len bytes, as the file's would be. */
+void run_info_config_text(const char *path, const char *text, size_t len);
 /* A new "run_info" object. */
 json_t *run_info_json(void);
 

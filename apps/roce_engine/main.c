@@ -10,22 +10,17 @@
  *
  * The configuration is loaded and validated completely before EAL starts anything.
  */
-#include <dirent.h>
 #include <getopt.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <rte_eal.h>
 #include <rte_version.h>
 
 #include "config.h"
 #include "drivers.h"
 #include "engine.h"
-#include "out_file.h"
+#include "launch.h"
 #include "perftest.h"
 #include "roce_version.h"
 #include "run_info.h"
@@ -173,141 +168,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-/* net_pcap opens its tx_pcap= file in EAL's probe: its folder is made first, as for the engine's own
- * output files (config/out_file.h), so a shipped config writing results/tx.pcap runs anywhere. */
-static void make_pcap_dirs(const struct engine_config *cfg)
-{
-	for (unsigned i = 0; i < cfg->n_ports; i++) {
-		const char *a = strstr(cfg->ports[i].vdev_args, "tx_pcap=");
-		char path[PATH_MAX];
-		size_t n;
-
-		if (strncmp(cfg->ports[i].device, "net_pcap", 8) != 0 || !a)
-			continue;
-		a += strlen("tx_pcap=");
-		n = strcspn(a, ",");
-		if (n == 0 || n >= sizeof(path))
-			continue;
-		memcpy(path, a, n);
-		path[n] = '\0';
-		out_make_dirs(path); /* a failure is net_pcap's to report, naming the file */
-	}
-}
-
-/* info and debug (7, 8): the user asked for EAL's chatter, telemetry's notes included. */
-static bool log_level_verbose(const char *level)
-{
-	return !strcmp(level, "info") || !strcmp(level, "debug") || !strcmp(level, "7") || !strcmp(level, "8");
-}
-
-/* EAL's argument vector from the config's eal section and ports. PCI ports are allow-listed
- * (-a), unless extra_args do it with their devargs (EAL takes the first -a of a device), so that
- * EAL probes no other PCI device of the machine; without any, --no-pci. */
-static int eal_args_from_config(const struct engine_config *cfg, char **argv, int max, char *store, size_t store_len)
-{
-	int argc = 0;
-	size_t used = 0;
-	bool pci = config_extra_allows_pci(&cfg->eal, NULL);
-
-#define ARG(...)                                                                                    \
-	do {                                                                                        \
-		int n_ = snprintf(store + used, store_len - used, __VA_ARGS__);                     \
-		if (argc >= max - 1 || n_ < 0 || (size_t)n_ >= store_len - used)                    \
-			return -1;                                                                  \
-		argv[argc++] = store + used;                                                        \
-		used += (size_t)n_ + 1;                                                             \
-	} while (0)
-
-	ARG("roce-engine");
-	ARG("%s", cfg->eal.lcores_map ? "--lcores" : "-l"); /* a map "0@0,1@0,2@1" is --lcores syntax */
-	ARG("%s", cfg->eal.lcores);
-	if (cfg->eal.main_lcore >= 0) {
-		ARG("--main-lcore");
-		ARG("%d", cfg->eal.main_lcore);
-	}
-	ARG("-m");
-	ARG("%u", cfg->eal.memory_mb);
-	if (!cfg->eal.huge_pages)
-		ARG("--no-huge");
-	ARG("--file-prefix");
-	ARG("%s", cfg->eal.file_prefix);
-	ARG("--log-level");
-	ARG("%s", cfg->eal.log_level);
-	if (!log_level_verbose(cfg->eal.log_level))
-		ARG("--log-level=lib.telemetry:error"); /* "No legacy callbacks, legacy socket not created" */
-	for (unsigned i = 0; i < cfg->n_ports; i++) {
-		const struct cfg_port *p = &cfg->ports[i];
-		if (strncmp(p->device, "ring:", 5) == 0) /* made by pmd_glue after EAL starts */
-			continue;
-		if (strncmp(p->device, "net_", 4) != 0) {
-			pci = true;
-			if (!config_extra_allows_pci(&cfg->eal, p->device)) {
-				ARG("-a");
-				ARG("%s", p->device);
-			}
-			continue;
-		}
-		ARG("--vdev");
-		ARG("%s%s%s", p->device, p->vdev_args[0] ? "," : "", p->vdev_args);
-	}
-	if (!pci)
-		ARG("--no-pci");
-	for (unsigned i = 0; i < cfg->eal.n_extra; i++)
-		ARG("%s", cfg->eal.extra[i]);
-	argv[argc] = NULL;
-	return argc;
-#undef ARG
-}
-
-/* EAL leaves its runtime directory (/var/run/dpdk/PREFIX: memory maps, sockets) behind, in a
- * tmpfs: a test suite of many short runs would fill memory with them. Nothing uses it once EAL
- * has been cleaned up. */
-static void remove_runtime_dir(const char *dir)
-{
-	char path[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	engine_request_stop();
-}
-
-/* SIGINT, SIGTERM and SIGHUP (a closed terminal or an ssh session that ends) all stop the run
- * cleanly and leave the report. Installed first thing, so that a signal during the configuration's
- * loading or EAL's start-up stops the run before any traffic instead of killing the process; a
- * second signal only cuts the final drain short (the report is still written whole). */
-static void install_signal_handlers(void)
-{
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]); /* one handler at a time */
-	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
 /* Command line over config: the config's run section gives the defaults. */
 static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 {
+	const struct engine_options from_config = launch_options_of(cfg);
+
 	if (c->latency_samples) {
 		if (strlen(c->latency_samples) >= sizeof(cfg->latency_samples)) {
 			fprintf(stderr, "roce-engine: --latency-samples: path longer than %zu characters\n",
@@ -332,25 +197,26 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 	if (c->http_linger_s >= 0)
 		cfg->http_linger_s = c->http_linger_s;
 	if (!c->duration_set)
-		c->opt.duration_s = cfg->duration_s;
+		c->opt.duration_s = from_config.duration_s;
 	if (!c->interval_set)
-		c->opt.stats_interval_s = cfg->stats_interval_s > 0 ? cfg->stats_interval_s : 1.0;
-	c->opt.report_path = c->report ? c->report : (cfg->report[0] ? cfg->report : NULL);
+		c->opt.stats_interval_s = from_config.stats_interval_s;
+	c->opt.report_path = c->report ? c->report : from_config.report_path;
 	return 0;
 }
 
-int engine_cli_main(int argc, char **argv)
+/* roce-engine's own path: parse the command line, load and validate the config, start EAL, run,
+ * clean up. Returns an enum engine_exit. */
+static int engine_cli_main(int argc, char **argv)
 {
 	static struct engine_config cfg;
-	static char store[16384];
+	static struct launch_eal eal;
 	static struct pmd_driver_check drivers;
-	char *eal_argv[CFG_MAX_EAL_ARGS + 3 * CFG_MAX_PORTS + 32];
 	struct cli c = {.http_linger_s = -1};
 	struct config_env env = {.vdev_driver = pmd_drivers_check_vdev, .arg = &drivers};
-	char err[1024], runtime_dir[PATH_MAX], eal_line[sizeof(store)];
-	int sep = -1, eal_argc, rc;
+	char err[1024];
+	int sep = -1;
 
-	install_signal_handlers();
+	launch_install_signal_handlers();
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
 			sep = i;
@@ -368,38 +234,16 @@ int engine_cli_main(int argc, char **argv)
 	}
 	if (merge_run_settings(&c, &cfg))
 		return ENGINE_EXIT_USAGE;
-	if (sep < 0) {
-		eal_argc = eal_args_from_config(&cfg, eal_argv, (int)(sizeof(eal_argv) / sizeof(eal_argv[0])), store,
-						sizeof(store));
-		if (eal_argc < 0) {
-			fprintf(stderr, "roce-engine: EAL arguments too long\n");
-			return ENGINE_EXIT_CONFIG;
-		}
-	} else {
-		eal_argc = sep;
-		memcpy(eal_argv, argv, sizeof(char *) * (size_t)sep);
-		eal_argv[sep] = NULL;
+	if (sep < 0 ? launch_eal_from_config(&cfg, &eal) : launch_eal_from_argv(sep, argv, &eal)) {
+		fprintf(stderr, "roce-engine: EAL arguments too long\n");
+		return ENGINE_EXIT_CONFIG;
 	}
-	/* before rte_eal_init, whose getopt may reorder eal_argv */
-	eal_line[0] = '\0';
-	for (int i = 1, n = 0; i < eal_argc && n < (int)sizeof(eal_line); i++)
-		n += snprintf(eal_line + n, sizeof(eal_line) - (size_t)n, " %s", eal_argv[i]);
 	if (c.check_only) {
 		printf("roce-engine: %s is valid: %u ports, %u lcore roles, %u flow groups\nEAL:%s\n", c.config, cfg.n_ports,
-		       cfg.n_roles, cfg.n_groups, eal_line);
+		       cfg.n_roles, cfg.n_groups, eal.line);
 		return 0;
 	}
-	make_pcap_dirs(&cfg);
-	if (rte_eal_init(eal_argc, eal_argv) < 0) {
-		fprintf(stderr, "roce-engine: EAL initialisation failed (see DPDK's message above) with the arguments:%s\n",
-			eal_line);
-		return ENGINE_EXIT_INIT;
-	}
-	rc = engine_run(&cfg, &c.opt);
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	remove_runtime_dir(runtime_dir);
-	return rc;
+	return launch_engine(&cfg, &c.opt, &eal);
 }
 
 int main(int argc, char **argv)

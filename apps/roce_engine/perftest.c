@@ -1,28 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * perftest-style front ends: `roce-engine write_bw -s 4096 -q 4` and its five siblings take
- * perftest's flags (perftest_flags.c), write an engine configuration (perftest_config.c), run it
- * through roce-engine's own command-line path (engine_cli_main) and print perftest's header and
- * table from the engine's JSON report, time series and samples (perftest_results.c,
- * perftest_print.c). docs/perftest.md.
+ * perftest's flags (perftest_flags.c), make an engine configuration's text (perftest_config.c),
+ * run the engine on it in a child process per size (perftest_child.c), and print perftest's
+ * header and table from the engine's JSON report, time series, samples and capture
+ * (perftest_results.c, perftest_capture.c, perftest_print.c). docs/perftest.md.
  *
- * Each size runs in a child process: EAL starts once per process, `-a` needs one run per size,
- * and the engine's own lines go to a log instead of the table. While a child runs, the parent
- * reads its time series as it grows: --run_infinitely prints a row per interval from it, and
- * --cpu_util samples the CPUs' times at the margins. By default the two ends are ports of one
- * process joined by a ring pair (ring:perftest:a / :b); the far end answers RC requests with the
- * engine's responder, or reflects UC/UD ping-pongs. --device runs on any DPDK port, --server is
- * the far end for a client on another host.
+ * Here: the work directory, the sizes one after the other, what each measured against what was
+ * asked, and the exit status. By default the two ends are ports of one process joined by a ring
+ * pair (ring:perftest:a / :b); the far end answers RC requests with the engine's responder, or
+ * reflects UC/UD ping-pongs. --device runs on any DPDK port, --server is the far end for a client
+ * on another host.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,14 +29,11 @@
 #include "perftest_opts.h"
 
 #define PT_SHORT_RUN_S 0.1         /* a bandwidth figure over less than this is noisy */
-#define PT_WATCH_NS 10000000L      /* how often the parent looks at a running child's files */
 
 struct pt_work {
 	char dir[PT_PATH - 32];     /* room for the file names under it */
 	char report[PATH_MAX];      /* where the front end's JSON goes */
 };
-
-static volatile sig_atomic_t pt_child = 0, pt_stop = 0;
 
 /* ---- the work directory ---- */
 
@@ -118,216 +111,6 @@ static void pt_work_close(const struct pt_opts *o, const struct pt_work *w, unsi
 	rmdir(w->dir); /* fails, as it should, when the report is in it */
 }
 
-/* ---- watching a running child: its time series as it grows ---- */
-
-/* The CPUs' user and idle times (/proc/stat's first line), perftest's --cpu_util inputs. */
-static void pt_cpu_times(unsigned long long *user, unsigned long long *idle)
-{
-	unsigned long long u = 0, n = 0, s = 0, i = 0;
-	FILE *f = fopen("/proc/stat", "r");
-
-	if (f) {
-		if (fscanf(f, "cpu %llu %llu %llu %llu", &u, &n, &s, &i) != 4)
-			u = i = 0;
-		fclose(f);
-	}
-	*user = u;
-	*idle = i;
-}
-
-struct pt_watch {
-	const struct pt_opts *o;
-	uint64_t size;
-	int fd;                     /* the time series, once the engine made it */
-	char buf[8192];
-	size_t len;
-	double prev_t[2];
-	/* --run_infinitely: the interval rows, as printed */
-	struct pt_ts_row pending[2];
-	bool have[2];
-	struct pt_run *rows;
-	unsigned n_rows, cap_rows;
-	/* --cpu_util: /proc/stat at the two margins */
-	unsigned long long user[2], idle[2];
-	int cpu_marks;
-};
-
-/* --run_infinitely: a full interval of every direction is a row of the table. */
-static void pt_watch_interval(struct pt_watch *w)
-{
-	const struct pt_opts *o = w->o;
-	int dirs = o->bidir ? 2 : 1;
-	struct pt_run r = { .size = w->size };
-
-	for (int d = 0; d < dirs; d++)
-		if (!w->have[d] || w->pending[d].t_s != w->pending[0].t_s)
-			return;
-	w->have[0] = w->have[1] = false;
-	if (w->pending[0].dt_s < 0.99 * o->duration_s) /* the drain after a stop: not a whole interval */
-		return;
-	r.seconds = w->pending[0].dt_s;
-	for (int d = 0; d < dirs; d++) {
-		double msgs = pt_messages_in_row(o, &w->pending[d], w->size), secs = w->pending[d].dt_s;
-		r.dir[d] = (struct pt_bw){ .iterations = (uint64_t)llround(msgs),
-					   .avg_gbps = msgs * (double)w->size * 8 / secs / 1e9,
-					   .msg_rate_mpps = msgs / secs / 1e6,
-					   .peak_from = "not measured (--run_infinitely)" };
-		r.bw.avg_gbps += r.dir[d].avg_gbps;
-		r.bw.msg_rate_mpps += r.dir[d].msg_rate_mpps;
-	}
-	r.bw.iterations = r.iterations = r.dir[0].iterations;
-	r.bw.peak_from = r.dir[0].peak_from; /* perftest measures no peak when it runs forever */
-	if (w->n_rows == w->cap_rows) {
-		unsigned cap = w->cap_rows ? 2 * w->cap_rows : 64;
-		struct pt_run *rows = realloc(w->rows, cap * sizeof(*rows));
-		if (!rows)
-			return;
-		w->rows = rows;
-		w->cap_rows = cap;
-	}
-	w->rows[w->n_rows++] = r;
-	if (!o->json)
-		pt_print_row(o, &r);
-	if (o->out_json)
-		pt_write_perftest_json(o, &r);
-}
-
-static void pt_watch_line(struct pt_watch *w, char *line)
-{
-	const struct pt_opts *o = w->o;
-	struct pt_ts_row row;
-	double margin = pt_margin(o);
-
-	if (!pt_ts_parse_line(line, &row, w->prev_t))
-		return;
-	if (o->run_inf) {
-		w->pending[row.dir] = row;
-		w->have[row.dir] = true;
-		pt_watch_interval(w);
-		return;
-	}
-	if (o->cpu_util && row.dir == 0 && w->cpu_marks < 2 && /* the rows nearest the margins */
-	    row.t_s >= (w->cpu_marks ? o->duration_s - margin : margin) - 0.001) {
-		pt_cpu_times(&w->user[w->cpu_marks], &w->idle[w->cpu_marks]);
-		w->cpu_marks++;
-	}
-}
-
-/* Reads what the engine added to its time series since the last look, line by line. */
-static void pt_watch_poll(struct pt_watch *w, const struct pt_paths *p)
-{
-	ssize_t n;
-
-	if (w->fd < 0 && (w->fd = open(p->ts, O_RDONLY)) < 0)
-		return;
-	while ((n = read(w->fd, w->buf + w->len, sizeof(w->buf) - 1 - w->len)) > 0) {
-		char *start = w->buf, *nl;
-		w->len += (size_t)n;
-		w->buf[w->len] = 0;
-		while ((nl = strchr(start, '\n'))) {
-			*nl = 0;
-			pt_watch_line(w, start);
-			start = nl + 1;
-		}
-		w->len -= (size_t)(start - w->buf);
-		memmove(w->buf, start, w->len);
-		if (w->len == sizeof(w->buf) - 1) /* a line longer than the buffer: not the engine's */
-			w->len = 0;
-	}
-}
-
-static bool pt_watching(const struct pt_opts *o)
-{
-	return !o->server && (o->run_inf || (o->cpu_util && o->duration_s > 0));
-}
-
-/* ---- running the engine ---- */
-
-static void pt_forward_signal(int sig)
-{
-	pt_stop = 1;
-	if (pt_child > 0)
-		kill((pid_t)pt_child, sig);
-}
-
-/* In the child: roce-engine's own path with the generated config, its lines to the log. */
-static void pt_child_run(const struct pt_paths *p, const sigset_t *mask)
-{
-	char *argv[] = { "roce-engine", "-f", (char *)p->cfg, "-q", NULL };
-	int fd = open(p->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
-	if (fd >= 0) {
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		close(fd);
-	}
-	int rc = engine_cli_main(4, argv);
-	fflush(NULL);
-	_exit(rc);
-}
-
-static void pt_print_log(const struct pt_opts *o, const char *path)
-{
-	char line[1024];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return;
-	fprintf(stderr, "%s: the engine's output (%s):\n", o->prog, path);
-	while (fgets(line, sizeof(line), f))
-		fputs(line, stderr);
-	fclose(f);
-}
-
-/* Runs the child to its end, watching its time series when a flag needs it. */
-static int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, struct pt_watch *w)
-{
-	const struct timespec tick = { 0, PT_WATCH_NS };
-	int status = -1;
-	pid_t pid, got;
-
-	sigset_t stop, old;
-
-	/* a Ctrl-C between fork and pt_child would reach no child: signals wait until it is known */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	fflush(NULL);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	pid = fork();
-	if (pid < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		fprintf(stderr, "%s: fork: %s\n", o->prog, strerror(errno));
-		return ENGINE_EXIT_INIT;
-	}
-	if (pid == 0)
-		pt_child_run(p, &old);
-	pt_child = pid;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	while ((got = waitpid(pid, &status, pt_watching(o) ? WNOHANG : 0)) != pid) {
-		if (got < 0 && errno != EINTR) {
-			status = -1;
-			break;
-		}
-		if (pt_watching(o)) {
-			pt_watch_poll(w, p);
-			nanosleep(&tick, NULL);
-		}
-	}
-	pt_child = 0;
-	if (pt_watching(o))
-		pt_watch_poll(w, p);
-	if (status == -1 || !WIFEXITED(status)) {
-		fprintf(stderr, "%s: the engine's process ended abnormally\n", o->prog);
-		pt_print_log(o, p->log);
-		return ENGINE_EXIT_INIT;
-	}
-	return WEXITSTATUS(status);
-}
-
 /* ---- one size ---- */
 
 static int pt_collect(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r)
@@ -390,14 +173,20 @@ static int pt_run_size(const struct pt_opts *o, const struct pt_work *w, unsigne
 		       struct pt_watch *watch)
 {
 	struct pt_paths p;
+	size_t len;
+	char *text;
 	int rc;
 
 	pt_paths_for_run(o, w, idx, &p);
-	if (pt_write_config(o, &p, r->size, idx))
+	text = pt_config_text(o, &p, r->size, idx, &len);
+	if (!text || (o->keep && pt_keep_config(o, &p, text, len))) {
+		free(text);
 		return ENGINE_EXIT_CONFIG;
+	}
 	*watch = (struct pt_watch){ .o = o, .size = r->size, .fd = -1, .rows = watch->rows,
 				    .cap_rows = watch->cap_rows, .n_rows = watch->n_rows };
-	rc = pt_run_engine(o, &p, watch);
+	rc = pt_run_engine(o, &p, text, len, watch);
+	free(text);
 	if (watch->fd >= 0)
 		close(watch->fd);
 	if (rc != ENGINE_EXIT_OK && rc != ENGINE_EXIT_SLA) {
@@ -501,7 +290,7 @@ static int pt_run_all(const struct pt_opts *o, const struct pt_work *w, struct p
 	} else {
 		pt_note_stderr(o);
 	}
-	for (unsigned i = 0; i < n && !pt_stop; i++) {
+	for (unsigned i = 0; i < n && !pt_stop_requested(); i++) {
 		rc = pt_run_size(o, w, i, &runs[i], &watch);
 		if (runs[i].report)
 			done = i + 1;
@@ -516,7 +305,7 @@ static int pt_run_all(const struct pt_opts *o, const struct pt_work *w, struct p
 	if (o->run_inf) {
 		rows = watch.rows;
 		n_rows = watch.n_rows;
-		if (pt_stop && pt_full(o))
+		if (pt_stop_requested() && pt_full(o))
 			printf("\n User stopped traffic\n");
 	}
 	if (done) {
@@ -587,8 +376,7 @@ int perftest_main(int argc, char **argv)
 		rmdir(w.dir);
 		return ENGINE_EXIT_REPORT;
 	}
-	signal(SIGINT, pt_forward_signal);
-	signal(SIGTERM, pt_forward_signal);
+	pt_forward_signals();
 	rc = pt_run_all(&o, &w, runs, n);
 	pt_work_close(&o, &w, n);
 	for (unsigned i = 0; i < n; i++) {
@@ -598,7 +386,7 @@ int perftest_main(int argc, char **argv)
 	}
 	if (o.wait_destroy_s > 0) { /* perftest waits before it destroys its QPs; the engine's are gone */
 		struct timespec t = { (time_t)o.wait_destroy_s, (long)(fmod(o.wait_destroy_s, 1.0) * 1e9) };
-		while (nanosleep(&t, &t) && errno == EINTR && !pt_stop)
+		while (nanosleep(&t, &t) && errno == EINTR && !pt_stop_requested())
 			;
 	}
 	return rc;

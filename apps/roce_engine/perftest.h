@@ -4,8 +4,9 @@
  *
  *   roce-engine write_bw|write_lat|send_bw|send_lat|read_bw|read_lat [flags]
  *
- * Each turns perftest's flags into an engine configuration, runs it through roce-engine's own
- * command-line path, reads the JSON report and prints perftest's table.
+ * Each turns perftest's flags into an engine configuration (text, loaded by the config library),
+ * runs the engine on it (launch.h) in a child process, reads the JSON report and prints
+ * perftest's table.
  */
 #ifndef ROCE_ENGINE_PERFTEST_H
 #define ROCE_ENGINE_PERFTEST_H
@@ -18,10 +19,5 @@ bool perftest_is_subcommand(const char *name);
 /* Runs one test: argv[0] is the test's name, the rest its flags. Returns an exit status: 0,
  * 2 for a bad command line, else the engine's (docs/engine.md). */
 int perftest_main(int argc, char **argv);
-
-/* roce-engine's normal path, in main.c: parse the engine's command line, load and validate the
- * config, start EAL, run, clean up. Returns an enum engine_exit. perftest calls it with a
- * generated config, once per process (EAL starts only once). */
-int engine_cli_main(int argc, char **argv);
 
 #endif

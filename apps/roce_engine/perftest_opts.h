@@ -5,12 +5,15 @@
  *
  *   perftest_flags.c    perftest's option table, parsing, defaults and the rules between flags
  *   perftest_config.c   the engine configuration a run is
- *   perftest_results.c  numbers from the engine's report, time series, samples and capture
+ *   perftest_results.c  numbers from the engine's report, time series and samples
+ *   perftest_capture.c  read_lat's numbers, from a capture (libpcap)
  *   perftest_print.c    perftest's header, table, JSON file; the front end's JSON report
- *   perftest.c          the runs: work directory, child processes, watching a run, the exit status
+ *   perftest_child.c    one size's run in a child process, watching its time series
+ *   perftest.c          the runs: work directory, the sizes, the exit status
  *
- * None of them includes engine internals: the engine is reached through its configuration text,
- * its command-line path (engine_cli_main) and its output files.
+ * None of them includes engine internals: the engine is reached through its configuration text
+ * (the config library loads it), launch.h (EAL and engine_run, in a child process) and its
+ * output files.
  */
 #ifndef ROCE_ENGINE_PERFTEST_OPTS_H
 #define ROCE_ENGINE_PERFTEST_OPTS_H
@@ -148,13 +151,15 @@ double pt_frame_bytes_per_message(const struct pt_opts *o, uint64_t size);
 extern const char *const pt_conn_name[];
 
 /* perftest_config.c */
-int pt_write_config(const struct pt_opts *o, const struct pt_paths *p, uint64_t size, unsigned run);
+/* The libconfig text of one size's run (malloc'd, *len bytes), or NULL with a message. */
+char *pt_config_text(const struct pt_opts *o, const struct pt_paths *p, uint64_t size, unsigned run, size_t *len);
+/* --keep: writes it to p->cfg. 0, or -1 with a message. */
+int pt_keep_config(const struct pt_opts *o, const struct pt_paths *p, const char *text, size_t len);
 
 /* perftest_results.c */
 double pt_num(const json_t *obj, const char *key);
 void pt_bw_from_report(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 int pt_lat_from_report(const struct pt_opts *o, struct pt_run *r);
-int pt_lat_from_capture(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 int pt_samples_from_csv(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
 /* A time series row of a flow group: what its QPs sent in (t_s - dt_s, t_s]. */
 struct pt_ts_row {
@@ -163,7 +168,37 @@ struct pt_ts_row {
 };
 int pt_ts_parse_line(char *line, struct pt_ts_row *row, double *prev_t);
 double pt_messages_in_row(const struct pt_opts *o, const struct pt_ts_row *row, uint64_t size);
-void pt_sort_samples(double *s, size_t n);
+
+/* perftest_capture.c: read_lat's numbers from a capture of the requester's port */
+int pt_lat_from_capture(const struct pt_opts *o, const struct pt_paths *p, struct pt_run *r);
+
+/* What the parent reads of a running child (perftest_child.c). */
+struct pt_watch {
+	const struct pt_opts *o;
+	uint64_t size;
+	int fd;                     /* the time series, once the engine made it */
+	char buf[8192];
+	size_t len;
+	double prev_t[2];
+	/* --run_infinitely: the interval rows, as printed */
+	struct pt_ts_row pending[2];
+	bool have[2];
+	struct pt_run *rows;
+	unsigned n_rows, cap_rows;
+	/* --cpu_util: /proc/stat at the two margins */
+	unsigned long long user[2], idle[2];
+	int cpu_marks;
+};
+
+/* perftest_child.c: runs the engine on the text in a child process to its end, watching its time
+ * series when a flag needs it; an exit status (the engine's, or ENGINE_EXIT_INIT when the child
+ * ended abnormally, its log printed). */
+int pt_run_engine(const struct pt_opts *o, const struct pt_paths *p, const char *text, size_t len, struct pt_watch *w);
+/* The engine's log, on stderr. */
+void pt_print_log(const struct pt_opts *o, const char *path);
+/* SIGINT and SIGTERM stop the front end after the running size, passed on to its child. */
+void pt_forward_signals(void);
+bool pt_stop_requested(void);
 
 /* perftest_print.c */
 void pt_print_header(const struct pt_opts *o);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "percentile.h"
 #include "perftest_opts.h"
 #include "roce_version.h"
 
@@ -225,7 +226,7 @@ void pt_print_samples(const struct pt_opts *o, const struct pt_run *r)
 	}
 	if (o->hist && (sorted = malloc(r->n_samples * sizeof(*sorted)))) {
 		memcpy(sorted, r->samples, r->n_samples * sizeof(*sorted));
-		pt_sort_samples(sorted, r->n_samples);
+		percentile_sort(sorted, r->n_samples);
 		printf("#, %s\n", o->cycles ? "cycles" : "usec");
 		for (size_t i = 0; i < r->n_samples; i++)
 			printf("%zu, %g\n", i + 1, pt_lat_unit(o, sorted[i]));

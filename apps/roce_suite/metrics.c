@@ -3,6 +3,7 @@
  * Reading a trial's engine report (metrics.h). Field names are docs/report.md's.
  */
 #include "metrics.h"
+#include "percentile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -219,20 +220,8 @@ double jain_index(const double *x, unsigned n)
 	return n && s2 > 0 ? s * s / (n * s2) : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 double percentile(double *x, unsigned n, double p)
 {
-	unsigned rank;
-
-	if (!n)
-		return 0;
-	qsort(x, n, sizeof(*x), cmp_double);
-	rank = (unsigned)ceil(p / 100.0 * n);
-	return x[rank ? rank - 1 : 0];
+	percentile_sort(x, n);
+	return percentile_of_sorted(x, n, p / 100.0);
 }

@@ -66,7 +66,7 @@ json_t *lat_to_json(const struct lat_summary *l);
 
 /* Jain's fairness index (sum x)^2 / (n sum x^2): 1 when equal, 1/n when one has everything. */
 double jain_index(const double *x, unsigned n);
-/* The p-th percentile (0..100) of n values (sorted here), nearest rank. */
+/* The p-th percentile (0..100) of n values (sorted here), nearest rank (latency/percentile.h). */
 double percentile(double *x, unsigned n, double p);
 
 #endif
