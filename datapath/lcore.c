@@ -293,11 +293,11 @@ static void dispatch_rc(struct lcore_work *w, uint16_t port, const uint8_t *fram
 	if (p->kind != WIRE_KIND_ROCE || p->bth.opcode >= WIRE_TRANSPORT_UC || p->roce_version != 2)
 		return;
 	if (p->op->flags & WIRE_OPF_RESPONSE) {
-		if (!completer_post(port, frame, p))
+		if (!completer_post(w->qp_index, port, frame, p))
 			rx_count_rc_unknown(w->rx_ctx, port);
 		return;
 	}
-	q = responder_find(port, p->bth.dqpn);
+	q = responder_find(w->qp_index, port, p->bth.dqpn);
 	if (!q)
 		return;
 	responder_request(q, frame, p, &w->resp[port]);
@@ -436,11 +436,11 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 		} else if (unlikely(p->kind == WIRE_KIND_PFC || p->kind == WIRE_KIND_PAUSE))
 			honour_pause(w, r->port, p);
 		dispatch_rc(w, r->port, f[i], p);
-		if (unlikely(p->kind == WIRE_KIND_CNP) && !completer_post_cnp(r->port, p->bth.dqpn))
+		if (unlikely(p->kind == WIRE_KIND_CNP) && !completer_post_cnp(w->qp_index, r->port, p->bth.dqpn))
 			rx_count_rc_unknown(w->rx_ctx, r->port);
 		else if (unlikely(p->ip.ecn == WIRE_ECN_CE) && p->kind == WIRE_KIND_ROCE)
-			notification_on_frame(w->cport[r->port], r->port, f[i], p, qps[i], w->rx_ctx, &w->resp[r->port],
-					      clock_tsc_to_ns(rte_rdtsc()));
+			notification_on_frame(w->qp_index, w->cport[r->port], r->port, f[i], p, qps[i], w->rx_ctx,
+					      &w->resp[r->port], clock_tsc_to_ns(rte_rdtsc()));
 	}
 	if (w->lat)
 		lat_batch_commit(w->lat, &lb);

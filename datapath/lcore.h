@@ -17,6 +17,7 @@
 #include "pace_queue.h"
 #include "pfc.h"
 #include "pfc_watch.h"
+#include "qp_index.h"
 #include "receiver.h"
 #include "reflector.h"
 #include "requester.h"
@@ -92,6 +93,7 @@ struct lcore_work {
 	struct rx_role rx[LCORE_MAX_ROLES];
 	struct reflect_role reflect[LCORE_MAX_ROLES];
 	struct rx_ctx *rx_ctx;
+	const struct qp_index *qp_index; /* the engine's local QPs: completer, responder, notification */
 	struct lat_rx *lat;       /* probes received here (NULL when no flow measures latency) */
 	struct lat_samples *samples; /* raw latency samples of this lcore for the CSV, or NULL */
 	const struct port_clock *clock[CFG_MAX_PORTS]; /* per config port: where RX times come from */

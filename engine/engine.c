@@ -183,6 +183,21 @@ static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role
 	return n;
 }
 
+/* The local QPs by (port, QPN), sized for what each role enters: the requesters the completer
+ * posts to, the responders, the notification point's peers (a QP in several is one entry). */
+static int build_qp_index(struct engine *e, const uint8_t macs[][6])
+{
+	unsigned need = completer_index_need(e->qps, e->n_qps) + responder_table_need(e->cfg, macs, e->n_ports) +
+			notification_table_need(e->cfg, macs, e->n_ports);
+
+	e->qp_index = qp_index_create(need, SOCKET_ID_ANY);
+	if (!e->qp_index)
+		return -1;
+	return completer_index_build(e->qp_index, e->qps, e->n_qps) ||
+	       responder_table_build(e->qp_index, e->cfg, macs, e->n_ports, &e->responders) ||
+	       notification_table_build(e->qp_index, e->cfg, macs, e->n_ports) ? -1 : 0;
+}
+
 /* RC: a completer ring per TX role, the index the RX side finds requesters in, responders for
  * the flows whose destination is local, and where each lcore's answers go. */
 static int plan_rc(struct engine *e, char *err, size_t errlen)
@@ -222,11 +237,13 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 	}
 	for (unsigned p = 0; p < e->n_ports; p++)
 		memcpy(macs[p], e->ports[p].mac, 6);
-	if (completer_index_build(e->qps, e->n_qps) || responder_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports) ||
-	    notification_table_build(e->cfg, (const uint8_t(*)[6])macs, e->n_ports)) {
+	if (build_qp_index(e, (const uint8_t(*)[6])macs)) {
 		snprintf(err, errlen, "out of memory for the RC tables (raise eal.memory_mb)");
 		return -1;
 	}
+	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
+		if (e->work[l])
+			e->work[l]->qp_index = e->qp_index;
 	return 0;
 }
 
@@ -984,9 +1001,10 @@ static void release(struct engine *e)
 			rte_free(e->work[l]->rx_inject[p]);
 		rte_free(e->work[l]);
 	}
-	completer_index_free();
-	responder_table_free();
-	notification_table_free();
+	qp_index_free(e->qp_index);
+	e->qp_index = NULL;
+	responder_table_free(e->responders);
+	e->responders = NULL;
 	e->ts_rows = timeseries_close(e->ts);
 	e->ts = NULL;
 	switch_free(e->sw);

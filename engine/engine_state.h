@@ -43,6 +43,8 @@ struct engine {
 	uint8_t *qp_extra;             /* the QPs' shapes and RC message logs */
 	struct pace_slot *heap_slots;  /* backing store of the TX roles' heaps, then of their backlogs */
 	struct collective_rt *collectives; /* one per config collective */
+	struct qp_index *qp_index;     /* the local QPs by (port, QPN), read-only once running */
+	struct resp_table *responders; /* the RC responders' states (in qp_index), or NULL */
 	struct lcore_work *work[RTE_MAX_LCORE];
 	unsigned n_work;
 	struct lcore_stop stop;        /* the main lcore's stop requests to the workers */

@@ -3,8 +3,6 @@
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
@@ -15,6 +13,7 @@
 #include "counters.h"
 #include "pace_time.h"
 #include "port.h"
+#include "qp_index.h"
 #include "switch.h"
 #include "wire.h"
 
@@ -49,15 +48,11 @@ static int fdb_find(const struct switch_rt *s, const uint8_t mac[6])
 
 static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsigned socket)
 {
-	struct rte_hash_parameters hp = {.name = "sw_flows", .entries = SW_MAX_FLOWS, .key_len = sizeof(uint32_t),
-					 .hash_func = rte_jhash, .socket_id = (int)socket,
-					 .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
-
 	/* the buffer holds at most one frame per 60 bytes (the Ethernet minimum) */
 	s->n_pkts = (uint32_t)(c->buffer_bytes / 60 + SW_BURST);
 	s->pkts = rte_zmalloc_socket("sw_pkts", sizeof(*s->pkts) * s->n_pkts, RTE_CACHE_LINE_SIZE, (int)socket);
 	s->flows = rte_zmalloc_socket("sw_flows", sizeof(*s->flows) * SW_MAX_FLOWS, RTE_CACHE_LINE_SIZE, (int)socket);
-	s->flow_index = rte_hash_create(&hp);
+	s->flow_index = qp_map_create("sw_flows", SW_MAX_FLOWS, (int)socket);
 	if (!s->pkts || !s->flows || !s->flow_index)
 		return -1;
 	for (uint32_t i = 0; i < s->n_pkts; i++)
@@ -160,7 +155,7 @@ void switch_free(struct switch_rt *s)
 {
 	if (!s)
 		return;
-	rte_hash_free(s->flow_index);
+	qp_map_free(s->flow_index);
 	rte_ring_free(s->trace);
 	rte_free(s->flows);
 	rte_free(s->pkts);
@@ -212,15 +207,14 @@ static void refresh_xoff(struct switch_rt *s, uint64_t now)
 
 static int32_t flow_of(struct switch_rt *s, unsigned out, const struct wire_pkt *p)
 {
-	uint32_t key = (uint32_t)out << 24 | p->bth.dqpn;
 	int32_t pos;
 
 	if (p->kind != WIRE_KIND_ROCE && p->kind != WIRE_KIND_CNP)
 		return -1;
-	pos = rte_hash_lookup(s->flow_index, &key);
+	pos = qp_map_find(s->flow_index, (uint16_t)out, p->bth.dqpn);
 	if (pos >= 0)
 		return pos;
-	pos = rte_hash_add_key(s->flow_index, &key);
+	pos = qp_map_add(s->flow_index, (uint16_t)out, p->bth.dqpn);
 	if (pos < 0) {
 		STAT_ADD(s->flow_table_full, 1);
 		return -1;

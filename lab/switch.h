@@ -37,7 +37,7 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct rte_ring;
-struct rte_hash;
+struct qp_map;
 struct qos_map;
 
 /* A frame in the buffer: a node of its queue's list. */
@@ -118,7 +118,7 @@ struct switch_rt {
 	uint64_t vlan_member[SW_MAX_PORTS][64]; /* bit vid: the port belongs to VLAN vid */
 	struct sw_pkt *pkts;         /* descriptors: as many as the buffer can hold frames */
 	uint32_t n_pkts, free_head;
-	struct rte_hash *flow_index; /* (egress port << 24 | destination QPN) -> flows[] */
+	struct qp_map *flow_index;   /* (egress port, destination QPN) -> flows[]: a flow's first frame adds it */
 	struct sw_flow *flows;
 	uint32_t n_flows;
 	uint64_t flow_table_full;

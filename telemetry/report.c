@@ -441,7 +441,7 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	if (qp->lat)
 		json_object_set_new(o, "latency_ns", flow_latency_json(e, qp));
 	if (g->transport == CFG_RC) {
-		const struct resp_qp *rq = local ? responder_find((uint16_t)dst_port, qp->dest_qpn) : NULL;
+		const struct resp_qp *rq = local ? responder_find(e->qp_index, (uint16_t)dst_port, qp->dest_qpn) : NULL;
 		json_object_set_new(o, "rc", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}",
 			"completions", (json_int_t)qp->c.completions, "retransmits", (json_int_t)qp->c.retransmits,
 			"timeouts", (json_int_t)qp->c.timeouts, "acks_rx", (json_int_t)qp->c.acks_rx,

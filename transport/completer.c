@@ -1,7 +1,4 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <rte_hash.h>
-#include <rte_jhash.h>
-#include <rte_malloc.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
@@ -12,48 +9,36 @@
 
 #define DRAIN_BURST 64
 
-static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position; read-only once running */
-static uint32_t *qp_of_position;
-static struct qp_tx *all_qps;
-
-int completer_index_build(struct qp_tx *qps, unsigned n_qps)
+/* The QPs the RX side posts to: RC requesters get ACKs; QPs with congestion control or injection
+ * get CNPs. */
+static bool gets_completions(const struct qp_tx *qp)
 {
-	struct rte_hash_parameters hp = {
-		.name = "rc_requesters",
-		.entries = n_qps < 8 ? 8 : n_qps,
-		/* every key must fit: a full bucket chains instead of refusing the key */
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
-		.key_len = sizeof(uint32_t),
-		.hash_func = rte_jhash,
-		.socket_id = SOCKET_ID_ANY,
-	};
-
-	all_qps = qps;
-	index_by_qpn = rte_hash_create(&hp);
-	qp_of_position = rte_zmalloc("rc_requester_pos", sizeof(uint32_t) * hp.entries, 0);
-	if (!index_by_qpn || !qp_of_position)
-		return -1;
-	for (unsigned i = 0; i < n_qps; i++) {
-		uint32_t key = (uint32_t)qps[i].port << 24 | qps[i].qpn;
-		int32_t pos;
-
-		/* RC requesters get ACKs; QPs with congestion control or injection get CNPs */
-		if (qps[i].group->transport != CFG_RC && !qps[i].cc && !qps[i].inj)
-			continue;
-		pos = rte_hash_add_key(index_by_qpn, &key);
-		if (pos < 0)
-			return -1;
-		qp_of_position[pos] = i;
-	}
-	return 0;
+	return qp->group->transport == CFG_RC || qp->cc || qp->inj;
 }
 
-void completer_index_free(void)
+unsigned completer_index_need(const struct qp_tx *qps, unsigned n_qps)
 {
-	rte_hash_free(index_by_qpn);
-	rte_free(qp_of_position);
-	index_by_qpn = NULL;
-	qp_of_position = NULL;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < n_qps; i++)
+		n += gets_completions(&qps[i]);
+	return n;
+}
+
+int completer_index_build(struct qp_index *ix, struct qp_tx *qps, unsigned n_qps)
+{
+	for (unsigned i = 0; i < n_qps; i++) {
+		struct qp_roles *r;
+
+		if (!gets_completions(&qps[i]))
+			continue;
+		r = qp_index_add(ix, qps[i].port, qps[i].qpn);
+		if (!r)
+			return -1;
+		r->requester = &qps[i];
+		r->requester_pos = i;
+	}
+	return 0;
 }
 
 struct rte_ring *completer_ring_create(const char *name, unsigned size, int socket)
@@ -71,39 +56,38 @@ static enum comp_kind kind_of(uint8_t syndrome)
 	return syndrome == WIRE_AETH_NAK_PSN_SEQ_ERR ? COMP_NAK_SEQ : COMP_NAK_FATAL;
 }
 
-bool completer_post(uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
+bool completer_post(const struct qp_index *ix, uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
 {
-	uint32_t key = (uint32_t)port << 24 | p->bth.dqpn;
+	const struct qp_roles *qp = qp_index_find(ix, port, p->bth.dqpn);
 	struct comp_event ev = {.psn = p->bth.psn, .kind = COMP_ACK};
-	int32_t pos;
 
-	if (!index_by_qpn || (pos = rte_hash_lookup(index_by_qpn, &key)) < 0)
+	if (!qp || !qp->requester)
 		return false;
-	ev.qp = qp_of_position[pos];
+	ev.qp = qp->requester_pos;
 	if (p->op->ext_mask & WIRE_EXT_BIT(WIRE_EXT_AETH)) {
 		ev.syndrome = frame[p->bth_off + p->op->offset[WIRE_EXT_AETH]];
 		ev.kind = (uint8_t)kind_of(ev.syndrome);
 	}
 	ev.read_resp = p->op->oper == WIRE_OPER_READ_RESPONSE;
 	/* a READ response MIDDLE/FIRST acknowledges the PSNs before it, the LAST/ONLY its own */
-	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
+	return rte_ring_enqueue_elem(qp->requester->comp_ring, &ev, sizeof(ev)) == 0;
 }
 
-bool completer_post_cnp(uint16_t port, uint32_t qpn)
+bool completer_post_cnp(const struct qp_index *ix, uint16_t port, uint32_t qpn)
 {
-	uint32_t key = (uint32_t)port << 24 | qpn;
+	const struct qp_roles *qp = qp_index_find(ix, port, qpn);
+	struct qp_tx *req = qp ? qp->requester : NULL;
 	struct comp_event ev = {.kind = COMP_CNP};
-	int32_t pos;
 
-	if (!index_by_qpn || (pos = rte_hash_lookup(index_by_qpn, &key)) < 0)
+	if (!req)
 		return true; /* not ours to react to (counted per receiver QP anyway) */
-	ev.qp = qp_of_position[pos];
-	if (!all_qps[ev.qp].cc && !all_qps[ev.qp].inj)
+	if (!req->cc && !req->inj)
 		return true;
+	ev.qp = qp->requester_pos;
 	/* the owner handles it within a loop or so: its records start their way to the cache now */
-	if (all_qps[ev.qp].cc)
-		congestion_prefetch(all_qps[ev.qp].cc, &all_qps[ev.qp]);
-	return rte_ring_enqueue_elem(all_qps[ev.qp].comp_ring, &ev, sizeof(ev)) == 0;
+	if (req->cc)
+		congestion_prefetch(req->cc, req);
+	return rte_ring_enqueue_elem(req->comp_ring, &ev, sizeof(ev)) == 0;
 }
 
 /* A CNP reaches the QP's reaction point and its injection's delay measurement. */

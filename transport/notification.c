@@ -1,17 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
-#include <rte_hash.h>
-#include <rte_jhash.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "counters.h"
 #include "notification.h"
 #include "np.h"
-
-static struct rte_hash *peer_index; /* (port << 24 | local qpn) -> position; read-only once running */
-static uint32_t *peer_qpn;
 
 static int local_port(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
 {
@@ -21,32 +15,29 @@ static int local_port(const uint8_t mac[6], const uint8_t port_macs[][6], unsign
 	return -1;
 }
 
-static int add_peer(uint16_t port, uint32_t qpn, uint32_t peer)
+static int add_peer(struct qp_index *ix, uint16_t port, uint32_t qpn, uint32_t peer)
 {
-	uint32_t key = (uint32_t)port << 24 | (qpn & 0xFFFFFF);
-	int32_t pos = rte_hash_add_key(peer_index, &key);
+	struct qp_roles *r = qp_index_add(ix, port, qpn);
 
-	if (pos < 0)
+	if (!r)
 		return -1;
-	peer_qpn[pos] = peer & 0xFFFFFF;
+	r->peer_qpn = (int32_t)(peer & 0xFFFFFF);
 	return 0;
 }
 
 /* The QPN pairs of `responders` and `peers` entries. */
-static int add_pairs(const struct cfg_responder *list, unsigned n)
+static int add_pairs(struct qp_index *ix, const struct cfg_responder *list, unsigned n)
 {
 	for (unsigned r = 0; r < n; r++)
 		for (unsigned i = 0; i < list[r].count; i++)
-			if (add_peer((uint16_t)list[r].port, list[r].qpn + i * list[r].qpn_step,
+			if (add_peer(ix, (uint16_t)list[r].port, list[r].qpn + i * list[r].qpn_step,
 				     list[r].peer_qpn + i * list[r].peer_qpn_step))
 				return -1;
 	return 0;
 }
 
-int notification_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
+unsigned notification_table_need(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
-	struct rte_hash_parameters hp = {.name = "np_peers", .key_len = sizeof(uint32_t), .hash_func = rte_jhash,
-					 .socket_id = SOCKET_ID_ANY, .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
 	unsigned n = 0;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
@@ -56,45 +47,34 @@ int notification_table_build(const struct engine_config *cfg, const uint8_t port
 		n += cfg->responders[i].count;
 	for (unsigned i = 0; i < cfg->n_peers; i++)
 		n += cfg->peers[i].count;
-	if (n == 0)
-		return 0;
-	hp.entries = n < 8 ? 8 : n;
-	peer_index = rte_hash_create(&hp);
-	peer_qpn = rte_zmalloc("np_peer_qpn", sizeof(uint32_t) * hp.entries, 0);
-	if (!peer_index || !peer_qpn)
-		return -1;
+	return n;
+}
+
+int notification_table_build(struct qp_index *ix, const struct engine_config *cfg, const uint8_t port_macs[][6],
+			     unsigned n_ports)
+{
 	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		int port = local_port(grp->dst_mac, port_macs, n_ports);
 
 		for (unsigned i = 0; port >= 0 && i < grp->count; i++)
-			if (add_peer((uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))
+			if (add_peer(ix, (uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))
 				return -1;
 	}
-	if (add_pairs(cfg->responders, cfg->n_responders) || add_pairs(cfg->peers, cfg->n_peers))
+	if (add_pairs(ix, cfg->responders, cfg->n_responders) || add_pairs(ix, cfg->peers, cfg->n_peers))
 		return -1;
 	return 0;
 }
 
-void notification_table_free(void)
-{
-	rte_hash_free(peer_index);
-	rte_free(peer_qpn);
-	peer_index = NULL;
-	peer_qpn = NULL;
-}
-
 /* The sender's QPN, or -1. */
-static int64_t sender_qpn(uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
+static int64_t sender_qpn(const struct qp_index *ix, uint16_t port, const uint8_t *frame, const struct wire_pkt *p)
 {
-	uint32_t key = (uint32_t)port << 24 | p->bth.dqpn;
-	int32_t pos;
+	const struct qp_roles *r;
 
 	if (p->op->ext_mask & WIRE_EXT_BIT(WIRE_EXT_DETH)) /* UD: the DETH names it */
 		return wire_get32(frame + p->bth_off + p->op->offset[WIRE_EXT_DETH] + 4) & 0xFFFFFF;
-	if (!peer_index || (pos = rte_hash_lookup(peer_index, &key)) < 0)
-		return -1;
-	return peer_qpn[pos];
+	r = qp_index_find(ix, port, p->bth.dqpn);
+	return r ? r->peer_qpn : -1;
 }
 
 static int build_cnp(const struct np_params *np, const struct wire_pkt *p, uint32_t dqpn, uint8_t *buf, size_t cap)
@@ -123,8 +103,9 @@ static int build_cnp(const struct np_params *np, const struct wire_pkt *p, uint3
 	return wire_build_roce(&s, buf, cap);
 }
 
-void notification_on_frame(const struct cfg_port *cp, uint16_t port, const uint8_t *frame, const struct wire_pkt *p,
-			   struct rx_qp *q, struct rx_ctx *ctx, struct resp_out *out, uint64_t now_ns)
+void notification_on_frame(const struct qp_index *ix, const struct cfg_port *cp, uint16_t port, const uint8_t *frame,
+			   const struct wire_pkt *p, struct rx_qp *q, struct rx_ctx *ctx, struct resp_out *out,
+			   uint64_t now_ns)
 {
 	struct rte_mbuf *m;
 	int64_t dqpn;
@@ -136,7 +117,7 @@ void notification_on_frame(const struct cfg_port *cp, uint16_t port, const uint8
 		rx_count_np(ctx, port, RX_NP_SUPPRESSED);
 		return;
 	}
-	if ((dqpn = sender_qpn(port, frame, p)) < 0) {
+	if ((dqpn = sender_qpn(ix, port, frame, p)) < 0) {
 		rx_count_np(ctx, port, RX_NP_NO_PEER);
 		return;
 	}

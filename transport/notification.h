@@ -18,17 +18,22 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "qp_index.h"
 #include "receiver.h"
 #include "responder.h"
 #include "wire.h"
 
-/* The (port, local QPN) -> sender QPN table, from the config. 0, or -1 out of memory. */
-int notification_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports);
-void notification_table_free(void);
+/* Start-up: the local QPs whose sender's QPN the config tells (flows to a local port, the
+ * `responders` and `peers` entries): how many, then each entered in the index with its peer.
+ * 0, or -1 when the index is full. */
+unsigned notification_table_need(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports);
+int notification_table_build(struct qp_index *ix, const struct engine_config *cfg, const uint8_t port_macs[][6],
+			     unsigned n_ports);
 
 /* RX lcore: a RoCE frame accounted to receiver QP q on `port` (already counted). Sends a CNP when
  * it is a CE-marked request and the spacing allows. */
-void notification_on_frame(const struct cfg_port *cp, uint16_t port, const uint8_t *frame, const struct wire_pkt *p,
-			   struct rx_qp *q, struct rx_ctx *ctx, struct resp_out *out, uint64_t now_ns);
+void notification_on_frame(const struct qp_index *ix, const struct cfg_port *cp, uint16_t port, const uint8_t *frame,
+			   const struct wire_pkt *p, struct rx_qp *q, struct rx_ctx *ctx, struct resp_out *out,
+			   uint64_t now_ns);
 
 #endif

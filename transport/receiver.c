@@ -2,12 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "config.h"
 #include "counters.h"
+#include "qp_index.h"
 #include "receiver.h"
 
 /* A direct-mapped cache in front of the hash table: flows number their QPs consecutively, so
@@ -19,7 +18,7 @@ struct qp_slot {
 #define QP_CACHE_MAX 65536
 
 struct rx_ctx {
-	struct rte_hash *index;      /* (port << 24 | qpn) -> position in qps[] */
+	struct qp_map *index;        /* (port, qpn) -> position in qps[]; positions taken on first frames */
 	struct qp_slot *cache;
 	uint32_t cache_mask;
 	unsigned max_qps;
@@ -30,24 +29,16 @@ struct rx_ctx {
 
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket)
 {
-	char name[RTE_HASH_NAMESIZE];
-	struct rte_hash_parameters hp = {
-		.name = name,
-		.entries = max_qps,
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE, /* max_qps keys fit, whatever their buckets */
-		.key_len = sizeof(uint32_t),
-		.hash_func = rte_jhash,
-		.socket_id = socket,
-	};
+	char name[32];
 	struct rx_ctx *ctx = rte_zmalloc_socket("rx_ctx", sizeof(*ctx), RTE_CACHE_LINE_SIZE, socket);
 
 	if (!ctx)
 		return NULL;
 	snprintf(name, sizeof(name), "rxqp_%u", lcore);
-	ctx->max_qps = max_qps;
 	ctx->n_ports = n_ports;
-	ctx->index = rte_hash_create(&hp);
-	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * max_qps, RTE_CACHE_LINE_SIZE, socket);
+	ctx->index = qp_map_create(name, max_qps, socket); /* max_qps keys fit, whatever their hash */
+	ctx->max_qps = ctx->index ? qp_map_capacity(ctx->index) : 0;
+	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * ctx->max_qps, RTE_CACHE_LINE_SIZE, socket);
 	ctx->ports = rte_zmalloc_socket("rx_ports", sizeof(struct rx_port_counters) * n_ports, RTE_CACHE_LINE_SIZE, socket);
 	ctx->cache_mask = rte_align32pow2(RTE_MIN(RTE_MAX(max_qps, 64u), (unsigned)QP_CACHE_MAX)) - 1;
 	ctx->cache = rte_malloc_socket("rx_qp_cache", sizeof(struct qp_slot) * (ctx->cache_mask + 1), RTE_CACHE_LINE_SIZE,
@@ -65,7 +56,7 @@ void rx_ctx_free(struct rx_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	rte_hash_free(ctx->index);
+	qp_map_free(ctx->index);
 	rte_free(ctx->cache);
 	rte_free(ctx->qps);
 	rte_free(ctx->ports);
@@ -80,9 +71,9 @@ static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uin
 
 	if (likely(slot->key == key && slot->pos >= 0))
 		return &ctx->qps[slot->pos];
-	pos = rte_hash_lookup(ctx->index, &key);
+	pos = qp_map_find(ctx->index, port, qpn);
 	if (pos < 0) {
-		pos = rte_hash_add_key(ctx->index, &key);
+		pos = qp_map_add(ctx->index, port, qpn);
 		if (pos < 0) {
 			STAT_ADD(pc->rx_qp_table_full, 1);
 			return NULL;
@@ -306,8 +297,7 @@ const struct rx_qp *rx_qp_at(const struct rx_ctx *ctx, unsigned i)
 
 const struct rx_qp *rx_qp_find(const struct rx_ctx *ctx, uint16_t port, uint32_t qpn)
 {
-	uint32_t key = (uint32_t)port << 24 | qpn;
-	int32_t pos = rte_hash_lookup(ctx->index, &key);
+	int32_t pos = qp_map_find(ctx->index, port, qpn);
 
 	return pos >= 0 ? &ctx->qps[pos] : NULL;
 }

@@ -5,9 +5,9 @@
  * duplicate, out of order), ICRC errors and ECN-CE marks; malformed frames are counted by
  * reason and dropped; PFC and PAUSE frames are counted per priority.
  *
- * Receiver QPs come from a table sized at start-up (rte_hash); a QPN seen for the first time
- * takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`. A
- * direct-mapped cache of (port, QPN) -> entry in front of it spares most frames the hash lookup.
+ * Receiver QPs come from a table sized at start-up (a qp_map, qp_index.h); a QPN seen for the
+ * first time takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`.
+ * A direct-mapped cache of (port, QPN) -> entry in front of it spares most frames the hash lookup.
  */
 #ifndef ROCE_ENGINE_RECEIVER_H
 #define ROCE_ENGINE_RECEIVER_H

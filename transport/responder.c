@@ -2,8 +2,6 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
-#include <rte_hash.h>
-#include <rte_jhash.h>
 #include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -15,10 +13,11 @@
 #include "responder.h"
 
 
-static struct rte_hash *index_by_qpn; /* (port << 24 | qpn) -> position, read-only once running */
-static struct resp_qp *table;         /* by position */
-static unsigned n_table, cap_table, n_positions;
-
+/* The responder QPs' states, entered in the QP index. */
+struct resp_table {
+	unsigned n, cap;
+	struct resp_qp q[] __rte_cache_aligned;
+};
 
 static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
 {
@@ -28,17 +27,18 @@ static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], uns
 	return -1;
 }
 
-/* One responder QP in the table; -1 when the table is full. */
-static int add_responder(uint16_t port, uint32_t qpn, uint32_t peer_qpn, uint32_t mtu, uint32_t ack_every,
-			 uint16_t pkey, uint32_t start_psn)
+/* One responder QP; -1 when the index or the table is full. A key named again is the same QP
+ * (made anew: the last one named wins). */
+static int add_responder(struct qp_index *ix, struct resp_table *t, uint16_t port, uint32_t qpn, uint32_t peer_qpn,
+			 uint32_t mtu, uint32_t ack_every, uint16_t pkey, uint32_t start_psn)
 {
-	uint32_t key = (uint32_t)port << 24 | qpn;
-	int32_t pos = rte_hash_add_key(index_by_qpn, &key);
+	struct qp_roles *r = qp_index_add(ix, port, qpn);
 	struct resp_qp *q;
 
-	if (pos < 0)
+	if (!r || (!r->responder && t->n == t->cap))
 		return -1;
-	q = &table[pos];
+	q = r->responder ? r->responder : &t->q[t->n++];
+	r->responder = q;
 	memset(q, 0, sizeof(*q));
 	q->port = port;
 	q->qpn = qpn;
@@ -50,44 +50,49 @@ static int add_responder(uint16_t port, uint32_t qpn, uint32_t peer_qpn, uint32_
 	for (int pos = 0; pos < WIRE_POS_COUNT; pos++)
 		q->rd_opcode[pos] = (uint8_t)wire_opcode_select(WIRE_TRANSPORT_RC, WIRE_OPER_READ_RESPONSE,
 								 (enum wire_pos)pos, false);
-	n_table++;
 	return 0;
 }
 
 /* The config's `responders`: QPs answering requesters of another process. */
-static int add_configured(const struct engine_config *cfg)
+static int add_configured(struct qp_index *ix, struct resp_table *t, const struct engine_config *cfg)
 {
 	for (unsigned i = 0; i < cfg->n_responders; i++) {
 		const struct cfg_responder *r = &cfg->responders[i];
 
 		for (unsigned k = 0; k < r->count; k++)
-			if (add_responder((uint16_t)r->port, r->qpn + k * r->qpn_step, r->peer_qpn + k * r->peer_qpn_step,
+			if (add_responder(ix, t, (uint16_t)r->port, r->qpn + k * r->qpn_step, r->peer_qpn + k * r->peer_qpn_step,
 					  r->ib_mtu, r->ack_every, r->pkey, r->start_psn))
 				return -1;
 	}
 	return 0;
 }
 
-int responder_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
+unsigned responder_table_need(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports)
 {
-	struct rte_hash_parameters hp = {.name = "rc_responders", .key_len = sizeof(uint32_t),
-					 .hash_func = rte_jhash, .socket_id = SOCKET_ID_ANY,
-					 .extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE};
+	unsigned n = 0;
 
-	cap_table = 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		if (cfg->groups[g].transport == CFG_RC && local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
-			cap_table += cfg->groups[g].count;
+			n += cfg->groups[g].count;
 	for (unsigned i = 0; i < cfg->n_responders; i++)
-		cap_table += cfg->responders[i].count;
-	if (cap_table == 0)
+		n += cfg->responders[i].count;
+	return n;
+}
+
+int responder_table_build(struct qp_index *ix, const struct engine_config *cfg, const uint8_t port_macs[][6],
+			  unsigned n_ports, struct resp_table **out)
+{
+	unsigned cap = responder_table_need(cfg, port_macs, n_ports);
+	struct resp_table *t;
+
+	*out = NULL;
+	if (cap == 0)
 		return 0;
-	hp.entries = cap_table < 8 ? 8 : cap_table;
-	n_positions = hp.entries;
-	index_by_qpn = rte_hash_create(&hp);
-	table = rte_zmalloc("rc_responders", sizeof(struct resp_qp) * hp.entries, RTE_CACHE_LINE_SIZE);
-	if (!index_by_qpn || !table)
+	t = rte_zmalloc("rc_responders", sizeof(*t) + sizeof(struct resp_qp) * cap, RTE_CACHE_LINE_SIZE);
+	if (!t)
 		return -1;
+	t->cap = cap;
+	*out = t;
 	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		int port = local_port_of(grp->dst_mac, port_macs, n_ports);
@@ -95,36 +100,20 @@ int responder_table_build(const struct engine_config *cfg, const uint8_t port_ma
 		if (grp->transport != CFG_RC || port < 0)
 			continue;
 		for (unsigned i = 0; i < grp->count; i++)
-			if (add_responder((uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step,
-					  grp->ib_mtu, grp->ack_every, grp->pkey, grp->start_psn))
+			if (add_responder(ix, t, (uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step,
+					  grp->qpn + i * grp->qpn_step, grp->ib_mtu, grp->ack_every, grp->pkey, grp->start_psn))
 				return -1;
 	}
-	return add_configured(cfg);
+	return add_configured(ix, t, cfg);
 }
 
-void responder_table_free(void)
+void responder_table_free(struct resp_table *t) { rte_free(t); }
+
+struct resp_qp *responder_find(const struct qp_index *ix, uint16_t port, uint32_t qpn)
 {
-	rte_hash_free(index_by_qpn);
-	rte_free(table);
-	index_by_qpn = NULL;
-	table = NULL;
-	n_table = cap_table = n_positions = 0;
-}
+	const struct qp_roles *r = qp_index_find(ix, port, qpn);
 
-unsigned responder_count(void) { return table ? n_positions : 0; }
-
-/* NULL for an unused position. */
-struct resp_qp *responder_at(unsigned i) { return table && table[i].mtu ? &table[i] : NULL; }
-
-struct resp_qp *responder_find(uint16_t port, uint32_t qpn)
-{
-	uint32_t key = (uint32_t)port << 24 | qpn;
-	int32_t pos;
-
-	if (!index_by_qpn)
-		return NULL;
-	pos = rte_hash_lookup(index_by_qpn, &key);
-	return pos >= 0 ? &table[pos] : NULL;
+	return r ? r->responder : NULL;
 }
 
 /* ---- answers ------------------------------------------------------------------------------- */

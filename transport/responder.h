@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "qp_index.h"
 #include "wire.h"
 
 struct rte_mbuf;
@@ -70,13 +71,16 @@ struct resp_out {
 	struct rte_mbuf *buf[RESP_OUT_MAX];
 };
 
-/* Responder QPs for every RC flow whose destination MAC is a local port's. -1: out of memory. */
-int responder_table_build(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports);
-void responder_table_free(void);
-unsigned responder_count(void);
-struct resp_qp *responder_at(unsigned i);
+/* Start-up: responder QPs for every RC flow whose destination MAC is a local port's and for the
+ * config's `responders`: how many, then their states (*out, NULL when none), each entered in the
+ * index as its QP's responder. -1: out of memory, or the index full. */
+struct resp_table;
+unsigned responder_table_need(const struct engine_config *cfg, const uint8_t port_macs[][6], unsigned n_ports);
+int responder_table_build(struct qp_index *ix, const struct engine_config *cfg, const uint8_t port_macs[][6],
+			  unsigned n_ports, struct resp_table **out);
+void responder_table_free(struct resp_table *t);
 /* The responder QP for requests to `qpn` arriving on `port`, or NULL. */
-struct resp_qp *responder_find(uint16_t port, uint32_t qpn);
+struct resp_qp *responder_find(const struct qp_index *ix, uint16_t port, uint32_t qpn);
 /* One request received (the frame was parsed and its ICRC verified). */
 void responder_request(struct resp_qp *q, const uint8_t *frame, const struct wire_pkt *p, struct resp_out *out);
 /* Sends more of a pending READ answer; true while some remains. */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Finding a QP by (port, QPN), the key every RoCE frame carries (the port it came in on or goes
+ * out of, its BTH destination QPN). Two kinds, one key and one hash underneath (rte_hash, a key
+ * of port << 24 | QPN):
+ *
+ * - qp_map: (port, QPN) -> a position in [0, capacity) of a table the caller keeps by position.
+ *   Its capacity is fixed when it is made and exactly that many keys fit, whatever their hash.
+ *   One writer, which may add keys while it runs: the receiver's QPs of one RX lcore and the lab
+ *   switch's flows take a position on their first frame, and a full map refuses the key (counted
+ *   by the caller: rx_qp_table_full, flow_table_full). Positions are taken in insertion order.
+ *
+ * - qp_index: the engine's local QPs and what each role keeps of them (struct qp_roles): the
+ *   requester the completer posts ACKs and CNPs to, the RC responder's state, the QP that sends
+ *   to it (the notification point's CNPs). Built by the main lcore before the lcores launch and
+ *   read-only while they run, so any lcore looks up without a lock. Handed to its users (the
+ *   lcores' work areas, the report), never kept at file scope.
+ */
+#ifndef ROCE_ENGINE_QP_INDEX_H
+#define ROCE_ENGINE_QP_INDEX_H
+
+#include <stdint.h>
+
+#define QP_INDEX_PORTS 256       /* ports 0..255: the key's top byte */
+#define QP_INDEX_QPN_MASK 0xFFFFFFu
+#define QP_INDEX_MIN_CAPACITY 8  /* rte_hash's least (one bucket) */
+
+struct qp_map;
+
+/* A map with room for `capacity` keys (at least QP_INDEX_MIN_CAPACITY) on NUMA `socket`; `name`
+ * must be unique in the process (rte_hash's names are). NULL when out of memory. */
+struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket);
+void qp_map_free(struct qp_map *m);
+unsigned qp_map_capacity(const struct qp_map *m);
+/* The position of (port, qpn), or -1. */
+int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_t qpn);
+/* The position of (port, qpn), taken now when the key is new; -1 when the map is full (or the
+ * port is out of range). The owner's lcore only. */
+int32_t qp_map_add(struct qp_map *m, uint16_t port, uint32_t qpn);
+
+struct qp_tx;
+struct resp_qp;
+
+/* One local QP, by role; each role's builder fills its part (the last one named wins, as a key
+ * named twice in the config). */
+struct qp_roles {
+	struct qp_tx *requester;    /* its sending side: ACKs, NAKs, READ responses, CNPs go to it */
+	uint32_t requester_pos;     /* its position in the engine's QPs (its owner's events name it) */
+	int32_t peer_qpn;           /* the QPN sending to it (the CNPs' destination), -1: unknown */
+	struct resp_qp *responder;  /* its RC responder, or NULL */
+};
+
+struct qp_index;
+
+/* An index with room for `capacity` QPs. NULL when out of memory. */
+struct qp_index *qp_index_create(unsigned capacity, int socket);
+void qp_index_free(struct qp_index *ix);
+/* Start-up only: the roles of (port, qpn), empty (no requester, responder or peer) when new.
+ * NULL when the index is full. */
+struct qp_roles *qp_index_add(struct qp_index *ix, uint16_t port, uint32_t qpn);
+/* The roles of (port, qpn), or NULL (none, or no index). */
+const struct qp_roles *qp_index_find(const struct qp_index *ix, uint16_t port, uint32_t qpn);
+
+#endif
