@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The value forms the sections share: strings that must fit their field, names, MAC addresses.
+ * The value forms the sections share: strings that must fit their field, names, MAC addresses,
+ * lists of a bounded length.
  */
 #include "config_internal.h"
 
