@@ -402,14 +402,9 @@ int ld_parse_roles(struct loader *ld, const config_setting_t *root)
 						"role = \"txrx\"; }, ... )");
 	int n;
 
-	if (!s)
+	if (!s || (n = ld_list_length(ld, s, "( { lcore = ...; port = ...; role = ...; }, ... )", "roles", 1,
+				      CFG_MAX_ROLES)) < 0)
 		return -1;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { lcore = ...; port = ...; role = ...; }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n < 1 || n > CFG_MAX_ROLES)
-		return cr_fail(&ld->r, s, "%d roles (allowed: 1..%d)", n, CFG_MAX_ROLES);
 	for (int i = 0; i < n; i++) {
 		if (parse_role(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->roles[i]))
 			return -1;

@@ -557,12 +557,9 @@ int ld_parse_flows(struct loader *ld, const config_setting_t *root)
 
 	if (!s)
 		return 0; /* receive only */
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { name = ...; port = ...; ... }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n > CFG_MAX_FLOW_GROUPS)
-		return cr_fail(&ld->r, s, "%d flow groups (allowed: 0..%d)", n, CFG_MAX_FLOW_GROUPS);
+	if ((n = ld_list_length(ld, s, "( { name = ...; port = ...; ... }, ... )", "flow groups", 0,
+				CFG_MAX_FLOW_GROUPS)) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (parse_flow(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;
@@ -651,12 +648,9 @@ int ld_parse_collectives(struct loader *ld, const config_setting_t *root)
 
 	if (!s)
 		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { name = ...; flows = [...]; phases = N; }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n > CFG_MAX_COLLECTIVES)
-		return cr_fail(&ld->r, s, "%d collectives (allowed: 0..%d)", n, CFG_MAX_COLLECTIVES);
+	if ((n = ld_list_length(ld, s, "( { name = ...; flows = [...]; phases = N; }, ... )", "collectives", 0,
+				CFG_MAX_COLLECTIVES)) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (parse_collective(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;

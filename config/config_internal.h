@@ -57,6 +57,10 @@ int ld_inject_list(struct loader *ld, const config_setting_t *parent, const char
 /* A string that fits len (with its NUL); opt_: 1 copied, 0 absent, -1 error. */
 int ld_str_value(struct loader *ld, const config_setting_t *s, char *out, size_t len);
 int ld_opt_str(struct loader *ld, const config_setting_t *g, const char *key, char *out, size_t len);
+/* A list of min..max elements (shape: how one is written, noun: what they are, for messages): its
+ * length, or -1 after an error. */
+int ld_list_length(struct loader *ld, const config_setting_t *s, const char *shape, const char *noun, int min,
+		   int max);
 /* 1..max characters of A-Z a-z 0-9 _ - */
 bool ld_valid_name(const char *s, size_t max);
 /* g's required member `name` (`what`: what "missing (required: ...)" asks for), a valid name,

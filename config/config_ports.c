@@ -276,13 +276,8 @@ int ld_parse_ports(struct loader *ld, const config_setting_t *root)
 	const config_setting_t *s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
 	int n;
 
-	if (!s)
+	if (!s || (n = ld_list_length(ld, s, "( { ... }, ... )", "ports", 1, CFG_MAX_PORTS)) < 0)
 		return -1;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { ... }, ... ), not %s", cr_type_name(s));
-	n = config_setting_length(s);
-	if (n < 1 || n > CFG_MAX_PORTS)
-		return cr_fail(&ld->r, s, "%d ports (allowed: 1..%d)", n, CFG_MAX_PORTS);
 	for (int i = 0; i < n; i++)
 		if (parse_port(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
 			return -1;

@@ -232,13 +232,9 @@ int ld_parse_pfc_generators(struct loader *ld, const config_setting_t *root)
 
 	if (!s)
 		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s,
-			       "must be a list ( { port = ...; priorities = [...]; rate_pps = ...; }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n > CFG_MAX_PFC_GENERATORS)
-		return cr_fail(&ld->r, s, "%d generators (allowed: 0..%d)", n, CFG_MAX_PFC_GENERATORS);
+	if ((n = ld_list_length(ld, s, "( { port = ...; priorities = [...]; rate_pps = ...; }, ... )", "generators", 0,
+				CFG_MAX_PFC_GENERATORS)) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (parse_pfc_generator(ld, config_setting_get_elem(s, (unsigned)i), &ld->cfg->pfc_generators[i]))
 			return -1;

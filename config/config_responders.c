@@ -67,13 +67,9 @@ static int qpn_pair_list(struct loader *ld, const config_setting_t *root, const 
 
 	if (!s)
 		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be a list ( { port = ...; qpn = ...; peer_qpn = ...; }, ... ), not %s",
-			       cr_type_name(s));
-	n = config_setting_length(s);
-	if (n > CFG_MAX_RESPONDERS)
-		return cr_fail(&ld->r, s, "%d %s groups (allowed: 0..%d)", n, peer_only ? "peer" : "responder",
-			       CFG_MAX_RESPONDERS);
+	if ((n = ld_list_length(ld, s, "( { port = ...; qpn = ...; peer_qpn = ...; }, ... )",
+				peer_only ? "peer groups" : "responder groups", 0, CFG_MAX_RESPONDERS)) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		if (parse_responder(ld, config_setting_get_elem(s, (unsigned)i), &out[i], peer_only))
 			return -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The value forms the sections share: strings that must fit their field, names, MAC addresses.
+ * The value forms the sections share: strings that must fit their field, names, MAC addresses,
+ * lists of a bounded length.
  */
 #include "config_internal.h"
 
@@ -37,6 +38,19 @@ bool ld_valid_name(const char *s, size_t max)
 	if (n == 0 || n > max)
 		return false;
 	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
+}
+
+int ld_list_length(struct loader *ld, const config_setting_t *s, const char *shape, const char *noun, int min,
+		   int max)
+{
+	int n;
+
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return cr_fail(&ld->r, s, "must be a list %s, not %s", shape, cr_type_name(s));
+	n = config_setting_length(s);
+	if (n < min || n > max)
+		return cr_fail(&ld->r, s, "%d %s (allowed: %d..%d)", n, noun, min, max);
+	return n;
 }
 
 const config_setting_t *ld_name(struct loader *ld, const config_setting_t *g, const char *what,
