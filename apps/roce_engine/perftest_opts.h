@@ -3,7 +3,9 @@
  * What the perftest front end's files share (docs/perftest.md): the options a command line
  * becomes, one size's results, and the functions each file offers the others.
  *
- *   perftest_flags.c    perftest's option table, parsing, defaults and the rules between flags
+ *   perftest_flag_table.c  the six tests, perftest's flag table, the usage text
+ *   perftest_flags.c    the parser (perftest_flags.h: what the three flag files share)
+ *   perftest_rules.c    defaults, the rules between flags, what the options derive
  *   perftest_config.c   the engine configuration a run is
  *   perftest_results.c  numbers from the engine's report, time series and samples
  *   perftest_capture.c  read_lat's numbers, from a capture (libpcap)
@@ -136,19 +138,21 @@ struct pt_paths {
 #define PT_FLOW "perftest"
 #define PT_FLOW_BACK "perftest_b"
 
-/* perftest_flags.c */
+/* perftest_flag_table.c */
 const struct pt_test *pt_find_test(const char *name);
-/* 0: run; 1: done (help or version printed); -1: bad flags (message printed). */
+extern const char *const pt_conn_name[];
+/* perftest_flags.c: 0: run; 1: done (help or version printed); -1: bad flags (message printed). */
 int pt_parse(int argc, char **argv, struct pt_opts *o);
+/* IPv4 or IPv6 into a 16-byte GID (IPv4-mapped, as RoCEv2 GIDs are); -1 if neither. */
+int pt_ip_to_gid(const char *s, uint8_t gid[16], bool *v6);
+/* perftest_rules.c */
 bool pt_needs_probe(const struct pt_opts *o);
 unsigned pt_sizes(const struct pt_opts *o, uint64_t *sizes);
-int pt_ip_to_gid(const char *s, uint8_t gid[16], bool *v6);
 const char *pt_local_ip(const struct pt_opts *o);
 const char *pt_remote_ip(const struct pt_opts *o);
 double pt_margin(const struct pt_opts *o);
 unsigned pt_packets_per_message(const struct pt_opts *o, uint64_t size);
 double pt_frame_bytes_per_message(const struct pt_opts *o, uint64_t size);
-extern const char *const pt_conn_name[];
 
 /* perftest_config.c */
 /* The libconfig text of one size's run (malloc'd, *len bytes), or NULL with a message. */
