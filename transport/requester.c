@@ -851,7 +851,6 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 
 /* ---- RC: the message log under the reliability state machine (rc_reliability.h) ------------ */
 
-
 /* Sends again from `psn` on: the logged message that holds it becomes the current one. */
 static void rewind_to(struct qp_tx *qp, uint32_t psn)
 {

@@ -19,9 +19,8 @@
 #include "icrc_internal.h"
 #include "wire.h"
 
-#define PSEUDO_LRH_LEN 8
 /* Longest masked prefix: pseudo-LRH + IPv6 + UDP + BTH. */
-#define MASKED_PREFIX_MAX (PSEUDO_LRH_LEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN + WIRE_BTH_LEN)
+#define MASKED_PREFIX_MAX (ICRC_PSEUDO_LRH_LEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN + WIRE_BTH_LEN)
 /* Below this many bytes after the prefix, one copy and one CRC beat CRC + combine. */
 #define COPY_THRESHOLD 192
 
@@ -102,36 +101,11 @@ uint32_t wire_crc32(const void *data, size_t len)
 	return rte_net_crc_calc(data, (uint32_t)len, RTE_NET_CRC32_ETH);
 }
 
-size_t icrc_masked_prefix(uint8_t *dst, const uint8_t *l3, bool rocev1)
-{
-	size_t l3_len;
-
-	memset(dst, 0xFF, PSEUDO_LRH_LEN);
-	dst += PSEUDO_LRH_LEN;
-	if ((l3[0] >> 4) == 6 || rocev1) {
-		l3_len = WIRE_IPV6_HLEN + (rocev1 ? 0 : WIRE_UDP_HLEN);
-		memcpy(dst, l3, l3_len + WIRE_BTH_LEN);
-		dst[0] |= 0x0F;                   /* traffic class, high nibble */
-		dst[1] = dst[2] = dst[3] = 0xFF; /* traffic class low nibble + flow label */
-		dst[7] = 0xFF;                    /* hop limit */
-	} else {
-		l3_len = WIRE_IPV4_HLEN + WIRE_UDP_HLEN;
-		memcpy(dst, l3, l3_len + WIRE_BTH_LEN);
-		dst[1] = 0xFF;                 /* DSCP + ECN */
-		dst[8] = 0xFF;                 /* TTL */
-		dst[10] = dst[11] = 0xFF;      /* header checksum */
-	}
-	if (!rocev1)
-		dst[l3_len - 2] = dst[l3_len - 1] = 0xFF; /* UDP checksum */
-	dst[l3_len + 4] = 0xFF;                         /* BTH FECN, BECN, resv6 */
-	return PSEUDO_LRH_LEN + l3_len + WIRE_BTH_LEN;
-}
-
 static uint32_t icrc_common(const uint8_t *l3, size_t covered, bool rocev1)
 {
 	uint8_t buf[MASKED_PREFIX_MAX + COPY_THRESHOLD];
 	size_t prefix = icrc_masked_prefix(buf, l3, rocev1);
-	size_t done = prefix - PSEUDO_LRH_LEN;
+	size_t done = prefix - ICRC_PSEUDO_LRH_LEN;
 	size_t rest = covered > done ? covered - done : 0;
 
 	if (rest <= COPY_THRESHOLD) {
@@ -152,10 +126,9 @@ void wire_icrc_many(const uint8_t *const l3[], const uint32_t covered[], const b
 	uint32_t lane_cov[WIRE_ICRC_MANY_MAX], lane_out[WIRE_ICRC_MANY_MAX];
 	bool lane_v1[WIRE_ICRC_MANY_MAX];
 	unsigned lane_of[WIRE_ICRC_MANY_MAX], k = 0;
-	bool lanes = icrc_lanes_available();
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!lanes || covered[i] > ICRC_LANE_COVERED_MAX || k == WIRE_ICRC_MANY_MAX) {
+		if (covered[i] > ICRC_LANE_COVERED_MAX || k == WIRE_ICRC_MANY_MAX) {
 			out[i] = icrc_common(l3[i], covered[i], rocev1[i]);
 			continue;
 		}
@@ -166,7 +139,9 @@ void wire_icrc_many(const uint8_t *const l3[], const uint32_t covered[], const b
 	}
 	if (k == 0)
 		return;
-	icrc_lanes(lane_l3, lane_cov, lane_v1, k, lane_out);
+	if (!icrc_lanes(lane_l3, lane_cov, lane_v1, k, lane_out)) /* no lanes on this machine */
+		for (unsigned j = 0; j < k; j++)
+			lane_out[j] = icrc_common(lane_l3[j], lane_cov[j], lane_v1[j]);
 	for (unsigned j = 0; j < k; j++)
 		out[lane_of[j]] = lane_out[j];
 }

@@ -18,6 +18,7 @@
  *  - the last block is reduced to 64 bits with x^95 and x^63, and the last 32 bits of the raw
  *    CRC are a 4-byte table CRC of the high half xor the low half.
  * tests/unit/test_wire.c checks it against zlib's crc32 and against wire_icrc on every length.
+ * Only the masked prefix (icrc_internal.h) is shared with icrc.c, which calls this file.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,14 +134,14 @@ static void fill_lane(uint8_t *lane, unsigned nb, const uint8_t *l3, size_t cove
 	ptrdiff_t start = (ptrdiff_t)nb * 16 - (ptrdiff_t)(covered + 8);
 	uint8_t *m = lane + start;
 	size_t prefix = icrc_masked_prefix(m, l3, rocev1);
-	size_t done = prefix - 8;
+	size_t done = prefix - ICRC_PSEUDO_LRH_LEN;
 
 	memcpy(m + prefix, l3 + done, covered - done);
 	memset(lane, 0, (size_t)(start + 4)); /* the padding, and the four 0xFF bytes that became zeros */
 }
 #endif
 
-void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n, uint32_t out[])
+bool icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool rocev1[], unsigned n, uint32_t out[])
 {
 #ifdef RTE_ARCH_X86
 	static const uint8_t zeros[LANE_BYTES];
@@ -148,6 +149,8 @@ void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool 
 	const uint8_t *lane[LANES];
 	uint32_t raw[LANES];
 
+	if (!lanes_ok)
+		return false;
 	for (unsigned first = 0; first < n; first += LANES) {
 		unsigned m = n - first < LANES ? n - first : LANES, nb = 0;
 
@@ -167,8 +170,9 @@ void icrc_lanes(const uint8_t *const l3[], const uint32_t covered[], const bool 
 		for (unsigned i = 0; i < m; i++)
 			out[first + i] = ~raw[i];
 	}
-#else /* not reached (lanes_ok is false here); it keeps the library whole on every architecture */
-	for (unsigned i = 0; i < n; i++)
-		out[i] = rocev1[i] ? wire_icrc_v1(l3[i], covered[i]) : wire_icrc(l3[i], covered[i]);
+	return true;
+#else
+	(void)l3, (void)covered, (void)rocev1, (void)n, (void)out;
+	return false;
 #endif
 }

@@ -4,7 +4,9 @@
  *
  * Build and parse Ethernet [802.1Q] IPv4|IPv6 UDP(4791) BTH ext-headers payload pad ICRC,
  * RoCEv2 CNPs, IEEE 802.1Qbb PFC and IEEE 802.3x PAUSE frames; compute the ICRC in full
- * (DPDK rte_net_crc) or incrementally (cost proportional to the changed bytes).
+ * (DPDK rte_net_crc) or incrementally (cost proportional to the changed bytes). The opcode table
+ * also chooses opcodes (transport, operation, position); 24-bit PSN arithmetic and AETH
+ * syndromes are here too, so the transport neither masks a PSN nor writes an opcode in hex.
  *
  * No EAL calls and no allocation: plain buffers in, verdicts out. Multi-byte fields are
  * big-endian on the wire except the ICRC, which is stored least-significant byte first.
