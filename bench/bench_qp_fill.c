@@ -15,6 +15,7 @@
 #include <rte_mbuf.h>
 
 #include "requester.h"
+#include "tx_payload.h"
 
 #define MBUFS 2048
 #define ROOM 2304
@@ -70,6 +71,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	wire_crc_init();
+	/* no EAL here, so no dynamic-field registry: the clean payloads' field takes the first word of
+	 * the mbuf's dynamic area, where rte_mbuf_dynfield_register would put it */
+	tx_payload_dirty_off = (int)offsetof(struct rte_mbuf, dynfield1);
 	group_init(&g, nq, payload);
 	port.has_ipv4 = true;
 	memcpy(port.ipv4, (uint8_t[]){192, 168, 1, 1}, 4);
