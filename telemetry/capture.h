@@ -15,17 +15,17 @@
 
 #include "frame_tap.h" /* the lcores' side: struct capture_lcore, capture_burst, capture_free */
 
-struct engine;
+struct run_view;
 /* Opens the file first thing (a path that cannot be written stops the run before anything else,
  * as a bad report path does). 0, or -1 with err. */
-int capture_open(struct engine *e, char *err, size_t errlen);
+int capture_open(struct run_view *run, char *err, size_t errlen);
 /* Once the ports exist (the file's interface blocks name them), gives every lcore its state. */
-int capture_start(struct engine *e, char *err, size_t errlen);
+int capture_start(struct run_view *run, char *err, size_t errlen);
 /* Main lcore: writes what the rings hold. */
-void capture_drain(struct engine *e);
-/* After the lcores stopped: the last frames, the file closed, e->capture_dropped summed. */
-void capture_finish(struct engine *e);
+void capture_drain(struct run_view *run);
+/* After the lcores stopped: the last frames, the file closed, run->capture_dropped summed. */
+void capture_finish(struct run_view *run);
 /* Copies of DPDK port `port_id`'s frames dropped so far, over the lcores (any time: relaxed reads). */
-uint64_t capture_dropped_on(const struct engine *e, uint16_t port_id);
+uint64_t capture_dropped_on(const struct run_view *run, uint16_t port_id);
 
 #endif
