@@ -623,8 +623,9 @@ static void plan_capture(struct engine *e)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		struct lcore_work *w = e->run.work[l];
-		if (!w || !w->cap)
+		if (!w || !e->run.taps[l])
 			continue;
+		w->cap = e->run.taps[l];
 		for (unsigned i = 0; i < w->n_tx; i++)
 			w->tx[i].cap = w->cap;
 		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
@@ -727,7 +728,7 @@ static uint64_t rx_frames_total(const struct engine *e)
 	uint64_t n = 0;
 
 	for (unsigned p = 0; p < e->run.n_ports; p++) {
-		stats_port_totals(&e->run, p, &t);
+		snapshot_port_totals(&e->run, p, &t);
 		n += t.rx_frames;
 	}
 	return n;
@@ -989,9 +990,7 @@ static void release(struct engine *e)
 			rte_free(e->run.work[l]->lat);
 		}
 		rte_free(e->run.work[l]->samples);
-		if (e->run.work[l]->cap) {
-			capture_free(e->run.work[l]->cap);
-		}
+		capture_free(e->run.taps[l]); /* the lcore's cap (NULL: none) */
 		if (e->run.work[l]->cc) {
 			rte_free(e->run.work[l]->cc->traced);
 			rte_free(e->run.work[l]->cc->trace);

@@ -58,7 +58,7 @@ static int lcores_state(struct run_view *run, char *err, size_t errlen)
 		struct capture_lcore *c;
 		if (!run->work[l])
 			continue;
-		c = run->work[l]->cap = capture_tap_create(l, &params);
+		c = run->taps[l] = capture_tap_create(l, &params);
 		if (!c) {
 			snprintf(err, errlen, "out of memory for the capture's copies (raise eal.memory_mb)");
 			return -1;
@@ -114,8 +114,8 @@ void capture_drain(struct run_view *run)
 	if (!run->pcapng)
 		return;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (run->work[l] && run->work[l]->cap)
-			drain_lcore(run, run->work[l]->cap);
+		if (run->taps[l])
+			drain_lcore(run, run->taps[l]);
 }
 
 void capture_finish(struct run_view *run)
@@ -126,7 +126,7 @@ void capture_finish(struct run_view *run)
 	rte_pcapng_close(run->pcapng);
 	run->pcapng = NULL;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		struct capture_lcore *c = run->work[l] ? run->work[l]->cap : NULL;
+		const struct capture_lcore *c = run->taps[l];
 		for (unsigned p = 0; c && p < CAPTURE_MAX_PORTS; p++)
 			run->capture_dropped += c->dropped[p];
 	}
@@ -137,7 +137,7 @@ uint64_t capture_dropped_on(const struct run_view *run, uint16_t port_id)
 	uint64_t n = 0;
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (run->work[l] && run->work[l]->cap)
-			n += capture_tap_dropped(run->work[l]->cap, port_id);
+		if (run->taps[l])
+			n += capture_tap_dropped(run->taps[l], port_id);
 	return n;
 }

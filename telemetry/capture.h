@@ -19,7 +19,8 @@ struct run_view;
 /* Opens the file first thing (a path that cannot be written stops the run before anything else,
  * as a bad report path does). 0, or -1 with err. */
 int capture_open(struct run_view *run, char *err, size_t errlen);
-/* Once the ports exist (the file's interface blocks name them), gives every lcore its state. */
+/* Once the ports exist (the file's interface blocks name them), makes a tap for every lcore with
+ * work (run->taps[lcore]: the engine hands them to the lcores and frees them). */
 int capture_start(struct run_view *run, char *err, size_t errlen);
 /* Main lcore: writes what the rings hold. */
 void capture_drain(struct run_view *run);

@@ -26,16 +26,13 @@ void control_set_flow_rate(struct run_view *run, unsigned group, double gbps)
 
 void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps)
 {
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; run->work[l] && i < run->work[l]->n_tx; i++) {
-			struct egress *eg = run->work[l]->tx[i].egress;
-			if (run->work[l]->tx[i].port != port || !eg)
-				continue;
-			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
-			if (set_shape)
-				__atomic_store_n(&eg->tc[tc].fp_per_byte, pace_fp_per_byte(shape_gbps, run->tsc_hz),
-						 __ATOMIC_RELAXED);
-		}
+	struct egress *eg;
+
+	for (struct lcore_walk at = {0}; (eg = snapshot_egress_next(run, port, &at)) != NULL;) {
+		__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
+		if (set_shape)
+			__atomic_store_n(&eg->tc[tc].fp_per_byte, pace_fp_per_byte(shape_gbps, run->tsc_hz), __ATOMIC_RELAXED);
+	}
 }
 
 /* Commands in flight: control_detach waits for them, so that none reads an engine being torn
@@ -316,7 +313,7 @@ static struct rte_tel_data *np_dict(const struct run_view *run)
 		struct port_totals t;
 		if (!x)
 			break;
-		stats_port_totals(run, p, &t);
+		snapshot_port_totals(run, p, &t);
 		rte_tel_data_add_dict_int(x, "enabled", run->cfg->ports[p].np_enabled);
 		rte_tel_data_add_dict_u64(x, "ecn_ce_rx", t.rx.np_cnp_tx + t.rx.np_suppressed + t.rx.np_no_peer + t.rx.np_failed);
 		rte_tel_data_add_dict_u64(x, "cnp_tx", t.rx.np_cnp_tx);
@@ -449,7 +446,7 @@ static struct rte_tel_data *port_dict(const struct run_view *run, unsigned p, ui
 
 	if (!o)
 		return NULL;
-	stats_port_totals(run, p, &t);
+	snapshot_port_totals(run, p, &t);
 	stats_port_hw(run, p, &hw);
 	rte_spinlock_lock(&prev_lock);
 	was = prev->valid ? *prev : (struct port_sample){.tsc = run->start_tsc}; /* first call: since the start */
@@ -492,7 +489,7 @@ static int cmd_ports_run(struct run_view *run, const char *params, struct rte_te
 	uint64_t ecn_ce[CFG_MAX_PORTS], now;
 
 	(void)params;
-	stats_ecn_ce_per_port(run, ecn_ce);
+	snapshot_ecn_ce_per_port(run, ecn_ce);
 	now = rte_rdtsc();
 	rte_tel_data_start_dict(d);
 	for (unsigned p = 0; p < run->n_ports; p++)
@@ -568,7 +565,7 @@ static struct rte_tel_data *lat_group_dict(const struct run_view *run, unsigned 
 			rte_tel_data_add_dict_u64(x, "dest_qpn", qp->dest_qpn);
 		}
 		for (int k = 0; k < LAT_KIND_COUNT; k++) {
-			stats_lat_flow(run, qp, (enum lat_kind)k, &s->one);
+			snapshot_lat_flow(run, qp, (enum lat_kind)k, &s->one);
 			lat_stats_merge(&s->sum[k], &s->one);
 			if (x)
 				add_lat(x, lat_kind_name[k], &s->one);
@@ -599,7 +596,7 @@ static struct rte_tel_data *lat_ports_dict(const struct run_view *run, struct la
 			break;
 		for (int k = 0; run->lat_live && k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
-			stats_lat_port(run, p, kind, &s->one);
+			snapshot_lat_port(run, p, kind, &s->one);
 			add_lat(x, lat_kind_name[kind], &s->one);
 		}
 		add_indexed(o, p, x);
@@ -685,8 +682,8 @@ static struct rte_tel_data *pfc_port_dict(const struct run_view *run, unsigned p
 
 	if (!o)
 		return NULL;
-	stats_port_totals(run, p, &t);
-	stats_port_pfc(run, p, now, &pfc);
+	snapshot_port_totals(run, p, &t);
+	snapshot_port_pfc(run, p, now, &pfc);
 	rte_tel_data_add_dict_int(o, "honour_pfc", run->cfg->ports[p].honour_pfc);
 	add_u64_array(o, "pfc_rx", t.rx.pfc_rx, QOS_PRIORITIES);
 	add_u64_array(o, "pfc_xoff_rx", t.rx.pfc_xoff_rx, QOS_PRIORITIES);

@@ -222,11 +222,11 @@ static void gather_ports(const struct run_view *run, struct port_numbers *n, uin
 	uint64_t ecn_ce[CFG_MAX_PORTS];
 
 	memset(n, 0, sizeof(*n) * run->n_ports);
-	stats_ecn_ce_per_port(run, ecn_ce);
+	snapshot_ecn_ce_per_port(run, ecn_ce);
 	for (unsigned p = 0; p < run->n_ports; p++) {
-		stats_port_totals(run, p, &n[p].t);
+		snapshot_port_totals(run, p, &n[p].t);
 		stats_port_hw(run, p, &n[p].hw);
-		stats_port_pfc(run, p, now, &n[p].pfc);
+		snapshot_port_pfc(run, p, now, &n[p].pfc);
 		n[p].ecn_ce = ecn_ce[p];
 	}
 	for (unsigned q = 0; q < run->n_qps; q++) {
@@ -332,7 +332,7 @@ static const struct {
 static void gather_flow(const struct run_view *run, unsigned g, uint64_t v[FC_COUNT])
 {
 	const struct cfg_flow_group *grp = &run->cfg->groups[g];
-	int dst = stats_local_port_of_mac(run, grp->dst_mac);
+	int dst = snapshot_local_port_of_mac(run, grp->dst_mac);
 
 	memset(v, 0, sizeof(uint64_t) * FC_COUNT);
 	for (unsigned q = 0; q < run->n_qps; q++) {
@@ -344,7 +344,7 @@ static void gather_flow(const struct run_view *run, unsigned g, uint64_t v[FC_CO
 		v[FC_TX_BYTES] += stat_read(&qp->c.tx_bytes);
 		v[FC_MESSAGES] += stat_read(&qp->c.messages);
 		v[FC_RETRANSMITS] += stat_read(&qp->c.retransmits);
-		if (dst >= 0 && stats_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx)) {
+		if (dst >= 0 && snapshot_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx)) {
 			v[FC_RX_PACKETS] += rx.packets;
 			v[FC_RX_BYTES] += rx.bytes;
 			v[FC_RX_PAYLOAD] += rx.payload_bytes;
@@ -352,7 +352,7 @@ static void gather_flow(const struct run_view *run, unsigned g, uint64_t v[FC_CO
 			v[FC_ECN_CE] += rx.ecn_ce;
 			v[FC_CNP_TX] += rx.cnp_tx;
 		}
-		if (stats_rx_qp(run, qp->port, qp->qpn, &rx))
+		if (snapshot_rx_qp(run, qp->port, qp->qpn, &rx))
 			v[FC_CNP_RX] += rx.cnp;
 	}
 }
@@ -428,7 +428,7 @@ static uint64_t group_buckets(const struct run_view *run, struct metrics_work *w
 		const struct qp_tx *qp = &run->qps[q];
 		if (qp->group != &run->cfg->groups[g] || !qp->lat)
 			continue;
-		if (stats_lat_flow(run, qp, k, &w->one)) {
+		if (snapshot_lat_flow(run, qp, k, &w->one)) {
 			add_buckets(b, w->cut, &w->one);
 			n++;
 		}
@@ -457,7 +457,7 @@ static void write_latency(struct metrics_text *t, const struct run_view *run, st
 		snprintf(labels, sizeof(labels), "port=\"%s\"", run->cfg->ports[p].name);
 		for (int k = 0; k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
-			if (!stats_lat_port(run, p, kind, &w->one))
+			if (!snapshot_lat_port(run, p, kind, &w->one))
 				continue;
 			memset(&b, 0, sizeof(b));
 			add_buckets(&b, w->cut, &w->one);
@@ -607,11 +607,13 @@ static void pool_sample(struct metrics_text *t, const char *name, const struct r
 /* One sample per mbuf pool: the RX pool of each port, the TX pool of each TX role. */
 static void pool_samples(struct metrics_text *t, const struct run_view *run, const char *name, enum pool_what what)
 {
+	struct rte_mempool *mp;
+	unsigned port;
+
 	for (unsigned p = 0; p < run->n_ports; p++)
 		pool_sample(t, name, run->ports[p].pool, run->cfg->ports[p].name, what);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; run->work[l] && i < run->work[l]->n_tx; i++)
-			pool_sample(t, name, run->work[l]->tx[i].pool, run->cfg->ports[run->work[l]->tx[i].port].name, what);
+	for (struct lcore_walk at = {0}; (mp = snapshot_tx_pool_next(run, &at, &port)) != NULL;)
+		pool_sample(t, name, mp, run->cfg->ports[port].name, what);
 }
 
 static void write_memory(struct metrics_text *t, const struct run_view *run, bool finished)

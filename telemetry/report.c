@@ -40,16 +40,6 @@ static json_t *xstats_of(const struct run_view *run, unsigned p)
 	return o;
 }
 
-static uint64_t responses_dropped(const struct run_view *run, unsigned p)
-{
-	uint64_t n = 0;
-
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (run->work[l])
-			n += stat_read(&run->work[l]->resp[p].dropped);
-	return n;
-}
-
 /* ---- latency ------------------------------------------------------------------------------- */
 
 static json_t *lat_summary_json(const struct lat_stats *l)
@@ -75,7 +65,7 @@ static json_t *flow_latency_json(const struct run_view *run, const struct qp_tx 
 		return NULL;
 	o = json_object();
 	for (int k = 0; k < LAT_KIND_COUNT; k++)
-		if (stats_lat_flow(run, qp, (enum lat_kind)k, &l))
+		if (snapshot_lat_flow(run, qp, (enum lat_kind)k, &l))
 			json_object_set_new(o, lat_kind_name[k], lat_summary_json(&l));
 	json_object_set_new(o, "mode", json_string(qp->lat->pingpong ? "pingpong" : "oneway"));
 	if (qp->lat->pingpong && qp->group->transport != CFG_RC)
@@ -92,7 +82,7 @@ static json_t *port_latency_json(const struct run_view *run, unsigned p)
 	const struct port_clock *c = &run->ports[p].clock;
 
 	for (int k = 0; k < 2; k++)
-		if (run->lat_live && stats_lat_port(run, p, k ? LAT_RTT : LAT_ONEWAY, &l))
+		if (run->lat_live && snapshot_lat_port(run, p, k ? LAT_RTT : LAT_ONEWAY, &l))
 			json_object_set_new(o, lat_kind_name[k ? LAT_RTT : LAT_ONEWAY], lat_summary_json(&l));
 	json_object_set_new(o, "clock", json_pack("{s:s,s:s,s:f,s:f,s:I,s:f,s:b}", "source",
 						  c->source == PORT_TS_NIC ? "nic" : c->source == PORT_TS_PCAP ? "pcap" : "tsc",
@@ -131,15 +121,10 @@ static json_t *watch_json(const struct pfc_watch *w)
 static json_t *egress_json(const struct run_view *run, unsigned p)
 {
 	const struct cfg_port *cp = &run->cfg->ports[p];
-	uint64_t bytes[WIRE_PFC_PRIORITIES] = {0}, pkts[WIRE_PFC_PRIORITIES] = {0}, w[WIRE_PFC_PRIORITIES];
+	uint64_t bytes[WIRE_PFC_PRIORITIES], pkts[WIRE_PFC_PRIORITIES], w[WIRE_PFC_PRIORITIES];
 	json_t *o = json_object(), *strict = json_array();
 
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; run->work[l] && i < run->work[l]->n_tx; i++)
-			for (unsigned c = 0; run->work[l]->tx[i].port == p && run->work[l]->tx[i].egress && c < WIRE_PFC_PRIORITIES; c++) {
-				bytes[c] += stat_read(&run->work[l]->tx[i].egress->tc[c].bytes);
-				pkts[c] += stat_read(&run->work[l]->tx[i].egress->tc[c].packets);
-			}
+	snapshot_egress_classes(run, p, bytes, pkts);
 	for (unsigned c = 0; c < WIRE_PFC_PRIORITIES; c++) {
 		w[c] = cp->ets_weight[c];
 		if (cp->strict_tcs >> c & 1)
@@ -159,7 +144,7 @@ static void qos_port_json(const struct run_view *run, unsigned p, const struct p
 	uint64_t tx_frames[WIRE_PFC_PRIORITIES] = {0}, tx_bytes[WIRE_PFC_PRIORITIES] = {0};
 	struct port_pfc pfc;
 
-	stats_port_pfc(run, p, run->end_tsc, &pfc);
+	snapshot_port_pfc(run, p, run->end_tsc, &pfc);
 	if (run->cfg->ports[p].xoff_priorities)
 		json_object_set_new(o, "pfc_xoff", watch_json(&run->watch[p]));
 	if (run->cfg->ports[p].egress_gbps > 0)
@@ -202,7 +187,7 @@ static json_t *port_json(const struct run_view *run, unsigned p, const struct rt
 	struct port_totals t;
 	json_t *o = json_object();
 
-	stats_port_totals(run, p, &t);
+	snapshot_port_totals(run, p, &t);
 	json_object_set_new(o, "name", json_string(run->ports[p].name));
 	json_object_set_new(o, "device", json_string(run->cfg->ports[p].device));
 	json_object_set_new(o, "driver", json_string(run->ports[p].driver));
@@ -231,7 +216,7 @@ static json_t *port_json(const struct run_view *run, unsigned p, const struct rt
 	if (run->cfg->ports[p].n_rx_inject)
 		json_object_set_new(o, "rx_inject", json_pack("{s:I,s:I,s:I}", "ce_marked", (json_int_t)t.rx.inject_ce,
 			"dropped", (json_int_t)t.rx.inject_drop, "corrupted", (json_int_t)t.rx.inject_corrupt));
-	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(run, p)));
+	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)snapshot_responses_dropped(run, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
 	json_object_set_new(o, "tx_unsent", json_integer((json_int_t)t.tx_unsent));
 	json_object_set_new(o, "reflected", json_integer((json_int_t)t.reflected));
@@ -253,7 +238,7 @@ static uint64_t cnps_to(const struct run_view *run, const struct qp_tx *qp)
 {
 	struct rx_qp_counters c;
 
-	return stats_rx_qp(run, qp->port, qp->qpn, &c) ? c.cnp : 0;
+	return snapshot_rx_qp(run, qp->port, qp->qpn, &c) ? c.cnp : 0;
 }
 
 static json_t *flow_cc_json(const struct qp_cc *c)
@@ -385,13 +370,8 @@ static json_t *switch_json(const struct run_view *run)
 /* run.cc_trace: rows written, and rows lost to a full ring */
 static json_t *cc_trace_json(const struct run_view *run)
 {
-	uint64_t dropped = 0;
-
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (run->work[l] && run->work[l]->cc && run->work[l]->cc->trace)
-			dropped += __atomic_load_n(&run->work[l]->cc->trace->dropped, __ATOMIC_RELAXED);
 	return json_pack("{s:s,s:I,s:I}", "path", run->cfg->cc_trace, "rows", (json_int_t)run->cc_csv_rows, "dropped",
-			 (json_int_t)dropped);
+			 (json_int_t)snapshot_cc_trace_dropped(run));
 }
 
 static const char *transport_name(enum cfg_transport t) { return t == CFG_RC ? "rc" : t == CFG_UC ? "uc" : "ud"; }
@@ -400,8 +380,8 @@ static json_t *flow_json(const struct run_view *run, const struct qp_tx *qp, dou
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst_port = stats_local_port_of_mac(run, g->dst_mac);
-	bool local = dst_port >= 0 && stats_rx_qp(run, (unsigned)dst_port, qp->dest_qpn, &rx);
+	int dst_port = snapshot_local_port_of_mac(run, g->dst_mac);
+	bool local = dst_port >= 0 && snapshot_rx_qp(run, (unsigned)dst_port, qp->dest_qpn, &rx);
 	uint64_t goodput_bytes = local ? rx.payload_bytes : qp->c.payload_bytes;
 	char name[CFG_NAME_LEN + 16];
 	json_t *o = json_object();
@@ -475,7 +455,7 @@ static json_t *rx_qp_json(const struct run_view *run, const struct rx_qp *q)
 	json_object_set_new(o, "cnp_tx", json_integer((json_int_t)q->c.cnp_tx));
 	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)q->c.cnp_suppressed));
 
-	if (q->lat_slot && stats_lat_rx_qp(run, q->port, q->qpn, &l))
+	if (q->lat_slot && snapshot_lat_rx_qp(run, q->port, q->qpn, &l))
 		json_object_set_new(o, "latency_ns", json_pack("{s:o}", "oneway", lat_summary_json(&l)));
 	return o;
 }
@@ -489,7 +469,7 @@ static json_t *errors_json(const struct run_view *run)
 		uint64_t n = 0;
 		for (unsigned p = 0; p < run->n_ports; p++) {
 			struct port_totals t;
-			stats_port_totals(run, p, &t);
+			snapshot_port_totals(run, p, &t);
 			n += t.rx.error[r];
 			if (r == 1)
 				table_full += t.rx.rx_qp_table_full;
@@ -578,12 +558,11 @@ static json_t *lcores_json(const struct run_view *run)
 	double ms = 1e3 / (double)run->tsc_hz;
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lcore_work *w = run->work[l];
-		if (w)
+		struct lcore_held_up h;
+		if (snapshot_lcore_held_up(run, l, &h))
 			json_array_append_new(a, json_pack("{s:i,s:f,s:I,s:f}", "lcore", (int)l, "held_up_ms",
-							   (double)stat_read(&w->held_up_tsc) * ms, "held_up_times",
-							   (json_int_t)stat_read(&w->held_up_times), "longest_held_up_ms",
-							   (double)stat_read(&w->held_up_max_tsc) * ms));
+							   (double)h.tsc * ms, "held_up_times", (json_int_t)h.times,
+							   "longest_held_up_ms", (double)h.max_tsc * ms));
 	}
 	return a;
 }
@@ -592,6 +571,7 @@ static json_t *build(const struct run_view *run)
 {
 	double secs = (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
 	json_t *root = json_object(), *ports = json_array(), *flows = json_array(), *rxqps = json_array();
+	const struct rx_qp *q;
 
 	json_object_set_new(root, "version", json_integer(1));
 	json_object_set_new(root, "run_info", run_info_json());
@@ -603,15 +583,8 @@ static json_t *build(const struct run_view *run)
 		json_array_append_new(ports, port_json(run, p, &run->hw[p]));
 	for (unsigned q = 0; q < run->n_qps; q++)
 		json_array_append_new(flows, flow_json(run, &run->qps[q], secs));
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		if (!run->work[l] || !run->work[l]->rx_ctx)
-			continue;
-		for (unsigned i = 0; i < rx_qp_count(run->work[l]->rx_ctx); i++) {
-			const struct rx_qp *q = rx_qp_at(run->work[l]->rx_ctx, i);
-			if (q)
-				json_array_append_new(rxqps, rx_qp_json(run, q));
-		}
-	}
+	for (struct lcore_walk at = {0}; (q = snapshot_rx_qp_next(run, &at)) != NULL;)
+		json_array_append_new(rxqps, rx_qp_json(run, q));
 	json_object_set_new(root, "ports", ports);
 	json_object_set_new(root, "flows", flows);
 	json_object_set_new(root, "rx_qps", rxqps);

@@ -81,6 +81,7 @@ struct run_view {
 	struct lat_stats *lat_live_qp; /* [ENGINE_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
 	struct timeseries *ts;         /* run.timeseries, or NULL */
 	struct rte_pcapng *pcapng;     /* --capture, or NULL */
+	struct capture_lcore *taps[RTE_MAX_LCORE]; /* each lcore's copies of its frames, or NULL */
 	int capture_fd;                /* the file, opened at start, until rte_pcapng takes it (-1) */
 	uint64_t capture_written, capture_dropped, capture_write_errors;
 	/* the PMDs' own counters, read when the lcores have stopped and before the ports close */

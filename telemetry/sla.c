@@ -30,7 +30,7 @@ static bool qp_latency(const struct run_view *run, const struct qp_tx *qp, enum 
 	if (!qp->lat)
 		return false;
 	for (unsigned k = 0; k < 3; k++) {
-		if (!stats_lat_flow(run, qp, order[k], &l))
+		if (!snapshot_lat_flow(run, qp, order[k], &l))
 			continue;
 		hist_summarize(&l.h, &h);
 		*out = (double)(m == SLA_P50_NS ? h.p50 : m == SLA_P99_NS ? h.p99 : m == SLA_P999_NS ? h.p999 : h.max);
@@ -43,8 +43,8 @@ static bool qp_metric(const struct run_view *run, const struct qp_tx *qp, enum c
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst = stats_local_port_of_mac(run, g->dst_mac);
-	bool local = dst >= 0 && stats_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx);
+	int dst = snapshot_local_port_of_mac(run, g->dst_mac);
+	bool local = dst >= 0 && snapshot_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx);
 
 	switch (m) {
 	case SLA_GOODPUT_GBPS:
@@ -69,7 +69,7 @@ static bool port_metric(const struct run_view *run, unsigned p, const struct cfg
 	struct port_totals t;
 	uint64_t n = 0;
 
-	stats_port_totals(run, p, &t);
+	snapshot_port_totals(run, p, &t);
 	switch (c->metric) {
 	case SLA_PAUSE_PERCENT:
 		*out = 0;

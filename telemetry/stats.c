@@ -12,137 +12,6 @@
 #include "stats.h"
 #include "switch.h"
 
-void stats_port_totals(const struct run_view *run, unsigned port, struct port_totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (unsigned q = 0; q < run->n_qps; q++) {
-		if (run->qps[q].port != port)
-			continue;
-		t->tx_packets += stat_read(&run->qps[q].c.tx_packets);
-		t->tx_bytes += stat_read(&run->qps[q].c.tx_bytes);
-	}
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lcore_work *w = run->work[l];
-		if (!w)
-			continue;
-		for (unsigned i = 0; i < w->n_tx; i++) {
-			if (w->tx[i].port != port)
-				continue;
-			t->mbuf_alloc_fail += stat_read(&w->tx[i].mbuf_alloc_fail);
-			t->tx_ring_full += stat_read(&w->tx[i].tx_ring_full);
-			t->tx_unsent += stat_read(&w->tx[i].tx_unsent);
-			if (w->tx[i].gen) { /* PFC/PAUSE frames it generated */
-				uint64_t n = stat_read(&w->tx[i].gen->sent);
-				t->tx_packets += n;
-				t->tx_bytes += n * w->tx[i].gen->len;
-			}
-		}
-		for (unsigned i = 0; i < w->n_reflect; i++) {
-			if (w->reflect[i].port != port)
-				continue;
-			t->reflected += stat_read(&w->reflect[i].reflected);
-			t->reflect_dropped += stat_read(&w->reflect[i].dropped);
-		}
-		if (w->rx_ctx)
-			stat_sum((uint64_t *)&t->rx, (const uint64_t *)rx_port_counters(w->rx_ctx, (uint16_t)port),
-				 sizeof(t->rx) / sizeof(uint64_t));
-		/* RC answers (ACKs, NAKs, READ responses) sent from this lcore */
-		t->tx_packets += stat_read(&w->resp[port].tx_packets);
-		t->tx_bytes += stat_read(&w->resp[port].tx_bytes);
-	}
-	t->rx_frames = t->rx.frames;
-	t->rx_bytes = t->rx.bytes;
-	t->rx_malformed = t->rx.kind[WIRE_KIND_MALFORMED];
-	if (run->sw && run->sw->port_of_cfg[port] >= 0) { /* a port of the lab's switch: its own counts */
-		const struct sw_port_counters *c = &run->sw->port[run->sw->port_of_cfg[port]].c;
-		t->tx_packets = stat_read(&c->tx_frames);
-		t->tx_bytes = stat_read(&c->tx_bytes);
-		t->rx_frames = stat_read(&c->rx_frames);
-		t->rx_bytes = stat_read(&c->rx_bytes);
-	}
-}
-
-bool stats_rx_qp(const struct run_view *run, unsigned port, uint32_t qpn, struct rx_qp_counters *out)
-{
-	bool found = false;
-
-	memset(out, 0, sizeof(*out));
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct rx_qp *q;
-		if (!run->work[l] || !run->work[l]->rx_ctx)
-			continue;
-		q = rx_qp_find(run->work[l]->rx_ctx, (uint16_t)port, qpn);
-		if (!q)
-			continue;
-		found = true;
-		stat_sum((uint64_t *)out, (const uint64_t *)&q->c, sizeof(*out) / sizeof(uint64_t));
-	}
-	return found;
-}
-
-/* A port's statistics are those of its receiver QPs (one-way) or its ping-pong QPs (round
- * trips), merged: each packet is recorded once, in its QP's histogram. */
-uint64_t stats_lat_port(const struct run_view *run, unsigned port, enum lat_kind kind, struct lat_stats *out)
-{
-	lat_stats_init(out);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lat_rx *lr = run->work[l] ? run->work[l]->lat : NULL;
-		unsigned used;
-
-		if (!lr)
-			continue;
-		if (kind == LAT_RTT) {
-			for (unsigned q = 0; q < run->n_qps; q++)
-				if (run->qps[q].port == port && run->qps[q].lat && run->qps[q].lat->pp >= 0)
-					lat_stats_merge(out, &lr->rtt[run->qps[q].lat->pp]);
-			continue;
-		}
-		used = __atomic_load_n(&lr->used_slots, __ATOMIC_ACQUIRE);
-		for (unsigned s = 0; s < used; s++)
-			if (lr->slot_port[s] == port)
-				lat_stats_merge(out, &lr->slots[s]);
-		lat_stats_merge(out, &lr->no_slot[port]);
-	}
-	return out->h.count;
-}
-
-uint64_t stats_lat_rx_qp(const struct run_view *run, unsigned port, uint32_t qpn, struct lat_stats *out)
-{
-	lat_stats_init(out);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lat_rx *lr = run->work[l] ? run->work[l]->lat : NULL;
-		const struct rx_qp *q = lr ? rx_qp_find(run->work[l]->rx_ctx, (uint16_t)port, qpn) : NULL;
-		uint32_t slot = q ? __atomic_load_n(&q->lat_slot, __ATOMIC_RELAXED) : 0;
-		if (slot)
-			lat_stats_merge(out, &lr->slots[slot - 1]);
-	}
-	return out->h.count;
-}
-
-uint64_t stats_lat_flow(const struct run_view *run, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out)
-{
-	int dst;
-
-	lat_stats_init(out);
-	if (!qp->lat)
-		return 0;
-	switch (kind) {
-	case LAT_ONEWAY:
-		dst = stats_local_port_of_mac(run, qp->group->dst_mac);
-		return dst < 0 ? 0 : stats_lat_rx_qp(run, (unsigned)dst, qp->dest_qpn, out);
-	case LAT_RTT:
-		for (unsigned l = 0; qp->lat->pp >= 0 && l < RTE_MAX_LCORE; l++)
-			if (run->work[l] && run->work[l]->lat)
-				lat_stats_merge(out, &run->work[l]->lat->rtt[qp->lat->pp]);
-		return out->h.count;
-	case LAT_ACK:
-	default:
-		if (qp->lat->ack)
-			lat_stats_merge(out, qp->lat->ack);
-		return out->h.count;
-	}
-}
-
 void stats_capture_pmd(struct run_view *run)
 {
 	static struct rte_eth_xstat xs[ENGINE_MAX_XSTATS];
@@ -169,49 +38,6 @@ void stats_port_hw(const struct run_view *run, unsigned port, struct rte_eth_sta
 		*hw = run->hw[port];
 	else if (rte_eth_stats_get(run->ports[port].port_id, hw))
 		memset(hw, 0, sizeof(*hw));
-}
-
-void stats_ecn_ce_per_port(const struct run_view *run, uint64_t out[CFG_MAX_PORTS])
-{
-	memset(out, 0, sizeof(uint64_t) * CFG_MAX_PORTS);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct rx_ctx *ctx = run->work[l] ? run->work[l]->rx_ctx : NULL;
-		for (unsigned i = 0, n = ctx ? rx_qp_count(ctx) : 0; i < n; i++) {
-			const struct rx_qp *q = rx_qp_at(ctx, i);
-			if (q && q->port < run->n_ports)
-				out[q->port] += stat_read(&q->c.ecn_ce);
-		}
-	}
-}
-
-void stats_port_pfc(const struct run_view *run, unsigned port, uint64_t now_tsc, struct port_pfc *out)
-{
-	memset(out, 0, sizeof(*out));
-	for (unsigned i = 0; i < run->cfg->n_pfc_generators; i++) {
-		const struct pfc_gen *g = &run->pfc_gen[i];
-		uint64_t sent = stat_read(&g->sent);
-		if (run->cfg->pfc_generators[i].port != port)
-			continue;
-		out->generator_frames += sent;
-		if (g->pause)
-			out->pause_tx += sent;
-		for (unsigned k = 0; !g->pause && k < 8; k++)
-			if (g->class_enable >> k & 1)
-				out->pfc_tx[k] += sent;
-	}
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) /* threshold XOFF/XON frames */
-		for (unsigned k = 0; run->work[l] && k < 8; k++)
-			out->pfc_tx[k] += stat_read(&run->work[l]->pfc_tx[port][k]);
-	for (unsigned k = 0; k < 8; k++)
-		out->paused_ns[k] = pfc_paused_ns(&run->pause[port], k, now_tsc);
-}
-
-int stats_local_port_of_mac(const struct run_view *run, const uint8_t mac[6])
-{
-	for (unsigned p = 0; p < run->n_ports; p++)
-		if (!memcmp(run->ports[p].mac, mac, 6))
-			return (int)p;
-	return -1;
 }
 
 static double per_s(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
@@ -241,7 +67,7 @@ static void latency_since(const struct run_view *run, unsigned p, char *out, siz
 	for (int k = 0; run->lat_live && k < 2 && used < len; k++) {
 		enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
 
-		stats_lat_port(run, p, kind, &now);
+		snapshot_lat_port(run, p, kind, &now);
 		used += interval_text(&run->lat_live[p * 2 + k], &now, kind, out + used, len - used);
 	}
 }
@@ -259,7 +85,7 @@ static void flow_latency_lines(const struct run_view *run, double t_s)
 		if (!qp->lat)
 			continue;
 		for (int k = 0; k < LAT_KIND_COUNT && used < sizeof(text); k++) {
-			stats_lat_flow(run, qp, (enum lat_kind)k, &now);
+			snapshot_lat_flow(run, qp, (enum lat_kind)k, &now);
 			used += interval_text(&run->lat_live_qp[shown * LAT_KIND_COUNT + (unsigned)k], &now, (enum lat_kind)k,
 					      text + used, sizeof(text) - used);
 		}
@@ -301,7 +127,7 @@ void stats_print_interval(const struct run_view *run, double t_s, double dt_s, s
 		struct port_totals t;
 		struct rte_eth_stats hw;
 
-		stats_port_totals(run, p, &t);
+		snapshot_port_totals(run, p, &t);
 		stats_port_hw(run, p, &hw);
 		latency_since(run, p, lat, sizeof(lat));
 		trouble_since(run, p, &t, &hw, cap_dropped, &prev[p], trouble, sizeof(trouble));
@@ -324,15 +150,14 @@ void stats_print_interval(const struct run_view *run, double t_s, double dt_s, s
 static void held_up_lines(const struct run_view *run, double secs)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lcore_work *w = run->work[l];
-		double held = w ? (double)stat_read(&w->held_up_tsc) / (double)run->tsc_hz : 0;
+		struct lcore_held_up h;
+		double held;
 
-		if (!w || held <= 0.01 * secs)
+		if (!snapshot_lcore_held_up(run, l, &h) || (held = (double)h.tsc / (double)run->tsc_hz) <= 0.01 * secs)
 			continue;
 		printf("summary: lcore %u held up %llu times, %.3f s in all (longest %.1f ms) of %.3f s: other work "
 		       "shares its CPU; rates, shapers and the lab's links lost that time\n",
-		       l, (unsigned long long)stat_read(&w->held_up_times), held,
-		       (double)stat_read(&w->held_up_max_tsc) * 1e3 / (double)run->tsc_hz, secs);
+		       l, (unsigned long long)h.times, held, (double)h.max_tsc * 1e3 / (double)run->tsc_hz, secs);
 	}
 }
 
@@ -369,20 +194,14 @@ void stats_print_summary(const struct run_view *run)
 {
 	double secs = (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
 	uint64_t msgs = 0, lost = 0, ooo = 0, dup = 0;
+	const struct rx_qp *q;
 
-	for (unsigned q = 0; q < run->n_qps; q++)
-		msgs += stat_read(&run->qps[q].c.messages);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		if (!run->work[l] || !run->work[l]->rx_ctx)
-			continue;
-		for (unsigned i = 0; i < rx_qp_count(run->work[l]->rx_ctx); i++) {
-			const struct rx_qp *q = rx_qp_at(run->work[l]->rx_ctx, i);
-			if (!q)
-				continue;
-			lost += q->c.lost;
-			ooo += q->c.out_of_order;
-			dup += q->c.duplicates;
-		}
+	for (unsigned qi = 0; qi < run->n_qps; qi++)
+		msgs += stat_read(&run->qps[qi].c.messages);
+	for (struct lcore_walk at = {0}; (q = snapshot_rx_qp_next(run, &at)) != NULL;) {
+		lost += q->c.lost;
+		ooo += q->c.out_of_order;
+		dup += q->c.duplicates;
 	}
 	printf("summary: %.3f s (stopped by %s), %u QPs, %llu messages sent; receivers: lost %llu, out of order %llu, "
 	       "duplicates %llu\n",
@@ -391,7 +210,7 @@ void stats_print_summary(const struct run_view *run)
 	held_up_lines(run, secs);
 	for (unsigned p = 0; p < run->n_ports; p++) {
 		struct port_totals t;
-		stats_port_totals(run, p, &t);
+		snapshot_port_totals(run, p, &t);
 		printf("summary: port %-8s tx %llu frames %llu bytes (%.3f Gb/s) | rx %llu frames %llu bytes | malformed "
 		       "%llu | mbufs not returned %u\n",
 		       run->ports[p].name, (unsigned long long)t.tx_packets, (unsigned long long)t.tx_bytes,
@@ -419,7 +238,7 @@ void stats_print_summary(const struct run_view *run)
 			struct hist_summary h;
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
 
-			if (!stats_lat_port(run, p, kind, &l))
+			if (!snapshot_lat_port(run, p, kind, &l))
 				continue;
 			hist_summarize(&l.h, &h);
 			printf("summary: port %-8s %s latency: %llu samples, min %.3f us, p50 %.3f us, p99 %.3f us, "

@@ -62,7 +62,7 @@ static void port_row(struct timeseries *ts, const struct run_view *run, unsigned
 	struct port_totals t;
 	uint64_t paused = 0, pfc = 0, cnp;
 
-	stats_port_totals(run, p, &t);
+	snapshot_port_totals(run, p, &t);
 	for (unsigned pr = 0; pr < QOS_PRIORITIES; pr++) {
 		paused += pfc_paused_ns(&run->pause[p], pr, rte_rdtsc());
 		pfc += t.rx.pfc_rx[pr] - pv->t.rx.pfc_rx[pr];
@@ -72,7 +72,7 @@ static void port_row(struct timeseries *ts, const struct run_view *run, unsigned
 		rate(t.tx_bytes, pv->t.tx_bytes, dt) * 8 / 1e9, rate(t.tx_packets, pv->t.tx_packets, dt) / 1e6,
 		rate(t.rx_bytes, pv->t.rx_bytes, dt) * 8 / 1e9, rate(t.rx_frames, pv->t.rx_frames, dt) / 1e6,
 		(unsigned long long)cnp, (unsigned long long)pfc, (double)(paused - pv->paused_ns) / 1e6);
-	if (run->lat_live && stats_lat_port(run, p, LAT_ONEWAY, &now)) {
+	if (run->lat_live && snapshot_lat_port(run, p, LAT_ONEWAY, &now)) {
 		lat_hist_interval(&iv, &now.h, &pv->lat.h);
 		pv->lat = now;
 		if (iv.count)
@@ -100,14 +100,14 @@ struct group_now {
 static void sum_groups(const struct run_view *run, struct group_now *now)
 {
 	for (unsigned g = 0; g < run->cfg->n_groups; g++)
-		now[g] = (struct group_now){.dst = stats_local_port_of_mac(run, run->cfg->groups[g].dst_mac)};
+		now[g] = (struct group_now){.dst = snapshot_local_port_of_mac(run, run->cfg->groups[g].dst_mac)};
 	for (unsigned q = 0; q < run->n_qps; q++) {
 		const struct qp_tx *qp = &run->qps[q];
 		struct group_now *n = &now[qp->group - run->cfg->groups];
 		struct rx_qp_counters rx;
 
 		n->c.tx_bytes += stat_read(&qp->c.tx_bytes);
-		if (n->dst >= 0 && stats_rx_qp(run, (unsigned)n->dst, qp->dest_qpn, &rx))
+		if (n->dst >= 0 && snapshot_rx_qp(run, (unsigned)n->dst, qp->dest_qpn, &rx))
 			n->c.rx_payload += rx.payload_bytes;
 		if (qp->cc) {
 			struct cc_view v;
