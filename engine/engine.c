@@ -187,7 +187,8 @@ static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role
  * posts to, the responders, the notification point's peers (a QP in several is one entry). */
 static int build_qp_index(struct engine *e, const uint8_t macs[][6])
 {
-	unsigned need = completer_index_need(e->run.qps, e->run.n_qps) + responder_table_need(e->run.cfg, macs, e->run.n_ports) +
+	unsigned need = completer_index_need(e->run.qps, e->run.n_qps) +
+			responder_table_need(e->run.cfg, macs, e->run.n_ports) +
 			notification_table_need(e->run.cfg, macs, e->run.n_ports);
 
 	e->run.qp_index = qp_index_create(need, SOCKET_ID_ANY);
@@ -324,7 +325,7 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		w->lat->samples = w->samples;
 	}
 	e->run.lat_live = lat_stats_array("lat_live", e->run.n_ports * 2, SOCKET_ID_ANY);
-	e->run.lat_live_qp = lat_stats_array("lat_live_qp", ENGINE_LIVE_LAT_QPS * LAT_KIND_COUNT, SOCKET_ID_ANY);
+	e->run.lat_live_qp = lat_stats_array("lat_live_qp", RUN_LIVE_LAT_QPS * LAT_KIND_COUNT, SOCKET_ID_ANY);
 	if (!e->run.lat_live || !e->run.lat_live_qp)
 		goto nomem;
 	return 0;
@@ -602,8 +603,9 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 	for (unsigned i = 0; i < e->run.cfg->n_roles; i++)
 		if (e->run.cfg->roles[i].role == CFG_ROLE_SWITCH)
 			lcore = e->run.cfg->roles[i].lcore;
-	e->run.sw = switch_create(&(struct switch_env){.cfg = e->run.cfg, .ports = e->run.ports, .qos_map = e->qos_map, .tsc_hz = e->run.tsc_hz},
-			      lcore, err, errlen);
+	e->run.sw = switch_create(&(struct switch_env){.cfg = e->run.cfg, .ports = e->run.ports, .qos_map = e->qos_map,
+						       .tsc_hz = e->run.tsc_hz},
+				  lcore, err, errlen);
 	if (!e->run.sw)
 		return -1;
 	e->run.work[lcore]->sw = e->run.sw;
@@ -815,7 +817,7 @@ static void poll_links(struct engine *e, uint64_t now)
 		}
 		l->state = up;
 		l->since_tsc = at;
-		if (l->n_events < ENGINE_MAX_LINK_EVENTS)
+		if (l->n_events < RUN_MAX_LINK_EVENTS)
 			l->ev[l->n_events++] = (typeof(l->ev[0])){.tsc = at, .up = up != 0};
 	}
 }
@@ -860,7 +862,8 @@ static void main_tick(struct engine *e, struct ticks *t, uint64_t now)
  * finishing), pcapng / switch / cc trace rings to drain, memif's gate windows. Known at start. */
 static bool main_keeps_pace(const struct engine *e)
 {
-	if (e->run.cfg->n_collectives || counted_generators(e) || e->run.pcapng || e->sw_csv || e->run.cc_csv || port_gate_active())
+	if (e->run.cfg->n_collectives || counted_generators(e) || e->run.pcapng || e->sw_csv || e->run.cc_csv ||
+	    port_gate_active())
 		return true;
 	for (unsigned g = 0; g < e->run.cfg->n_groups; g++)
 		if (cfg_group_has_stop(&e->run.cfg->groups[g]))
@@ -953,7 +956,8 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	port_gate_stop(); /* no worker polls any more: the interrupt thread runs freely */
 	housekeeping(e);
 	capture_finish(&e->run);
-	timeseries_rows(e->run.ts, &e->run, (double)(rte_rdtsc() - e->run.start_tsc) / (double)e->run.tsc_hz); /* the last stretch */
+	/* the last stretch */
+	timeseries_rows(e->run.ts, &e->run, (double)(rte_rdtsc() - e->run.start_tsc) / (double)e->run.tsc_hz);
 }
 
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */

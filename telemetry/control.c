@@ -24,7 +24,8 @@ void control_set_flow_rate(struct run_view *run, unsigned group, double gbps)
 	__atomic_store_n(&run->rate_gbps[group], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
 }
 
-void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps)
+void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape,
+			double shape_gbps)
 {
 	struct egress *eg;
 

@@ -31,7 +31,8 @@ struct run_view;
 /* The changes the commands and the config's phases make (from the main lcore or the telemetry
  * thread): a flow group's per-QP rate; a traffic class's ETS weight and shaper on a port. */
 void control_set_flow_rate(struct run_view *run, unsigned group, double gbps);
-void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps);
+void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape,
+			double shape_gbps);
 
 /* Registers the commands (once per process) and points them at this engine. */
 void control_attach(struct run_view *run);

@@ -302,7 +302,8 @@ static void write_ports(struct metrics_text *t, const struct run_view *run, stru
 			"Time the priority's transmission was held by PFC received.", pick_paused, true);
 	priority_family(t, run, n, "roce_port_rx_priority_packets_total", "Frames received per priority.",
 			pick_rx_prio_packets, false);
-	priority_family(t, run, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes, false);
+	priority_family(t, run, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes,
+			false);
 	priority_family(t, run, n, "roce_port_tx_priority_packets_total", "Frames the flows sent per priority.",
 			pick_tx_prio_packets, false);
 	priority_family(t, run, n, "roce_port_tx_priority_bytes_total", "Bytes the flows sent per priority.",
@@ -650,7 +651,8 @@ static void write_run(struct metrics_text *t, const struct run_view *run, bool f
 	family(t, "roce_run_active", "gauge", "1 while traffic runs, 0 once the run ended (the numbers are final).");
 	put(t, "roce_run_active %d\n", finished ? 0 : 1);
 	family(t, "roce_run_elapsed_seconds", "gauge", "Time since the run started.");
-	put(t, "roce_run_elapsed_seconds %.9f\n", now > run->start_tsc ? (double)(now - run->start_tsc) / (double)run->tsc_hz : 0);
+	put(t, "roce_run_elapsed_seconds %.9f\n",
+	    now > run->start_tsc ? (double)(now - run->start_tsc) / (double)run->tsc_hz : 0);
 }
 
 void metrics_write(struct metrics_text *t, const struct run_view *run, bool finished, struct metrics_work *w)

@@ -446,7 +446,8 @@ static json_t *flow_json(const struct run_view *run, const struct qp_tx *qp, dou
 static json_t *rx_qp_json(const struct run_view *run, const struct rx_qp *q)
 {
 	static struct lat_stats l;
-	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", run->cfg->ports[q->port].name, "qpn",
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", run->cfg->ports[q->port].name,
+			 "qpn",
 			 (json_int_t)q->qpn, "packets", (json_int_t)q->c.packets, "bytes", (json_int_t)q->c.bytes,
 			 "messages", (json_int_t)q->c.messages, "payload_bytes", (json_int_t)q->c.payload_bytes, "lost",
 			 (json_int_t)q->c.lost, "out_of_order", (json_int_t)q->c.out_of_order, "duplicates",

@@ -27,9 +27,9 @@
 #include "receiver.h"
 #include "requester.h"
 
-#define ENGINE_MAX_XSTATS 256
-#define ENGINE_LIVE_LAT_QPS 16 /* latency QPs that get a live line of their own */
-#define ENGINE_MAX_LINK_EVENTS 64 /* per port; later changes are counted, not listed */
+#define RUN_MAX_XSTATS 256
+#define RUN_LIVE_LAT_QPS 16 /* latency QPs that get a live line of their own */
+#define RUN_MAX_LINK_EVENTS 64 /* per port; later changes are counted, not listed */
 
 /* A port's link as the main lcore saw it (port_link_up, polled while the run goes). */
 struct link_track {
@@ -38,7 +38,7 @@ struct link_track {
 	uint64_t down_tsc;             /* time down during the run, up to the last poll */
 	uint64_t changes;              /* every change seen (the first state is not one) */
 	unsigned n_events;
-	struct { uint64_t tsc; bool up; } ev[ENGINE_MAX_LINK_EVENTS]; /* the first state, then changes */
+	struct { uint64_t tsc; bool up; } ev[RUN_MAX_LINK_EVENTS]; /* the first state, then changes */
 };
 
 struct run_view {
@@ -78,7 +78,7 @@ struct run_view {
 	uint64_t rate_gbps[CFG_MAX_FLOW_GROUPS]; /* live per-QP rate of each group, in kb/s (control.c) */
 	/* telemetry's own */
 	struct lat_stats *lat_live;    /* [n_ports][2]: one-way and RTT at the previous live line */
-	struct lat_stats *lat_live_qp; /* [ENGINE_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
+	struct lat_stats *lat_live_qp; /* [RUN_LIVE_LAT_QPS][LAT_KIND_COUNT]: the same for the first latency QPs */
 	struct timeseries *ts;         /* run.timeseries, or NULL */
 	struct rte_pcapng *pcapng;     /* --capture, or NULL */
 	struct capture_lcore *taps[RTE_MAX_LCORE]; /* each lcore's copies of its frames, or NULL */
@@ -88,8 +88,8 @@ struct run_view {
 	struct rte_eth_stats hw[CFG_MAX_PORTS];
 	bool pmd_captured;             /* hw[] holds the final counters (the ports may be closed) */
 	unsigned n_xstats[CFG_MAX_PORTS];
-	struct rte_eth_xstat_name xstat_names[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
-	uint64_t xstat_values[CFG_MAX_PORTS][ENGINE_MAX_XSTATS];
+	struct rte_eth_xstat_name xstat_names[CFG_MAX_PORTS][RUN_MAX_XSTATS];
+	uint64_t xstat_values[CFG_MAX_PORTS][RUN_MAX_XSTATS];
 };
 
 #endif

@@ -117,7 +117,8 @@ uint64_t snapshot_lat_rx_qp(const struct run_view *run, unsigned port, uint32_t 
 	return out->h.count;
 }
 
-uint64_t snapshot_lat_flow(const struct run_view *run, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out)
+uint64_t snapshot_lat_flow(const struct run_view *run, const struct qp_tx *qp, enum lat_kind kind,
+			   struct lat_stats *out)
 {
 	int dst;
 

@@ -41,7 +41,8 @@ int snapshot_local_port_of_mac(const struct run_view *run, const uint8_t mac[6])
  * each returns the sample count. A flow's one-way times are its receiver's (a local port), its
  * round trips (UC/UD ping-pong) or request -> ACK times (RC) its own. */
 uint64_t snapshot_lat_port(const struct run_view *run, unsigned port, enum lat_kind kind, struct lat_stats *out);
-uint64_t snapshot_lat_flow(const struct run_view *run, const struct qp_tx *qp, enum lat_kind kind, struct lat_stats *out);
+uint64_t snapshot_lat_flow(const struct run_view *run, const struct qp_tx *qp, enum lat_kind kind,
+			   struct lat_stats *out);
 uint64_t snapshot_lat_rx_qp(const struct run_view *run, unsigned port, uint32_t qpn, struct lat_stats *out);
 
 /* RC answers each port's responders could not send (over the lcores). */

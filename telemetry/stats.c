@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Totals over lcores, live lines and the final summary. Counters have one writer each (the
- * lcore that owns them); the main lcore reads them relaxed, so a line may be a burst behind.
+ * The PMDs' counters, live lines and the final summary, from what snapshot.h reads of the lcores
+ * (relaxed reads of single-writer counters: a line may be a burst behind).
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,16 +14,16 @@
 
 void stats_capture_pmd(struct run_view *run)
 {
-	static struct rte_eth_xstat xs[ENGINE_MAX_XSTATS];
+	static struct rte_eth_xstat xs[RUN_MAX_XSTATS];
 
 	for (unsigned p = 0; p < run->n_ports; p++) {
 		uint16_t id = run->ports[p].port_id;
-		int n = rte_eth_xstats_get(id, xs, ENGINE_MAX_XSTATS);
+		int n = rte_eth_xstats_get(id, xs, RUN_MAX_XSTATS);
 
 		rte_eth_stats_get(id, &run->hw[p]);
 		run->n_xstats[p] = 0;
-		if (n <= 0 || n > ENGINE_MAX_XSTATS ||
-		    rte_eth_xstats_get_names(id, run->xstat_names[p], ENGINE_MAX_XSTATS) != n)
+		if (n <= 0 || n > RUN_MAX_XSTATS ||
+		    rte_eth_xstats_get_names(id, run->xstat_names[p], RUN_MAX_XSTATS) != n)
 			continue;
 		for (int i = 0; i < n; i++)
 			run->xstat_values[p][xs[i].id] = xs[i].value;
@@ -78,7 +78,7 @@ static void flow_latency_lines(const struct run_view *run, double t_s)
 	static struct lat_stats now;
 	char text[256];
 
-	for (unsigned q = 0, shown = 0; run->lat_live_qp && q < run->n_qps && shown < ENGINE_LIVE_LAT_QPS; q++) {
+	for (unsigned q = 0, shown = 0; run->lat_live_qp && q < run->n_qps && shown < RUN_LIVE_LAT_QPS; q++) {
 		const struct qp_tx *qp = &run->qps[q];
 		size_t used = 0;
 
@@ -99,8 +99,8 @@ static void flow_latency_lines(const struct run_view *run, double t_s)
  * bursts, kept and retried), TX bursts without mbufs, the PMD's missed and no-mbuf RX drops;
  * " | capture dropped N" for copies of the port's frames the capture could not keep; and
  * " | link down" while it is. Nothing when all is well. */
-static void trouble_since(const struct run_view *run, unsigned p, const struct port_totals *t, const struct rte_eth_stats *hw,
-			  uint64_t cap_dropped, const struct live_prev *prev, char *out, size_t len)
+static void trouble_since(const struct run_view *run, unsigned p, const struct port_totals *t,
+			  const struct rte_eth_stats *hw, uint64_t cap_dropped, const struct live_prev *prev, char *out, size_t len)
 {
 	uint64_t full = t->tx_ring_full - prev->t.tx_ring_full, nombuf = t->mbuf_alloc_fail - prev->t.mbuf_alloc_fail;
 	uint64_t missed = hw->imissed - prev->imissed, rx_nombuf = hw->rx_nombuf - prev->rx_nombuf;
