@@ -12,7 +12,7 @@
 #include "counters.h"
 #include "egress.h"
 #include "lcore.h"
-#include "capture.h"
+#include "frame_tap.h"
 #include "notification.h"
 #include "switch.h"
 

@@ -53,66 +53,66 @@ void engine_request_stop(void)
 /* A port's classification map and PFC state, from its config and link speed. */
 static void setup_qos(struct engine *e, unsigned p)
 {
-	const struct cfg_port *cp = &e->cfg->ports[p];
+	const struct cfg_port *cp = &e->run.cfg->ports[p];
 	struct qos_map *m = &e->qos_map[p];
 
 	qos_map_default(m);
 	m->trust = cp->trust_pcp ? QOS_TRUST_PCP : QOS_TRUST_DSCP;
 	memcpy(m->dscp_to_prio, cp->dscp_to_priority, sizeof(m->dscp_to_prio));
 	memcpy(m->prio_to_tc, cp->priority_to_tc, sizeof(m->prio_to_tc));
-	pfc_pause_init(&e->pause[p], e->ports[p].link_speed_gbps, e->tsc_hz);
+	pfc_pause_init(&e->run.pause[p], e->run.ports[p].link_speed_gbps, e->run.tsc_hz);
 	if (cp->xoff_priorities)
-		pfc_watch_init(&e->watch[p], cp->xoff_priorities, cp->xoff_bytes, cp->xon_bytes, cp->xoff_quanta,
-			       cp->xoff_refresh_us, cp->xoff_drain_gbps, e->ports[p].link_speed_gbps, e->tsc_hz);
+		pfc_watch_init(&e->run.watch[p], cp->xoff_priorities, cp->xoff_bytes, cp->xon_bytes, cp->xoff_quanta,
+			       cp->xoff_refresh_us, cp->xoff_drain_gbps, e->run.ports[p].link_speed_gbps, e->run.tsc_hz);
 }
 
 static int setup_ports(struct engine *e, char *err, size_t errlen)
 {
 	unsigned n_lcores = rte_lcore_count();
 
-	for (unsigned i = 0; i < e->cfg->n_ports; i++) {
-		if (port_setup(&e->cfg->ports[i], n_lcores, &e->ports[i], err, errlen))
+	for (unsigned i = 0; i < e->run.cfg->n_ports; i++) {
+		if (port_setup(&e->run.cfg->ports[i], n_lcores, &e->run.ports[i], err, errlen))
 			return -1;
 		setup_qos(e, i);
-		e->pool_size[i] = port_pool_size(&e->cfg->ports[i], n_lcores);
-		e->n_ports++;
+		e->run.pool_size[i] = port_pool_size(&e->run.cfg->ports[i], n_lcores);
+		e->run.n_ports++;
 	}
 	return 0;
 }
 
 static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, size_t errlen)
 {
-	if (!e->work[lcore]) {
+	if (!e->run.work[lcore]) {
 		if (!rte_lcore_is_enabled(lcore) || lcore == rte_get_main_lcore()) {
 			snprintf(err, errlen, "lcore %u is not a worker lcore of this EAL (check eal.lcores, or -l / --lcores)", lcore);
 			return NULL;
 		}
-		e->work[lcore] = rte_zmalloc_socket("lcore_work", sizeof(struct lcore_work), RTE_CACHE_LINE_SIZE,
+		e->run.work[lcore] = rte_zmalloc_socket("lcore_work", sizeof(struct lcore_work), RTE_CACHE_LINE_SIZE,
 						    (int)rte_lcore_to_socket_id(lcore));
-		if (!e->work[lcore]) {
+		if (!e->run.work[lcore]) {
 			snprintf(err, errlen, "out of memory for lcore %u", lcore);
 			return NULL;
 		}
-		e->work[lcore]->stop = &e->stop;
-		e->work[lcore]->lcore = lcore;
-		e->work[lcore]->held_up_min_tsc = e->tsc_hz * HELD_UP_MIN_US / 1000000;
+		e->run.work[lcore]->stop = &e->stop;
+		e->run.work[lcore]->lcore = lcore;
+		e->run.work[lcore]->held_up_min_tsc = e->run.tsc_hz * HELD_UP_MIN_US / 1000000;
 		e->n_work++;
 	}
-	return e->work[lcore];
+	return e->run.work[lcore];
 }
 
 static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err, size_t errlen)
 {
 	struct lcore_work *w = work_of(e, r->lcore, err, errlen);
-	const struct port_info *p = &e->ports[r->port];
+	const struct port_info *p = &e->run.ports[r->port];
 
 	if (!w)
 		return -1;
 	w->clock[r->port] = &p->clock;
 	w->map[r->port] = &e->qos_map[r->port];
 	memcpy(w->mac[r->port], p->mac, 6);
-	if (e->cfg->ports[r->port].honour_pfc)
-		w->pause[r->port] = &e->pause[r->port];
+	if (e->run.cfg->ports[r->port].honour_pfc)
+		w->pause[r->port] = &e->run.pause[r->port];
 	if (r->role == CFG_ROLE_SWITCH) /* the switch is made once every role is known (plan_switch) */
 		return 0;
 	if (r->role == CFG_ROLE_REFLECT) {
@@ -130,27 +130,27 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		t->port = (uint16_t)r->port;
 		t->port_id = p->port_id;
 		t->queue = (uint16_t)r->queue;
-		t->clean_payload = !port_frames_stay_local(&e->cfg->ports[r->port]);
+		t->clean_payload = !port_frames_stay_local(&e->run.cfg->ports[r->port]);
 		if (t->clean_payload && tx_payload_register()) {
 			snprintf(err, errlen, "cannot register an mbuf field for clean TX payloads: %s", rte_strerror(rte_errno));
 			return -1;
 		}
-		t->pool = port_tx_pool_create(&e->cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore),
+		t->pool = port_tx_pool_create(&e->run.cfg->ports[r->port], r->lcore, w->n_tx - 1, rte_lcore_to_socket_id(r->lcore),
 					      t->clean_payload);
 		if (!t->pool) {
 			snprintf(err, errlen, "lcore %u: cannot create a TX mempool of %u mbufs for port %s: %s (raise eal.memory_mb)",
-				 r->lcore, port_tx_pool_size(&e->cfg->ports[r->port]), p->name, rte_strerror(rte_errno));
+				 r->lcore, port_tx_pool_size(&e->run.cfg->ports[r->port]), p->name, rte_strerror(rte_errno));
 			return -1;
 		}
-		e->pool_size[r->port] += port_tx_pool_size(&e->cfg->ports[r->port]);
-		t->lag_max_fp = (e->tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
+		e->run.pool_size[r->port] += port_tx_pool_size(&e->run.cfg->ports[r->port]);
+		t->lag_max_fp = (e->run.tsc_hz * LAG_MAX_US / 1000000) << PACE_SHIFT;
 		t->sched_flag = p->clock.tx_schedule ? p->clock.tx_ts_flag : 0;
-		t->pause = e->cfg->ports[r->port].honour_pfc ? &e->pause[r->port] : NULL;
-		t->wait_fp = (e->tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
+		t->pause = e->run.cfg->ports[r->port].honour_pfc ? &e->run.pause[r->port] : NULL;
+		t->wait_fp = (e->run.tsc_hz * WAIT_NS / 1000000000) << PACE_SHIFT;
 	}
 	/* one lcore keeps a port's RX backlog: the first that receives on it */
-	if ((r->role & CFG_ROLE_RX) && e->cfg->ports[r->port].xoff_priorities && !e->watch_taken[r->port]) {
-		w->watch[r->port] = &e->watch[r->port];
+	if ((r->role & CFG_ROLE_RX) && e->run.cfg->ports[r->port].xoff_priorities && !e->watch_taken[r->port]) {
+		w->watch[r->port] = &e->run.watch[r->port];
 		e->watch_taken[r->port] = true;
 	}
 	if ((r->role & CFG_ROLE_RX) && w->n_rx < LCORE_MAX_ROLES) {
@@ -158,10 +158,10 @@ static int add_role(struct engine *e, const struct cfg_lcore_role *r, char *err,
 		x->port = (uint16_t)r->port;
 		x->port_id = p->port_id;
 		x->queue = (uint16_t)r->queue;
-		x->drop_below = (uint32_t)(e->cfg->ports[r->port].rx_drop_probability * 4294967295.0);
+		x->drop_below = (uint32_t)(e->run.cfg->ports[r->port].rx_drop_probability * 4294967295.0);
 		w->rng = 0x9E3779B97F4A7C15ULL ^ r->lcore;
 		if (!w->rx_ctx)
-			w->rx_ctx = rx_ctx_create(r->lcore, e->cfg->n_ports, RX_QPS_PER_LCORE,
+			w->rx_ctx = rx_ctx_create(r->lcore, e->run.cfg->n_ports, RX_QPS_PER_LCORE,
 						  (int)rte_lcore_to_socket_id(r->lcore));
 		if (!w->rx_ctx) {
 			snprintf(err, errlen, "lcore %u: cannot create the receiver table (%u QPs)", r->lcore, RX_QPS_PER_LCORE);
@@ -177,9 +177,9 @@ static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role
 	unsigned n = 0;
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			if (e->work[l]->tx[i].port == port)
-				out[n++] = &e->work[l]->tx[i];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
+			if (e->run.work[l]->tx[i].port == port)
+				out[n++] = &e->run.work[l]->tx[i];
 	return n;
 }
 
@@ -187,15 +187,16 @@ static unsigned tx_roles_of_port(struct engine *e, unsigned port, struct tx_role
  * posts to, the responders, the notification point's peers (a QP in several is one entry). */
 static int build_qp_index(struct engine *e, const uint8_t macs[][6])
 {
-	unsigned need = completer_index_need(e->qps, e->n_qps) + responder_table_need(e->cfg, macs, e->n_ports) +
-			notification_table_need(e->cfg, macs, e->n_ports);
+	unsigned need = completer_index_need(e->run.qps, e->run.n_qps) +
+			responder_table_need(e->run.cfg, macs, e->run.n_ports) +
+			notification_table_need(e->run.cfg, macs, e->run.n_ports);
 
-	e->qp_index = qp_index_create(need, SOCKET_ID_ANY);
-	if (!e->qp_index)
+	e->run.qp_index = qp_index_create(need, SOCKET_ID_ANY);
+	if (!e->run.qp_index)
 		return -1;
-	return completer_index_build(e->qp_index, e->qps, e->n_qps) ||
-	       responder_table_build(e->qp_index, e->cfg, macs, e->n_ports, &e->responders) ||
-	       notification_table_build(e->qp_index, e->cfg, macs, e->n_ports) ? -1 : 0;
+	return completer_index_build(e->run.qp_index, e->run.qps, e->run.n_qps) ||
+	       responder_table_build(e->run.qp_index, e->run.cfg, macs, e->run.n_ports, &e->responders) ||
+	       notification_table_build(e->run.qp_index, e->run.cfg, macs, e->run.n_ports) ? -1 : 0;
 }
 
 /* RC: a completer ring per TX role, the index the RX side finds requesters in, responders for
@@ -205,12 +206,12 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 	uint8_t macs[CFG_MAX_PORTS][6];
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		struct lcore_work *w = e->work[l];
+		struct lcore_work *w = e->run.work[l];
 		for (unsigned i = 0; w && i < w->n_tx; i++) {
 			struct tx_role *t = &w->tx[i];
 			char name[RTE_RING_NAMESIZE];
 
-			t->qps = e->qps;
+			t->qps = e->run.qps;
 			snprintf(name, sizeof(name), "comp_%u_%u", l, i);
 			t->comp_ring = completer_ring_create(name, COMP_RING_SIZE, (int)rte_lcore_to_socket_id(l));
 			if (!t->comp_ring) {
@@ -221,12 +222,12 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 				t->pq.heap[q].qp->comp_ring = t->comp_ring;
 		}
 		if (w)
-			w->n_resp = e->n_ports;
-		for (unsigned p = 0; w && p < e->n_ports; p++) {
-			w->resp[p].pool = e->ports[p].pool;
+			w->n_resp = e->run.n_ports;
+		for (unsigned p = 0; w && p < e->run.n_ports; p++) {
+			w->resp[p].pool = e->run.ports[p].pool;
 			w->resp[p].map = &e->qos_map[p];
-			w->resp[p].pause = e->cfg->ports[p].honour_pfc ? &e->pause[p] : NULL;
-			w->resp[p].port_id = e->ports[p].port_id;
+			w->resp[p].pause = e->run.cfg->ports[p].honour_pfc ? &e->run.pause[p] : NULL;
+			w->resp[p].port_id = e->run.ports[p].port_id;
 			for (unsigned i = 0; i < w->n_tx; i++)
 				if (w->tx[i].port == p) {
 					w->resp[p].queue = w->tx[i].queue;
@@ -235,15 +236,15 @@ static int plan_rc(struct engine *e, char *err, size_t errlen)
 				}
 		}
 	}
-	for (unsigned p = 0; p < e->n_ports; p++)
-		memcpy(macs[p], e->ports[p].mac, 6);
+	for (unsigned p = 0; p < e->run.n_ports; p++)
+		memcpy(macs[p], e->run.ports[p].mac, 6);
 	if (build_qp_index(e, (const uint8_t(*)[6])macs)) {
 		snprintf(err, errlen, "out of memory for the RC tables (raise eal.memory_mb)");
 		return -1;
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (e->work[l])
-			e->work[l]->qp_index = e->qp_index;
+		if (e->run.work[l])
+			e->run.work[l]->qp_index = e->run.qp_index;
 	return 0;
 }
 
@@ -261,31 +262,31 @@ static struct lat_stats *lat_stats_array(const char *name, unsigned n, int socke
  * ports, the raw-sample rings, and the clock of scheduled sends. */
 static int plan_latency(struct engine *e, char *err, size_t errlen)
 {
-	const struct engine_config *cfg = e->cfg;
+	const struct engine_config *cfg = e->run.cfg;
 	unsigned n_lat = 0;
 
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		struct qp_latency *l = e->qps[q].lat;
+	for (unsigned q = 0; q < e->run.n_qps; q++) {
+		struct qp_latency *l = e->run.qps[q].lat;
 		if (!l)
 			continue;
 		n_lat++;
-		if (e->qps[q].group->transport == CFG_RC)
+		if (e->run.qps[q].group->transport == CFG_RC)
 			e->n_ack++;
 		else if (l->pingpong)
 			l->pp = (int32_t)e->n_pingpong++;
-		if (e->ports[e->qps[q].port].clock.tx_schedule)
-			l->clock = &e->ports[e->qps[q].port].clock;
+		if (e->run.ports[e->run.qps[q].port].clock.tx_schedule)
+			l->clock = &e->run.ports[e->run.qps[q].port].clock;
 	}
 	if (n_lat == 0 && cfg->latency_foreign_qps == 0)
 		return 0;
 	e->lat_ack = lat_stats_array("lat_ack", e->n_ack, SOCKET_ID_ANY);
 	if (!e->lat_ack)
 		goto nomem;
-	for (unsigned q = 0, a = 0; q < e->n_qps; q++)
-		if (e->qps[q].lat && e->qps[q].group->transport == CFG_RC)
-			e->qps[q].lat->ack = &e->lat_ack[a++];
+	for (unsigned q = 0, a = 0; q < e->run.n_qps; q++)
+		if (e->run.qps[q].lat && e->run.qps[q].group->transport == CFG_RC)
+			e->run.qps[q].lat->ack = &e->lat_ack[a++];
 	for (unsigned lc = 0; lc < RTE_MAX_LCORE; lc++) {
-		struct lcore_work *w = e->work[lc];
+		struct lcore_work *w = e->run.work[lc];
 		int socket = (int)rte_lcore_to_socket_id(lc);
 
 		if (!w)
@@ -311,8 +312,8 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		if (!w->lat)
 			goto nomem;
 		w->lat->session = e->session;
-		w->lat->qps = e->qps;
-		w->lat->n_qps = e->n_qps;
+		w->lat->qps = e->run.qps;
+		w->lat->n_qps = e->run.n_qps;
 		w->lat->n_slots = n_lat + cfg->latency_foreign_qps;
 		w->lat->slots = lat_stats_array("lat_slots", w->lat->n_slots, socket);
 		w->lat->rtt = lat_stats_array("lat_rtt", e->n_pingpong, socket);
@@ -323,9 +324,9 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 			lat_stats_init(&w->lat->no_slot[p]);
 		w->lat->samples = w->samples;
 	}
-	e->lat_live = lat_stats_array("lat_live", e->n_ports * 2, SOCKET_ID_ANY);
-	e->lat_live_qp = lat_stats_array("lat_live_qp", ENGINE_LIVE_LAT_QPS * LAT_KIND_COUNT, SOCKET_ID_ANY);
-	if (!e->lat_live || !e->lat_live_qp)
+	e->run.lat_live = lat_stats_array("lat_live", e->run.n_ports * 2, SOCKET_ID_ANY);
+	e->run.lat_live_qp = lat_stats_array("lat_live_qp", RUN_LIVE_LAT_QPS * LAT_KIND_COUNT, SOCKET_ID_ANY);
+	if (!e->run.lat_live || !e->run.lat_live_qp)
 		goto nomem;
 	return 0;
 nomem:
@@ -338,7 +339,7 @@ nomem:
  * classes to TX queues, those polling its class's queue. */
 static unsigned roles_for_group(struct engine *e, const struct cfg_flow_group *g, struct tx_role **out)
 {
-	const struct cfg_port *cp = &e->cfg->ports[g->port];
+	const struct cfg_port *cp = &e->run.cfg->ports[g->port];
 	unsigned n = tx_roles_of_port(e, g->port, out), k = 0;
 	uint8_t queue;
 
@@ -355,12 +356,12 @@ static unsigned roles_for_group(struct engine *e, const struct cfg_flow_group *g
 /* The lcore each QP is dealt to (its TX role's), in QP order: one pass over the roles' heaps. */
 static struct lcore_work **qp_owners(struct engine *e)
 {
-	struct lcore_work **owner = calloc(e->n_qps, sizeof(*owner));
+	struct lcore_work **owner = calloc(e->run.n_qps, sizeof(*owner));
 
 	for (unsigned l = 0; owner && l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++)
-				owner[e->work[l]->tx[i].pq.heap[k].qp - e->qps] = e->work[l];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
+			for (unsigned k = 0; k < e->run.work[l]->tx[i].n_qps; k++)
+				owner[e->run.work[l]->tx[i].pq.heap[k].qp - e->run.qps] = e->run.work[l];
 	return owner;
 }
 
@@ -371,7 +372,7 @@ static struct cc_lcore *cc_lcore_of(struct engine *e, struct lcore_work *w)
 		w->cc = rte_zmalloc_socket("cc_lcore", sizeof(*w->cc), RTE_CACHE_LINE_SIZE,
 					   (int)rte_lcore_to_socket_id(w->lcore));
 		if (w->cc)
-			congestion_lcore_init(w->cc, e->tsc_hz);
+			congestion_lcore_init(w->cc, e->run.tsc_hz);
 	}
 	return w->cc;
 }
@@ -379,28 +380,28 @@ static struct cc_lcore *cc_lcore_of(struct engine *e, struct lcore_work *w)
 /* The traced QPs: the first cc_trace_qps QPs with cc, every cc_trace_step-th. */
 static int plan_cc_trace(struct engine *e)
 {
-	const struct engine_config *cfg = e->cfg;
+	const struct engine_config *cfg = e->run.cfg;
 	unsigned taken = 0;
 
-	for (unsigned i = 0; i < e->n_cc && taken < cfg->cc_trace_qps; i += cfg->cc_trace_step, taken++)
-		e->cc_states[i].traced = true;
+	for (unsigned i = 0; i < e->run.n_cc && taken < cfg->cc_trace_qps; i += cfg->cc_trace_step, taken++)
+		e->run.cc_states[i].traced = true;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		struct cc_lcore *c = e->work[l] ? e->work[l]->cc : NULL;
+		struct cc_lcore *c = e->run.work[l] ? e->run.work[l]->cc : NULL;
 		unsigned n = 0;
 
 		if (!c)
 			continue;
-		for (unsigned i = 0; i < e->n_cc; i++)
-			n += e->cc_states[i].traced && e->cc_states[i].lcore == c;
+		for (unsigned i = 0; i < e->run.n_cc; i++)
+			n += e->run.cc_states[i].traced && e->run.cc_states[i].lcore == c;
 		if (n == 0)
 			continue;
 		c->traced = rte_zmalloc("cc_traced", sizeof(*c->traced) * n, 0);
 		c->trace = rte_zmalloc("cc_trace", sizeof(*c->trace), RTE_CACHE_LINE_SIZE);
 		if (!c->traced || !c->trace)
 			return -1;
-		for (unsigned i = 0; i < e->n_cc; i++)
-			if (e->cc_states[i].traced && e->cc_states[i].lcore == c)
-				c->traced[c->n_traced++] = &e->cc_states[i];
+		for (unsigned i = 0; i < e->run.n_cc; i++)
+			if (e->run.cc_states[i].traced && e->run.cc_states[i].lcore == c)
+				c->traced[c->n_traced++] = &e->run.cc_states[i];
 		c->trace_every_ns = (uint64_t)(cfg->cc_trace_interval_us * 1000.0);
 	}
 	return 0;
@@ -411,28 +412,28 @@ static int plan_cc_trace(struct engine *e)
  * these QPs). */
 static int plan_cc(struct engine *e, char *err, size_t errlen)
 {
-	const struct engine_config *cfg = e->cfg;
+	const struct engine_config *cfg = e->run.cfg;
 	struct lcore_work **owner = NULL;
 	unsigned k = 0, j = 0;
 
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		e->n_cc += e->qps[q].group->cc != CFG_CC_NONE;
-		e->n_inj += e->qps[q].group->n_inject > 0;
+	for (unsigned q = 0; q < e->run.n_qps; q++) {
+		e->run.n_cc += e->run.qps[q].group->cc != CFG_CC_NONE;
+		e->n_inj += e->run.qps[q].group->n_inject > 0;
 	}
-	if (e->n_cc)
-		e->cc_states = rte_zmalloc("cc_states", sizeof(struct qp_cc) * e->n_cc, RTE_CACHE_LINE_SIZE);
+	if (e->run.n_cc)
+		e->run.cc_states = rte_zmalloc("cc_states", sizeof(struct qp_cc) * e->run.n_cc, RTE_CACHE_LINE_SIZE);
 	if (e->n_inj)
 		e->inj_states = rte_zmalloc("inj_states", sizeof(struct qp_inject) * e->n_inj, RTE_CACHE_LINE_SIZE);
-	if (e->n_cc)
+	if (e->run.n_cc)
 		owner = qp_owners(e);
-	if ((e->n_cc && (!e->cc_states || !owner)) || (e->n_inj && !e->inj_states))
+	if ((e->run.n_cc && (!e->run.cc_states || !owner)) || (e->n_inj && !e->inj_states))
 		goto nomem;
 	for (unsigned g = 0; g < cfg->n_groups; g++) { /* what the control interface may change */
-		e->dcqcn_live[g] = cfg->groups[g].dcqcn;
-		e->timely_live[g] = cfg->groups[g].timely;
+		e->run.dcqcn_live[g] = cfg->groups[g].dcqcn;
+		e->run.timely_live[g] = cfg->groups[g].timely;
 	}
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		struct qp_tx *qp = &e->qps[q];
+	for (unsigned q = 0; q < e->run.n_qps; q++) {
+		struct qp_tx *qp = &e->run.qps[q];
 		const struct cfg_flow_group *g = qp->group;
 
 		if (g->n_inject) {
@@ -442,20 +443,20 @@ static int plan_cc(struct engine *e, char *err, size_t errlen)
 			j++;
 		}
 		if (g->cc != CFG_CC_NONE) {
-			struct qp_cc *c = &e->cc_states[k++];
-			uint64_t line = congestion_line_kbps(g, e->ports[qp->port].link_speed_gbps);
+			struct qp_cc *c = &e->run.cc_states[k++];
+			uint64_t line = congestion_line_kbps(g, e->run.ports[qp->port].link_speed_gbps);
 			unsigned gi = (unsigned)(g - cfg->groups);
 
 			if (!owner[q] || !(c->lcore = cc_lcore_of(e, owner[q])))
 				goto nomem;
-			congestion_qp_init(c, qp, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->dcqcn_live[gi], &e->timely_live[gi]);
-			qp_tx_set_rate(qp, (double)line * 1e-6, e->tsc_hz);
+			congestion_qp_init(c, qp, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->run.dcqcn_live[gi], &e->run.timely_live[gi]);
+			qp_tx_set_rate(qp, (double)line * 1e-6, e->run.tsc_hz);
 			c->applied_kbps = line;
 			qp->cc = c;
 		}
 	}
 	free(owner);
-	if (cfg->cc_trace[0] && e->n_cc && plan_cc_trace(e))
+	if (cfg->cc_trace[0] && e->run.n_cc && plan_cc_trace(e))
 		goto nomem;
 	return 0;
 nomem:
@@ -468,17 +469,17 @@ nomem:
 static int plan_rx_inject(struct engine *e, char *err, size_t errlen)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		struct lcore_work *w = e->work[l];
-		for (unsigned p = 0; w && p < e->n_ports; p++) {
-			w->cport[p] = &e->cfg->ports[p];
-			if (!e->cfg->ports[p].n_rx_inject)
+		struct lcore_work *w = e->run.work[l];
+		for (unsigned p = 0; w && p < e->run.n_ports; p++) {
+			w->cport[p] = &e->run.cfg->ports[p];
+			if (!e->run.cfg->ports[p].n_rx_inject)
 				continue;
 			w->rx_inject[p] = rte_zmalloc("rx_inject", sizeof(struct port_inject), RTE_CACHE_LINE_SIZE);
 			if (!w->rx_inject[p]) {
 				snprintf(err, errlen, "out of memory for rx_inject");
 				return -1;
 			}
-			port_inject_init(w->rx_inject[p], &e->cfg->ports[p], rte_rand());
+			port_inject_init(w->rx_inject[p], &e->run.cfg->ports[p], rte_rand());
 		}
 	}
 	return 0;
@@ -486,26 +487,26 @@ static int plan_rx_inject(struct engine *e, char *err, size_t errlen)
 
 static int plan_qps(struct engine *e, char *err, size_t errlen)
 {
-	const struct engine_config *cfg = e->cfg;
+	const struct engine_config *cfg = e->run.cfg;
 	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
 	unsigned next_slot = 0, deal[CFG_MAX_PORTS] = {0};
 	size_t extra_bytes = 0;
 	uint8_t *extra;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
-		e->n_qps += cfg->groups[g].count;
+		e->run.n_qps += cfg->groups[g].count;
 	if (plan_rx_inject(e, err, errlen))
 		return -1;
-	if (e->n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
+	if (e->run.n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
 		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++) /* each group's shared part, then its QPs' */
 		extra_bytes += qp_tx_group_size(&cfg->groups[g]) + qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
-	e->qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->n_qps, RTE_CACHE_LINE_SIZE);
+	e->run.qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->run.n_qps, RTE_CACHE_LINE_SIZE);
 	e->qp_extra = rte_zmalloc("qp_extra", extra_bytes ? extra_bytes : 64, RTE_CACHE_LINE_SIZE);
 	/* per QP: its heap slot, and one in its role's backlog ring (pace_queue.h) */
-	e->heap_slots = rte_zmalloc("qp_heaps", 2 * sizeof(struct pace_slot) * e->n_qps, RTE_CACHE_LINE_SIZE);
-	if (!e->qps || !e->qp_extra || !e->heap_slots) {
-		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->n_qps);
+	e->heap_slots = rte_zmalloc("qp_heaps", 2 * sizeof(struct pace_slot) * e->run.n_qps, RTE_CACHE_LINE_SIZE);
+	if (!e->run.qps || !e->qp_extra || !e->heap_slots) {
+		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->run.n_qps);
 		return -1;
 	}
 	/* size each role's heap first, then fill */
@@ -525,10 +526,10 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 			roles[deal[grp->port]++ % n]->n_qps++;
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			struct tx_role *t = &e->work[l]->tx[i];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++) {
+			struct tx_role *t = &e->run.work[l]->tx[i];
 			t->pq.heap = e->heap_slots + next_slot;
-			t->pq.backlog = e->heap_slots + e->n_qps + next_slot;
+			t->pq.backlog = e->heap_slots + e->run.n_qps + next_slot;
 			t->pq.cap = t->n_qps;
 			next_slot += t->n_qps;
 			t->n_qps = 0;
@@ -540,19 +541,19 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 		unsigned n = roles_for_group(e, grp, roles);
 		struct qp_group_tx *sh = (struct qp_group_tx *)extra;
 
-		qp_tx_group_init(sh, grp, &cfg->ports[grp->port], e->ports[grp->port].mac, e->tsc_hz, e->start_tsc,
+		qp_tx_group_init(sh, grp, &cfg->ports[grp->port], e->run.ports[grp->port].mac, e->run.tsc_hz, e->run.start_tsc,
 				 e->session);
 		extra += qp_tx_group_size(grp);
 		for (unsigned i = 0; i < grp->count; i++, q++) {
 			struct tx_role *t = roles[deal[grp->port]++ % n];
-			qp_tx_init(&e->qps[q], sh, i, e->tsc_hz, e->start_tsc, extra, q);
+			qp_tx_init(&e->run.qps[q], sh, i, e->run.tsc_hz, e->run.start_tsc, extra, q);
 			extra += qp_tx_extra_size(grp);
-			e->qps[q].port = (uint16_t)grp->port;
-			e->qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
-			e->qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->qps[q].prio];
-			e->qps[q].clean_payload = t->clean_payload;
+			e->run.qps[q].port = (uint16_t)grp->port;
+			e->run.qps[q].prio = qos_priority(&e->qos_map[grp->port], grp->dscp, grp->has_vlan, grp->pcp);
+			e->run.qps[q].tc = e->qos_map[grp->port].prio_to_tc[e->run.qps[q].prio];
+			e->run.qps[q].clean_payload = t->clean_payload;
 			t->pq.heap[t->n_qps++] =
-				(struct pace_slot){.next_fp = e->qps[q].next_fp, .qp = &e->qps[q], .more = sh->shapes};
+				(struct pace_slot){.next_fp = e->run.qps[q].next_fp, .qp = &e->run.qps[q], .more = sh->shapes};
 		}
 	}
 	if (plan_cc(e, err, errlen))
@@ -561,15 +562,15 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 	 * shapes, which are in cache anyway, unless the QP also uses its record's last two lines
 	 * (congestion control, injection, RC state: known once plan_cc has run) */
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			for (unsigned k = 0; k < e->work[l]->tx[i].n_qps; k++) {
-				struct pace_slot *slot = &e->work[l]->tx[i].pq.heap[k];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
+			for (unsigned k = 0; k < e->run.work[l]->tx[i].n_qps; k++) {
+				struct pace_slot *slot = &e->run.work[l]->tx[i].pq.heap[k];
 				if (slot->qp->cc || slot->qp->inj || slot->qp->x)
 					slot->more = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
 			}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			struct tx_role *t = &e->work[l]->tx[i];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++) {
+			struct tx_role *t = &e->run.work[l]->tx[i];
 			const struct cfg_port *cp = &cfg->ports[t->port];
 			if (cp->egress_gbps > 0) { /* egress scheduling: classes instead of one heap */
 				t->egress = rte_zmalloc("egress", sizeof(*t->egress), RTE_CACHE_LINE_SIZE);
@@ -577,17 +578,17 @@ static int plan_qps(struct engine *e, char *err, size_t errlen)
 					snprintf(err, errlen, "out of memory for the egress scheduler");
 					return -1;
 				}
-				egress_init(t->egress, t, cp, e->tsc_hz);
+				egress_init(t->egress, t, cp, e->run.tsc_hz);
 			}
 			tx_role_init_heap(t);
 		}
-	if (collectives_create(cfg, e->start_tsc, &e->collectives)) {
+	if (collectives_create(cfg, e->run.start_tsc, &e->run.collectives)) {
 		snprintf(err, errlen, "out of memory for the collectives");
 		return -1;
 	}
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		int c = cfg->group_collective[e->qps[q].group - cfg->groups];
-		qp_tx_set_collective(&e->qps[q], c >= 0 ? &e->collectives[c] : NULL);
+	for (unsigned q = 0; q < e->run.n_qps; q++) {
+		int c = cfg->group_collective[e->run.qps[q].group - cfg->groups];
+		qp_tx_set_collective(&e->run.qps[q], c >= 0 ? &e->run.collectives[c] : NULL);
 	}
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
@@ -597,20 +598,21 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 {
 	unsigned lcore = 0;
 
-	if (!e->cfg->sw.present)
+	if (!e->run.cfg->sw.present)
 		return 0;
-	for (unsigned i = 0; i < e->cfg->n_roles; i++)
-		if (e->cfg->roles[i].role == CFG_ROLE_SWITCH)
-			lcore = e->cfg->roles[i].lcore;
-	e->sw = switch_create(&(struct switch_env){.cfg = e->cfg, .ports = e->ports, .qos_map = e->qos_map, .tsc_hz = e->tsc_hz},
-			      lcore, err, errlen);
-	if (!e->sw)
+	for (unsigned i = 0; i < e->run.cfg->n_roles; i++)
+		if (e->run.cfg->roles[i].role == CFG_ROLE_SWITCH)
+			lcore = e->run.cfg->roles[i].lcore;
+	e->run.sw = switch_create(&(struct switch_env){.cfg = e->run.cfg, .ports = e->run.ports, .qos_map = e->qos_map,
+						       .tsc_hz = e->run.tsc_hz},
+				  lcore, err, errlen);
+	if (!e->run.sw)
 		return -1;
-	e->work[lcore]->sw = e->sw;
-	if (e->cfg->sw.trace[0]) {
-		e->sw_csv = out_fopen(e->cfg->sw.trace);
+	e->run.work[lcore]->sw = e->run.sw;
+	if (e->run.cfg->sw.trace[0]) {
+		e->sw_csv = out_fopen(e->run.cfg->sw.trace);
 		if (!e->sw_csv) {
-			snprintf(err, errlen, "switch.trace: cannot write %s: %s", e->cfg->sw.trace, strerror(errno));
+			snprintf(err, errlen, "switch.trace: cannot write %s: %s", e->run.cfg->sw.trace, strerror(errno));
 			return -1;
 		}
 		switch_trace_header(e->sw_csv);
@@ -622,9 +624,10 @@ static int plan_switch(struct engine *e, char *err, size_t errlen)
 static void plan_capture(struct engine *e)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		struct lcore_work *w = e->work[l];
-		if (!w || !w->cap)
+		struct lcore_work *w = e->run.work[l];
+		if (!w || !e->run.taps[l])
 			continue;
+		w->cap = e->run.taps[l];
 		for (unsigned i = 0; i < w->n_tx; i++)
 			w->tx[i].cap = w->cap;
 		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
@@ -636,23 +639,23 @@ static void plan_capture(struct engine *e)
  * QP behind its schedule at start would be clamped, losing its first packets' time). */
 static void start_after_planning(struct engine *e)
 {
-	uint64_t start = rte_rdtsc() + e->tsc_hz / 100;
-	uint64_t delta = start > e->start_tsc ? start - e->start_tsc : 0;
+	uint64_t start = rte_rdtsc() + e->run.tsc_hz / 100;
+	uint64_t delta = start > e->run.start_tsc ? start - e->run.start_tsc : 0;
 
 	if (delta == 0)
 		return;
-	for (unsigned q = 0; q < e->n_qps; q++)
-		qp_tx_shift_time(&e->qps[q], delta);
+	for (unsigned q = 0; q < e->run.n_qps; q++)
+		qp_tx_shift_time(&e->run.qps[q], delta);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			struct tx_role *t = &e->work[l]->tx[i];
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++) {
+			struct tx_role *t = &e->run.work[l]->tx[i];
 			for (unsigned q = 0; q < t->n_qps; q++)
 				t->pq.heap[q].next_fp = t->pq.heap[q].qp->next_fp;
 			tx_role_init_heap(t);
 		}
-	for (unsigned c = 0; c < e->cfg->n_collectives; c++)
-		e->collectives[c].start_tsc[0] += delta;
-	e->start_tsc = start;
+	for (unsigned c = 0; c < e->run.cfg->n_collectives; c++)
+		e->run.collectives[c].start_tsc[0] += delta;
+	e->run.start_tsc = start;
 }
 
 /* PFC generators: each on a TX role of its port (one per role), its frame built once, its first
@@ -661,9 +664,9 @@ static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
 {
 	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
 
-	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++) {
-		const struct cfg_pfc_generator *c = &e->cfg->pfc_generators[i];
-		struct pfc_gen *g = &e->pfc_gen[i];
+	for (unsigned i = 0; i < e->run.cfg->n_pfc_generators; i++) {
+		const struct cfg_pfc_generator *c = &e->run.cfg->pfc_generators[i];
+		struct pfc_gen *g = &e->run.pfc_gen[i];
 		uint16_t quanta[WIRE_PFC_PRIORITIES];
 		unsigned n = tx_roles_of_port(e, c->port, roles), k;
 		int len;
@@ -672,14 +675,14 @@ static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
 			;
 		if (k == n) {
 			snprintf(err, errlen, "%s: pfc_generators.[%u]: port %s has no TX role left for it (one generator "
-				 "per TX role)", config_where(e->cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), i,
-				 e->cfg->ports[c->port].name);
+				 "per TX role)", config_where(e->run.cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), i,
+				 e->run.cfg->ports[c->port].name);
 			return -1;
 		}
 		for (unsigned q = 0; q < WIRE_PFC_PRIORITIES; q++)
 			quanta[q] = c->class_enable >> q & 1 ? c->quanta : 0;
-		len = c->pause ? wire_build_pause(e->ports[c->port].mac, NULL, c->quanta, g->frame, sizeof(g->frame))
-			       : wire_build_pfc(e->ports[c->port].mac, NULL, c->class_enable, quanta, g->frame, sizeof(g->frame));
+		len = c->pause ? wire_build_pause(e->run.ports[c->port].mac, NULL, c->quanta, g->frame, sizeof(g->frame))
+			       : wire_build_pfc(e->run.ports[c->port].mac, NULL, c->class_enable, quanta, g->frame, sizeof(g->frame));
 		if (len < 0) {
 			snprintf(err, errlen, "pfc_generators.[%u]: cannot build the frame (%s)", i, wire_build_error_name(-len));
 			return -1;
@@ -687,8 +690,8 @@ static int setup_pfc_generators(struct engine *e, char *err, size_t errlen)
 		g->len = (uint16_t)len;
 		g->pause = c->pause;
 		g->class_enable = c->pause ? 0xFF : c->class_enable;
-		g->interval_fp = (uint64_t)((double)e->tsc_hz / c->rate_pps * (double)(1u << PACE_SHIFT));
-		g->next_fp = (e->start_tsc + (uint64_t)(c->start_s * (double)e->tsc_hz)) << PACE_SHIFT;
+		g->interval_fp = (uint64_t)((double)e->run.tsc_hz / c->rate_pps * (double)(1u << PACE_SHIFT));
+		g->next_fp = (e->run.start_tsc + (uint64_t)(c->start_s * (double)e->run.tsc_hz)) << PACE_SHIFT;
 		g->left = c->count ? c->count : UINT64_MAX;
 		roles[k]->gen = g;
 	}
@@ -701,14 +704,14 @@ static void launch(struct engine *e)
 {
 	lcore_reset_stop(&e->stop);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (e->work[l])
-			rte_eal_remote_launch(lcore_main, e->work[l], l);
+		if (e->run.work[l])
+			rte_eal_remote_launch(lcore_main, e->run.work[l], l);
 }
 
 static bool counted_generators(const struct engine *e)
 {
-	for (unsigned i = 0; i < e->cfg->n_pfc_generators; i++)
-		if (e->cfg->pfc_generators[i].count)
+	for (unsigned i = 0; i < e->run.cfg->n_pfc_generators; i++)
+		if (e->run.cfg->pfc_generators[i].count)
 			return true;
 	return false;
 }
@@ -716,7 +719,7 @@ static bool counted_generators(const struct engine *e)
 static bool all_tx_finished(const struct engine *e)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (e->work[l] && e->work[l]->n_tx && !__atomic_load_n(&e->work[l]->tx_finished, __ATOMIC_ACQUIRE))
+		if (e->run.work[l] && e->run.work[l]->n_tx && !__atomic_load_n(&e->run.work[l]->tx_finished, __ATOMIC_ACQUIRE))
 			return false;
 	return true;
 }
@@ -726,8 +729,8 @@ static uint64_t rx_frames_total(const struct engine *e)
 	struct port_totals t;
 	uint64_t n = 0;
 
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		stats_port_totals(e, p, &t);
+	for (unsigned p = 0; p < e->run.n_ports; p++) {
+		snapshot_port_totals(&e->run, p, &t);
 		n += t.rx_frames;
 	}
 	return n;
@@ -736,31 +739,31 @@ static uint64_t rx_frames_total(const struct engine *e)
 /* Counters at a phase boundary: bytes sent per flow group and per port and traffic class. */
 static void phase_snapshot(struct engine *e, unsigned k, uint64_t now)
 {
-	e->phase_tsc[k] = now;
-	memset(e->phase_group_bytes[k], 0, sizeof(e->phase_group_bytes[k]));
-	memset(e->phase_tc_bytes[k], 0, sizeof(e->phase_tc_bytes[k]));
-	for (unsigned q = 0; q < e->n_qps; q++)
-		e->phase_group_bytes[k][e->qps[q].group - e->cfg->groups] += stat_read(&e->qps[q].c.tx_bytes);
+	e->run.phase_tsc[k] = now;
+	memset(e->run.phase_group_bytes[k], 0, sizeof(e->run.phase_group_bytes[k]));
+	memset(e->run.phase_tc_bytes[k], 0, sizeof(e->run.phase_tc_bytes[k]));
+	for (unsigned q = 0; q < e->run.n_qps; q++)
+		e->run.phase_group_bytes[k][e->run.qps[q].group - e->run.cfg->groups] += stat_read(&e->run.qps[q].c.tx_bytes);
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			for (unsigned c = 0; e->work[l]->tx[i].egress && c < 8; c++)
-				e->phase_tc_bytes[k][e->work[l]->tx[i].port][c] +=
-					stat_read(&e->work[l]->tx[i].egress->tc[c].bytes);
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
+			for (unsigned c = 0; e->run.work[l]->tx[i].egress && c < 8; c++)
+				e->run.phase_tc_bytes[k][e->run.work[l]->tx[i].port][c] +=
+					stat_read(&e->run.work[l]->tx[i].egress->tc[c].bytes);
 }
 
 /* The config's phases whose time has come: their changes applied, their start recorded. */
 static void run_phases(struct engine *e, uint64_t now)
 {
-	while (e->phases_started < e->cfg->n_phases &&
-	       now >= e->start_tsc + (uint64_t)(e->cfg->phases[e->phases_started].at_s * (double)e->tsc_hz)) {
-		const struct cfg_phase *ph = &e->cfg->phases[e->phases_started];
+	while (e->run.phases_started < e->run.cfg->n_phases &&
+	       now >= e->run.start_tsc + (uint64_t)(e->run.cfg->phases[e->run.phases_started].at_s * (double)e->run.tsc_hz)) {
+		const struct cfg_phase *ph = &e->run.cfg->phases[e->run.phases_started];
 
 		for (unsigned i = 0; i < ph->n_egress; i++)
-			control_set_egress(e, ph->egress[i].port, ph->egress[i].tc, ph->egress[i].weight, ph->egress[i].has_shape,
+			control_set_egress(&e->run, ph->egress[i].port, ph->egress[i].tc, ph->egress[i].weight, ph->egress[i].has_shape,
 					   ph->egress[i].shape_gbps);
 		for (unsigned i = 0; i < ph->n_rates; i++)
-			control_set_flow_rate(e, ph->rates[i].group, ph->rates[i].gbps);
-		phase_snapshot(e, e->phases_started++, now);
+			control_set_flow_rate(&e->run, ph->rates[i].group, ph->rates[i].gbps);
+		phase_snapshot(e, e->run.phases_started++, now);
 	}
 }
 
@@ -768,38 +771,38 @@ static void run_phases(struct engine *e, uint64_t now)
  * written out (every millisecond: a cc trace ring holds 16,384 rows). */
 static void drain_to_files(struct engine *e)
 {
-	capture_drain(e);
+	capture_drain(&e->run);
 	if (e->sw_csv)
-		e->sw_csv_rows += switch_trace_drain(e->sw, e->cfg, e->sw_csv);
-	for (unsigned l = 0; e->cc_csv && l < RTE_MAX_LCORE; l++)
-		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
-			e->cc_csv_rows += congestion_trace_drain(e->work[l]->cc->trace, e->cc_csv);
+		e->run.sw_csv_rows += switch_trace_drain(e->run.sw, e->run.cfg, e->sw_csv);
+	for (unsigned l = 0; e->run.cc_csv && l < RTE_MAX_LCORE; l++)
+		if (e->run.work[l] && e->run.work[l]->cc && e->run.work[l]->cc->trace)
+			e->run.cc_csv_rows += congestion_trace_drain(e->run.work[l]->cc->trace, e->run.cc_csv);
 }
 
 /* Every stats interval on the main lcore: NIC clocks sampled against the TSC, raw latency
  * samples written out. */
 static void housekeeping(struct engine *e)
 {
-	for (unsigned p = 0; p < e->n_ports; p++)
-		port_clock_sample(&e->ports[p].clock);
+	for (unsigned p = 0; p < e->run.n_ports; p++)
+		port_clock_sample(&e->run.ports[p].clock);
 	for (unsigned l = 0; e->lat_csv && l < RTE_MAX_LCORE; l++)
-		if (e->work[l] && e->work[l]->samples)
-			e->lat_csv_rows += lat_samples_drain(e->work[l]->samples, e->lat_csv);
+		if (e->run.work[l] && e->run.work[l]->samples)
+			e->lat_csv_rows += lat_samples_drain(e->run.work[l]->samples, e->lat_csv);
 	if (e->lat_csv)
 		fflush(e->lat_csv);
 	drain_to_files(e);
-	if (e->cc_csv)
-		fflush(e->cc_csv);
+	if (e->run.cc_csv)
+		fflush(e->run.cc_csv);
 }
 
 /* The ports' links, polled on the main lcore: the first state, then every change, as events (the
  * report's link_events) and as a line (printed even with -q: a link going down is news). */
 static void poll_links(struct engine *e, uint64_t now)
 {
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct link_track *l = &e->link[p];
-		int up = port_link_up(&e->ports[p]);
-		uint64_t at = now > e->start_tsc ? now : e->start_tsc;
+	for (unsigned p = 0; p < e->run.n_ports; p++) {
+		struct link_track *l = &e->run.link[p];
+		int up = port_link_up(&e->run.ports[p]);
+		uint64_t at = now > e->run.start_tsc ? now : e->run.start_tsc;
 
 		if (up < 0 || up == l->state)
 			continue;
@@ -808,13 +811,13 @@ static void poll_links(struct engine *e, uint64_t now)
 		if (l->state >= 0)
 			l->changes++;
 		if (l->state >= 0 || !up) {
-			printf("[%7.1fs] %-8s link %s%s\n", (double)(at - e->start_tsc) / (double)e->tsc_hz, e->ports[p].name,
+			printf("[%7.1fs] %-8s link %s%s\n", (double)(at - e->run.start_tsc) / (double)e->run.tsc_hz, e->run.ports[p].name,
 			       up ? "up" : "down", l->state < 0 ? " (at start)" : "");
 			fflush(stdout);
 		}
 		l->state = up;
 		l->since_tsc = at;
-		if (l->n_events < ENGINE_MAX_LINK_EVENTS)
+		if (l->n_events < RUN_MAX_LINK_EVENTS)
 			l->ev[l->n_events++] = (typeof(l->ev[0])){.tsc = at, .up = up != 0};
 	}
 }
@@ -822,8 +825,8 @@ static void poll_links(struct engine *e, uint64_t now)
 /* The time each port spent down, up to the end of the run. */
 static void close_links(struct engine *e, uint64_t end)
 {
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct link_track *l = &e->link[p];
+	for (unsigned p = 0; p < e->run.n_ports; p++) {
+		struct link_track *l = &e->run.link[p];
 		if (l->state == 0 && end > l->since_tsc)
 			l->down_tsc += end - l->since_tsc;
 		l->since_tsc = end;
@@ -843,7 +846,7 @@ static void main_tick(struct engine *e, struct ticks *t, uint64_t now)
 {
 	if (now >= t->next_gate) {
 		port_gate_window();
-		t->next_gate = now + e->tsc_hz * GATE_PERIOD_MS / 1000;
+		t->next_gate = now + e->run.tsc_hz * GATE_PERIOD_MS / 1000;
 	}
 	if (now >= t->next_link) {
 		poll_links(e, now);
@@ -859,10 +862,11 @@ static void main_tick(struct engine *e, struct ticks *t, uint64_t now)
  * finishing), pcapng / switch / cc trace rings to drain, memif's gate windows. Known at start. */
 static bool main_keeps_pace(const struct engine *e)
 {
-	if (e->cfg->n_collectives || counted_generators(e) || e->pcapng || e->sw_csv || e->cc_csv || port_gate_active())
+	if (e->run.cfg->n_collectives || counted_generators(e) || e->run.pcapng || e->sw_csv || e->run.cc_csv ||
+	    port_gate_active())
 		return true;
-	for (unsigned g = 0; g < e->cfg->n_groups; g++)
-		if (cfg_group_has_stop(&e->cfg->groups[g]))
+	for (unsigned g = 0; g < e->run.cfg->n_groups; g++)
+		if (cfg_group_has_stop(&e->run.cfg->groups[g]))
 			return true;
 	return false;
 }
@@ -874,9 +878,9 @@ static bool main_keeps_pace(const struct engine *e)
  * deadline or the next live line). */
 static unsigned main_nap_us(const struct engine *e, bool keep_pace, uint64_t now, uint64_t until)
 {
-	uint64_t us = e->tsc_hz / 1000000;
+	uint64_t us = e->run.tsc_hz / 1000000;
 
-	if (keep_pace || e->phases_started < e->cfg->n_phases || until <= now)
+	if (keep_pace || e->run.phases_started < e->run.cfg->n_phases || until <= now)
 		return NAP_BUSY_US;
 	if (until - now < us * NAP_IDLE_US)
 		return RTE_MAX((unsigned)((until - now) / us) + 1, (unsigned)NAP_BUSY_US);
@@ -887,10 +891,10 @@ static unsigned main_nap_us(const struct engine *e, bool keep_pace, uint64_t now
 static void supervise(struct engine *e, const struct engine_options *opt)
 {
 	struct live_prev prev[CFG_MAX_PORTS] = {0};
-	uint64_t interval = (uint64_t)(opt->stats_interval_s * (double)e->tsc_hz);
-	uint64_t deadline = opt->duration_s > 0 ? e->start_tsc + (uint64_t)(opt->duration_s * (double)e->tsc_hz) : 0;
-	uint64_t next_line = e->start_tsc + interval, last_line = e->start_tsc;
-	struct ticks ticks = {.link_every = RTE_MIN(interval, e->tsc_hz * LINK_POLL_MS / 1000)};
+	uint64_t interval = (uint64_t)(opt->stats_interval_s * (double)e->run.tsc_hz);
+	uint64_t deadline = opt->duration_s > 0 ? e->run.start_tsc + (uint64_t)(opt->duration_s * (double)e->run.tsc_hz) : 0;
+	uint64_t next_line = e->run.start_tsc + interval, last_line = e->run.start_tsc;
+	struct ticks ticks = {.link_every = RTE_MIN(interval, e->run.tsc_hz * LINK_POLL_MS / 1000)};
 	bool keep_pace = main_keeps_pace(e);
 	sig_atomic_t signals;
 
@@ -898,24 +902,24 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 		uint64_t now = rte_rdtsc();
 		main_tick(e, &ticks, now);
 		if (stop_requested) {
-			e->stopped_by = "signal";
+			e->run.stopped_by = "signal";
 			break;
 		}
 		run_phases(e, now);
 		if (deadline && now >= deadline) {
-			e->stopped_by = "duration";
+			e->run.stopped_by = "duration";
 			break;
 		}
-		if ((e->n_qps || counted_generators(e)) && all_tx_finished(e)) {
-			e->stopped_by = "flows_done";
+		if ((e->run.n_qps || counted_generators(e)) && all_tx_finished(e)) {
+			e->run.stopped_by = "flows_done";
 			break;
 		}
 		if (now >= next_line) {
 			housekeeping(e);
-			timeseries_rows(e->ts, e, (double)(now - e->start_tsc) / (double)e->tsc_hz);
+			timeseries_rows(e->run.ts, &e->run, (double)(now - e->run.start_tsc) / (double)e->run.tsc_hz);
 			if (!opt->quiet)
-				stats_print_interval(e, (double)(now - e->start_tsc) / (double)e->tsc_hz,
-						     (double)(now - last_line) / (double)e->tsc_hz, prev);
+				stats_print_interval(&e->run, (double)(now - e->run.start_tsc) / (double)e->run.tsc_hz,
+						     (double)(now - last_line) / (double)e->run.tsc_hz, prev);
 			last_line = now;
 			next_line += interval;
 		}
@@ -924,17 +928,17 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	}
 	signals = stop_requested;
 	lcore_request_tx_stop(&e->stop);
-	e->end_tsc = rte_rdtsc();
-	if (e->end_tsc < e->start_tsc) /* stopped before the traffic's start time (a signal at start-up) */
-		e->end_tsc = e->start_tsc;
-	phase_snapshot(e, e->phases_started, e->end_tsc); /* the end of the last phase */
+	e->run.end_tsc = rte_rdtsc();
+	if (e->run.end_tsc < e->run.start_tsc) /* stopped before the traffic's start time (a signal at start-up) */
+		e->run.end_tsc = e->run.start_tsc;
+	phase_snapshot(e, e->run.phases_started, e->run.end_tsc); /* the end of the last phase */
 	/* RX goes on until the frames in flight (rings, queues) have arrived; another signal ends it */
-	uint64_t quiet = e->tsc_hz * DRAIN_QUIET_MS / 1000, stop_at = rte_rdtsc() + e->tsc_hz * DRAIN_MAX_MS / 1000;
+	uint64_t quiet = e->run.tsc_hz * DRAIN_QUIET_MS / 1000, stop_at = rte_rdtsc() + e->run.tsc_hz * DRAIN_MAX_MS / 1000;
 	uint64_t seen = rx_frames_total(e), since = rte_rdtsc();
 	while (rte_rdtsc() < stop_at && rte_rdtsc() - since < quiet && stop_requested == signals) {
 		for (unsigned k = 0; k < 5; k++) {
 			main_tick(e, &ticks, rte_rdtsc());
-			capture_drain(e); /* RX goes on: its copies would fill the capture's rings */
+			capture_drain(&e->run); /* RX goes on: its copies would fill the capture's rings */
 			rte_delay_us_sleep(1000);
 		}
 		uint64_t n = rx_frames_total(e);
@@ -951,80 +955,79 @@ static void supervise(struct engine *e, const struct engine_options *opt)
 	rte_eal_mp_wait_lcore();
 	port_gate_stop(); /* no worker polls any more: the interrupt thread runs freely */
 	housekeeping(e);
-	capture_finish(e);
-	timeseries_rows(e->ts, e, (double)(rte_rdtsc() - e->start_tsc) / (double)e->tsc_hz); /* the last stretch */
+	capture_finish(&e->run);
+	/* the last stretch */
+	timeseries_rows(e->run.ts, &e->run, (double)(rte_rdtsc() - e->run.start_tsc) / (double)e->run.tsc_hz);
 }
 
 /* Frees whatever a PMD still holds and records the mbufs not back in their pool. */
 static void teardown(struct engine *e)
 {
 	port_gate_stop();
-	if (e->sw)
-		switch_flush(e->sw);
-	for (unsigned p = 0; p < e->n_ports; p++)
-		port_teardown(&e->ports[p]);
-	for (unsigned p = 0; p < e->n_ports; p++)
-		e->pool_in_use_at_exit[p] = e->ports[p].pool ? rte_mempool_in_use_count(e->ports[p].pool) : 0;
+	if (e->run.sw)
+		switch_flush(e->run.sw);
+	for (unsigned p = 0; p < e->run.n_ports; p++)
+		port_teardown(&e->run.ports[p]);
+	for (unsigned p = 0; p < e->run.n_ports; p++)
+		e->run.pool_in_use_at_exit[p] = e->run.ports[p].pool ? rte_mempool_in_use_count(e->run.ports[p].pool) : 0;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			if (e->work[l]->tx[i].pool) /* NULL when set-up failed before making it */
-				e->pool_in_use_at_exit[e->work[l]->tx[i].port] += rte_mempool_in_use_count(e->work[l]->tx[i].pool);
+		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
+			if (e->run.work[l]->tx[i].pool) /* NULL when set-up failed before making it */
+				e->run.pool_in_use_at_exit[e->run.work[l]->tx[i].port] += rte_mempool_in_use_count(e->run.work[l]->tx[i].pool);
 }
 
 static void release(struct engine *e)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		if (!e->work[l])
+		if (!e->run.work[l])
 			continue;
-		for (unsigned i = 0; i < e->work[l]->n_tx; i++) {
-			rte_ring_free(e->work[l]->tx[i].comp_ring);
-			rte_free(e->work[l]->tx[i].egress);
-			rte_mempool_free(e->work[l]->tx[i].pool);
+		for (unsigned i = 0; i < e->run.work[l]->n_tx; i++) {
+			rte_ring_free(e->run.work[l]->tx[i].comp_ring);
+			rte_free(e->run.work[l]->tx[i].egress);
+			rte_mempool_free(e->run.work[l]->tx[i].pool);
 		}
-		rx_ctx_free(e->work[l]->rx_ctx);
-		if (e->work[l]->lat) {
-			rte_free(e->work[l]->lat->slots);
-			rte_free(e->work[l]->lat->rtt);
-			rte_free(e->work[l]->lat->slot_port);
-			rte_free(e->work[l]->lat);
+		rx_ctx_free(e->run.work[l]->rx_ctx);
+		if (e->run.work[l]->lat) {
+			rte_free(e->run.work[l]->lat->slots);
+			rte_free(e->run.work[l]->lat->rtt);
+			rte_free(e->run.work[l]->lat->slot_port);
+			rte_free(e->run.work[l]->lat);
 		}
-		rte_free(e->work[l]->samples);
-		if (e->work[l]->cap) {
-			capture_free(e->work[l]->cap);
-		}
-		if (e->work[l]->cc) {
-			rte_free(e->work[l]->cc->traced);
-			rte_free(e->work[l]->cc->trace);
-			rte_free(e->work[l]->cc);
+		rte_free(e->run.work[l]->samples);
+		capture_free(e->run.taps[l]); /* the lcore's cap (NULL: none) */
+		if (e->run.work[l]->cc) {
+			rte_free(e->run.work[l]->cc->traced);
+			rte_free(e->run.work[l]->cc->trace);
+			rte_free(e->run.work[l]->cc);
 		}
 		for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
-			rte_free(e->work[l]->rx_inject[p]);
-		rte_free(e->work[l]);
+			rte_free(e->run.work[l]->rx_inject[p]);
+		rte_free(e->run.work[l]);
 	}
-	qp_index_free(e->qp_index);
-	e->qp_index = NULL;
+	qp_index_free(e->run.qp_index);
+	e->run.qp_index = NULL;
 	responder_table_free(e->responders);
 	e->responders = NULL;
-	e->ts_rows = timeseries_close(e->ts);
-	e->ts = NULL;
-	switch_free(e->sw);
+	e->ts_rows = timeseries_close(e->run.ts);
+	e->run.ts = NULL;
+	switch_free(e->run.sw);
 	if (e->sw_csv)
 		fclose(e->sw_csv);
-	rte_free(e->cc_states);
+	rte_free(e->run.cc_states);
 	rte_free(e->inj_states);
-	if (e->cc_csv)
-		fclose(e->cc_csv);
-	collectives_free(e->collectives, e->cfg->n_collectives);
-	rte_free(e->qps);
+	if (e->run.cc_csv)
+		fclose(e->run.cc_csv);
+	collectives_free(e->run.collectives, e->run.cfg->n_collectives);
+	rte_free(e->run.qps);
 	rte_free(e->qp_extra);
 	rte_free(e->heap_slots);
 	rte_free(e->lat_ack);
-	rte_free(e->lat_live);
-	rte_free(e->lat_live_qp);
+	rte_free(e->run.lat_live);
+	rte_free(e->run.lat_live_qp);
 	if (e->lat_csv)
 		fclose(e->lat_csv);
-	for (unsigned p = 0; p < e->n_ports; p++)
-		rte_mempool_free(e->ports[p].pool);
+	for (unsigned p = 0; p < e->run.n_ports; p++)
+		rte_mempool_free(e->run.ports[p].pool);
 }
 
 /* run.http_linger_s: the HTTP server goes on serving the final numbers (a last scrape, the
@@ -1033,13 +1036,13 @@ static void linger(struct engine *e)
 {
 	uint64_t end;
 
-	if (!e->http || e->cfg->http_linger_s <= 0)
+	if (!e->http || e->run.cfg->http_linger_s <= 0)
 		return;
-	printf("roce-engine: serving the final numbers over HTTP for %.3g s (Ctrl-C ends it)\n", e->cfg->http_linger_s);
+	printf("roce-engine: serving the final numbers over HTTP for %.3g s (Ctrl-C ends it)\n", e->run.cfg->http_linger_s);
 	fflush(stdout);
 	stop_requested = 0;
-	control_attach_final(e);
-	end = rte_rdtsc() + (uint64_t)(e->cfg->http_linger_s * (double)e->tsc_hz);
+	control_attach_final(&e->run);
+	end = rte_rdtsc() + (uint64_t)(e->run.cfg->http_linger_s * (double)e->run.tsc_hz);
 	while (!stop_requested && rte_rdtsc() < end)
 		rte_delay_us_sleep(10000);
 	control_detach();
@@ -1052,9 +1055,9 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	int rc = ENGINE_EXIT_OK;
 
 	memset(&e, 0, sizeof(e));
-	e.cfg = cfg;
-	e.tsc_hz = rte_get_tsc_hz();
-	clock_time_base_init(e.tsc_hz);
+	e.run.cfg = cfg;
+	e.run.tsc_hz = rte_get_tsc_hz();
+	clock_time_base_init(e.run.tsc_hz);
 	e.session = (uint16_t)rte_rand();
 	if (opt->report_path && report_check_path(opt->report_path, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
@@ -1069,25 +1072,25 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 		}
 		lat_samples_csv_header(e.lat_csv);
 	}
-	if (capture_open(&e, err, sizeof(err))) {
+	if (capture_open(&e.run, err, sizeof(err))) {
 		fprintf(stderr, "roce-engine: %s\n", err);
 		return ENGINE_EXIT_REPORT;
 	}
 	{
 		int failed;
-		e.ts = timeseries_open(&e, err, sizeof(err), &failed);
+		e.run.ts = timeseries_open(&e.run, err, sizeof(err), &failed);
 		if (failed) {
 			fprintf(stderr, "roce-engine: %s\n", err);
 			return ENGINE_EXIT_REPORT;
 		}
 	}
 	if (cfg->cc_trace[0]) { /* the same: a bad path stops the run before traffic */
-		e.cc_csv = out_fopen(cfg->cc_trace);
-		if (!e.cc_csv) {
+		e.run.cc_csv = out_fopen(cfg->cc_trace);
+		if (!e.run.cc_csv) {
 			fprintf(stderr, "roce-engine: run.cc_trace: cannot write %s: %s\n", cfg->cc_trace, strerror(errno));
 			return ENGINE_EXIT_REPORT;
 		}
-		congestion_trace_header(e.cc_csv);
+		congestion_trace_header(e.run.cc_csv);
 	}
 	if (cfg->http_port) { /* before any traffic: a port already taken stops the run here */
 		e.http = exporter_start(cfg, err, sizeof(err));
@@ -1102,41 +1105,41 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	printf("roce-engine: ICRC with rte_net_crc %s; RX checks %s\n", crc_alg, wire_icrc_method());
 	if (setup_ports(&e, err, sizeof(err)))
 		goto init_failed;
-	for (unsigned p = 0; p < e.n_ports; p++)
-		port_print_capabilities(&e.ports[p]);
+	for (unsigned p = 0; p < e.run.n_ports; p++)
+		port_print_capabilities(&e.run.ports[p]);
 	for (unsigned i = 0; i < cfg->n_roles; i++)
 		if (add_role(&e, &cfg->roles[i], err, sizeof(err)))
 			goto init_failed;
-	e.start_tsc = rte_rdtsc() + e.tsc_hz / 100; /* 10 ms to let every lcore start */
+	e.run.start_tsc = rte_rdtsc() + e.run.tsc_hz / 100; /* 10 ms to let every lcore start */
 	if (plan_switch(&e, err, sizeof(err)) || plan_qps(&e, err, sizeof(err)))
 		goto init_failed;
 	/* the capture's pools take a while to make: before the schedules are set to start */
-	if (capture_start(&e, err, sizeof(err)) || (plan_capture(&e), 0))
+	if (capture_start(&e.run, err, sizeof(err)) || (plan_capture(&e), 0))
 		goto init_failed;
 	start_after_planning(&e);
 	if (setup_pfc_generators(&e, err, sizeof(err)))
 		goto init_failed;
-	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.n_qps, e.n_work,
+	printf("roce-engine: %u QPs on %u lcores; duration %s\n", e.run.n_qps, e.n_work,
 	       opt->duration_s > 0 ? "set" : "until the flows stop or a signal");
 	if (port_gate_start(err, sizeof(err))) /* net_memif ports: before any worker polls them */
 		goto init_failed;
-	control_attach(&e);
+	control_attach(&e.run);
 	/* each port's state at the traffic's start: polled now, just before the lcores are launched
 	 * (the main lcore's first tick may come after the start on a busy machine) */
-	for (unsigned p = 0; p < e.n_ports; p++)
-		e.link[p].state = -1;
-	poll_links(&e, e.start_tsc);
+	for (unsigned p = 0; p < e.run.n_ports; p++)
+		e.run.link[p].state = -1;
+	poll_links(&e, e.run.start_tsc);
 	launch(&e);
 	supervise(&e, opt);
 	control_detach();
-	stats_capture_pmd(&e);
-	e.finished = true;
+	stats_capture_pmd(&e.run);
+	e.run.finished = true;
 	teardown(&e);
-	stats_print_summary(&e);
-	if (!sla_verdict(&e, true))
+	stats_print_summary(&e.run);
+	if (!sla_verdict(&e.run, true))
 		rc = ENGINE_EXIT_SLA;
 	if (opt->report_path) {
-		if (report_write(&e, opt->report_path, err, sizeof(err))) {
+		if (report_write(&e.run, opt->report_path, err, sizeof(err))) {
 			fprintf(stderr, "roce-engine: %s\n", err);
 			rc = ENGINE_EXIT_REPORT;
 		} else {
@@ -1150,8 +1153,8 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 
 init_failed:
 	exporter_stop(e.http);
-	if (e.capture_fd >= 0)
-		close(e.capture_fd);
+	if (e.run.capture_fd >= 0)
+		close(e.run.capture_fd);
 	fprintf(stderr, "roce-engine: %s\n", err);
 	teardown(&e);
 	release(&e);

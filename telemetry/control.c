@@ -12,30 +12,28 @@
 #include "cc_params.h"
 #include "control.h"
 #include "egress.h"
-#include "engine_state.h"
+#include "stats.h"
 
-static struct engine *attached; /* read by the telemetry thread */
+static struct run_view *attached; /* read by the telemetry thread */
 
-void control_set_flow_rate(struct engine *e, unsigned group, double gbps)
+void control_set_flow_rate(struct run_view *run, unsigned group, double gbps)
 {
-	for (unsigned q = 0; q < e->n_qps; q++)
-		if (e->qps[q].group == &e->cfg->groups[group])
-			qp_tx_set_rate(&e->qps[q], gbps, e->tsc_hz);
-	__atomic_store_n(&e->rate_gbps[group], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
+	for (unsigned q = 0; q < run->n_qps; q++)
+		if (run->qps[q].group == &run->cfg->groups[group])
+			qp_tx_set_rate(&run->qps[q], gbps, run->tsc_hz);
+	__atomic_store_n(&run->rate_gbps[group], (uint64_t)(gbps * 1e6), __ATOMIC_RELAXED);
 }
 
-void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps)
+void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape,
+			double shape_gbps)
 {
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++) {
-			struct egress *eg = e->work[l]->tx[i].egress;
-			if (e->work[l]->tx[i].port != port || !eg)
-				continue;
-			__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
-			if (set_shape)
-				__atomic_store_n(&eg->tc[tc].fp_per_byte, pace_fp_per_byte(shape_gbps, e->tsc_hz),
-						 __ATOMIC_RELAXED);
-		}
+	struct egress *eg;
+
+	for (struct lcore_walk at = {0}; (eg = snapshot_egress_next(run, port, &at)) != NULL;) {
+		__atomic_store_n(&eg->tc[tc].quantum, (uint32_t)weight * EGRESS_QUANTUM_BYTES, __ATOMIC_RELAXED);
+		if (set_shape)
+			__atomic_store_n(&eg->tc[tc].fp_per_byte, pace_fp_per_byte(shape_gbps, run->tsc_hz), __ATOMIC_RELAXED);
+	}
 }
 
 /* Commands in flight: control_detach waits for them, so that none reads an engine being torn
@@ -43,41 +41,41 @@ void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned w
  * either detach sees it counted, or it sees NULL. */
 static unsigned in_flight;
 
-struct engine *control_enter(void)
+struct run_view *control_enter(void)
 {
-	struct engine *e;
+	struct run_view *run;
 
 	__atomic_fetch_add(&in_flight, 1, __ATOMIC_SEQ_CST);
-	e = __atomic_load_n(&attached, __ATOMIC_SEQ_CST);
-	if (!e)
+	run = __atomic_load_n(&attached, __ATOMIC_SEQ_CST);
+	if (!run)
 		__atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
-	return e;
+	return run;
 }
 
 void control_leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
 
-static struct engine *enter(struct rte_tel_data *d)
+static struct run_view *enter(struct rte_tel_data *d)
 {
-	struct engine *e = control_enter();
+	struct run_view *run = control_enter();
 
-	if (!e) {
+	if (!run) {
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error", "no run in progress");
 	}
-	return e;
+	return run;
 }
 
-/* The telemetry callback `name` runs name##_run(e, params, d) on the attached engine. */
+/* The telemetry callback `name` runs name##_run(run, params, d) on the attached engine. */
 #define GUARDED(name)                                                                       \
 	static int name(const char *cmd, const char *params, struct rte_tel_data *d)        \
 	{                                                                                   \
-		struct engine *e = enter(d);                                                \
+		struct run_view *run = enter(d);                                                \
 		int rc;                                                                     \
                                                                                             \
 		(void)cmd;                                                                  \
-		if (!e)                                                                     \
+		if (!run)                                                                     \
 			return 0;                                                           \
-		rc = name##_run(e, params, d);                                              \
+		rc = name##_run(run, params, d);                                              \
 		control_leave();                                                                \
 		return rc;                                                                  \
 	}
@@ -113,25 +111,25 @@ static struct rte_tel_data *named_dict(const char *name)
 	return o;
 }
 
-static int cmd_flows_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_flows_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	(void)params;
 	rte_tel_data_start_dict(d);
-	for (unsigned g = 0, q = 0; g < e->cfg->n_groups; g++) {
-		const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	for (unsigned g = 0, q = 0; g < run->cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &run->cfg->groups[g];
 		struct rte_tel_data *o = named_dict(grp->name);
 		uint64_t pkts = 0, bytes = 0;
 		char rate[32];
 
 		for (unsigned i = 0; i < grp->count; i++, q++) {
-			pkts += stat_read(&e->qps[q].c.tx_packets);
-			bytes += stat_read(&e->qps[q].c.tx_bytes);
+			pkts += stat_read(&run->qps[q].c.tx_packets);
+			bytes += stat_read(&run->qps[q].c.tx_bytes);
 		}
 		if (!o)
 			return -1;
-		rte_tel_data_add_dict_string(o, "port", e->cfg->ports[grp->port].name);
+		rte_tel_data_add_dict_string(o, "port", run->cfg->ports[grp->port].name);
 		rte_tel_data_add_dict_int(o, "qps", (int)grp->count);
-		snprintf(rate, sizeof(rate), "%.6g", __atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) / 1e6);
+		snprintf(rate, sizeof(rate), "%.6g", __atomic_load_n(&run->rate_gbps[g], __ATOMIC_RELAXED) / 1e6);
 		rte_tel_data_add_dict_string(o, "rate_gbps", rate);
 		rte_tel_data_add_dict_u64(o, "tx_packets", pkts);
 		rte_tel_data_add_dict_u64(o, "tx_bytes", bytes);
@@ -166,7 +164,7 @@ static void add_number(struct rte_tel_data *o, const char *key, double v)
 }
 
 /* params: "NAME,GBPS" */
-static int cmd_flow_rate_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_flow_rate_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	char name[CFG_NAME_LEN] = "", *end;
 	const char *comma = params ? strchr(params, ',') : NULL;
@@ -179,14 +177,14 @@ static int cmd_flow_rate_run(struct engine *e, const char *params, struct rte_te
 	gbps = strtod(comma + 1, &end);
 	if (end == comma + 1 || *end || !(gbps > 0 && gbps <= 800))
 		return reply_error(d, "GBPS must be a number > 0 and <= 800");
-	for (g = 0; g < (int)e->cfg->n_groups && strcmp(e->cfg->groups[g].name, name); g++)
+	for (g = 0; g < (int)run->cfg->n_groups && strcmp(run->cfg->groups[g].name, name); g++)
 		;
-	if (g == (int)e->cfg->n_groups)
+	if (g == (int)run->cfg->n_groups)
 		return reply_error(d, "no flow group of that name (see /roce/flows)");
-	if (!(e->cfg->groups[g].rate_gbps > 0))
+	if (!(run->cfg->groups[g].rate_gbps > 0))
 		return reply_error(d, "the flow has no rate_gbps: only flows paced in Gb/s change rate (unpaced QPs: "
 				      "round robin; rate_pps: per packet)");
-	control_set_flow_rate(e, (unsigned)g, gbps);
+	control_set_flow_rate(run, (unsigned)g, gbps);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "flow", name);
 	add_number(d, "rate_gbps", gbps);
@@ -195,7 +193,7 @@ static int cmd_flow_rate_run(struct engine *e, const char *params, struct rte_te
 GUARDED(cmd_flow_rate)
 
 /* params: "PORT,TC,WEIGHT[,SHAPE_GBPS]" */
-static int cmd_egress_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_egress_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	char port[CFG_NAME_LEN] = "";
 	long tc, weight;
@@ -207,10 +205,10 @@ static int cmd_egress_run(struct engine *e, const char *params, struct rte_tel_d
 		return reply_error(d, "usage: /roce/egress,PORT,TC,WEIGHT[,SHAPE_GBPS]");
 	if (tc < 0 || tc > 7 || weight < 1 || weight > 1000 || (got == 4 && !(shape >= 0 && shape <= 800)))
 		return reply_error(d, "TC 0..7, WEIGHT 1..1000, SHAPE_GBPS 0 (none)..800");
-	p = config_port_index(e->cfg, port);
-	if (p < 0 || !(e->cfg->ports[p].egress_gbps > 0))
+	p = config_port_index(run->cfg, port);
+	if (p < 0 || !(run->cfg->ports[p].egress_gbps > 0))
 		return reply_error(d, "no port of that name with qos.egress");
-	control_set_egress(e, (unsigned)p, (unsigned)tc, (unsigned)weight, got == 4, shape);
+	control_set_egress(run, (unsigned)p, (unsigned)tc, (unsigned)weight, got == 4, shape);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "port", port);
 	rte_tel_data_add_dict_int(d, "tc", (int)tc);
@@ -221,10 +219,10 @@ static int cmd_egress_run(struct engine *e, const char *params, struct rte_tel_d
 }
 GUARDED(cmd_egress)
 
-static int group_by_name(const struct engine *e, const char *name)
+static int group_by_name(const struct run_view *run, const char *name)
 {
-	for (unsigned g = 0; g < e->cfg->n_groups; g++)
-		if (!strcmp(e->cfg->groups[g].name, name))
+	for (unsigned g = 0; g < run->cfg->n_groups; g++)
+		if (!strcmp(run->cfg->groups[g].name, name))
 			return (int)g;
 	return -1;
 }
@@ -263,9 +261,9 @@ static struct rte_tel_data *cc_qp_dict(const struct qp_cc *c)
 }
 
 /* A group's QPs with cc: sum, min and max of their rates, CNPs and cuts, and the first QPs. */
-static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
+static struct rte_tel_data *cc_group_dict(const struct run_view *run, unsigned g)
 {
-	const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	const struct cfg_flow_group *grp = &run->cfg->groups[g];
 	struct rte_tel_data *o = named_dict(grp->name), *qps = rte_tel_data_alloc();
 	uint64_t sum = 0, lo = UINT64_MAX, hi = 0, cnps = 0, cuts = 0;
 	unsigned n = 0;
@@ -276,8 +274,8 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 		return NULL;
 	}
 	rte_tel_data_start_dict(qps);
-	for (unsigned i = 0; i < e->n_cc; i++) {
-		const struct qp_cc *c = &e->cc_states[i];
+	for (unsigned i = 0; i < run->n_cc; i++) {
+		const struct qp_cc *c = &run->cc_states[i];
 		struct cc_view v;
 		if (c->qp->group != grp)
 			continue;
@@ -292,7 +290,7 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 	}
 	rte_tel_data_add_dict_string(o, "algorithm", congestion_algo_name(grp->cc));
 	if (grp->cc == CFG_CC_DCQCN)
-		rte_tel_data_add_dict_string(o, "profile", e->dcqcn_live[g].profile == DCQCN_PAPER ? "paper" : "nvidia");
+		rte_tel_data_add_dict_string(o, "profile", run->dcqcn_live[g].profile == DCQCN_PAPER ? "paper" : "nvidia");
 	rte_tel_data_add_dict_int(o, "qps", (int)n);
 	add_gbps(o, "rate_sum_gbps", sum);
 	add_gbps(o, "rate_min_gbps", n ? lo : 0);
@@ -304,20 +302,20 @@ static struct rte_tel_data *cc_group_dict(const struct engine *e, unsigned g)
 }
 
 /* Each port's notification point: CNPs sent and suppressed. */
-static struct rte_tel_data *np_dict(const struct engine *e)
+static struct rte_tel_data *np_dict(const struct run_view *run)
 {
 	struct rte_tel_data *o = rte_tel_data_alloc();
 
 	if (!o)
 		return NULL;
 	rte_tel_data_start_dict(o);
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *x = named_dict(e->cfg->ports[p].name);
+	for (unsigned p = 0; p < run->n_ports; p++) {
+		struct rte_tel_data *x = named_dict(run->cfg->ports[p].name);
 		struct port_totals t;
 		if (!x)
 			break;
-		stats_port_totals(e, p, &t);
-		rte_tel_data_add_dict_int(x, "enabled", e->cfg->ports[p].np_enabled);
+		snapshot_port_totals(run, p, &t);
+		rte_tel_data_add_dict_int(x, "enabled", run->cfg->ports[p].np_enabled);
 		rte_tel_data_add_dict_u64(x, "ecn_ce_rx", t.rx.np_cnp_tx + t.rx.np_suppressed + t.rx.np_no_peer + t.rx.np_failed);
 		rte_tel_data_add_dict_u64(x, "cnp_tx", t.rx.np_cnp_tx);
 		rte_tel_data_add_dict_u64(x, "suppressed", t.rx.np_suppressed);
@@ -346,13 +344,13 @@ static unsigned config_cc_params_list(enum cfg_cc algo, const void *params, cons
 }
 
 /* The group's parameters as its QPs use them now. */
-static struct rte_tel_data *cc_params_dict(const struct engine *e, unsigned g)
+static struct rte_tel_data *cc_params_dict(const struct run_view *run, unsigned g)
 {
 	const char *names[40];
 	double values[40];
-	enum cfg_cc algo = e->cfg->groups[g].cc;
-	unsigned n = config_cc_params_list(algo, algo == CFG_CC_DCQCN ? (const void *)&e->dcqcn_live[g]
-								     : (const void *)&e->timely_live[g], names, values, 40);
+	enum cfg_cc algo = run->cfg->groups[g].cc;
+	unsigned n = config_cc_params_list(algo, algo == CFG_CC_DCQCN ? (const void *)&run->dcqcn_live[g]
+								     : (const void *)&run->timely_live[g], names, values, 40);
 	struct rte_tel_data *o = rte_tel_data_alloc();
 
 	if (!o)
@@ -368,36 +366,36 @@ static struct rte_tel_data *cc_params_dict(const struct engine *e, unsigned g)
 
 /* /roce/cc: {"flows": the groups with cc, "notification_points": the ports'};
  * /roce/cc,GROUP: {"flow": that group, "parameters": its parameters} */
-static int cmd_cc_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_cc_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	struct rte_tel_data *x;
 	int g;
 
 	if (params && *params) {
-		if ((g = group_by_name(e, params)) < 0)
+		if ((g = group_by_name(run, params)) < 0)
 			return reply_error(d, "no flow group of that name (see /roce/flows)");
-		if (e->cfg->groups[g].cc == CFG_CC_NONE)
+		if (run->cfg->groups[g].cc == CFG_CC_NONE)
 			return reply_error(d, "the flow group has no congestion control (its cc is none)");
 		rte_tel_data_start_dict(d);
-		add_container(d, "flow", cc_group_dict(e, (unsigned)g));
-		add_container(d, "parameters", cc_params_dict(e, (unsigned)g));
+		add_container(d, "flow", cc_group_dict(run, (unsigned)g));
+		add_container(d, "parameters", cc_params_dict(run, (unsigned)g));
 		return 0;
 	}
 	rte_tel_data_start_dict(d);
 	if ((x = rte_tel_data_alloc())) {
 		rte_tel_data_start_dict(x);
-		for (unsigned i = 0; i < e->cfg->n_groups; i++)
-			if (e->cfg->groups[i].cc != CFG_CC_NONE)
-				add_indexed(x, i, cc_group_dict(e, i));
+		for (unsigned i = 0; i < run->cfg->n_groups; i++)
+			if (run->cfg->groups[i].cc != CFG_CC_NONE)
+				add_indexed(x, i, cc_group_dict(run, i));
 		add_container(d, "flows", x);
 	}
-	add_container(d, "notification_points", np_dict(e));
+	add_container(d, "notification_points", np_dict(run));
 	return 0;
 }
 GUARDED(cmd_cc)
 
 /* /roce/cc_set,GROUP,PARAMETER,VALUE */
-static int cmd_cc_set_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_cc_set_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	/* the longest message quotes the parameter (63): "timely has no parameter '...' (docs/cc.md)" */
 	char group[CFG_NAME_LEN] = "", name[64] = "", msg[RTE_TEL_MAX_STRING_LEN];
@@ -407,10 +405,10 @@ static int cmd_cc_set_run(struct engine *e, const char *params, struct rte_tel_d
 	if (!params || sscanf(params, "%31[^,],%63[^,],%lf%n", group, name, &value, &used) != 3 ||
 	    (size_t)used != strlen(params))
 		return reply_error(d, "usage: /roce/cc_set,FLOW_NAME,PARAMETER,VALUE (booleans 0 or 1)");
-	if ((g = group_by_name(e, group)) < 0 || e->cfg->groups[g].cc == CFG_CC_NONE)
+	if ((g = group_by_name(run, group)) < 0 || run->cfg->groups[g].cc == CFG_CC_NONE)
 		return reply_error(d, "no flow group of that name with congestion control (see /roce/cc)");
-	if (config_cc_param_set(e->cfg->groups[g].cc,
-				e->cfg->groups[g].cc == CFG_CC_DCQCN ? (void *)&e->dcqcn_live[g] : (void *)&e->timely_live[g],
+	if (config_cc_param_set(run->cfg->groups[g].cc,
+				run->cfg->groups[g].cc == CFG_CC_DCQCN ? (void *)&run->dcqcn_live[g] : (void *)&run->timely_live[g],
 				name, value, msg, sizeof(msg)))
 		return reply_error_text(d, msg);
 	rte_tel_data_start_dict(d);
@@ -439,9 +437,9 @@ static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, 
 	rte_tel_data_add_dict_string(o, key, s);
 }
 
-static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64_t now, uint64_t ecn_ce)
+static struct rte_tel_data *port_dict(const struct run_view *run, unsigned p, uint64_t now, uint64_t ecn_ce)
 {
-	struct rte_tel_data *o = named_dict(e->cfg->ports[p].name);
+	struct rte_tel_data *o = named_dict(run->cfg->ports[p].name);
 	struct port_sample was, *prev = &prev_sample[p];
 	struct rte_eth_stats hw;
 	struct port_totals t;
@@ -449,18 +447,18 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 
 	if (!o)
 		return NULL;
-	stats_port_totals(e, p, &t);
-	stats_port_hw(e, p, &hw);
+	snapshot_port_totals(run, p, &t);
+	stats_port_hw(run, p, &hw);
 	rte_spinlock_lock(&prev_lock);
-	was = prev->valid ? *prev : (struct port_sample){.tsc = e->start_tsc}; /* first call: since the start */
+	was = prev->valid ? *prev : (struct port_sample){.tsc = run->start_tsc}; /* first call: since the start */
 	*prev = (struct port_sample){.valid = true, .tsc = now, .tx_packets = t.tx_packets, .tx_bytes = t.tx_bytes,
 				     .rx_packets = t.rx_frames, .rx_bytes = t.rx_bytes};
 	rte_spinlock_unlock(&prev_lock);
-	dt = now > was.tsc ? (double)(now - was.tsc) / (double)e->tsc_hz : 0;
-	rte_tel_data_add_dict_string(o, "driver", e->ports[p].driver);
-	rte_tel_data_add_dict_int(o, "link_up", __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(o, "link_changes", __atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
-	add_fixed(o, "link_gbps", "%.6g", e->ports[p].link_speed_gbps);
+	dt = now > was.tsc ? (double)(now - was.tsc) / (double)run->tsc_hz : 0;
+	rte_tel_data_add_dict_string(o, "driver", run->ports[p].driver);
+	rte_tel_data_add_dict_int(o, "link_up", __atomic_load_n(&run->link[p].state, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(o, "link_changes", __atomic_load_n(&run->link[p].changes, __ATOMIC_RELAXED));
+	add_fixed(o, "link_gbps", "%.6g", run->ports[p].link_speed_gbps);
 	rte_tel_data_add_dict_u64(o, "tx_packets", t.tx_packets);
 	rte_tel_data_add_dict_u64(o, "tx_bytes", t.tx_bytes);
 	rte_tel_data_add_dict_u64(o, "rx_packets", t.rx_frames);
@@ -487,16 +485,16 @@ static struct rte_tel_data *port_dict(const struct engine *e, unsigned p, uint64
 }
 
 /* /roce/ports */
-static int cmd_ports_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_ports_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	uint64_t ecn_ce[CFG_MAX_PORTS], now;
 
 	(void)params;
-	stats_ecn_ce_per_port(e, ecn_ce);
+	snapshot_ecn_ce_per_port(run, ecn_ce);
 	now = rte_rdtsc();
 	rte_tel_data_start_dict(d);
-	for (unsigned p = 0; p < e->n_ports; p++)
-		add_indexed(d, p, port_dict(e, p, now, ecn_ce[p]));
+	for (unsigned p = 0; p < run->n_ports; p++)
+		add_indexed(d, p, port_dict(run, p, now, ecn_ce[p]));
 	return 0;
 }
 GUARDED(cmd_ports)
@@ -540,9 +538,9 @@ struct lat_scratch {
 
 /* A group's QPs with latency, merged per kind ("oneway", "rtt", "ack"); with `qps`, also the first
  * CONTROL_LAT_QPS of them one by one. */
-static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, struct lat_scratch *s, bool qps)
+static struct rte_tel_data *lat_group_dict(const struct run_view *run, unsigned g, struct lat_scratch *s, bool qps)
 {
-	const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	const struct cfg_flow_group *grp = &run->cfg->groups[g];
 	struct rte_tel_data *o = named_dict(grp->name), *first = qps ? rte_tel_data_alloc() : NULL;
 	unsigned n = 0;
 
@@ -555,8 +553,8 @@ static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, s
 		rte_tel_data_start_dict(first);
 	for (int k = 0; k < LAT_KIND_COUNT; k++)
 		lat_stats_init(&s->sum[k]);
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
 		struct rte_tel_data *x;
 		if (qp->group != grp || !qp->lat)
 			continue;
@@ -568,7 +566,7 @@ static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, s
 			rte_tel_data_add_dict_u64(x, "dest_qpn", qp->dest_qpn);
 		}
 		for (int k = 0; k < LAT_KIND_COUNT; k++) {
-			stats_lat_flow(e, qp, (enum lat_kind)k, &s->one);
+			snapshot_lat_flow(run, qp, (enum lat_kind)k, &s->one);
 			lat_stats_merge(&s->sum[k], &s->one);
 			if (x)
 				add_lat(x, lat_kind_name[k], &s->one);
@@ -586,20 +584,20 @@ static struct rte_tel_data *lat_group_dict(const struct engine *e, unsigned g, s
 }
 
 /* Each port's one-way times (its receiver QPs) and round trips (its ping-pong QPs). */
-static struct rte_tel_data *lat_ports_dict(const struct engine *e, struct lat_scratch *s)
+static struct rte_tel_data *lat_ports_dict(const struct run_view *run, struct lat_scratch *s)
 {
 	struct rte_tel_data *o = rte_tel_data_alloc();
 
 	if (!o)
 		return NULL;
 	rte_tel_data_start_dict(o);
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		struct rte_tel_data *x = named_dict(e->cfg->ports[p].name);
+	for (unsigned p = 0; p < run->n_ports; p++) {
+		struct rte_tel_data *x = named_dict(run->cfg->ports[p].name);
 		if (!x)
 			break;
-		for (int k = 0; e->lat_live && k < 2; k++) {
+		for (int k = 0; run->lat_live && k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
-			stats_lat_port(e, p, kind, &s->one);
+			snapshot_lat_port(run, p, kind, &s->one);
 			add_lat(x, lat_kind_name[kind], &s->one);
 		}
 		add_indexed(o, p, x);
@@ -608,16 +606,16 @@ static struct rte_tel_data *lat_ports_dict(const struct engine *e, struct lat_sc
 }
 
 /* /roce/latency[,GROUP] */
-static int cmd_latency_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_latency_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	struct lat_scratch *s;
 	struct rte_tel_data *x;
 	int only = -1;
 
 	if (params && *params) {
-		if ((only = group_by_name(e, params)) < 0)
+		if ((only = group_by_name(run, params)) < 0)
 			return reply_error(d, "no flow group of that name (see /roce/flows)");
-		if (e->cfg->groups[only].latency == CFG_LAT_OFF)
+		if (run->cfg->groups[only].latency == CFG_LAT_OFF)
 			return reply_error(d, "the flow group measures no latency (its latency.mode is off)");
 	}
 	s = aligned_alloc(64, sizeof(*s));
@@ -625,16 +623,16 @@ static int cmd_latency_run(struct engine *e, const char *params, struct rte_tel_
 		return reply_error(d, "out of memory");
 	rte_tel_data_start_dict(d);
 	if (only >= 0) {
-		add_container(d, "flow", lat_group_dict(e, (unsigned)only, s, true));
+		add_container(d, "flow", lat_group_dict(run, (unsigned)only, s, true));
 		free(s);
 		return 0;
 	}
-	add_container(d, "ports", lat_ports_dict(e, s));
+	add_container(d, "ports", lat_ports_dict(run, s));
 	if ((x = rte_tel_data_alloc())) {
 		rte_tel_data_start_dict(x);
-		for (unsigned g = 0; g < e->cfg->n_groups; g++)
-			if (e->cfg->groups[g].latency != CFG_LAT_OFF)
-				add_indexed(x, g, lat_group_dict(e, g, s, false));
+		for (unsigned g = 0; g < run->cfg->n_groups; g++)
+			if (run->cfg->groups[g].latency != CFG_LAT_OFF)
+				add_indexed(x, g, lat_group_dict(run, g, s, false));
 		add_container(d, "flows", x);
 	}
 	free(s);
@@ -677,17 +675,17 @@ static struct rte_tel_data *watch_dict(const struct pfc_watch *w)
 	return o;
 }
 
-static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, uint64_t now)
+static struct rte_tel_data *pfc_port_dict(const struct run_view *run, unsigned p, uint64_t now)
 {
-	struct rte_tel_data *o = named_dict(e->cfg->ports[p].name);
+	struct rte_tel_data *o = named_dict(run->cfg->ports[p].name);
 	struct port_totals t;
 	struct port_pfc pfc;
 
 	if (!o)
 		return NULL;
-	stats_port_totals(e, p, &t);
-	stats_port_pfc(e, p, now, &pfc);
-	rte_tel_data_add_dict_int(o, "honour_pfc", e->cfg->ports[p].honour_pfc);
+	snapshot_port_totals(run, p, &t);
+	snapshot_port_pfc(run, p, now, &pfc);
+	rte_tel_data_add_dict_int(o, "honour_pfc", run->cfg->ports[p].honour_pfc);
 	add_u64_array(o, "pfc_rx", t.rx.pfc_rx, QOS_PRIORITIES);
 	add_u64_array(o, "pfc_xoff_rx", t.rx.pfc_xoff_rx, QOS_PRIORITIES);
 	add_u64_array(o, "paused_ns", pfc.paused_ns, QOS_PRIORITIES);
@@ -695,30 +693,30 @@ static struct rte_tel_data *pfc_port_dict(const struct engine *e, unsigned p, ui
 	add_u64_array(o, "pfc_tx", pfc.pfc_tx, QOS_PRIORITIES);
 	rte_tel_data_add_dict_u64(o, "pause_tx", pfc.pause_tx);
 	rte_tel_data_add_dict_u64(o, "generator_frames", pfc.generator_frames);
-	if (e->cfg->ports[p].xoff_priorities)
-		add_container(o, "pfc_xoff", watch_dict(&e->watch[p]));
+	if (run->cfg->ports[p].xoff_priorities)
+		add_container(o, "pfc_xoff", watch_dict(&run->watch[p]));
 	return o;
 }
 
 /* /roce/pfc */
-static int cmd_pfc_run(struct engine *e, const char *params, struct rte_tel_data *d)
+static int cmd_pfc_run(struct run_view *run, const char *params, struct rte_tel_data *d)
 {
 	uint64_t now = rte_rdtsc();
 
 	(void)params;
 	rte_tel_data_start_dict(d);
-	for (unsigned p = 0; p < e->n_ports; p++)
-		add_indexed(d, p, pfc_port_dict(e, p, now));
+	for (unsigned p = 0; p < run->n_ports; p++)
+		add_indexed(d, p, pfc_port_dict(run, p, now));
 	return 0;
 }
 GUARDED(cmd_pfc)
 
-void control_attach(struct engine *e)
+void control_attach(struct run_view *run)
 {
 	static bool registered;
 
-	for (unsigned g = 0; g < e->cfg->n_groups; g++)
-		e->rate_gbps[g] = (uint64_t)(e->cfg->groups[g].rate_gbps * 1e6);
+	for (unsigned g = 0; g < run->cfg->n_groups; g++)
+		run->rate_gbps[g] = (uint64_t)(run->cfg->groups[g].rate_gbps * 1e6);
 	rte_spinlock_lock(&prev_lock); /* a new run: rates start from its start again */
 	memset(prev_sample, 0, sizeof(prev_sample));
 	rte_spinlock_unlock(&prev_lock);
@@ -753,10 +751,10 @@ void control_attach(struct engine *e)
 				printf("roce-engine: warning: telemetry command %s not registered\n", cmds[i].cmd);
 		registered = true;
 	}
-	__atomic_store_n(&attached, e, __ATOMIC_RELEASE);
+	__atomic_store_n(&attached, run, __ATOMIC_RELEASE);
 }
 
-void control_attach_final(struct engine *e) { __atomic_store_n(&attached, e, __ATOMIC_SEQ_CST); }
+void control_attach_final(struct run_view *run) { __atomic_store_n(&attached, run, __ATOMIC_SEQ_CST); }
 
 void control_detach(void)
 {

@@ -26,22 +26,23 @@
 
 #include <stdbool.h>
 
-struct engine;
+struct run_view;
 
 /* The changes the commands and the config's phases make (from the main lcore or the telemetry
  * thread): a flow group's per-QP rate; a traffic class's ETS weight and shaper on a port. */
-void control_set_flow_rate(struct engine *e, unsigned group, double gbps);
-void control_set_egress(struct engine *e, unsigned port, unsigned tc, unsigned weight, bool set_shape, double shape_gbps);
+void control_set_flow_rate(struct run_view *run, unsigned group, double gbps);
+void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsigned weight, bool set_shape,
+			double shape_gbps);
 
 /* Registers the commands (once per process) and points them at this engine. */
-void control_attach(struct engine *e);
+void control_attach(struct run_view *run);
 /* For other readers of the running engine (the HTTP exporter's thread): the attached engine, held
  * until control_leave, or NULL when none runs. */
-struct engine *control_enter(void);
+struct run_view *control_enter(void);
 void control_leave(void);
 /* After control_detach: points readers at the finished engine again, to serve its final numbers
  * until the next control_detach (run.http_linger_s). */
-void control_attach_final(struct engine *e);
+void control_attach_final(struct run_view *run);
 /* The engine is going away: waits for the commands in progress; later ones answer that nothing
  * runs. */
 void control_detach(void);

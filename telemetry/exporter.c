@@ -18,7 +18,7 @@
 #include <microhttpd.h>
 
 #include "control.h"
-#include "engine_state.h"
+#include "stats.h"
 #include "exporter.h"
 #include "metrics.h"
 #include "switch.h"
@@ -57,11 +57,11 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, con
 static enum MHD_Result serve_metrics(struct MHD_Connection *c, struct exporter *x)
 {
 	struct metrics_text t = {0};
-	struct engine *e = control_enter();
+	struct run_view *run = control_enter();
 
-	if (!e)
+	if (!run)
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "no run in progress\n");
-	metrics_write(&t, e, e->finished, x->work);
+	metrics_write(&t, run, run->finished, x->work);
 	control_leave();
 	if (t.failed) {
 		metrics_text_free(&t);
@@ -72,35 +72,35 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *c, struct exporter *
 }
 
 /* The dashboard's layout: what runs, so the page can lay out its charts before the numbers. */
-static json_t *run_json(const struct engine *e)
+static json_t *run_json(const struct run_view *run)
 {
 	json_t *ports = json_array(), *flows = json_array();
 
-	for (unsigned p = 0; p < e->n_ports; p++)
-		json_array_append_new(ports, json_pack("{s:s,s:s,s:f,s:b}", "name", e->cfg->ports[p].name, "driver",
-						       e->ports[p].driver, "link_gbps", e->ports[p].link_speed_gbps,
-						       "switch_port", e->sw && e->sw->port_of_cfg[p] >= 0));
-	for (unsigned g = 0; g < e->cfg->n_groups; g++) {
-		const struct cfg_flow_group *grp = &e->cfg->groups[g];
+	for (unsigned p = 0; p < run->n_ports; p++)
+		json_array_append_new(ports, json_pack("{s:s,s:s,s:f,s:b}", "name", run->cfg->ports[p].name, "driver",
+						       run->ports[p].driver, "link_gbps", run->ports[p].link_speed_gbps,
+						       "switch_port", run->sw && run->sw->port_of_cfg[p] >= 0));
+	for (unsigned g = 0; g < run->cfg->n_groups; g++) {
+		const struct cfg_flow_group *grp = &run->cfg->groups[g];
 		json_array_append_new(flows, json_pack("{s:s,s:s,s:i,s:s,s:b}", "name", grp->name, "port",
-						       e->cfg->ports[grp->port].name, "qps", (int)grp->count, "cc",
+						       run->cfg->ports[grp->port].name, "qps", (int)grp->count, "cc",
 						       grp->cc == CFG_CC_NONE ? "none" : congestion_algo_name(grp->cc), "latency",
 						       grp->latency != CFG_LAT_OFF));
 	}
-	return json_pack("{s:b,s:f,s:f,s:o,s:o,s:b}", "active", !e->finished, "stats_interval_s",
-			 e->cfg->stats_interval_s, "duration_s", e->cfg->duration_s, "ports", ports, "flows", flows,
-			 "switch", e->sw != NULL);
+	return json_pack("{s:b,s:f,s:f,s:o,s:o,s:b}", "active", !run->finished, "stats_interval_s",
+			 run->cfg->stats_interval_s, "duration_s", run->cfg->duration_s, "ports", ports, "flows", flows,
+			 "switch", run->sw != NULL);
 }
 
 static enum MHD_Result serve_run(struct MHD_Connection *c)
 {
-	struct engine *e = control_enter();
+	struct run_view *run = control_enter();
 	json_t *o;
 	char *text;
 
-	if (!e)
+	if (!run)
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "{\"error\":\"no run in progress\"}\n");
-	o = run_json(e);
+	o = run_json(run);
 	control_leave();
 	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);

@@ -17,7 +17,7 @@
 #include <rte_cycles.h>
 #include <rte_mempool.h>
 
-#include "engine_state.h"
+#include "stats.h"
 #include "metrics.h"
 #include "roce_version.h"
 #include "switch.h"
@@ -217,20 +217,20 @@ static uint64_t port_counter_value(const struct port_numbers *n, enum port_count
 	}
 }
 
-static void gather_ports(const struct engine *e, struct port_numbers *n, uint64_t now)
+static void gather_ports(const struct run_view *run, struct port_numbers *n, uint64_t now)
 {
 	uint64_t ecn_ce[CFG_MAX_PORTS];
 
-	memset(n, 0, sizeof(*n) * e->n_ports);
-	stats_ecn_ce_per_port(e, ecn_ce);
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		stats_port_totals(e, p, &n[p].t);
-		stats_port_hw(e, p, &n[p].hw);
-		stats_port_pfc(e, p, now, &n[p].pfc);
+	memset(n, 0, sizeof(*n) * run->n_ports);
+	snapshot_ecn_ce_per_port(run, ecn_ce);
+	for (unsigned p = 0; p < run->n_ports; p++) {
+		snapshot_port_totals(run, p, &n[p].t);
+		stats_port_hw(run, p, &n[p].hw);
+		snapshot_port_pfc(run, p, now, &n[p].pfc);
 		n[p].ecn_ce = ecn_ce[p];
 	}
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
 		n[qp->port].tx_prio_packets[qp->prio] += stat_read(&qp->c.tx_packets);
 		n[qp->port].tx_prio_bytes[qp->prio] += stat_read(&qp->c.tx_bytes);
 	}
@@ -238,15 +238,15 @@ static void gather_ports(const struct engine *e, struct port_numbers *n, uint64_
 
 /* A per-(port, priority) counter family; `pick` returns the 8 values of a port (`ns`: nanoseconds,
  * written as seconds). */
-static void priority_family(struct metrics_text *t, const struct engine *e, const struct port_numbers *n,
+static void priority_family(struct metrics_text *t, const struct run_view *run, const struct port_numbers *n,
 			    const char *name, const char *help, const uint64_t *(*pick)(const struct port_numbers *),
 			    bool ns)
 {
 	family(t, name, "counter", help);
-	for (unsigned p = 0; p < e->n_ports; p++) {
+	for (unsigned p = 0; p < run->n_ports; p++) {
 		const uint64_t *v = pick(&n[p]);
 		for (unsigned k = 0; k < 8; k++) {
-			put(t, "%s{port=\"%s\",priority=\"%u\"} ", name, e->cfg->ports[p].name, k);
+			put(t, "%s{port=\"%s\",priority=\"%u\"} ", name, run->cfg->ports[p].name, k);
 			if (ns)
 				put_seconds(t, v[k]);
 			else
@@ -264,48 +264,49 @@ static const uint64_t *pick_rx_prio_bytes(const struct port_numbers *n) { return
 static const uint64_t *pick_tx_prio_packets(const struct port_numbers *n) { return n->tx_prio_packets; }
 static const uint64_t *pick_tx_prio_bytes(const struct port_numbers *n) { return n->tx_prio_bytes; }
 
-static void write_ports(struct metrics_text *t, const struct engine *e, struct port_numbers *n, uint64_t now)
+static void write_ports(struct metrics_text *t, const struct run_view *run, struct port_numbers *n, uint64_t now)
 {
 	char v[128];
 
-	gather_ports(e, n, now);
+	gather_ports(run, n, now);
 	family(t, "roce_port_info", "gauge", "The port's static attributes (value 1): its PMD's driver.");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_info{port=\"%s\",driver=\"%s\"} 1\n", e->cfg->ports[p].name,
-		    label_value(e->ports[p].driver, v));
+	for (unsigned p = 0; p < run->n_ports; p++)
+		put(t, "roce_port_info{port=\"%s\",driver=\"%s\"} 1\n", run->cfg->ports[p].name,
+		    label_value(run->ports[p].driver, v));
 	family(t, "roce_port_link_speed_bytes_per_second", "gauge",
 	       "The port's link speed (configured or from the PMD), in bytes per second.");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_link_speed_bytes_per_second{port=\"%s\"} %.17g\n", e->cfg->ports[p].name,
-		    e->ports[p].link_speed_gbps * BYTES_PER_GBPS);
+	for (unsigned p = 0; p < run->n_ports; p++)
+		put(t, "roce_port_link_speed_bytes_per_second{port=\"%s\"} %.17g\n", run->cfg->ports[p].name,
+		    run->ports[p].link_speed_gbps * BYTES_PER_GBPS);
 	family(t, "roce_port_link_up", "gauge", "The port's link as the main lcore last saw it: 1 up, 0 down, -1 unknown.");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_link_up{port=\"%s\"} %d\n", e->cfg->ports[p].name,
-		    __atomic_load_n(&e->link[p].state, __ATOMIC_RELAXED));
+	for (unsigned p = 0; p < run->n_ports; p++)
+		put(t, "roce_port_link_up{port=\"%s\"} %d\n", run->cfg->ports[p].name,
+		    __atomic_load_n(&run->link[p].state, __ATOMIC_RELAXED));
 	family(t, "roce_port_link_changes_total", "counter", "Link state changes seen during the run.");
-	for (unsigned p = 0; p < e->n_ports; p++)
-		put(t, "roce_port_link_changes_total{port=\"%s\"} %" PRIu64 "\n", e->cfg->ports[p].name,
-		    __atomic_load_n(&e->link[p].changes, __ATOMIC_RELAXED));
+	for (unsigned p = 0; p < run->n_ports; p++)
+		put(t, "roce_port_link_changes_total{port=\"%s\"} %" PRIu64 "\n", run->cfg->ports[p].name,
+		    __atomic_load_n(&run->link[p].changes, __ATOMIC_RELAXED));
 	for (unsigned c = 0; c < PC_COUNT; c++) {
 		family(t, port_counters[c].name, "counter", port_counters[c].help);
-		for (unsigned p = 0; p < e->n_ports; p++)
-			put(t, "%s{port=\"%s\"} %" PRIu64 "\n", port_counters[c].name, e->cfg->ports[p].name,
+		for (unsigned p = 0; p < run->n_ports; p++)
+			put(t, "%s{port=\"%s\"} %" PRIu64 "\n", port_counters[c].name, run->cfg->ports[p].name,
 			    port_counter_value(&n[p], (enum port_counter)c));
 	}
-	priority_family(t, e, n, "roce_port_rx_pfc_packets_total", "PFC frames received naming the priority.",
+	priority_family(t, run, n, "roce_port_rx_pfc_packets_total", "PFC frames received naming the priority.",
 			pick_pfc_rx, false);
-	priority_family(t, e, n, "roce_port_rx_pfc_xoff_packets_total",
+	priority_family(t, run, n, "roce_port_rx_pfc_xoff_packets_total",
 			"PFC frames received with a non-zero quanta for the priority.", pick_pfc_xoff_rx, false);
-	priority_family(t, e, n, "roce_port_tx_pfc_packets_total", "PFC frames the port sent for the priority.",
+	priority_family(t, run, n, "roce_port_tx_pfc_packets_total", "PFC frames the port sent for the priority.",
 			pick_pfc_tx, false);
-	priority_family(t, e, n, "roce_port_tx_pfc_paused_seconds_total",
+	priority_family(t, run, n, "roce_port_tx_pfc_paused_seconds_total",
 			"Time the priority's transmission was held by PFC received.", pick_paused, true);
-	priority_family(t, e, n, "roce_port_rx_priority_packets_total", "Frames received per priority.",
+	priority_family(t, run, n, "roce_port_rx_priority_packets_total", "Frames received per priority.",
 			pick_rx_prio_packets, false);
-	priority_family(t, e, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes, false);
-	priority_family(t, e, n, "roce_port_tx_priority_packets_total", "Frames the flows sent per priority.",
+	priority_family(t, run, n, "roce_port_rx_priority_bytes_total", "Bytes received per priority.", pick_rx_prio_bytes,
+			false);
+	priority_family(t, run, n, "roce_port_tx_priority_packets_total", "Frames the flows sent per priority.",
 			pick_tx_prio_packets, false);
-	priority_family(t, e, n, "roce_port_tx_priority_bytes_total", "Bytes the flows sent per priority.",
+	priority_family(t, run, n, "roce_port_tx_priority_bytes_total", "Bytes the flows sent per priority.",
 			pick_tx_prio_bytes, false);
 }
 
@@ -329,14 +330,14 @@ static const struct {
 	[FC_CNP_RX] = {"roce_flow_rx_cnp_packets_total", "CNPs received by the group's QPs."},
 };
 
-static void gather_flow(const struct engine *e, unsigned g, uint64_t v[FC_COUNT])
+static void gather_flow(const struct run_view *run, unsigned g, uint64_t v[FC_COUNT])
 {
-	const struct cfg_flow_group *grp = &e->cfg->groups[g];
-	int dst = stats_local_port_of_mac(e, grp->dst_mac);
+	const struct cfg_flow_group *grp = &run->cfg->groups[g];
+	int dst = snapshot_local_port_of_mac(run, grp->dst_mac);
 
 	memset(v, 0, sizeof(uint64_t) * FC_COUNT);
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
 		struct rx_qp_counters rx;
 		if (qp->group != grp)
 			continue;
@@ -344,7 +345,7 @@ static void gather_flow(const struct engine *e, unsigned g, uint64_t v[FC_COUNT]
 		v[FC_TX_BYTES] += stat_read(&qp->c.tx_bytes);
 		v[FC_MESSAGES] += stat_read(&qp->c.messages);
 		v[FC_RETRANSMITS] += stat_read(&qp->c.retransmits);
-		if (dst >= 0 && stats_rx_qp(e, (unsigned)dst, qp->dest_qpn, &rx)) {
+		if (dst >= 0 && snapshot_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx)) {
 			v[FC_RX_PACKETS] += rx.packets;
 			v[FC_RX_BYTES] += rx.bytes;
 			v[FC_RX_PAYLOAD] += rx.payload_bytes;
@@ -352,34 +353,34 @@ static void gather_flow(const struct engine *e, unsigned g, uint64_t v[FC_COUNT]
 			v[FC_ECN_CE] += rx.ecn_ce;
 			v[FC_CNP_TX] += rx.cnp_tx;
 		}
-		if (stats_rx_qp(e, qp->port, qp->qpn, &rx))
+		if (snapshot_rx_qp(run, qp->port, qp->qpn, &rx))
 			v[FC_CNP_RX] += rx.cnp;
 	}
 }
 
-static void write_flows(struct metrics_text *t, const struct engine *e, uint64_t (*v)[FC_COUNT])
+static void write_flows(struct metrics_text *t, const struct run_view *run, uint64_t (*v)[FC_COUNT])
 {
-	unsigned n = e->cfg->n_groups;
+	unsigned n = run->cfg->n_groups;
 
 	for (unsigned g = 0; g < n; g++)
-		gather_flow(e, g, v[g]);
+		gather_flow(run, g, v[g]);
 	family(t, "roce_flow_info", "gauge",
 	       "The flow group's static attributes (value 1): the port it sends from, its congestion control.");
 	for (unsigned g = 0; g < n; g++)
-		put(t, "roce_flow_info{flow=\"%s\",port=\"%s\",cc=\"%s\"} 1\n", e->cfg->groups[g].name,
-		    e->cfg->ports[e->cfg->groups[g].port].name, congestion_algo_name(e->cfg->groups[g].cc));
+		put(t, "roce_flow_info{flow=\"%s\",port=\"%s\",cc=\"%s\"} 1\n", run->cfg->groups[g].name,
+		    run->cfg->ports[run->cfg->groups[g].port].name, congestion_algo_name(run->cfg->groups[g].cc));
 	family(t, "roce_flow_qps", "gauge", "QPs in the flow group.");
 	for (unsigned g = 0; g < n; g++)
-		put(t, "roce_flow_qps{flow=\"%s\"} %u\n", e->cfg->groups[g].name, e->cfg->groups[g].count);
+		put(t, "roce_flow_qps{flow=\"%s\"} %u\n", run->cfg->groups[g].name, run->cfg->groups[g].count);
 	family(t, "roce_flow_rate_setting_bytes_per_second", "gauge",
 	       "The per-QP rate set for the group, in bytes per second (0: unpaced or paced per packet).");
 	for (unsigned g = 0; g < n; g++) /* rate_gbps[] holds kb/s */
-		put(t, "roce_flow_rate_setting_bytes_per_second{flow=\"%s\"} %.17g\n", e->cfg->groups[g].name,
-		    (double)__atomic_load_n(&e->rate_gbps[g], __ATOMIC_RELAXED) * BYTES_PER_KBPS);
+		put(t, "roce_flow_rate_setting_bytes_per_second{flow=\"%s\"} %.17g\n", run->cfg->groups[g].name,
+		    (double)__atomic_load_n(&run->rate_gbps[g], __ATOMIC_RELAXED) * BYTES_PER_KBPS);
 	for (unsigned c = 0; c < FC_COUNT; c++) {
 		family(t, flow_counters[c].name, "counter", flow_counters[c].help);
 		for (unsigned g = 0; g < n; g++)
-			put(t, "%s{flow=\"%s\"} %" PRIu64 "\n", flow_counters[c].name, e->cfg->groups[g].name, v[g][c]);
+			put(t, "%s{flow=\"%s\"} %" PRIu64 "\n", flow_counters[c].name, run->cfg->groups[g].name, v[g][c]);
 	}
 }
 
@@ -418,17 +419,17 @@ static void latency_histogram(struct metrics_text *t, const char *name, const ch
 }
 
 /* A group's QPs' histograms of one kind, in Prometheus's buckets. */
-static uint64_t group_buckets(const struct engine *e, struct metrics_work *w, unsigned g, enum lat_kind k,
+static uint64_t group_buckets(const struct run_view *run, struct metrics_work *w, unsigned g, enum lat_kind k,
 			      struct lat_buckets *b)
 {
 	uint64_t n = 0;
 
 	memset(b, 0, sizeof(*b));
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
-		if (qp->group != &e->cfg->groups[g] || !qp->lat)
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
+		if (qp->group != &run->cfg->groups[g] || !qp->lat)
 			continue;
-		if (stats_lat_flow(e, qp, k, &w->one)) {
+		if (snapshot_lat_flow(run, qp, k, &w->one)) {
 			add_buckets(b, w->cut, &w->one);
 			n++;
 		}
@@ -436,28 +437,28 @@ static uint64_t group_buckets(const struct engine *e, struct metrics_work *w, un
 	return n;
 }
 
-static void write_latency(struct metrics_text *t, const struct engine *e, struct metrics_work *w)
+static void write_latency(struct metrics_text *t, const struct run_view *run, struct metrics_work *w)
 {
 	struct lat_buckets b;
 	char labels[64];
 
 	family(t, "roce_flow_latency_seconds", "histogram",
 	       "Latency of the flow group: kind oneway (probe to receiver), rtt (ping-pong), ack (RC request to ACK).");
-	for (unsigned g = 0; g < e->cfg->n_groups; g++) {
-		if (e->cfg->groups[g].latency == CFG_LAT_OFF)
+	for (unsigned g = 0; g < run->cfg->n_groups; g++) {
+		if (run->cfg->groups[g].latency == CFG_LAT_OFF)
 			continue;
-		snprintf(labels, sizeof(labels), "flow=\"%s\"", e->cfg->groups[g].name);
+		snprintf(labels, sizeof(labels), "flow=\"%s\"", run->cfg->groups[g].name);
 		for (int k = 0; k < LAT_KIND_COUNT; k++)
-			if (group_buckets(e, w, g, (enum lat_kind)k, &b))
+			if (group_buckets(run, w, g, (enum lat_kind)k, &b))
 				latency_histogram(t, "roce_flow_latency_seconds", labels, lat_kind_name[k], &b);
 	}
 	family(t, "roce_port_latency_seconds", "histogram",
 	       "Latency measured on the port: one-way at the receiver, ping-pong round trips.");
-	for (unsigned p = 0; p < e->n_ports; p++) {
-		snprintf(labels, sizeof(labels), "port=\"%s\"", e->cfg->ports[p].name);
+	for (unsigned p = 0; p < run->n_ports; p++) {
+		snprintf(labels, sizeof(labels), "port=\"%s\"", run->cfg->ports[p].name);
 		for (int k = 0; k < 2; k++) {
 			enum lat_kind kind = k ? LAT_RTT : LAT_ONEWAY;
-			if (!stats_lat_port(e, p, kind, &w->one))
+			if (!snapshot_lat_port(run, p, kind, &w->one))
 				continue;
 			memset(&b, 0, sizeof(b));
 			add_buckets(&b, w->cut, &w->one);
@@ -470,17 +471,17 @@ static void write_latency(struct metrics_text *t, const struct engine *e, struct
 
 #define METRICS_CC_QPS 8 /* QPs per group exported one by one */
 
-static void write_cc(struct metrics_text *t, const struct engine *e, struct cc_numbers *c)
+static void write_cc(struct metrics_text *t, const struct run_view *run, struct cc_numbers *c)
 {
-	unsigned n = e->cfg->n_groups;
+	unsigned n = run->cfg->n_groups;
 	struct cc_view v;
 
 	memset(c, 0, sizeof(*c) * n);
 	for (unsigned g = 0; g < n; g++)
 		c[g].lo = UINT64_MAX;
-	for (unsigned i = 0; i < e->n_cc; i++) { /* the QPs with cc, in QP order: group by group */
-		const struct qp_cc *q = &e->cc_states[i];
-		struct cc_numbers *x = &c[q->qp->group - e->cfg->groups];
+	for (unsigned i = 0; i < run->n_cc; i++) { /* the QPs with cc, in QP order: group by group */
+		const struct qp_cc *q = &run->cc_states[i];
+		struct cc_numbers *x = &c[q->qp->group - run->cfg->groups];
 		congestion_view(q, &v);
 		x->sum += v.rate_kbps;
 		x->lo = v.rate_kbps < x->lo ? v.rate_kbps : x->lo;
@@ -498,17 +499,17 @@ static void write_cc(struct metrics_text *t, const struct engine *e, struct cc_n
 		family(t, gauges[f][0], "gauge", gauges[f][1]);
 		for (unsigned g = 0; g < n; g++)
 			if (c[g].n)
-				put(t, "%s{flow=\"%s\"} %.17g\n", gauges[f][0], e->cfg->groups[g].name,
+				put(t, "%s{flow=\"%s\"} %.17g\n", gauges[f][0], run->cfg->groups[g].name,
 				    (double)(f == 0 ? c[g].sum : f == 1 ? c[g].lo : c[g].hi) * BYTES_PER_KBPS);
 	}
 	family(t, "roce_cc_cnps_total", "counter", "CNPs the group's reaction points handled.");
 	for (unsigned g = 0; g < n; g++)
 		if (c[g].n)
-			put(t, "roce_cc_cnps_total{flow=\"%s\"} %" PRIu64 "\n", e->cfg->groups[g].name, c[g].cnps);
+			put(t, "roce_cc_cnps_total{flow=\"%s\"} %" PRIu64 "\n", run->cfg->groups[g].name, c[g].cnps);
 	family(t, "roce_cc_cuts_total", "counter", "Rate decreases of the group's QPs.");
 	for (unsigned g = 0; g < n; g++)
 		if (c[g].n)
-			put(t, "roce_cc_cuts_total{flow=\"%s\"} %" PRIu64 "\n", e->cfg->groups[g].name, c[g].cuts);
+			put(t, "roce_cc_cuts_total{flow=\"%s\"} %" PRIu64 "\n", run->cfg->groups[g].name, c[g].cuts);
 
 	/* the first QPs of each group one by one (no stage label: a label that changes makes a new series) */
 	static const char *const qp_gauges[4][2] = {
@@ -520,13 +521,13 @@ static void write_cc(struct metrics_text *t, const struct engine *e, struct cc_n
 	for (unsigned f = 0; f < 4; f++) {
 		unsigned shown[CFG_MAX_FLOW_GROUPS] = {0};
 		family(t, qp_gauges[f][0], "gauge", qp_gauges[f][1]);
-		for (unsigned i = 0; i < e->n_cc; i++) {
-			const struct qp_cc *q = &e->cc_states[i];
-			unsigned g = (unsigned)(q->qp->group - e->cfg->groups);
+		for (unsigned i = 0; i < run->n_cc; i++) {
+			const struct qp_cc *q = &run->cc_states[i];
+			unsigned g = (unsigned)(q->qp->group - run->cfg->groups);
 			if (shown[g]++ >= METRICS_CC_QPS)
 				continue;
 			congestion_view(q, &v);
-			put(t, "%s{flow=\"%s\",qp=\"%u\"} %.17g\n", qp_gauges[f][0], e->cfg->groups[g].name, q->qp->index,
+			put(t, "%s{flow=\"%s\",qp=\"%u\"} %.17g\n", qp_gauges[f][0], run->cfg->groups[g].name, q->qp->index,
 			    f == 0 ? (double)v.rate_kbps * BYTES_PER_KBPS
 			    : f == 1 ? (double)v.target_kbps * BYTES_PER_KBPS
 			    : f == 2 ? v.alpha : (double)v.stage);
@@ -538,10 +539,10 @@ static void write_cc(struct metrics_text *t, const struct engine *e, struct cc_n
 
 static uint64_t rd(const uint64_t *v) { return __atomic_load_n(v, __ATOMIC_RELAXED); }
 
-static void switch_tc_family(struct metrics_text *t, const struct engine *e, const char *name, const char *type,
+static void switch_tc_family(struct metrics_text *t, const struct run_view *run, const char *name, const char *type,
 			     const char *help, unsigned what)
 {
-	const struct switch_rt *s = e->sw;
+	const struct switch_rt *s = run->sw;
 
 	family(t, name, type, help);
 	for (unsigned i = 0; i < s->n_ports; i++) {
@@ -549,14 +550,14 @@ static void switch_tc_family(struct metrics_text *t, const struct engine *e, con
 		for (unsigned tc = 0; tc < SW_TCS; tc++) {
 			uint64_t v = what == 0 ? rd(&s->mmu.queue[i][tc]) : what == 1 ? rd(&p->c.ecn_marked[tc])
 				   : what == 2 ? rd(&p->c.pfc_xoff_tx[tc]) : rd(&s->mmu.max_queue[i][tc]);
-			put(t, "%s{port=\"%s\",tc=\"%u\"} %" PRIu64 "\n", name, e->cfg->ports[p->cfg_port].name, tc, v);
+			put(t, "%s{port=\"%s\",tc=\"%u\"} %" PRIu64 "\n", name, run->cfg->ports[p->cfg_port].name, tc, v);
 		}
 	}
 }
 
-static void write_switch(struct metrics_text *t, const struct engine *e)
+static void write_switch(struct metrics_text *t, const struct run_view *run)
 {
-	const struct switch_rt *s = e->sw;
+	const struct switch_rt *s = run->sw;
 	static const char *const reasons[6] = {"buffer_full", "queue_limit", "headroom", "unknown_dst", "no_descriptor",
 					       "vlan"};
 
@@ -564,15 +565,15 @@ static void write_switch(struct metrics_text *t, const struct engine *e)
 	put(t, "roce_switch_buffer_used_bytes %" PRIu64 "\n", rd(&s->mmu.used));
 	family(t, "roce_switch_buffer_bytes", "gauge", "Size of the lab switch's shared buffer.");
 	put(t, "roce_switch_buffer_bytes %" PRIu64 "\n", (uint64_t)s->mmu.p.buffer_bytes);
-	switch_tc_family(t, e, "roce_switch_queue_bytes", "gauge", "Bytes queued for an egress port and class.", 0);
-	switch_tc_family(t, e, "roce_switch_queue_max_bytes", "gauge", "Deepest the egress queue has been.", 3);
-	switch_tc_family(t, e, "roce_switch_tx_ecn_marked_packets_total", "counter",
+	switch_tc_family(t, run, "roce_switch_queue_bytes", "gauge", "Bytes queued for an egress port and class.", 0);
+	switch_tc_family(t, run, "roce_switch_queue_max_bytes", "gauge", "Deepest the egress queue has been.", 3);
+	switch_tc_family(t, run, "roce_switch_tx_ecn_marked_packets_total", "counter",
 			 "Frames the switch marked CE as it sent them (at dequeue).", 1);
-	switch_tc_family(t, e, "roce_switch_tx_pfc_xoff_packets_total", "counter",
+	switch_tc_family(t, run, "roce_switch_tx_pfc_xoff_packets_total", "counter",
 			 "XOFF frames the switch sent toward the port.", 2);
 	family(t, "roce_switch_tx_bytes_total", "counter", "Bytes the switch sent out of the port.");
 	for (unsigned i = 0; i < s->n_ports; i++)
-		put(t, "roce_switch_tx_bytes_total{port=\"%s\"} %" PRIu64 "\n", e->cfg->ports[s->port[i].cfg_port].name,
+		put(t, "roce_switch_tx_bytes_total{port=\"%s\"} %" PRIu64 "\n", run->cfg->ports[s->port[i].cfg_port].name,
 		    rd(&s->port[i].c.tx_bytes));
 	family(t, "roce_switch_rx_dropped_packets_total", "counter",
 	       "Frames the switch dropped at the ingress port, by reason.");
@@ -582,7 +583,7 @@ static void write_switch(struct metrics_text *t, const struct engine *e)
 				       rd(&p->c.drop_unknown_dst), rd(&p->c.drop_no_descriptor), rd(&p->c.drop_vlan)};
 		for (unsigned r = 0; r < 6; r++)
 			put(t, "roce_switch_rx_dropped_packets_total{port=\"%s\",reason=\"%s\"} %" PRIu64 "\n",
-			    e->cfg->ports[p->cfg_port].name, reasons[r], v[r]);
+			    run->cfg->ports[p->cfg_port].name, reasons[r], v[r]);
 	}
 }
 
@@ -605,16 +606,18 @@ static void pool_sample(struct metrics_text *t, const char *name, const struct r
 }
 
 /* One sample per mbuf pool: the RX pool of each port, the TX pool of each TX role. */
-static void pool_samples(struct metrics_text *t, const struct engine *e, const char *name, enum pool_what what)
+static void pool_samples(struct metrics_text *t, const struct run_view *run, const char *name, enum pool_what what)
 {
-	for (unsigned p = 0; p < e->n_ports; p++)
-		pool_sample(t, name, e->ports[p].pool, e->cfg->ports[p].name, what);
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			pool_sample(t, name, e->work[l]->tx[i].pool, e->cfg->ports[e->work[l]->tx[i].port].name, what);
+	struct rte_mempool *mp;
+	unsigned port;
+
+	for (unsigned p = 0; p < run->n_ports; p++)
+		pool_sample(t, name, run->ports[p].pool, run->cfg->ports[p].name, what);
+	for (struct lcore_walk at = {0}; (mp = snapshot_tx_pool_next(run, &at, &port)) != NULL;)
+		pool_sample(t, name, mp, run->cfg->ports[port].name, what);
 }
 
-static void write_memory(struct metrics_text *t, const struct engine *e, bool finished)
+static void write_memory(struct metrics_text *t, const struct run_view *run, bool finished)
 {
 	long pages = 0, resident = 0;
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -629,16 +632,16 @@ static void write_memory(struct metrics_text *t, const struct engine *e, bool fi
 	if (finished) /* the pools may be freed or drained by then: their last state is in the report */
 		return;
 	family(t, "roce_mempool_info", "gauge", "An mbuf pool's static attributes (value 1): the port it serves.");
-	pool_samples(t, e, "roce_mempool_info", POOL_INFO);
+	pool_samples(t, run, "roce_mempool_info", POOL_INFO);
 	family(t, "roce_mempool_in_use", "gauge", "mbufs taken from the pool (in flight, cached per lcore, held).");
-	pool_samples(t, e, "roce_mempool_in_use", POOL_IN_USE);
+	pool_samples(t, run, "roce_mempool_in_use", POOL_IN_USE);
 	family(t, "roce_mempool_size", "gauge", "mbufs in the pool.");
-	pool_samples(t, e, "roce_mempool_size", POOL_SIZE);
+	pool_samples(t, run, "roce_mempool_size", POOL_SIZE);
 }
 
 /* ---- the page ------------------------------------------------------------------------------- */
 
-static void write_run(struct metrics_text *t, const struct engine *e, bool finished, uint64_t now)
+static void write_run(struct metrics_text *t, const struct run_view *run, bool finished, uint64_t now)
 {
 	char version[128], describe[128];
 
@@ -648,26 +651,27 @@ static void write_run(struct metrics_text *t, const struct engine *e, bool finis
 	family(t, "roce_run_active", "gauge", "1 while traffic runs, 0 once the run ended (the numbers are final).");
 	put(t, "roce_run_active %d\n", finished ? 0 : 1);
 	family(t, "roce_run_elapsed_seconds", "gauge", "Time since the run started.");
-	put(t, "roce_run_elapsed_seconds %.9f\n", now > e->start_tsc ? (double)(now - e->start_tsc) / (double)e->tsc_hz : 0);
+	put(t, "roce_run_elapsed_seconds %.9f\n",
+	    now > run->start_tsc ? (double)(now - run->start_tsc) / (double)run->tsc_hz : 0);
 }
 
-void metrics_write(struct metrics_text *t, const struct engine *e, bool finished, struct metrics_work *w)
+void metrics_write(struct metrics_text *t, const struct run_view *run, bool finished, struct metrics_work *w)
 {
-	uint64_t now = finished ? e->end_tsc : rte_rdtsc();
+	uint64_t now = finished ? run->end_tsc : rte_rdtsc();
 
 	if (!t->buf && w->last_len) { /* one buffer of the size the last page needed */
 		t->cap = w->last_len + w->last_len / 8 + 4096;
 		if (!(t->buf = malloc(t->cap)))
 			t->cap = 0;
 	}
-	write_run(t, e, finished, now);
-	write_ports(t, e, w->ports, now);
-	write_flows(t, e, w->flows);
-	write_latency(t, e, w);
-	write_cc(t, e, w->cc);
-	if (e->sw)
-		write_switch(t, e);
-	write_memory(t, e, finished);
+	write_run(t, run, finished, now);
+	write_ports(t, run, w->ports, now);
+	write_flows(t, run, w->flows);
+	write_latency(t, run, w);
+	write_cc(t, run, w->cc);
+	if (run->sw)
+		write_switch(t, run);
+	write_memory(t, run, finished);
 	if (!t->failed)
 		w->last_len = t->len;
 }

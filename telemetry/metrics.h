@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct engine;
+struct run_view;
 
 /* A growing text; on allocation failure `failed` is set and later appends do nothing. */
 struct metrics_text {
@@ -26,8 +26,8 @@ struct metrics_work;
 struct metrics_work *metrics_work_new(void);
 void metrics_work_free(struct metrics_work *w);
 
-/* Appends the whole exposition for `e`; `finished`: the run has ended (the numbers are final). */
-void metrics_write(struct metrics_text *t, const struct engine *e, bool finished, struct metrics_work *w);
+/* Appends the whole exposition for `run`; `finished`: the run has ended (the numbers are final). */
+void metrics_write(struct metrics_text *t, const struct run_view *run, bool finished, struct metrics_work *w);
 void metrics_text_free(struct metrics_text *t);
 
 #endif

@@ -15,7 +15,7 @@
 
 #include "out_file.h"
 #include "egress.h"
-#include "engine_state.h"
+#include "stats.h"
 #include "responder.h"
 #include "run_info.h"
 #include "sla.h"
@@ -31,23 +31,13 @@ static json_t *u64_array(const uint64_t *v, unsigned n)
 	return a;
 }
 
-static json_t *xstats_of(const struct engine *e, unsigned p)
+static json_t *xstats_of(const struct run_view *run, unsigned p)
 {
 	json_t *o = json_object();
 
-	for (unsigned i = 0; i < e->n_xstats[p]; i++)
-		json_object_set_new(o, e->xstat_names[p][i].name, json_integer((json_int_t)e->xstat_values[p][i]));
+	for (unsigned i = 0; i < run->n_xstats[p]; i++)
+		json_object_set_new(o, run->xstat_names[p][i].name, json_integer((json_int_t)run->xstat_values[p][i]));
 	return o;
-}
-
-static uint64_t responses_dropped(const struct engine *e, unsigned p)
-{
-	uint64_t n = 0;
-
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (e->work[l])
-			n += stat_read(&e->work[l]->resp[p].dropped);
-	return n;
 }
 
 /* ---- latency ------------------------------------------------------------------------------- */
@@ -66,7 +56,7 @@ static json_t *lat_summary_json(const struct lat_stats *l)
 }
 
 /* {"oneway": {...}, "rtt": {...}, "ack": {...}}: the kinds that have samples, or NULL if none. */
-static json_t *flow_latency_json(const struct engine *e, const struct qp_tx *qp)
+static json_t *flow_latency_json(const struct run_view *run, const struct qp_tx *qp)
 {
 	static struct lat_stats l; /* 15 KB: not on the stack */
 	json_t *o;
@@ -75,7 +65,7 @@ static json_t *flow_latency_json(const struct engine *e, const struct qp_tx *qp)
 		return NULL;
 	o = json_object();
 	for (int k = 0; k < LAT_KIND_COUNT; k++)
-		if (stats_lat_flow(e, qp, (enum lat_kind)k, &l))
+		if (snapshot_lat_flow(run, qp, (enum lat_kind)k, &l))
 			json_object_set_new(o, lat_kind_name[k], lat_summary_json(&l));
 	json_object_set_new(o, "mode", json_string(qp->lat->pingpong ? "pingpong" : "oneway"));
 	if (qp->lat->pingpong && qp->group->transport != CFG_RC)
@@ -85,14 +75,14 @@ static json_t *flow_latency_json(const struct engine *e, const struct qp_tx *qp)
 	return o;
 }
 
-static json_t *port_latency_json(const struct engine *e, unsigned p)
+static json_t *port_latency_json(const struct run_view *run, unsigned p)
 {
 	static struct lat_stats l;
 	json_t *o = json_object();
-	const struct port_clock *c = &e->ports[p].clock;
+	const struct port_clock *c = &run->ports[p].clock;
 
 	for (int k = 0; k < 2; k++)
-		if (e->lat_live && stats_lat_port(e, p, k ? LAT_RTT : LAT_ONEWAY, &l))
+		if (run->lat_live && snapshot_lat_port(run, p, k ? LAT_RTT : LAT_ONEWAY, &l))
 			json_object_set_new(o, lat_kind_name[k ? LAT_RTT : LAT_ONEWAY], lat_summary_json(&l));
 	json_object_set_new(o, "clock", json_pack("{s:s,s:s,s:f,s:f,s:I,s:f,s:b}", "source",
 						  c->source == PORT_TS_NIC ? "nic" : c->source == PORT_TS_PCAP ? "pcap" : "tsc",
@@ -128,18 +118,13 @@ static json_t *watch_json(const struct pfc_watch *w)
 }
 
 /* The egress scheduler's classes, summed over the port's TX roles. */
-static json_t *egress_json(const struct engine *e, unsigned p)
+static json_t *egress_json(const struct run_view *run, unsigned p)
 {
-	const struct cfg_port *cp = &e->cfg->ports[p];
-	uint64_t bytes[WIRE_PFC_PRIORITIES] = {0}, pkts[WIRE_PFC_PRIORITIES] = {0}, w[WIRE_PFC_PRIORITIES];
+	const struct cfg_port *cp = &run->cfg->ports[p];
+	uint64_t bytes[WIRE_PFC_PRIORITIES], pkts[WIRE_PFC_PRIORITIES], w[WIRE_PFC_PRIORITIES];
 	json_t *o = json_object(), *strict = json_array();
 
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		for (unsigned i = 0; e->work[l] && i < e->work[l]->n_tx; i++)
-			for (unsigned c = 0; e->work[l]->tx[i].port == p && e->work[l]->tx[i].egress && c < WIRE_PFC_PRIORITIES; c++) {
-				bytes[c] += stat_read(&e->work[l]->tx[i].egress->tc[c].bytes);
-				pkts[c] += stat_read(&e->work[l]->tx[i].egress->tc[c].packets);
-			}
+	snapshot_egress_classes(run, p, bytes, pkts);
 	for (unsigned c = 0; c < WIRE_PFC_PRIORITIES; c++) {
 		w[c] = cp->ets_weight[c];
 		if (cp->strict_tcs >> c & 1)
@@ -154,20 +139,20 @@ static json_t *egress_json(const struct engine *e, unsigned p)
 }
 
 /* PFC sent (generators and RX thresholds) and received, time paused, and frames by priority. */
-static void qos_port_json(const struct engine *e, unsigned p, const struct port_totals *t, json_t *o)
+static void qos_port_json(const struct run_view *run, unsigned p, const struct port_totals *t, json_t *o)
 {
 	uint64_t tx_frames[WIRE_PFC_PRIORITIES] = {0}, tx_bytes[WIRE_PFC_PRIORITIES] = {0};
 	struct port_pfc pfc;
 
-	stats_port_pfc(e, p, e->end_tsc, &pfc);
-	if (e->cfg->ports[p].xoff_priorities)
-		json_object_set_new(o, "pfc_xoff", watch_json(&e->watch[p]));
-	if (e->cfg->ports[p].egress_gbps > 0)
-		json_object_set_new(o, "egress", egress_json(e, p));
-	for (unsigned q = 0; q < e->n_qps; q++)
-		if (e->qps[q].port == p) {
-			tx_frames[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_packets);
-			tx_bytes[e->qps[q].prio] += stat_read(&e->qps[q].c.tx_bytes);
+	snapshot_port_pfc(run, p, run->end_tsc, &pfc);
+	if (run->cfg->ports[p].xoff_priorities)
+		json_object_set_new(o, "pfc_xoff", watch_json(&run->watch[p]));
+	if (run->cfg->ports[p].egress_gbps > 0)
+		json_object_set_new(o, "egress", egress_json(run, p));
+	for (unsigned q = 0; q < run->n_qps; q++)
+		if (run->qps[q].port == p) {
+			tx_frames[run->qps[q].prio] += stat_read(&run->qps[q].c.tx_packets);
+			tx_bytes[run->qps[q].prio] += stat_read(&run->qps[q].c.tx_bytes);
 		}
 	json_object_set_new(o, "pfc_tx", u64_array(pfc.pfc_tx, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "pfc_rx", u64_array(t->rx.pfc_rx, WIRE_PFC_PRIORITIES));
@@ -175,8 +160,8 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 	json_object_set_new(o, "paused_ns", u64_array(pfc.paused_ns, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "pause_tx", json_integer((json_int_t)pfc.pause_tx));
 	json_object_set_new(o, "pause_rx", json_integer((json_int_t)t->rx.pause_rx));
-	json_object_set_new(o, "honour_pfc", json_boolean(e->cfg->ports[p].honour_pfc));
-	json_object_set_new(o, "nic_pfc", json_string(e->ports[p].nic_pfc_state[0] ? e->ports[p].nic_pfc_state : "off"));
+	json_object_set_new(o, "honour_pfc", json_boolean(run->cfg->ports[p].honour_pfc));
+	json_object_set_new(o, "nic_pfc", json_string(run->ports[p].nic_pfc_state[0] ? run->ports[p].nic_pfc_state : "off"));
 	json_object_set_new(o, "tx_priority_packets", u64_array(tx_frames, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "tx_priority_bytes", u64_array(tx_bytes, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "rx_priority_packets", u64_array(t->rx.prio_frames, WIRE_PFC_PRIORITIES));
@@ -185,31 +170,31 @@ static void qos_port_json(const struct engine *e, unsigned p, const struct port_
 
 /* The port's link as the main lcore polled it: the first state (at the traffic's start, or when
  * it was first known), then every change, with its time from the start. */
-static json_t *link_events_json(const struct engine *e, unsigned p)
+static json_t *link_events_json(const struct run_view *run, unsigned p)
 {
-	const struct link_track *l = &e->link[p];
+	const struct link_track *l = &run->link[p];
 	json_t *a = json_array();
 
 	for (unsigned i = 0; i < l->n_events; i++)
 		json_array_append_new(a, json_pack("{s:f,s:s}", "t_s",
-						   (double)(l->ev[i].tsc - e->start_tsc) / (double)e->tsc_hz, "state",
+						   (double)(l->ev[i].tsc - run->start_tsc) / (double)run->tsc_hz, "state",
 						   l->ev[i].up ? "up" : "down"));
 	return a;
 }
 
-static json_t *port_json(const struct engine *e, unsigned p, const struct rte_eth_stats *hw)
+static json_t *port_json(const struct run_view *run, unsigned p, const struct rte_eth_stats *hw)
 {
 	struct port_totals t;
 	json_t *o = json_object();
 
-	stats_port_totals(e, p, &t);
-	json_object_set_new(o, "name", json_string(e->ports[p].name));
-	json_object_set_new(o, "device", json_string(e->cfg->ports[p].device));
-	json_object_set_new(o, "driver", json_string(e->ports[p].driver));
-	json_object_set_new(o, "link_speed_gbps", json_real(e->ports[p].link_speed_gbps));
-	json_object_set_new(o, "link_events", link_events_json(e, p));
-	json_object_set_new(o, "link_changes", json_integer((json_int_t)e->link[p].changes));
-	json_object_set_new(o, "link_down_s", json_real((double)e->link[p].down_tsc / (double)e->tsc_hz));
+	snapshot_port_totals(run, p, &t);
+	json_object_set_new(o, "name", json_string(run->ports[p].name));
+	json_object_set_new(o, "device", json_string(run->cfg->ports[p].device));
+	json_object_set_new(o, "driver", json_string(run->ports[p].driver));
+	json_object_set_new(o, "link_speed_gbps", json_real(run->ports[p].link_speed_gbps));
+	json_object_set_new(o, "link_events", link_events_json(run, p));
+	json_object_set_new(o, "link_changes", json_integer((json_int_t)run->link[p].changes));
+	json_object_set_new(o, "link_down_s", json_real((double)run->link[p].down_tsc / (double)run->tsc_hz));
 	json_object_set_new(o, "tx_packets", json_integer((json_int_t)t.tx_packets));
 	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)t.tx_bytes));
 	json_object_set_new(o, "rx_packets", json_integer((json_int_t)t.rx_frames));
@@ -219,41 +204,41 @@ static json_t *port_json(const struct engine *e, unsigned p, const struct rte_et
 	json_object_set_new(o, "rx_malformed", json_integer((json_int_t)t.rx_malformed));
 	json_object_set_new(o, "rx_other", json_integer((json_int_t)t.rx.kind[WIRE_KIND_OTHER]));
 	json_object_set_new(o, "rx_cnp", json_integer((json_int_t)t.rx.kind[WIRE_KIND_CNP]));
-	qos_port_json(e, p, &t, o);
+	qos_port_json(run, p, &t, o);
 	json_object_set_new(o, "mbuf_alloc_failures", json_integer((json_int_t)t.mbuf_alloc_fail));
 	json_object_set_new(o, "rx_injected_drops", json_integer((json_int_t)t.rx.injected_drops));
 	json_object_set_new(o, "rc_unknown_qp", json_integer((json_int_t)t.rx.rc_unknown_qp));
-	json_object_set_new(o, "np", json_pack("{s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "enabled", e->cfg->ports[p].np_enabled,
-		"min_time_between_cnps_us", (json_int_t)e->cfg->ports[p].np.min_time_between_cnps, "cnp_dscp",
-		(json_int_t)e->cfg->ports[p].np.cnp_dscp, "cnp_802p_prio", (json_int_t)e->cfg->ports[p].np.cnp_802p_prio,
+	json_object_set_new(o, "np", json_pack("{s:b,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "enabled", run->cfg->ports[p].np_enabled,
+		"min_time_between_cnps_us", (json_int_t)run->cfg->ports[p].np.min_time_between_cnps, "cnp_dscp",
+		(json_int_t)run->cfg->ports[p].np.cnp_dscp, "cnp_802p_prio", (json_int_t)run->cfg->ports[p].np.cnp_802p_prio,
 		"cnp_tx", (json_int_t)t.rx.np_cnp_tx, "suppressed", (json_int_t)t.rx.np_suppressed, "no_peer",
 		(json_int_t)t.rx.np_no_peer, "failed", (json_int_t)t.rx.np_failed));
-	if (e->cfg->ports[p].n_rx_inject)
+	if (run->cfg->ports[p].n_rx_inject)
 		json_object_set_new(o, "rx_inject", json_pack("{s:I,s:I,s:I}", "ce_marked", (json_int_t)t.rx.inject_ce,
 			"dropped", (json_int_t)t.rx.inject_drop, "corrupted", (json_int_t)t.rx.inject_corrupt));
-	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)responses_dropped(e, p)));
+	json_object_set_new(o, "responses_dropped", json_integer((json_int_t)snapshot_responses_dropped(run, p)));
 	json_object_set_new(o, "tx_queue_full", json_integer((json_int_t)t.tx_ring_full));
 	json_object_set_new(o, "tx_unsent", json_integer((json_int_t)t.tx_unsent));
 	json_object_set_new(o, "reflected", json_integer((json_int_t)t.reflected));
 	json_object_set_new(o, "reflect_dropped", json_integer((json_int_t)t.reflect_dropped));
-	json_object_set_new(o, "mbufs", json_integer((json_int_t)e->pool_size[p]));
-	json_object_set_new(o, "mbufs_in_use_at_exit", json_integer((json_int_t)e->pool_in_use_at_exit[p]));
+	json_object_set_new(o, "mbufs", json_integer((json_int_t)run->pool_size[p]));
+	json_object_set_new(o, "mbufs_in_use_at_exit", json_integer((json_int_t)run->pool_in_use_at_exit[p]));
 	json_object_set_new(o, "pmd", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "ipackets", (json_int_t)hw->ipackets,
 						"opackets", (json_int_t)hw->opackets, "ibytes", (json_int_t)hw->ibytes,
 						"obytes", (json_int_t)hw->obytes, "imissed", (json_int_t)hw->imissed,
 						"ierrors", (json_int_t)hw->ierrors, "oerrors", (json_int_t)hw->oerrors,
 						"rx_nombuf", (json_int_t)hw->rx_nombuf));
-	json_object_set_new(o, "xstats", xstats_of(e, p));
-	json_object_set_new(o, "latency_ns", port_latency_json(e, p));
+	json_object_set_new(o, "xstats", xstats_of(run, p));
+	json_object_set_new(o, "latency_ns", port_latency_json(run, p));
 	return o;
 }
 
 /* CNPs that arrived for the QP (counted by the receiver table of its own port). */
-static uint64_t cnps_to(const struct engine *e, const struct qp_tx *qp)
+static uint64_t cnps_to(const struct run_view *run, const struct qp_tx *qp)
 {
 	struct rx_qp_counters c;
 
-	return stats_rx_qp(e, qp->port, qp->qpn, &c) ? c.cnp : 0;
+	return snapshot_rx_qp(run, qp->port, qp->qpn, &c) ? c.cnp : 0;
 }
 
 static json_t *flow_cc_json(const struct qp_cc *c)
@@ -323,7 +308,7 @@ static uint64_t sent_total(const struct switch_rt *s)
 	return n;
 }
 
-static json_t *switch_port_json(const struct engine *e, const struct switch_rt *s, unsigned i)
+static json_t *switch_port_json(const struct run_view *run, const struct switch_rt *s, unsigned i)
 {
 	const struct sw_port *p = &s->port[i];
 	uint64_t qb[SW_TCS], mq[SW_TCS], paused[SW_TCS], xoff_ev[SW_TCS];
@@ -332,11 +317,11 @@ static json_t *switch_port_json(const struct engine *e, const struct switch_rt *
 	for (unsigned t = 0; t < SW_TCS; t++) {
 		qb[t] = s->mmu.queue[i][t];
 		mq[t] = s->mmu.max_queue[i][t];
-		paused[t] = pfc_paused_ns(&p->pause, t, e->end_tsc);
+		paused[t] = pfc_paused_ns(&p->pause, t, run->end_tsc);
 		xoff_ev[t] = s->mmu.xoff_events[i][t];
 	}
-	o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I}", "port", e->cfg->ports[p->cfg_port].name, "link_gbps",
-		      e->ports[p->cfg_port].link_speed_gbps, "rx_frames", (json_int_t)p->c.rx_frames, "rx_bytes",
+	o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I}", "port", run->cfg->ports[p->cfg_port].name, "link_gbps",
+		      run->ports[p->cfg_port].link_speed_gbps, "rx_frames", (json_int_t)p->c.rx_frames, "rx_bytes",
 		      (json_int_t)p->c.rx_bytes, "tx_frames", (json_int_t)p->c.tx_frames, "tx_bytes",
 		      (json_int_t)p->c.tx_bytes);
 	json_object_set_new(o, "dropped", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "buffer_full",
@@ -356,20 +341,20 @@ static json_t *switch_port_json(const struct engine *e, const struct switch_rt *
 }
 
 /* The virtual lab's switch: per port, per flow (egress port, destination QPN), the buffer. */
-static json_t *switch_json(const struct engine *e)
+static json_t *switch_json(const struct run_view *run)
 {
-	const struct switch_rt *s = e->sw;
+	const struct switch_rt *s = run->sw;
 	json_t *ports = json_array(), *flows = json_array();
 	const struct mmu_counters *m = &s->mmu.c;
 
 	for (unsigned i = 0; i < s->n_ports; i++)
-		json_array_append_new(ports, switch_port_json(e, s, i));
+		json_array_append_new(ports, switch_port_json(run, s, i));
 	for (uint32_t i = 0; i < SW_MAX_FLOWS; i++) {
 		const struct sw_flow *f = &s->flows[i];
 		if (!f->admitted && !f->dropped)
 			continue;
 		json_array_append_new(flows, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "egress",
-			e->cfg->ports[s->port[f->out].cfg_port].name, "dest_qpn", (json_int_t)f->dqpn, "admitted",
+			run->cfg->ports[s->port[f->out].cfg_port].name, "dest_qpn", (json_int_t)f->dqpn, "admitted",
 			(json_int_t)f->admitted, "dropped", (json_int_t)f->dropped, "sent", (json_int_t)f->sent,
 			"ecn_marked", (json_int_t)f->marked, "queued_at_end", (json_int_t)(f->admitted - f->sent)));
 	}
@@ -377,31 +362,26 @@ static json_t *switch_json(const struct engine *e)
 		(json_int_t)s->mmu.p.buffer_bytes, "max_buffer_used", (json_int_t)s->mmu.max_used, "admitted",
 		(json_int_t)m->admitted, "dropped_buffer_full", (json_int_t)m->dropped_buffer, "dropped_queue_limit",
 		(json_int_t)m->dropped_queue, "dropped_headroom", (json_int_t)m->dropped_headroom, "flow_table_full",
-		(json_int_t)s->flow_table_full, "ports", ports, "flows", flows, "trace_rows", (json_int_t)e->sw_csv_rows,
-		"trace", e->cfg->sw.trace, "trace_dropped", (json_int_t)s->trace_dropped, "queued_at_end_frames",
+		(json_int_t)s->flow_table_full, "ports", ports, "flows", flows, "trace_rows", (json_int_t)run->sw_csv_rows,
+		"trace", run->cfg->sw.trace, "trace_dropped", (json_int_t)s->trace_dropped, "queued_at_end_frames",
 		(json_int_t)(m->admitted - sent_total(s)));
 }
 
 /* run.cc_trace: rows written, and rows lost to a full ring */
-static json_t *cc_trace_json(const struct engine *e)
+static json_t *cc_trace_json(const struct run_view *run)
 {
-	uint64_t dropped = 0;
-
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
-		if (e->work[l] && e->work[l]->cc && e->work[l]->cc->trace)
-			dropped += __atomic_load_n(&e->work[l]->cc->trace->dropped, __ATOMIC_RELAXED);
-	return json_pack("{s:s,s:I,s:I}", "path", e->cfg->cc_trace, "rows", (json_int_t)e->cc_csv_rows, "dropped",
-			 (json_int_t)dropped);
+	return json_pack("{s:s,s:I,s:I}", "path", run->cfg->cc_trace, "rows", (json_int_t)run->cc_csv_rows, "dropped",
+			 (json_int_t)snapshot_cc_trace_dropped(run));
 }
 
 static const char *transport_name(enum cfg_transport t) { return t == CFG_RC ? "rc" : t == CFG_UC ? "uc" : "ud"; }
 
-static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double secs)
+static json_t *flow_json(const struct run_view *run, const struct qp_tx *qp, double secs)
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst_port = stats_local_port_of_mac(e, g->dst_mac);
-	bool local = dst_port >= 0 && stats_rx_qp(e, (unsigned)dst_port, qp->dest_qpn, &rx);
+	int dst_port = snapshot_local_port_of_mac(run, g->dst_mac);
+	bool local = dst_port >= 0 && snapshot_rx_qp(run, (unsigned)dst_port, qp->dest_qpn, &rx);
 	uint64_t goodput_bytes = local ? rx.payload_bytes : qp->c.payload_bytes;
 	char name[CFG_NAME_LEN + 16];
 	json_t *o = json_object();
@@ -412,7 +392,7 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 		snprintf(name, sizeof(name), "%s", g->name);
 	json_object_set_new(o, "name", json_string(name));
 	json_object_set_new(o, "group", json_string(g->name));
-	json_object_set_new(o, "port", json_string(e->cfg->ports[qp->port].name));
+	json_object_set_new(o, "port", json_string(run->cfg->ports[qp->port].name));
 	json_object_set_new(o, "transport", json_string(transport_name(g->transport)));
 	json_object_set_new(o, "qpn", json_integer(qp->qpn));
 	json_object_set_new(o, "dest_qpn", json_integer(qp->dest_qpn));
@@ -420,7 +400,7 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "tx_bytes", json_integer((json_int_t)qp->c.tx_bytes));
 	json_object_set_new(o, "messages", json_integer((json_int_t)qp->c.messages));
 	json_object_set_new(o, "message_bytes", json_integer((json_int_t)qp->c.payload_bytes));
-	json_object_set_new(o, "receiver", local ? json_string(e->cfg->ports[dst_port].name) : json_null());
+	json_object_set_new(o, "receiver", local ? json_string(run->cfg->ports[dst_port].name) : json_null());
 	json_object_set_new(o, "rx_packets", json_integer((json_int_t)rx.packets));
 	json_object_set_new(o, "rx_bytes", json_integer((json_int_t)rx.bytes));
 	json_object_set_new(o, "rx_messages", json_integer((json_int_t)rx.messages));
@@ -433,15 +413,15 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	json_object_set_new(o, "ecn_ce", json_integer((json_int_t)rx.ecn_ce));
 	json_object_set_new(o, "cnp_tx", json_integer((json_int_t)rx.cnp_tx));
 	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)rx.cnp_suppressed));
-	json_object_set_new(o, "cnp_rx", json_integer((json_int_t)cnps_to(e, qp)));
+	json_object_set_new(o, "cnp_rx", json_integer((json_int_t)cnps_to(run, qp)));
 	if (qp->cc)
 		json_object_set_new(o, "cc", flow_cc_json(qp->cc));
 	if (qp->inj)
 		json_object_set_new(o, "inject", flow_inject_json(qp->inj));
 	if (qp->lat)
-		json_object_set_new(o, "latency_ns", flow_latency_json(e, qp));
+		json_object_set_new(o, "latency_ns", flow_latency_json(run, qp));
 	if (g->transport == CFG_RC) {
-		const struct resp_qp *rq = local ? responder_find(e->qp_index, (uint16_t)dst_port, qp->dest_qpn) : NULL;
+		const struct resp_qp *rq = local ? responder_find(run->qp_index, (uint16_t)dst_port, qp->dest_qpn) : NULL;
 		json_object_set_new(o, "rc", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b}",
 			"completions", (json_int_t)qp->c.completions, "retransmits", (json_int_t)qp->c.retransmits,
 			"timeouts", (json_int_t)qp->c.timeouts, "acks_rx", (json_int_t)qp->c.acks_rx,
@@ -463,10 +443,11 @@ static json_t *flow_json(const struct engine *e, const struct qp_tx *qp, double 
 	return o;
 }
 
-static json_t *rx_qp_json(const struct engine *e, const struct rx_qp *q)
+static json_t *rx_qp_json(const struct run_view *run, const struct rx_qp *q)
 {
 	static struct lat_stats l;
-	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", e->cfg->ports[q->port].name, "qpn",
+	json_t *o = json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "port", run->cfg->ports[q->port].name,
+			 "qpn",
 			 (json_int_t)q->qpn, "packets", (json_int_t)q->c.packets, "bytes", (json_int_t)q->c.bytes,
 			 "messages", (json_int_t)q->c.messages, "payload_bytes", (json_int_t)q->c.payload_bytes, "lost",
 			 (json_int_t)q->c.lost, "out_of_order", (json_int_t)q->c.out_of_order, "duplicates",
@@ -475,21 +456,21 @@ static json_t *rx_qp_json(const struct engine *e, const struct rx_qp *q)
 	json_object_set_new(o, "cnp_tx", json_integer((json_int_t)q->c.cnp_tx));
 	json_object_set_new(o, "cnp_suppressed", json_integer((json_int_t)q->c.cnp_suppressed));
 
-	if (q->lat_slot && stats_lat_rx_qp(e, q->port, q->qpn, &l))
+	if (q->lat_slot && snapshot_lat_rx_qp(run, q->port, q->qpn, &l))
 		json_object_set_new(o, "latency_ns", json_pack("{s:o}", "oneway", lat_summary_json(&l)));
 	return o;
 }
 
-static json_t *errors_json(const struct engine *e)
+static json_t *errors_json(const struct run_view *run)
 {
 	json_t *o = json_object();
 	uint64_t table_full = 0;
 
 	for (int r = 1; r < WIRE_ERR_COUNT; r++) {
 		uint64_t n = 0;
-		for (unsigned p = 0; p < e->n_ports; p++) {
+		for (unsigned p = 0; p < run->n_ports; p++) {
 			struct port_totals t;
-			stats_port_totals(e, p, &t);
+			snapshot_port_totals(run, p, &t);
 			n += t.rx.error[r];
 			if (r == 1)
 				table_full += t.rx.rx_qp_table_full;
@@ -502,19 +483,19 @@ static json_t *errors_json(const struct engine *e)
 
 static const char *const coll_type_names[] = {"ring", "incast", "all_to_all", "custom"};
 
-static json_t *collectives_json(const struct engine *e)
+static json_t *collectives_json(const struct run_view *run)
 {
 	json_t *a = json_array();
-	double us_per_tsc = 1e6 / (double)e->tsc_hz;
+	double us_per_tsc = 1e6 / (double)run->tsc_hz;
 
-	for (unsigned i = 0; i < e->cfg->n_collectives; i++) {
-		const struct collective_rt *c = &e->collectives[i];
+	for (unsigned i = 0; i < run->cfg->n_collectives; i++) {
+		const struct collective_rt *c = &run->collectives[i];
 		unsigned done = collective_phases_done(c);
 		json_t *o = json_object(), *flows = json_array(), *times = json_array(), *starts = json_array(),
 		       *ends = json_array();
 
 		for (unsigned f = 0; f < c->cfg->n_flows; f++)
-			json_array_append_new(flows, json_string(e->cfg->groups[c->cfg->flows[f]].name));
+			json_array_append_new(flows, json_string(run->cfg->groups[c->cfg->flows[f]].name));
 		for (unsigned p = 0; p < done; p++) {
 			json_array_append_new(times, json_real((double)(c->end_tsc[p] - c->start_tsc[p]) * us_per_tsc));
 			json_array_append_new(starts, json_real((double)(c->start_tsc[p] - c->start_tsc[0]) * us_per_tsc));
@@ -537,31 +518,31 @@ static json_t *collectives_json(const struct engine *e)
 }
 
 /* Each phase that started: its span and what each flow group and traffic class sent in it. */
-static json_t *phases_json(const struct engine *e)
+static json_t *phases_json(const struct run_view *run)
 {
 	json_t *a = json_array();
 
-	for (unsigned k = 0; k < e->phases_started; k++) {
-		double t0 = (double)(e->phase_tsc[k] - e->start_tsc) / (double)e->tsc_hz;
-		double t1 = (double)(e->phase_tsc[k + 1] - e->start_tsc) / (double)e->tsc_hz, dt = t1 - t0;
+	for (unsigned k = 0; k < run->phases_started; k++) {
+		double t0 = (double)(run->phase_tsc[k] - run->start_tsc) / (double)run->tsc_hz;
+		double t1 = (double)(run->phase_tsc[k + 1] - run->start_tsc) / (double)run->tsc_hz, dt = t1 - t0;
 		json_t *o = json_object(), *flows = json_object(), *ports = json_object();
 
-		json_object_set_new(o, "name", json_string(e->cfg->phases[k].name));
+		json_object_set_new(o, "name", json_string(run->cfg->phases[k].name));
 		json_object_set_new(o, "start_s", json_real(t0));
 		json_object_set_new(o, "end_s", json_real(t1));
-		for (unsigned g = 0; g < e->cfg->n_groups; g++) {
-			uint64_t b = e->phase_group_bytes[k + 1][g] - e->phase_group_bytes[k][g];
-			json_object_set_new(flows, e->cfg->groups[g].name,
+		for (unsigned g = 0; g < run->cfg->n_groups; g++) {
+			uint64_t b = run->phase_group_bytes[k + 1][g] - run->phase_group_bytes[k][g];
+			json_object_set_new(flows, run->cfg->groups[g].name,
 					    json_pack("{s:I,s:f}", "tx_bytes", (json_int_t)b, "gbps",
 						      dt > 0 ? (double)b * 8 / dt / 1e9 : 0.0));
 		}
-		for (unsigned p = 0; p < e->n_ports; p++) {
+		for (unsigned p = 0; p < run->n_ports; p++) {
 			uint64_t tc[8];
-			if (!(e->cfg->ports[p].egress_gbps > 0))
+			if (!(run->cfg->ports[p].egress_gbps > 0))
 				continue;
 			for (unsigned c = 0; c < 8; c++)
-				tc[c] = e->phase_tc_bytes[k + 1][p][c] - e->phase_tc_bytes[k][p][c];
-			json_object_set_new(ports, e->ports[p].name, json_pack("{s:o}", "tc_bytes", u64_array(tc, 8)));
+				tc[c] = run->phase_tc_bytes[k + 1][p][c] - run->phase_tc_bytes[k][p][c];
+			json_object_set_new(ports, run->ports[p].name, json_pack("{s:o}", "tc_bytes", u64_array(tc, 8)));
 		}
 		json_object_set_new(o, "flows", flows);
 		json_object_set_new(o, "ports", ports);
@@ -572,66 +553,59 @@ static json_t *phases_json(const struct engine *e)
 
 /* The worker lcores and the time each was held up (datapath/lcore.h: off its CPU, or a turn that
  * long): what a reader needs to tell a machine that lost time from a result. */
-static json_t *lcores_json(const struct engine *e)
+static json_t *lcores_json(const struct run_view *run)
 {
 	json_t *a = json_array();
-	double ms = 1e3 / (double)e->tsc_hz;
+	double ms = 1e3 / (double)run->tsc_hz;
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct lcore_work *w = e->work[l];
-		if (w)
+		struct lcore_held_up h;
+		if (snapshot_lcore_held_up(run, l, &h))
 			json_array_append_new(a, json_pack("{s:i,s:f,s:I,s:f}", "lcore", (int)l, "held_up_ms",
-							   (double)stat_read(&w->held_up_tsc) * ms, "held_up_times",
-							   (json_int_t)stat_read(&w->held_up_times), "longest_held_up_ms",
-							   (double)stat_read(&w->held_up_max_tsc) * ms));
+							   (double)h.tsc * ms, "held_up_times", (json_int_t)h.times,
+							   "longest_held_up_ms", (double)h.max_tsc * ms));
 	}
 	return a;
 }
 
-static json_t *build(const struct engine *e)
+static json_t *build(const struct run_view *run)
 {
-	double secs = (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
+	double secs = (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
 	json_t *root = json_object(), *ports = json_array(), *flows = json_array(), *rxqps = json_array();
+	const struct rx_qp *q;
 
 	json_object_set_new(root, "version", json_integer(1));
 	json_object_set_new(root, "run_info", run_info_json());
-	json_object_set_new(root, "config", json_string(e->cfg->file));
+	json_object_set_new(root, "config", json_string(run->cfg->file));
 	json_object_set_new(root, "duration_s", json_real(secs));
-	json_object_set_new(root, "stopped_by", json_string(e->stopped_by ? e->stopped_by : "unknown"));
+	json_object_set_new(root, "stopped_by", json_string(run->stopped_by ? run->stopped_by : "unknown"));
 	json_object_set_new(root, "icrc_crc_algorithm", json_string(wire_crc_alg_name()));
-	for (unsigned p = 0; p < e->n_ports; p++)
-		json_array_append_new(ports, port_json(e, p, &e->hw[p]));
-	for (unsigned q = 0; q < e->n_qps; q++)
-		json_array_append_new(flows, flow_json(e, &e->qps[q], secs));
-	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
-		if (!e->work[l] || !e->work[l]->rx_ctx)
-			continue;
-		for (unsigned i = 0; i < rx_qp_count(e->work[l]->rx_ctx); i++) {
-			const struct rx_qp *q = rx_qp_at(e->work[l]->rx_ctx, i);
-			if (q)
-				json_array_append_new(rxqps, rx_qp_json(e, q));
-		}
-	}
+	for (unsigned p = 0; p < run->n_ports; p++)
+		json_array_append_new(ports, port_json(run, p, &run->hw[p]));
+	for (unsigned q = 0; q < run->n_qps; q++)
+		json_array_append_new(flows, flow_json(run, &run->qps[q], secs));
+	for (struct lcore_walk at = {0}; (q = snapshot_rx_qp_next(run, &at)) != NULL;)
+		json_array_append_new(rxqps, rx_qp_json(run, q));
 	json_object_set_new(root, "ports", ports);
 	json_object_set_new(root, "flows", flows);
 	json_object_set_new(root, "rx_qps", rxqps);
-	json_object_set_new(root, "lcores", lcores_json(e));
-	json_object_set_new(root, "errors", errors_json(e));
-	json_object_set_new(root, "collectives", collectives_json(e));
-	json_object_set_new(root, "phases", phases_json(e));
-	if (e->cc_csv)
-		json_object_set_new(root, "cc_trace", cc_trace_json(e));
-	if (e->sw)
-		json_object_set_new(root, "switch", switch_json(e));
-	if (e->cfg->n_sla)
-		json_object_set_new(root, "sla", sla_json(e));
-	if (e->ts)
-		json_object_set_new(root, "timeseries", json_pack("{s:s,s:I}", "path", e->cfg->timeseries, "rows",
-								  (json_int_t)timeseries_count(e->ts)));
-	if (e->cfg->capture[0])
-		json_object_set_new(root, "capture", json_pack("{s:s,s:I,s:I,s:I,s:I}", "path", e->cfg->capture, "every",
-			(json_int_t)e->cfg->capture_every, "frames", (json_int_t)e->capture_written, "dropped",
-			(json_int_t)e->capture_dropped, "write_errors", (json_int_t)e->capture_write_errors));
+	json_object_set_new(root, "lcores", lcores_json(run));
+	json_object_set_new(root, "errors", errors_json(run));
+	json_object_set_new(root, "collectives", collectives_json(run));
+	json_object_set_new(root, "phases", phases_json(run));
+	if (run->cc_csv)
+		json_object_set_new(root, "cc_trace", cc_trace_json(run));
+	if (run->sw)
+		json_object_set_new(root, "switch", switch_json(run));
+	if (run->cfg->n_sla)
+		json_object_set_new(root, "sla", sla_json(run));
+	if (run->ts)
+		json_object_set_new(root, "timeseries", json_pack("{s:s,s:I}", "path", run->cfg->timeseries, "rows",
+								  (json_int_t)timeseries_count(run->ts)));
+	if (run->cfg->capture[0])
+		json_object_set_new(root, "capture", json_pack("{s:s,s:I,s:I,s:I,s:I}", "path", run->cfg->capture, "every",
+			(json_int_t)run->cfg->capture_every, "frames", (json_int_t)run->capture_written, "dropped",
+			(json_int_t)run->capture_dropped, "write_errors", (json_int_t)run->capture_write_errors));
 	return root;
 }
 
@@ -666,10 +640,10 @@ int report_check_path(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int report_write(const struct engine *e, const char *path, char *err, size_t errlen)
+int report_write(const struct run_view *run, const char *path, char *err, size_t errlen)
 {
 	char tmp[CFG_STR_LEN * 4 + 32];
-	json_t *root = build(e);
+	json_t *root = build(run);
 	int rc;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());

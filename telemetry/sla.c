@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine_state.h"
+#include "stats.h"
 #include "histogram.h"
 #include "sla.h"
 
@@ -14,14 +14,14 @@ struct sla_result {
 	bool pass;
 };
 
-static double run_seconds(const struct engine *e)
+static double run_seconds(const struct run_view *run)
 {
-	return (double)(e->end_tsc - e->start_tsc) / (double)e->tsc_hz;
+	return (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
 }
 
 /* The latency samples a flow's QP has: one-way from a local receiver, else its round trips (UC/UD
  * ping-pong) or request -> ACK times (RC). */
-static bool qp_latency(const struct engine *e, const struct qp_tx *qp, enum cfg_sla_metric m, double *out)
+static bool qp_latency(const struct run_view *run, const struct qp_tx *qp, enum cfg_sla_metric m, double *out)
 {
 	static struct lat_stats l; /* 15 KB: not on the stack */
 	static const enum lat_kind order[] = { LAT_ONEWAY, LAT_RTT, LAT_ACK };
@@ -30,7 +30,7 @@ static bool qp_latency(const struct engine *e, const struct qp_tx *qp, enum cfg_
 	if (!qp->lat)
 		return false;
 	for (unsigned k = 0; k < 3; k++) {
-		if (!stats_lat_flow(e, qp, order[k], &l))
+		if (!snapshot_lat_flow(run, qp, order[k], &l))
 			continue;
 		hist_summarize(&l.h, &h);
 		*out = (double)(m == SLA_P50_NS ? h.p50 : m == SLA_P99_NS ? h.p99 : m == SLA_P999_NS ? h.p999 : h.max);
@@ -39,16 +39,16 @@ static bool qp_latency(const struct engine *e, const struct qp_tx *qp, enum cfg_
 	return false;
 }
 
-static bool qp_metric(const struct engine *e, const struct qp_tx *qp, enum cfg_sla_metric m, double *out)
+static bool qp_metric(const struct run_view *run, const struct qp_tx *qp, enum cfg_sla_metric m, double *out)
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst = stats_local_port_of_mac(e, g->dst_mac);
-	bool local = dst >= 0 && stats_rx_qp(e, (unsigned)dst, qp->dest_qpn, &rx);
+	int dst = snapshot_local_port_of_mac(run, g->dst_mac);
+	bool local = dst >= 0 && snapshot_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx);
 
 	switch (m) {
 	case SLA_GOODPUT_GBPS:
-		*out = (double)(local ? rx.payload_bytes : qp->c.payload_bytes) * 8 / run_seconds(e) / 1e9;
+		*out = (double)(local ? rx.payload_bytes : qp->c.payload_bytes) * 8 / run_seconds(run) / 1e9;
 		return true;
 	case SLA_LOSS: /* what the receiver saw missing, of what was sent */
 		if (!local || !qp->c.tx_packets)
@@ -59,23 +59,23 @@ static bool qp_metric(const struct engine *e, const struct qp_tx *qp, enum cfg_s
 		*out = (double)qp->c.retransmits;
 		return true;
 	default:
-		return qp_latency(e, qp, m, out);
+		return qp_latency(run, qp, m, out);
 	}
 }
 
-static bool port_metric(const struct engine *e, unsigned p, const struct cfg_sla *c, double *out)
+static bool port_metric(const struct run_view *run, unsigned p, const struct cfg_sla *c, double *out)
 {
-	double secs = run_seconds(e);
+	double secs = run_seconds(run);
 	struct port_totals t;
 	uint64_t n = 0;
 
-	stats_port_totals(e, p, &t);
+	snapshot_port_totals(run, p, &t);
 	switch (c->metric) {
 	case SLA_PAUSE_PERCENT:
 		*out = 0;
 		for (unsigned pr = 0; pr < QOS_PRIORITIES; pr++)
 			if (c->priority < 0 || (int)pr == c->priority)
-				*out = fmax(*out, (double)pfc_paused_ns(&e->pause[p], pr, e->end_tsc) / 1e9 / secs * 100);
+				*out = fmax(*out, (double)pfc_paused_ns(&run->pause[p], pr, run->end_tsc) / 1e9 / secs * 100);
 		return true;
 	case SLA_PFC_RX_PER_S: /* PFC frames of any priority received per second: a storm shows here */
 		for (unsigned pr = 0; pr < QOS_PRIORITIES; pr++)
@@ -89,7 +89,7 @@ static bool port_metric(const struct engine *e, unsigned p, const struct cfg_sla
 		*out = (double)t.tx_bytes * 8 / secs / 1e9;
 		return true;
 	default: /* SLA_RX_DROPPED: as the report's rx_dropped */
-		*out = (double)stats_rx_dropped(&t, &e->hw[p]);
+		*out = (double)stats_rx_dropped(&t, &run->hw[p]);
 		return true;
 	}
 }
@@ -114,14 +114,14 @@ static void qp_name(const struct qp_tx *qp, char *buf, size_t len)
 }
 
 /* One check of a flow group (every QP must pass; the result names the worst QP). */
-static void check_group(const struct engine *e, const struct cfg_sla *c, unsigned g, struct sla_result *r)
+static void check_group(const struct run_view *run, const struct cfg_sla *c, unsigned g, struct sla_result *r)
 {
-	snprintf(r->subject, sizeof(r->subject), "flow %s", e->cfg->groups[g].name);
+	snprintf(r->subject, sizeof(r->subject), "flow %s", run->cfg->groups[g].name);
 	r->pass = true;
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
 		double v;
-		if (qp->group != &e->cfg->groups[g] || !qp_metric(e, qp, c->metric, &v))
+		if (qp->group != &run->cfg->groups[g] || !qp_metric(run, qp, c->metric, &v))
 			continue;
 		if (!r->has_data || worse(c, v, r->measured)) {
 			r->measured = v;
@@ -135,13 +135,13 @@ static void check_group(const struct engine *e, const struct cfg_sla *c, unsigne
 }
 
 /* Every result of every check, in order (a "*" check gives one per group or port). */
-static unsigned evaluate(const struct engine *e, struct sla_result *out, const struct cfg_sla **of, unsigned max)
+static unsigned evaluate(const struct run_view *run, struct sla_result *out, const struct cfg_sla **of, unsigned max)
 {
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < e->cfg->n_sla; i++) {
-		const struct cfg_sla *c = &e->cfg->sla[i];
-		unsigned count = c->port ? e->n_ports : e->cfg->n_groups;
+	for (unsigned i = 0; i < run->cfg->n_sla; i++) {
+		const struct cfg_sla *c = &run->cfg->sla[i];
+		unsigned count = c->port ? run->n_ports : run->cfg->n_groups;
 
 		for (unsigned k = 0; k < count && n < max; k++) {
 			struct sla_result *r = &out[n];
@@ -149,11 +149,11 @@ static unsigned evaluate(const struct engine *e, struct sla_result *out, const s
 				continue;
 			memset(r, 0, sizeof(*r));
 			if (c->port) {
-				snprintf(r->subject, sizeof(r->subject), "port %s", e->cfg->ports[k].name);
-				r->has_data = port_metric(e, k, c, &r->measured);
+				snprintf(r->subject, sizeof(r->subject), "port %s", run->cfg->ports[k].name);
+				r->has_data = port_metric(run, k, c, &r->measured);
 				r->pass = r->has_data && within(c, r->measured);
 			} else {
-				check_group(e, c, k, r);
+				check_group(run, c, k, r);
 			}
 			of[n++] = c;
 		}
@@ -175,9 +175,9 @@ static void limit_text(const struct cfg_sla *c, char *buf, size_t len)
 		snprintf(buf, len, "<= %g", c->max);
 }
 
-bool sla_verdict(const struct engine *e, bool print)
+bool sla_verdict(const struct run_view *run, bool print)
 {
-	unsigned n = evaluate(e, results, result_of, SLA_MAX_RESULTS);
+	unsigned n = evaluate(run, results, result_of, SLA_MAX_RESULTS);
 	bool pass = true;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -196,21 +196,21 @@ bool sla_verdict(const struct engine *e, bool print)
 	return pass;
 }
 
-json_t *sla_json(const struct engine *e)
+json_t *sla_json(const struct run_view *run)
 {
-	unsigned n = evaluate(e, results, result_of, SLA_MAX_RESULTS);
+	unsigned n = evaluate(run, results, result_of, SLA_MAX_RESULTS);
 	json_t *checks = json_array();
 	bool pass = true;
 
-	if (!e->cfg->n_sla)
+	if (!run->cfg->n_sla)
 		return NULL;
 	for (unsigned i = 0; i < n; i++) {
 		const struct cfg_sla *c = result_of[i];
 		unsigned line;
-		const char *file = cr_source(&e->cfg->src, c->line, &line);
+		const char *file = cr_source(&run->cfg->src, c->line, &line);
 		json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I}", "subject", results[i].subject, "metric",
 				      cfg_sla_metric_name[c->metric], "verdict", results[i].pass ? "pass" : "fail", "file",
-				      file ? file : e->cfg->file, "line", (json_int_t)line);
+				      file ? file : run->cfg->file, "line", (json_int_t)line);
 		json_object_set_new(o, "measured", results[i].has_data ? json_real(results[i].measured) : json_null());
 		json_object_set_new(o, "min", c->has_min ? json_real(c->min) : json_null());
 		json_object_set_new(o, "max", c->has_max ? json_real(c->max) : json_null());

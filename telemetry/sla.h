@@ -13,11 +13,11 @@
 
 #include <jansson.h>
 
-struct engine;
+struct run_view;
 
 /* true when every check passed (or there are none); prints one line per check unless quiet. */
-bool sla_verdict(const struct engine *e, bool print);
+bool sla_verdict(const struct run_view *run, bool print);
 /* The report's `sla` object, or NULL without checks. */
-json_t *sla_json(const struct engine *e);
+json_t *sla_json(const struct run_view *run);
 
 #endif

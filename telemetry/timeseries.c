@@ -8,7 +8,7 @@
 #include "out_file.h"
 #include "congestion.h"
 #include "counters.h"
-#include "engine_state.h"
+#include "stats.h"
 #include "histogram.h"
 #include "timeseries.h"
 
@@ -31,16 +31,16 @@ struct timeseries {
 	struct group_prev group[CFG_MAX_FLOW_GROUPS];
 };
 
-struct timeseries *timeseries_open(const struct engine *e, char *err, size_t errlen, int *failed)
+struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t errlen, int *failed)
 {
 	struct timeseries *ts;
 
 	*failed = 0;
-	if (!e->cfg->timeseries[0])
+	if (!run->cfg->timeseries[0])
 		return NULL;
 	ts = calloc(1, sizeof(*ts));
-	if (!ts || !(ts->f = out_fopen(e->cfg->timeseries))) {
-		snprintf(err, errlen, "run.timeseries: cannot write %s: %s", e->cfg->timeseries, strerror(errno));
+	if (!ts || !(ts->f = out_fopen(run->cfg->timeseries))) {
+		snprintf(err, errlen, "run.timeseries: cannot write %s: %s", run->cfg->timeseries, strerror(errno));
 		free(ts);
 		*failed = 1;
 		return NULL;
@@ -54,7 +54,7 @@ struct timeseries *timeseries_open(const struct engine *e, char *err, size_t err
 
 static double rate(uint64_t now, uint64_t before, double dt) { return dt > 0 ? (double)(now - before) / dt : 0; }
 
-static void port_row(struct timeseries *ts, const struct engine *e, unsigned p, double t_s, double dt)
+static void port_row(struct timeseries *ts, const struct run_view *run, unsigned p, double t_s, double dt)
 {
 	static struct lat_stats now;
 	static struct hist iv;
@@ -62,17 +62,17 @@ static void port_row(struct timeseries *ts, const struct engine *e, unsigned p, 
 	struct port_totals t;
 	uint64_t paused = 0, pfc = 0, cnp;
 
-	stats_port_totals(e, p, &t);
+	snapshot_port_totals(run, p, &t);
 	for (unsigned pr = 0; pr < QOS_PRIORITIES; pr++) {
-		paused += pfc_paused_ns(&e->pause[p], pr, rte_rdtsc());
+		paused += pfc_paused_ns(&run->pause[p], pr, rte_rdtsc());
 		pfc += t.rx.pfc_rx[pr] - pv->t.rx.pfc_rx[pr];
 	}
 	cnp = t.rx.kind[WIRE_KIND_CNP] - pv->t.rx.kind[WIRE_KIND_CNP];
-	fprintf(ts->f, "%.3f,port,%s,%.6f,%.6f,%.6f,%.6f,,%llu,%llu,%.3f", t_s, e->ports[p].name,
+	fprintf(ts->f, "%.3f,port,%s,%.6f,%.6f,%.6f,%.6f,,%llu,%llu,%.3f", t_s, run->ports[p].name,
 		rate(t.tx_bytes, pv->t.tx_bytes, dt) * 8 / 1e9, rate(t.tx_packets, pv->t.tx_packets, dt) / 1e6,
 		rate(t.rx_bytes, pv->t.rx_bytes, dt) * 8 / 1e9, rate(t.rx_frames, pv->t.rx_frames, dt) / 1e6,
 		(unsigned long long)cnp, (unsigned long long)pfc, (double)(paused - pv->paused_ns) / 1e6);
-	if (e->lat_live && stats_lat_port(e, p, LAT_ONEWAY, &now)) {
+	if (run->lat_live && snapshot_lat_port(run, p, LAT_ONEWAY, &now)) {
 		lat_hist_interval(&iv, &now.h, &pv->lat.h);
 		pv->lat = now;
 		if (iv.count)
@@ -97,17 +97,17 @@ struct group_now {
 };
 
 /* Every group's sums, in one pass over the QPs. */
-static void sum_groups(const struct engine *e, struct group_now *now)
+static void sum_groups(const struct run_view *run, struct group_now *now)
 {
-	for (unsigned g = 0; g < e->cfg->n_groups; g++)
-		now[g] = (struct group_now){.dst = stats_local_port_of_mac(e, e->cfg->groups[g].dst_mac)};
-	for (unsigned q = 0; q < e->n_qps; q++) {
-		const struct qp_tx *qp = &e->qps[q];
-		struct group_now *n = &now[qp->group - e->cfg->groups];
+	for (unsigned g = 0; g < run->cfg->n_groups; g++)
+		now[g] = (struct group_now){.dst = snapshot_local_port_of_mac(run, run->cfg->groups[g].dst_mac)};
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
+		struct group_now *n = &now[qp->group - run->cfg->groups];
 		struct rx_qp_counters rx;
 
 		n->c.tx_bytes += stat_read(&qp->c.tx_bytes);
-		if (n->dst >= 0 && stats_rx_qp(e, (unsigned)n->dst, qp->dest_qpn, &rx))
+		if (n->dst >= 0 && snapshot_rx_qp(run, (unsigned)n->dst, qp->dest_qpn, &rx))
 			n->c.rx_payload += rx.payload_bytes;
 		if (qp->cc) {
 			struct cc_view v;
@@ -119,12 +119,12 @@ static void sum_groups(const struct engine *e, struct group_now *now)
 	}
 }
 
-static void group_row(struct timeseries *ts, const struct engine *e, unsigned g, const struct group_now *now,
+static void group_row(struct timeseries *ts, const struct run_view *run, unsigned g, const struct group_now *now,
 		      double t_s, double dt)
 {
 	struct group_prev *gv = &ts->group[g];
 
-	fprintf(ts->f, "%.3f,flow,%s,%.6f,,,,", t_s, e->cfg->groups[g].name,
+	fprintf(ts->f, "%.3f,flow,%s,%.6f,,,,", t_s, run->cfg->groups[g].name,
 		rate(now->c.tx_bytes, gv->tx_bytes, dt) * 8 / 1e9);
 	if (now->dst >= 0)
 		fprintf(ts->f, "%.6f", rate(now->c.rx_payload, gv->rx_payload, dt) * 8 / 1e9);
@@ -135,7 +135,7 @@ static void group_row(struct timeseries *ts, const struct engine *e, unsigned g,
 	*gv = now->c;
 }
 
-void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s)
+void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t_s)
 {
 	static struct group_now now[CFG_MAX_FLOW_GROUPS]; /* the main lcore's only */
 	double dt;
@@ -143,11 +143,11 @@ void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s)
 	if (!ts)
 		return;
 	dt = t_s - ts->last_s;
-	for (unsigned p = 0; p < e->n_ports; p++, ts->rows++)
-		port_row(ts, e, p, t_s, dt);
-	sum_groups(e, now);
-	for (unsigned g = 0; g < e->cfg->n_groups; g++, ts->rows++)
-		group_row(ts, e, g, &now[g], t_s, dt);
+	for (unsigned p = 0; p < run->n_ports; p++, ts->rows++)
+		port_row(ts, run, p, t_s, dt);
+	sum_groups(run, now);
+	for (unsigned g = 0; g < run->cfg->n_groups; g++, ts->rows++)
+		group_row(ts, run, g, &now[g], t_s, dt);
 	ts->last_s = t_s;
 	fflush(ts->f);
 }

@@ -10,14 +10,14 @@
 
 #include <stdio.h>
 
-struct engine;
+struct run_view;
 struct timeseries;
 
 /* Opens the file (a path that cannot be written stops the run first thing); NULL without a
  * timeseries setting or on error (err set, *failed true). */
-struct timeseries *timeseries_open(const struct engine *e, char *err, size_t errlen, int *failed);
+struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t errlen, int *failed);
 /* The rows of the interval ending at t_s (seconds since the flows started). */
-void timeseries_rows(struct timeseries *ts, const struct engine *e, double t_s);
+void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t_s);
 /* Rows written so far. */
 unsigned long timeseries_count(const struct timeseries *ts);
 /* Closes the file; returns the rows written. */

@@ -9,7 +9,7 @@
 #include "classify.h"
 #include "counters.h"
 #include "pfc.h"
-#include "capture.h"
+#include "frame_tap.h"
 #include "responder.h"
 
 
