@@ -93,7 +93,6 @@ struct lcore_work {
 	struct rx_role rx[LCORE_MAX_ROLES];
 	struct reflect_role reflect[LCORE_MAX_ROLES];
 	struct rx_ctx *rx_ctx;
-	const struct qp_index *qp_index; /* the engine's local QPs: completer, responder, notification */
 	struct lat_rx *lat;       /* probes received here (NULL when no flow measures latency) */
 	struct lat_samples *samples; /* raw latency samples of this lcore for the CSV, or NULL */
 	const struct port_clock *clock[CFG_MAX_PORTS]; /* per config port: where RX times come from */
@@ -120,6 +119,9 @@ struct lcore_work {
 	unsigned n_reads;
 	struct resp_qp *reads[256];
 	uint8_t scratch[WIRE_MAX_FRAME]; /* multi-segment frames are copied here to be parsed */
+	/* the engine's local QPs (completer, responder, notification point): last, so that the
+	 * fields above keep the cache lines they had */
+	const struct qp_index *qp_index;
 };
 
 void lcore_request_tx_stop(struct lcore_stop *s);

