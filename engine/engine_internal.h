@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Between the engine's files: engine.c (the life cycle) calls plan.c to plan the run and
+ * supervise.c to run it. Not part of the public API (engine.h).
+ */
+#ifndef ROCE_ENGINE_INTERNAL_H
+#define ROCE_ENGINE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "engine.h"
+#include "engine_state.h"
+
+/* plan.c: each returns 0, or -1 with err. */
+int engine_setup_ports(struct engine *e, char *err, size_t errlen);
+int engine_add_role(struct engine *e, const struct cfg_lcore_role *r, char *err, size_t errlen);
+int engine_plan_switch(struct engine *e, char *err, size_t errlen);
+int engine_plan_qps(struct engine *e, char *err, size_t errlen);
+/* The capture's taps handed to their lcores. */
+void engine_plan_capture(struct engine *e);
+/* The schedules moved to start 10 ms from now (planning took its time). */
+void engine_start_after_planning(struct engine *e);
+int engine_setup_pfc_generators(struct engine *e, char *err, size_t errlen);
+
+/* supervise.c */
+void engine_launch(struct engine *e);
+/* Each port's link state at now (changes recorded as link events). */
+void engine_poll_links(struct engine *e, uint64_t now);
+/* Until the run ends (duration, flows done, a signal); then TX stops, RX drains, RX stops. */
+void engine_supervise(struct engine *e, const struct engine_options *opt);
+/* run.http_linger_s after the report. */
+void engine_linger(struct engine *e);
+
+#endif
