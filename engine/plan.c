@@ -461,20 +461,12 @@ static int plan_rx_inject(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-int engine_plan_qps(struct engine *e, char *err, size_t errlen)
+/* The QPs' records, their groups' shared parts and extras, and the pacing slots: one block each. */
+static int alloc_qps(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->run.cfg;
-	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
-	unsigned next_slot = 0, deal[CFG_MAX_PORTS] = {0};
 	size_t extra_bytes = 0;
-	uint8_t *extra;
 
-	for (unsigned g = 0; g < cfg->n_groups; g++)
-		e->run.n_qps += cfg->groups[g].count;
-	if (plan_rx_inject(e, err, errlen))
-		return -1;
-	if (e->run.n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
-		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 	for (unsigned g = 0; g < cfg->n_groups; g++) /* each group's shared part, then its QPs' */
 		extra_bytes += qp_tx_group_size(&cfg->groups[g]) + qp_tx_extra_size(&cfg->groups[g]) * cfg->groups[g].count;
 	e->run.qps = rte_zmalloc("qps", sizeof(struct qp_tx) * e->run.n_qps, RTE_CACHE_LINE_SIZE);
@@ -485,8 +477,18 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory for %u QPs (raise eal.memory_mb)", e->run.n_qps);
 		return -1;
 	}
-	/* size each role's heap first, then fill */
-	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
+	return 0;
+}
+
+/* How many QPs each TX role gets (a group's QPs dealt over its port's roles in turn), and each
+ * role's slice of the pacing slots. */
+static int size_role_heaps(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->run.cfg;
+	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
+	unsigned next_slot = 0, deal[CFG_MAX_PORTS] = {0};
+
+	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		unsigned n = roles_for_group(e, grp, roles);
 
@@ -498,7 +500,7 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 								      : "");
 			return -1;
 		}
-		for (unsigned i = 0; i < grp->count; i++, q++)
+		for (unsigned i = 0; i < grp->count; i++)
 			roles[deal[grp->port]++ % n]->n_qps++;
 	}
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
@@ -510,8 +512,18 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 			next_slot += t->n_qps;
 			t->n_qps = 0;
 		}
-	memset(deal, 0, sizeof(deal));
-	extra = e->qp_extra;
+	return 0;
+}
+
+/* Each group's shared part and QPs made, in config order, each QP in the heap of the role it was
+ * dealt to (the same deal as size_role_heaps). */
+static void init_qps(struct engine *e)
+{
+	const struct engine_config *cfg = e->run.cfg;
+	struct tx_role *roles[RTE_MAX_LCORE * LCORE_MAX_ROLES];
+	unsigned deal[CFG_MAX_PORTS] = {0};
+	uint8_t *extra = e->qp_extra;
+
 	for (unsigned g = 0, q = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
 		unsigned n = roles_for_group(e, grp, roles);
@@ -532,11 +544,13 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 				(struct pace_slot){.next_fp = e->run.qps[q].next_fp, .qp = &e->run.qps[q], .more = sh->shapes};
 		}
 	}
-	if (plan_cc(e, err, errlen))
-		return -1;
-	/* the heap prefetches a QP's first two cache lines and the two at `more`: the group's
-	 * shapes, which are in cache anyway, unless the QP also uses its record's last two lines
-	 * (congestion control, injection, RC state: known once plan_cc has run) */
+}
+
+/* The heap prefetches a QP's first two cache lines and the two at `more`: the group's shapes,
+ * which are in cache anyway, unless the QP also uses its record's last two lines (congestion
+ * control, injection, RC state: known once plan_cc has run). */
+static void set_prefetch(struct engine *e)
+{
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++)
 			for (unsigned k = 0; k < e->run.work[l]->tx[i].n_qps; k++) {
@@ -544,10 +558,15 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 				if (slot->qp->cc || slot->qp->inj || slot->qp->x)
 					slot->more = (const char *)slot->qp + 2 * RTE_CACHE_LINE_SIZE;
 			}
+}
+
+/* Each TX role's pacing order built, or its egress scheduler's classes on a port with egress. */
+static int init_schedulers(struct engine *e, char *err, size_t errlen)
+{
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++)
 		for (unsigned i = 0; e->run.work[l] && i < e->run.work[l]->n_tx; i++) {
 			struct tx_role *t = &e->run.work[l]->tx[i];
-			const struct cfg_port *cp = &cfg->ports[t->port];
+			const struct cfg_port *cp = &e->run.cfg->ports[t->port];
 			if (cp->egress_gbps > 0) { /* egress scheduling: classes instead of one heap */
 				t->egress = rte_zmalloc("egress", sizeof(*t->egress), RTE_CACHE_LINE_SIZE);
 				if (!t->egress) {
@@ -558,6 +577,14 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 			}
 			tx_role_init_heap(t);
 		}
+	return 0;
+}
+
+/* The collectives' phase barriers, and each QP's. */
+static int plan_collectives(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->run.cfg;
+
 	if (collectives_create(cfg, e->run.start_tsc, &e->run.collectives)) {
 		snprintf(err, errlen, "out of memory for the collectives");
 		return -1;
@@ -566,6 +593,27 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 		int c = cfg->group_collective[e->run.qps[q].group - cfg->groups];
 		qp_tx_set_collective(&e->run.qps[q], c >= 0 ? &e->run.collectives[c] : NULL);
 	}
+	return 0;
+}
+
+int engine_plan_qps(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->run.cfg;
+
+	for (unsigned g = 0; g < cfg->n_groups; g++)
+		e->run.n_qps += cfg->groups[g].count;
+	if (plan_rx_inject(e, err, errlen))
+		return -1;
+	if (e->run.n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
+		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
+	if (alloc_qps(e, err, errlen) || size_role_heaps(e, err, errlen))
+		return -1;
+	init_qps(e);
+	if (plan_cc(e, err, errlen))
+		return -1;
+	set_prefetch(e);
+	if (init_schedulers(e, err, errlen) || plan_collectives(e, err, errlen))
+		return -1;
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
 
