@@ -215,8 +215,10 @@ def test_pingpong_through_engine_reflect_role(tmp_path):
     try:
         rep, out, refl = _run_pinger_with(tmp_path, start_reflector)
         fl = _check_pingpong(rep, out)
-        # every frame the pinger sent came back through the reflect role
-        assert rep["ports"][0]["rx_packets"] == MSGS
+        # every frame the pinger sent came back through the reflect role (the reflector's report, below,
+        # says it reflected them all); the pinger received them all but a message it counted lost (the
+        # timeout MAX_LOST allows on a loaded machine), whose answer may come after its RX stopped
+        assert rep["ports"][0]["rx_packets"] >= MSGS - fl["latency_ns"]["pingpong"]["lost"]
         assert fl["latency_ns"]["rtt"]["count"] >= MSGS - MAX_LOST
         rout = _stop_reflector(refl, "the reflect-role engine")
     finally:
