@@ -14,7 +14,9 @@ Order: engine first (the memif server must exist before a client connects), then
 as soon as the socket file is there. The engine's first message is built before the client has
 connected: the PMD refuses it and the TX role holds it until the link is up; the time a role
 cannot send does not count against a ping-pong timeout, so it is not lost. Nothing may be lost
-(MAX_LOST allows one message for a machine loaded beyond the 200 ms timeout).
+but one message (MAX_LOST: a machine loaded beyond the 200 ms timeout while the reflector starts,
+before its report counts time held up) and one per 200 ms timeout the reflect role was held up off
+its CPU (its report's `lcores[].held_up_ms`).
 
 At the end the engine closes its memif end while the reflector still polls its own. DPDK 22.11's
 memif PMD handles a peer's disconnect in the interrupt thread, unmapping the shared rings while
@@ -121,7 +123,14 @@ def _runtime_dirs(prefix):
     return [os.path.join(b, prefix) for b in bases]
 
 
-def _check_pingpong(rep, out):
+def _excused_losses(reflector_report):
+    """Messages the reflector may have lost us by being off its CPU: each needs it held up for a
+    timeout's length."""
+    held = sum(l["held_up_ms"] for l in reflector_report["lcores"])
+    return int(held // (TIMEOUT_US / 1000.0))
+
+
+def _check_pingpong(rep, out, max_lost=MAX_LOST):
     assert rep["stopped_by"] == "flows_done", out
     (fl,) = rep["flows"]
     lat = fl["latency_ns"]
@@ -129,14 +138,14 @@ def _check_pingpong(rep, out):
     sent, lost = lat["pingpong"]["sent"], lat["pingpong"]["lost"]
     rtt = lat["rtt"]
     assert sent == MSGS and fl["messages"] == MSGS and lat["probes_sent"] == MSGS, lat
-    assert lost <= MAX_LOST, lat
+    assert lost <= max_lost, lat
     assert rtt["count"] == sent - lost, lat
     assert 0 < rtt["min"] <= rtt["p50"] <= rtt["p99"] <= rtt["max"], rtt
     assert rtt["p50"] < 1e9, rtt
     assert rtt["clock_disagreements"] == 0 and rtt["overflow"] == 0, rtt
     p = rep["ports"][0]
-    assert p["tx_packets"] == MSGS
-    assert rtt["count"] <= p["rx_packets"] <= MSGS  # every round trip counted came back on this port
+    assert p["tx_packets"] == sent
+    assert rtt["count"] <= p["rx_packets"] <= sent  # every round trip counted came back on this port
     assert p["latency_ns"]["rtt"]["count"] == rtt["count"]
     assert p["mbufs_in_use_at_exit"] == 0
     return fl
@@ -205,21 +214,18 @@ def test_pingpong_through_testpmd_macswap(tmp_path):
         assert not os.path.exists(d)
 
 
-def test_pingpong_through_engine_reflect_role(tmp_path):
+def _run_with_reflect_role(tmp_path):
+    """The ping-pong against a reflect-role engine. Returns the pinger's report and output and the
+    reflector's report (None: it crashed, warned)."""
     state = {}
 
     def start_reflector(sock):
         state["p"] = _start_engine(tmp_path, "reflector", _reflector_cfg(sock))
         return state["p"]
 
+    rout = None
     try:
         rep, out, refl = _run_pinger_with(tmp_path, start_reflector)
-        fl = _check_pingpong(rep, out)
-        # every frame the pinger sent came back through the reflect role (the reflector's report, below,
-        # says it reflected them all); the pinger received them all but a message it counted lost (the
-        # timeout MAX_LOST allows on a loaded machine), whose answer may come after its RX stopped
-        assert rep["ports"][0]["rx_packets"] >= MSGS - fl["latency_ns"]["pingpong"]["lost"]
-        assert fl["latency_ns"]["rtt"]["count"] >= MSGS - MAX_LOST
         rout = _stop_reflector(refl, "the reflect-role engine")
     finally:
         p = state.get("p")
@@ -229,11 +235,23 @@ def test_pingpong_through_engine_reflect_role(tmp_path):
             # a crashed engine leaves its EAL runtime directory (default prefix roce-engine-<pid>)
             for d in _runtime_dirs("roce-engine-%d" % p.pid):
                 shutil.rmtree(d, ignore_errors=True)
-    if rout is None:
-        return  # crashed on the disconnect (warned): no report to check
-    r = json.loads((tmp_path / "reflector.json").read_text())
-    assert r["stopped_by"] == "signal"
-    rp = r["ports"][0]
-    assert rp["reflected"] == rep["ports"][0]["tx_packets"] == MSGS, rp
-    assert rp["reflect_dropped"] == 0
-    assert rp["rx_malformed"] == 0 and rp["mbufs_in_use_at_exit"] == 0
+    r = json.loads((tmp_path / "reflector.json").read_text()) if rout is not None else None
+    if r is not None:
+        assert r["stopped_by"] == "signal"
+        rp = r["ports"][0]
+        assert rp["reflected"] == rep["ports"][0]["tx_packets"], rp
+        assert rp["reflect_dropped"] == 0
+        assert rp["rx_malformed"] == 0 and rp["mbufs_in_use_at_exit"] == 0
+    return rep, out, r
+
+
+def test_pingpong_through_engine_reflect_role(tmp_path):
+    rep, out, r = _run_with_reflect_role(tmp_path)
+    excused = _excused_losses(r) if r else 0
+    fl = _check_pingpong(rep, out, max_lost=MAX_LOST + excused)
+    assert r is None or r["ports"][0]["reflected"] == MSGS
+    # every frame the pinger sent came back through the reflect role (its report says it reflected
+    # them all); the pinger received them all but a message it counted lost, whose answer may come
+    # after its RX stopped
+    assert rep["ports"][0]["rx_packets"] >= MSGS - fl["latency_ns"]["pingpong"]["lost"]
+    assert fl["latency_ns"]["rtt"]["count"] >= MSGS - MAX_LOST - excused
