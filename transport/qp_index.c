@@ -5,13 +5,13 @@
 
 #include "qp_index.h"
 
-struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket)
+static struct qp_map *map_create(const char *name, unsigned capacity, int socket, uint8_t flags)
 {
 	struct rte_hash_parameters hp = {
 		.name = name,
 		.entries = capacity < QP_INDEX_MIN_CAPACITY ? QP_INDEX_MIN_CAPACITY : capacity,
 		/* every key up to the capacity must fit: a full bucket chains instead of refusing it */
-		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE | flags,
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_jhash,
 		.socket_id = socket,
@@ -27,6 +27,18 @@ struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket)
 		return NULL;
 	}
 	return m;
+}
+
+struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket)
+{
+	return map_create(name, capacity, socket, 0);
+}
+
+/* Keys are never deleted, so the lock-free mode's need to know when a deleted key's slot may be
+ * reused (RCU) does not arise. */
+struct qp_map *qp_map_create_shared(const char *name, unsigned capacity, int socket)
+{
+	return map_create(name, capacity, socket, RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF);
 }
 
 void qp_map_free(struct qp_map *m)

@@ -9,6 +9,7 @@
  *   One writer, which may add keys while it runs: the receiver's QPs of one RX lcore and the lab
  *   switch's flows take a position on their first frame, and a full map refuses the key (counted
  *   by the caller: rx_qp_table_full, flow_table_full). Positions are taken in insertion order.
+ *   Other threads may look up only in a map made by qp_map_create_shared.
  *
  * - qp_index: the engine's local QPs and what each role keeps of them (struct qp_roles): the
  *   requester the completer posts ACKs and CNPs to, the RC responder's state, the QP that sends
@@ -33,6 +34,11 @@ struct qp_map;
 /* A map with room for `capacity` keys (at least QP_INDEX_MIN_CAPACITY) on NUMA `socket`; `name`
  * must be unique in the process (rte_hash's names are). NULL when out of memory. */
 struct qp_map *qp_map_create(const char *name, unsigned capacity, int socket);
+/* The same, for a map other threads look up in while its owner adds keys (the receiver's QPs,
+ * which telemetry reads while the RX lcore runs): rte_hash's lock-free readers. A plain map's
+ * lookup may miss a key the writer is moving between its two buckets, or read a half-written
+ * one; this one's lookups retry instead, at the cost of a few atomic loads each. */
+struct qp_map *qp_map_create_shared(const char *name, unsigned capacity, int socket);
 void qp_map_free(struct qp_map *m);
 unsigned qp_map_capacity(const struct qp_map *m);
 /* The position of (port, qpn), or -1. (Inline below: a frame's lookup.) */

@@ -36,7 +36,8 @@ struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps,
 		return NULL;
 	snprintf(name, sizeof(name), "rxqp_%u", lcore);
 	ctx->n_ports = n_ports;
-	ctx->index = qp_map_create(name, max_qps, socket); /* max_qps keys fit, whatever their hash */
+	/* max_qps keys fit, whatever their hash; telemetry looks up while this lcore adds */
+	ctx->index = qp_map_create_shared(name, max_qps, socket);
 	ctx->max_qps = ctx->index ? qp_map_capacity(ctx->index) : 0;
 	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * ctx->max_qps, RTE_CACHE_LINE_SIZE, socket);
 	ctx->ports = rte_zmalloc_socket("rx_ports", sizeof(struct rx_port_counters) * n_ports, RTE_CACHE_LINE_SIZE, socket);

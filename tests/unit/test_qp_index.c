@@ -3,6 +3,7 @@
  * transport/qp_index: the (port, QPN) maps every role finds its QPs in. rte_hash needs EAL: it
  * is started without hugepages, PCI or shared files, under a file prefix of this process's own.
  */
+#include <pthread.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -130,6 +131,70 @@ static void test_table_full(void)
 	CHECK(m != NULL);
 	if (m)
 		CHECK_EQ(qp_map_capacity(m), QP_INDEX_MIN_CAPACITY);
+	qp_map_free(m);
+}
+
+/* A shared map's keys are each found where they were put, all the while the writer adds more (and
+ * rte_hash moves keys between buckets to make room): another thread's lookups, as telemetry's are. */
+enum { SHARED_KEYS = 1 << 16 };
+struct shared_reader {
+	const struct qp_map *m;
+	uint32_t published;     /* keys 0..published-1 are in (the writer's release store) */
+	uint64_t lookups, wrong;
+};
+
+static uint32_t shared_qpn(uint32_t i) { return (i * 2654435761u) & 0xFFFFFFu; }
+
+static void *look_up_while_written(void *arg)
+{
+	struct shared_reader *r = arg;
+	uint32_t n;
+
+	do {
+		n = __atomic_load_n(&r->published, __ATOMIC_ACQUIRE);
+		for (uint32_t i = 0; i < n; i += 1 + (i & 7)) {
+			r->wrong += qp_map_find(r->m, (uint16_t)(i & 3), shared_qpn(i)) != (int32_t)i;
+			r->lookups++;
+		}
+	} while (n < SHARED_KEYS);
+	return NULL;
+}
+
+static void check_found_while_written(struct qp_map *m)
+{
+	struct shared_reader r = {.m = m};
+	pthread_t reader;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	CHECK_EQ(pthread_create(&reader, NULL, look_up_while_written, &r), 0);
+	for (uint32_t i = 0; i < SHARED_KEYS; i++) {
+		CHECK_EQ(qp_map_add(m, (uint16_t)(i & 3), shared_qpn(i)), i);
+		__atomic_store_n(&r.published, i + 1, __ATOMIC_RELEASE);
+	}
+	pthread_join(reader, NULL);
+	CHECK(r.lookups > 0);
+	CHECK_EQ(r.wrong, 0);
+	qp_map_free(m);
+}
+
+static void test_shared_map_read_while_written(void)
+{
+	check_found_while_written(qp_map_create_shared("t_shared", SHARED_KEYS, SOCKET_ID_ANY));
+}
+
+static void test_shared_map_full(void)
+{
+	struct qp_map *m = qp_map_create_shared("t_shared_full", 1000, SOCKET_ID_ANY);
+
+	CHECK(m != NULL);
+	for (unsigned i = 0; m && i < 1000; i++)
+		CHECK_EQ(qp_map_add(m, 1, 0x500 + i), i);
+	if (m) {
+		CHECK_EQ(qp_map_add(m, 1, 0x42), -1);
+		CHECK_EQ(qp_map_find(m, 1, 0x500 + 999), 999);
+	}
 	qp_map_free(m);
 }
 
@@ -282,6 +347,8 @@ int main(int argc, char **argv)
 	RUN(test_many_ports_and_qpns);
 	RUN(test_qpn_and_port_edges);
 	RUN(test_table_full);
+	RUN(test_shared_map_read_while_written);
+	RUN(test_shared_map_full);
 	RUN(test_names_are_the_callers);
 	RUN(test_index_roles);
 	RUN(test_receiver_inserts_at_run_time);
