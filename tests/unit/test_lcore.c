@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
-#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
 #include "engine_internal.h"
 #include "lcore.h"
+#include "test_eal.h"
 #include "testlib.h"
 
 #define WORKER 1
@@ -40,10 +40,11 @@
 /* UC WRITE, 10 messages of 3000 bytes at an IB MTU of 1024, unpaced: per message a WRITE_FIRST
  * (BTH + RETH) of 1024, a MIDDLE of 1024 and a LAST of 952 payload bytes, each frame with
  * Ethernet 14, IPv4 20, UDP 8, BTH 12 and ICRC 4: 3 x 58 + 16 + 3000 = 3190 bytes. */
-#define UC_FLOW                                                                                          \
+#define WRITE_FLOW(transport, messages)                                                                  \
 	"{ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"         \
-	"  transport = \"uc\"; ops = { write = 1; }; message_size = 3000; mtu = 1024;\n"                 \
-	"  qpn = 0x100; dest_qpn = 0x200; stop = { messages = 10; }; }"
+	"  transport = \"" transport "\"; ops = { write = 1; }; message_size = 3000; mtu = 1024;\n"         \
+	"  qpn = 0x100; dest_qpn = 0x200; stop = { messages = " messages "; }; }"
+#define UC_FLOW WRITE_FLOW("uc", "10")
 #define UC_FRAMES 30
 #define UC_BYTES (10 * 3190)
 
@@ -155,7 +156,19 @@ static void stop_and_join(void)
 
 static bool launch(void)
 {
-	return worker() && rte_eal_remote_launch(lcore_main, worker(), WORKER) == 0;
+	bool ok = worker() && rte_eal_remote_launch(lcore_main, worker(), WORKER) == 0;
+
+	CHECK(ok);
+	return ok;
+}
+
+/* The run of the config text planned and its loop launched on the worker lcore. */
+static bool plan_and_launch(const char *text)
+{
+	bool planned = plan(text) == 0;
+
+	CHECK(planned);
+	return planned && launch();
 }
 
 /* ---- the cases (each in its own process) ------------------------------------------------------ */
@@ -166,11 +179,8 @@ static void case_flow_frames_and_bytes(void)
 {
 	const struct rx_qp *q;
 
-	if (plan(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }, { lcore = 1; port = \"b\"; role = \"rx\"; }", UC_FLOW)) ||
-	    !launch()) {
-		CHECK(0);
+	if (!plan_and_launch(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }, { lcore = 1; port = \"b\"; role = \"rx\"; }", UC_FLOW)))
 		return;
-	}
 	CHECK(wait_for(tx_finished));
 	expected_at_b = UC_FRAMES;
 	CHECK(wait_for(b_has_all));
@@ -199,10 +209,8 @@ static void case_tx_only_lcore_returns_when_done(void)
 {
 	uint64_t frames = 0, bytes = 0;
 
-	if (plan(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }", UC_FLOW)) || !launch()) {
-		CHECK(0);
+	if (!plan_and_launch(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }", UC_FLOW)))
 		return;
-	}
 	join();
 	CHECK(tx_finished());
 	CHECK_EQ(port_stats(0).opackets, UC_FRAMES);
@@ -220,14 +228,8 @@ static void case_full_ring_frames_wait_as_pending(void)
 {
 	uint64_t frames = 0, bytes = 0, start;
 
-	if (plan(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }",
-			"{ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
-			"  transport = \"uc\"; ops = { write = 1; }; message_size = 3000; mtu = 1024;\n"
-			"  qpn = 0x100; dest_qpn = 0x200; stop = { messages = 100; }; }")) ||
-	    !launch()) {
-		CHECK(0);
+	if (!plan_and_launch(CONFIG("{ lcore = 1; port = \"a\"; role = \"tx\"; }", WRITE_FLOW("uc", "100"))))
 		return;
-	}
 	CHECK(wait_for(ring_was_full));
 	start = rte_rdtsc();
 	while (!loop_returned() && seconds(rte_rdtsc() - start) < TIMEOUT_S)
@@ -256,20 +258,22 @@ static void case_stop_requests_end_the_loop(void)
 	}
 	worker()->held_up_min_tsc = 0;
 	launched = rte_rdtsc();
-	if (!launch()) {
-		CHECK(0);
+	if (!launch())
 		return;
-	}
 	expected_at_b = 10;
 	CHECK(wait_for(b_has_all));
 	CHECK(!tx_finished()); /* no stop of its own */
-	stop_and_join();
+	lcore_request_tx_stop(&e->stop);
+	CHECK(wait_for(tx_finished));
+	sent = port_stats(0).opackets;
+	rte_delay_us_sleep(20000); /* the loop still runs (RX), TX sends no more */
+	CHECK_EQ(port_stats(0).opackets, sent);
+	CHECK(!loop_returned());
+	stop_and_join(); /* (TX already stopped) */
 	CHECK(worker()->held_up_times > 0);
 	CHECK(worker()->held_up_max_tsc > 0 && worker()->held_up_max_tsc <= worker()->held_up_tsc);
 	CHECK(worker()->held_up_tsc <= rte_rdtsc() - launched);
-	sent = port_stats(0).opackets;
 	CHECK(sent >= 10);
-	rte_delay_us_sleep(20000);
 	CHECK_EQ(port_stats(0).opackets, sent);
 	CHECK_EQ(rx_of(1)->frames, sent);
 	/* UD SEND of 256 bytes: 14 + 20 + 8 + 12 + DETH 8 + 256 + 4 */
@@ -283,14 +287,9 @@ static void case_rc_acks_through_the_loop(void)
 {
 	const struct rx_qp *q;
 
-	if (plan(CONFIG("{ lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"txrx\"; }",
-			"{ name = \"r\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
-			"  transport = \"rc\"; ops = { write = 1; }; message_size = 3000; mtu = 1024;\n"
-			"  qpn = 0x100; dest_qpn = 0x200; stop = { messages = 10; }; }")) ||
-	    !launch()) {
-		CHECK(0);
+	if (!plan_and_launch(CONFIG("{ lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"txrx\"; }",
+			  WRITE_FLOW("rc", "10"))))
 		return;
-	}
 	CHECK(wait_for(tx_finished));
 	stop_and_join();
 	CHECK_EQ(port_stats(0).opackets, UC_FRAMES); /* no loss: no retransmission */
@@ -308,21 +307,11 @@ static void case_rc_acks_through_the_loop(void)
 
 static int child(void (*body)(void))
 {
-	char prefix[64], runtime_dir[4096];
-	char *eal[] = {"test_lcore", "--no-huge", "-m", "256", "--no-pci", "--file-prefix", prefix, "-l", "0-1",
-		       "--log-level=error", "--no-telemetry", "--no-shconf", NULL};
-
-	snprintf(prefix, sizeof(prefix), "test_lcore_%d", (int)getpid());
-	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
-		printf("  rte_eal_init failed\n");
+	if (test_eal_start("test_lcore", "0-1"))
 		return 1;
-	}
 	body();
 	fflush(stdout);
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	/* the ports, pools and tables go with the process; EAL's files are removed */
-	rte_eal_cleanup();
-	rmdir(runtime_dir);
+	test_eal_stop(); /* the ports, pools and tables go with the process */
 	return testlib_case_failed ? 1 : 0;
 }
 

@@ -9,9 +9,6 @@
  *
  * EAL without hugepages, PCI or shared files, under a file prefix of this process's own.
  */
-#include <unistd.h>
-
-#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -19,6 +16,7 @@
 #include "config.h"
 #include "port.h"
 #include "switch.h"
+#include "test_eal.h"
 #include "testlib.h"
 #include "wire.h"
 
@@ -364,18 +362,10 @@ static int setup(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	char prefix[64], runtime_dir[4096];
-	char *eal[] = {argv[0], "--no-huge", "-m", "256", "--no-pci", "--file-prefix", prefix, "-l", "0",
-		       "--log-level=error", "--no-telemetry", "--no-shconf", NULL};
-
-	(void)argc;
-	snprintf(prefix, sizeof(prefix), "test_switch_%d", (int)getpid());
-	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
-		printf("rte_eal_init failed\n");
+	if (test_eal_start("test_switch", "0"))
 		return 1;
-	}
 	if (setup())
 		return 1;
 	RUN(test_forwards_by_destination_mac);
@@ -387,8 +377,6 @@ int main(int argc, char **argv)
 	RUN(test_pfc_pauses_egress);
 	for (unsigned p = 0; p < N_PORTS; p++)
 		port_teardown(&ports[p]);
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	rmdir(runtime_dir);
+	test_eal_stop();
 	return testlib_finish("test_switch");
 }
