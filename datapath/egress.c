@@ -7,7 +7,10 @@
 #include "config.h"
 #include "counters.h"
 #include "egress.h"
-#include "lcore.h"
+#include "pace_time.h"
+#include "pfc.h"
+#include "requester.h"
+#include "tx_role.h"
 
 static int by_class(const void *a, const void *b)
 {

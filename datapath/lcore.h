@@ -14,7 +14,6 @@
 #include "congestion.h"
 #include "inject.h"
 #include "latency.h"
-#include "pace_queue.h"
 #include "pfc.h"
 #include "pfc_watch.h"
 #include "qp_index.h"
@@ -22,12 +21,10 @@
 #include "reflector.h"
 #include "requester.h"
 #include "responder.h"
+#include "tx_role.h"
 
-#define ENGINE_BURST 32
 #define LCORE_MAX_ROLES 16
 
-struct rte_mempool;
-struct rte_mbuf;
 struct switch_rt;
 struct capture_lcore;
 
@@ -40,36 +37,6 @@ struct pfc_gen {
 	uint64_t next_fp, interval_fp; /* TSC << PACE_SHIFT */
 	uint64_t left;            /* frames still to send (UINT64_MAX: no limit) */
 	uint64_t sent, refused;   /* read by the main lcore */
-};
-
-struct tx_role {
-	uint16_t port;            /* config index */
-	uint16_t port_id;         /* DPDK port */
-	uint16_t queue;
-	struct rte_mempool *pool;  /* the role's own (port_tx_pool_create): raw gets, headers set once */
-	bool clean_payload;       /* the pool's payloads stay zeroed (tx_payload.h) */
-	/* the role's QPs in the order of their next send times (paced QPs), or pq.heap[0 .. heap_n)
-	 * as a plain array (round robin of unpaced QPs; egress scheduling's classes) */
-	struct pace_queue pq;
-	unsigned n_qps;
-	bool unpaced;             /* no QP has a rate: plain round robin over pq.heap[], no ordering */
-	unsigned rr;              /* round-robin cursor */
-	struct rte_mbuf *pending[ENGINE_BURST]; /* built but refused by the PMD: sent first next time */
-	unsigned n_pending, pending_off;
-	uint64_t lag_max_fp;      /* a QP further behind than this is not allowed to catch up */
-	uint64_t wait_fp;         /* an RC QP whose window is full looks again this much later */
-	struct rte_ring *comp_ring; /* completer events for this role's RC QPs */
-	struct qp_tx *qps;        /* the engine's QP array (events name QPs by index) */
-	uint64_t sched_flag;      /* the port's scheduled-send mbuf flag, when it schedules probes */
-	const struct pfc_pause *pause; /* the port's PFC state (NULL: the port does not honour PFC) */
-	struct pfc_gen *gen;      /* a PFC frame generator sending from this role, or NULL */
-	struct egress *egress;    /* the port's egress scheduling (qos.egress), or NULL */
-	uint64_t pending_since_tsc; /* when frames last started waiting in pending[] */
-	uint64_t stalled_tsc;     /* total time frames waited there (ping-pong timeouts skip it) */
-	struct capture_lcore *cap; /* --capture: the lcore's, or NULL */
-	uint64_t mbuf_alloc_fail; /* read by the main lcore */
-	uint64_t tx_ring_full;
-	uint64_t tx_unsent;       /* frames still refused by the PMD at stop, freed */
 };
 
 struct rx_role {

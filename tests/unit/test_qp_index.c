@@ -4,13 +4,12 @@
  * is started without hugepages, PCI or shared files, under a file prefix of this process's own.
  */
 #include <pthread.h>
-#include <unistd.h>
 
-#include <rte_eal.h>
 #include <rte_memory.h>
 
 #include "qp_index.h"
 #include "receiver.h"
+#include "test_eal.h"
 #include "testlib.h"
 #include "wire.h"
 
@@ -330,18 +329,10 @@ static void test_receiver_inserts_at_run_time(void)
 	rx_ctx_free(ctx);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	char prefix[64], runtime_dir[4096];
-	char *eal[] = {argv[0], "--no-huge", "-m", "256", "--no-pci", "--file-prefix", prefix, "-l", "0",
-		       "--log-level=error", "--no-telemetry", "--no-shconf", NULL};
-
-	(void)argc;
-	snprintf(prefix, sizeof(prefix), "test_qp_index_%d", (int)getpid());
-	if (rte_eal_init((int)(sizeof(eal) / sizeof(eal[0])) - 1, eal) < 0) {
-		printf("rte_eal_init failed\n");
+	if (test_eal_start("test_qp_index", "0"))
 		return 1;
-	}
 	RUN(test_insert_find_miss);
 	RUN(test_positions_in_insertion_order);
 	RUN(test_many_ports_and_qpns);
@@ -352,8 +343,6 @@ int main(int argc, char **argv)
 	RUN(test_names_are_the_callers);
 	RUN(test_index_roles);
 	RUN(test_receiver_inserts_at_run_time);
-	snprintf(runtime_dir, sizeof(runtime_dir), "%s", rte_eal_get_runtime_dir());
-	rte_eal_cleanup();
-	rmdir(runtime_dir); /* empty: no shared config (--no-shconf) */
+	test_eal_stop();
 	return testlib_finish("test_qp_index");
 }
