@@ -197,10 +197,11 @@ static int run_and_report(struct engine *e, const struct engine_options *opt)
 	e->run.finished = true;
 	teardown(e);
 	stats_print_summary(&e->run);
-	if (!sla_verdict(&e->run, true))
+	sla_measure(&e->run, &e->sla);
+	if (!sla_verdict(&e->sla, true))
 		rc = ENGINE_EXIT_SLA;
 	if (opt->report_path) {
-		if (report_write(&e->run, opt->report_path, err, sizeof(err))) {
+		if (report_write(&e->run, &e->sla, opt->report_path, err, sizeof(err))) {
 			fprintf(stderr, "roce-engine: %s\n", err);
 			rc = ENGINE_EXIT_REPORT;
 		} else {
