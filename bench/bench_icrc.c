@@ -122,7 +122,7 @@ static uint64_t loop_full(struct frame *f, uint64_t n, uint64_t seq)
 	uint64_t t0 = rte_rdtsc();
 
 	for (uint64_t i = 0; i < n; i++) {
-		wire_put24(f->psn, (uint32_t)(seq + i) & 0xFFFFFF);
+		wire_put24(f->psn, (uint32_t)(seq + i) & WIRE_PSN_MASK);
 		wire_put64(f->ts, seq + i);
 		uint32_t c = wire_icrc(f->l3, f->covered);
 		wire_icrc_store(f->icrc, c);
@@ -142,7 +142,7 @@ static uint64_t loop_patch(struct frame *f, uint64_t n, uint64_t seq)
 	for (uint64_t i = 0; i < n; i++) {
 		memcpy(old_psn, f->psn, 3);
 		memcpy(old_ts, f->ts, 8);
-		wire_put24(f->psn, (uint32_t)(seq + i) & 0xFFFFFF);
+		wire_put24(f->psn, (uint32_t)(seq + i) & WIRE_PSN_MASK);
 		wire_put64(f->ts, seq + i);
 		icrc = wire_icrc_patch(icrc, old_psn, f->psn, 3, f->sh_psn);
 		icrc = wire_icrc_patch(icrc, old_ts, f->ts, 8, f->sh_ts);
@@ -162,7 +162,7 @@ static uint64_t loop_field(struct frame *f, uint64_t n, uint64_t seq)
 	for (uint64_t i = 0; i < n; i++) {
 		memcpy(old_psn, f->psn, 3);
 		memcpy(old_ts, f->ts, 8);
-		wire_put24(f->psn, (uint32_t)(seq + i) & 0xFFFFFF);
+		wire_put24(f->psn, (uint32_t)(seq + i) & WIRE_PSN_MASK);
 		wire_put64(f->ts, seq + i);
 		icrc = wire_icrc_field_update(&f->f_psn, icrc, old_psn, f->psn);
 		icrc = wire_icrc_field_update(&f->f_ts, icrc, old_ts, f->ts);

@@ -38,8 +38,13 @@ static void teardown(struct engine *e)
 				e->run.pool_in_use_at_exit[e->run.work[l]->tx[i].port] += rte_mempool_in_use_count(e->run.work[l]->tx[i].pool);
 }
 
+/* Everything the engine made, whatever of it was made: also after a failure part way (never made:
+ * NULL, and capture_fd -1, as engine_run sets them first). */
 static void release(struct engine *e)
 {
+	if (e->run.capture_fd >= 0) /* opened, never handed to rte_pcapng */
+		close(e->run.capture_fd);
+	e->run.capture_fd = -1;
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		if (!e->run.work[l])
 			continue;
@@ -197,10 +202,11 @@ static int run_and_report(struct engine *e, const struct engine_options *opt)
 	e->run.finished = true;
 	teardown(e);
 	stats_print_summary(&e->run);
-	if (!sla_verdict(&e->run, true))
+	sla_measure(&e->run, &e->sla);
+	if (!sla_verdict(&e->sla, true))
 		rc = ENGINE_EXIT_SLA;
 	if (opt->report_path) {
-		if (report_write(&e->run, opt->report_path, err, sizeof(err))) {
+		if (report_write(&e->run, &e->sla, opt->report_path, err, sizeof(err))) {
 			fprintf(stderr, "roce-engine: %s\n", err);
 			rc = ENGINE_EXIT_REPORT;
 		} else {
@@ -225,14 +231,14 @@ int engine_run(const struct engine_config *cfg, const struct engine_options *opt
 	e->run.tsc_hz = rte_get_tsc_hz();
 	clock_time_base_init(e->run.tsc_hz);
 	e->session = (uint16_t)rte_rand();
+	e->run.capture_fd = -1; /* none yet: release closes only a file capture_open made */
 	if (open_outputs(e, opt)) {
+		release(e); /* the outputs opened before the one that failed */
 		free(e);
 		return ENGINE_EXIT_REPORT;
 	}
 	if (start_http(e, err, sizeof(err)) || prepare(e, opt, err, sizeof(err))) {
 		exporter_stop(e->http);
-		if (e->run.capture_fd >= 0)
-			close(e->run.capture_fd);
 		fprintf(stderr, "roce-engine: %s\n", err);
 		teardown(e);
 		release(e);

@@ -11,6 +11,7 @@
 
 #include "inject.h"
 #include "run_view.h"
+#include "sla.h"
 #include "stats.h"
 
 struct engine {
@@ -36,6 +37,7 @@ struct engine {
 	/* QoS and PFC */
 	struct qos_map qos_map[CFG_MAX_PORTS];
 	bool watch_taken[CFG_MAX_PORTS];
+	struct sla_checks sla;         /* the finished run's checks, for the verdict and the report */
 };
 
 #endif

@@ -330,6 +330,7 @@ struct gate_port;
 struct gate_queue {
 	void *pmd_queue;          /* what rte_eth_fp_ops held */
 	const struct gate_port *gp;
+	const uint32_t *closed;   /* the gate's (struct gate), reached from the burst's queue argument */
 	uint32_t busy;            /* lcores inside the PMD's burst on this queue */
 } __rte_cache_aligned;
 
@@ -341,19 +342,25 @@ struct gate_port {
 	void *rx_data[GATE_MAX_QUEUES], *tx_data[GATE_MAX_QUEUES]; /* rte_eth_fp_ops' queue arrays now */
 };
 
-static struct gate_port *gate_ports[RTE_MAX_ETHPORTS];
-static uint32_t gate_closed = 1; /* closed until the interrupt thread is first parked */
-
-/* The interrupt thread, parked in park_cb between windows. */
-static struct {
-	pthread_mutex_t m;
-	pthread_cond_t cv;
-	bool active;              /* parking in use (some port is gated) */
-	bool parked, release, quit, turn; /* turn: a window is in progress (the thread was released) */
-	uint64_t gen, gen_at_release; /* times it parked */
-	int efd;
-	struct rte_intr_handle *ih;
-} park = {.m = PTHREAD_MUTEX_INITIALIZER, .efd = -1};
+/* The gate's state: the one file-scope state of this file, and one per process by nature: it
+ * parks EAL's one interrupt thread, and the engine calls port_gate_* (and port_setup installs
+ * the gate) without a handle. The callbacks reach it through their arguments: park_cb through
+ * its registration argument, gate_rx/gate_tx through their queue (gate_queue.closed). */
+struct gate {
+	struct gate_port *ports[RTE_MAX_ETHPORTS];
+	uint32_t closed;          /* closed until the interrupt thread is first parked */
+	/* The interrupt thread, parked in park_cb between windows. */
+	struct {
+		pthread_mutex_t m;
+		pthread_cond_t cv;
+		bool active;              /* parking in use (some port is gated) */
+		bool parked, release, quit, turn; /* turn: a window is in progress (the thread was released) */
+		uint64_t gen, gen_at_release; /* times it parked */
+		int efd;
+		struct rte_intr_handle *ih;
+	} park;
+};
+static struct gate gate = {.closed = 1, .park = {.m = PTHREAD_MUTEX_INITIALIZER, .efd = -1}};
 
 static inline bool gate_enter(struct gate_queue *q)
 {
@@ -361,12 +368,12 @@ static inline bool gate_enter(struct gate_queue *q)
 
 	for (;;) {
 		__atomic_fetch_add(&q->busy, 1, __ATOMIC_SEQ_CST); /* a full barrier: then read the gate */
-		if (!__atomic_load_n(&gate_closed, __ATOMIC_SEQ_CST))
+		if (!__atomic_load_n(q->closed, __ATOMIC_SEQ_CST))
 			return true;
 		__atomic_fetch_sub(&q->busy, 1, __ATOMIC_RELEASE);
 		if (!until)
 			until = rte_rdtsc() + rte_get_tsc_hz() / (1000000 / GATE_WAIT_US);
-		while (__atomic_load_n(&gate_closed, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(q->closed, __ATOMIC_ACQUIRE))
 			if (rte_rdtsc() > until)
 				return false;
 			else
@@ -420,11 +427,13 @@ static int gate_install(struct port_info *p, char *err, size_t errlen)
 	for (unsigned q = 0; q < g->n_rx; q++) {
 		g->rq[q].pmd_queue = fo->rxq.data[q];
 		g->rq[q].gp = g;
+		g->rq[q].closed = &gate.closed;
 		g->rx_data[q] = &g->rq[q];
 	}
 	for (unsigned q = 0; q < g->n_tx; q++) {
 		g->tq[q].pmd_queue = fo->txq.data[q];
 		g->tq[q].gp = g;
+		g->tq[q].closed = &gate.closed;
 		g->tx_data[q] = &g->tq[q];
 	}
 	/* fo->rxq.data is the device's own rx_queues array (the PMD uses it): replaced, not edited */
@@ -432,7 +441,7 @@ static int gate_install(struct port_info *p, char *err, size_t errlen)
 	fo->txq.data = g->tx_data;
 	fo->rx_pkt_burst = gate_rx;
 	fo->tx_pkt_burst = gate_tx;
-	gate_ports[p->port_id] = g;
+	gate.ports[p->port_id] = g;
 	p->gated = true;
 	return 0;
 }
@@ -440,24 +449,24 @@ static int gate_install(struct port_info *p, char *err, size_t errlen)
 /* In the interrupt thread: parks it until a window releases it (or the gate stops). */
 static void park_cb(void *arg)
 {
+	struct gate *gt = arg;
 	bool quit;
 
-	(void)arg;
-	pthread_mutex_lock(&park.m);
-	if (!park.quit && !park.release) {
-		park.parked = true;
-		park.gen++;
-		pthread_cond_broadcast(&park.cv);
-		while (!park.release && !park.quit)
-			pthread_cond_wait(&park.cv, &park.m);
-		park.parked = false;
+	pthread_mutex_lock(&gt->park.m);
+	if (!gt->park.quit && !gt->park.release) {
+		gt->park.parked = true;
+		gt->park.gen++;
+		pthread_cond_broadcast(&gt->park.cv);
+		while (!gt->park.release && !gt->park.quit)
+			pthread_cond_wait(&gt->park.cv, &gt->park.m);
+		gt->park.parked = false;
 	}
-	park.release = false;
-	quit = park.quit;
-	pthread_mutex_unlock(&park.m);
+	gt->park.release = false;
+	quit = gt->park.quit;
+	pthread_mutex_unlock(&gt->park.m);
 	if (quit) { /* the event fd stops being ready: no more calls */
 		uint64_t v;
-		if (read(park.efd, &v, sizeof(v)) < 0)
+		if (read(gt->park.efd, &v, sizeof(v)) < 0)
 			(void)0;
 	}
 }
@@ -470,7 +479,7 @@ static void park_cb(void *arg)
 		ts_.tv_nsec += (long)(ms) * 1000000L;                                                                  \
 		ts_.tv_sec += ts_.tv_nsec / 1000000000L;                                                               \
 		ts_.tv_nsec %= 1000000000L;                                                                            \
-		while (!(cond) && pthread_cond_timedwait(&park.cv, &park.m, &ts_) == 0)                                \
+		while (!(cond) && pthread_cond_timedwait(&gate.park.cv, &gate.park.m, &ts_) == 0)                      \
 			;                                                                                              \
 		(cond);                                                                                                \
 	})
@@ -482,46 +491,47 @@ int port_gate_start(char *err, size_t errlen)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++)
-		n += gate_ports[i] != NULL;
-	if (n == 0 || park.active) {
-		__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+		n += gate.ports[i] != NULL;
+	if (n == 0 || gate.park.active) {
+		__atomic_store_n(&gate.closed, 0, __ATOMIC_SEQ_CST);
 		return 0;
 	}
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&park.cv, &ca);
+	pthread_cond_init(&gate.park.cv, &ca);
 	pthread_condattr_destroy(&ca);
-	park.parked = park.release = park.quit = park.turn = false;
-	park.gen = 0;
-	park.efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC); /* ready at once, and stays so */
-	park.ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
-	if (park.efd < 0 || !park.ih || rte_intr_fd_set(park.ih, park.efd) || rte_intr_type_set(park.ih, RTE_INTR_HANDLE_EXT) ||
-	    rte_intr_callback_register(park.ih, park_cb, NULL) < 0) {
+	gate.park.parked = gate.park.release = gate.park.quit = gate.park.turn = false;
+	gate.park.gen = 0;
+	gate.park.efd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC); /* ready at once, and stays so */
+	gate.park.ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	if (gate.park.efd < 0 || !gate.park.ih || rte_intr_fd_set(gate.park.ih, gate.park.efd) ||
+	    rte_intr_type_set(gate.park.ih, RTE_INTR_HANDLE_EXT) ||
+	    rte_intr_callback_register(gate.park.ih, park_cb, &gate) < 0) {
 		snprintf(err, errlen, "net_memif: cannot register the interrupt-thread gate: %s", strerror(errno));
-		rte_intr_instance_free(park.ih);
-		park.ih = NULL;
-		if (park.efd >= 0)
-			close(park.efd);
-		park.efd = -1;
+		rte_intr_instance_free(gate.park.ih);
+		gate.park.ih = NULL;
+		if (gate.park.efd >= 0)
+			close(gate.park.efd);
+		gate.park.efd = -1;
 		return -1;
 	}
-	park.active = true;
-	pthread_mutex_lock(&park.m);
-	parked = PARK_WAIT(park.parked, 2000);
-	pthread_mutex_unlock(&park.m);
+	gate.park.active = true;
+	pthread_mutex_lock(&gate.park.m);
+	parked = PARK_WAIT(gate.park.parked, 2000);
+	pthread_mutex_unlock(&gate.park.m);
 	if (!parked) {
 		port_gate_stop();
 		snprintf(err, errlen, "net_memif: EAL's interrupt thread did not take the gate's callback within 2 s");
 		return -1;
 	}
-	__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&gate.closed, 0, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
 static bool gate_queues_idle(void)
 {
 	for (unsigned i = 0; i < RTE_MAX_ETHPORTS; i++) {
-		const struct gate_port *g = gate_ports[i];
+		const struct gate_port *g = gate.ports[i];
 		for (unsigned q = 0; g && q < g->n_rx; q++)
 			if (__atomic_load_n(&g->rq[q].busy, __ATOMIC_ACQUIRE))
 				return false;
@@ -532,59 +542,59 @@ static bool gate_queues_idle(void)
 	return true;
 }
 
-bool port_gate_active(void) { return park.active; }
+bool port_gate_active(void) { return gate.park.active; }
 
 bool port_gate_window(void)
 {
 	bool done;
 
-	if (!park.active)
+	if (!gate.park.active)
 		return true;
-	if (!park.turn) {
+	if (!gate.park.turn) {
 		uint64_t until = rte_rdtsc() + rte_get_tsc_hz() / 1000 * GATE_IDLE_WAIT_MS;
 
-		__atomic_store_n(&gate_closed, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&gate.closed, 1, __ATOMIC_SEQ_CST);
 		while (!gate_queues_idle())
 			if (rte_rdtsc() > until) { /* a worker is held inside a burst (descheduled): next time */
-				__atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+				__atomic_store_n(&gate.closed, 0, __ATOMIC_RELEASE);
 				return false;
 			} else
 				rte_pause();
-		pthread_mutex_lock(&park.m);
-		park.gen_at_release = park.gen;
-		park.release = true;
-		park.turn = true;
-		pthread_cond_broadcast(&park.cv);
-		pthread_mutex_unlock(&park.m);
+		pthread_mutex_lock(&gate.park.m);
+		gate.park.gen_at_release = gate.park.gen;
+		gate.park.release = true;
+		gate.park.turn = true;
+		pthread_cond_broadcast(&gate.park.cv);
+		pthread_mutex_unlock(&gate.park.m);
 	}
-	pthread_mutex_lock(&park.m);
-	done = PARK_WAIT(park.parked && park.gen != park.gen_at_release, GATE_TURN_WAIT_MS);
-	pthread_mutex_unlock(&park.m);
+	pthread_mutex_lock(&gate.park.m);
+	done = PARK_WAIT(gate.park.parked && gate.park.gen != gate.park.gen_at_release, GATE_TURN_WAIT_MS);
+	pthread_mutex_unlock(&gate.park.m);
 	if (!done) /* still running a handler: the gate stays closed until it parks again */
 		return false;
-	park.turn = false;
-	__atomic_store_n(&gate_closed, 0, __ATOMIC_RELEASE);
+	gate.park.turn = false;
+	__atomic_store_n(&gate.closed, 0, __ATOMIC_RELEASE);
 	return true;
 }
 
 void port_gate_stop(void)
 {
-	if (!park.active)
+	if (!gate.park.active)
 		return;
-	pthread_mutex_lock(&park.m);
-	park.quit = true;
-	pthread_cond_broadcast(&park.cv);
-	pthread_mutex_unlock(&park.m);
-	rte_intr_callback_unregister_sync(park.ih, park_cb, NULL); /* waits while park_cb runs */
-	rte_intr_instance_free(park.ih);
-	park.ih = NULL;
-	close(park.efd);
-	park.efd = -1;
-	pthread_cond_destroy(&park.cv);
-	park.active = false;
-	park.turn = false;
+	pthread_mutex_lock(&gate.park.m);
+	gate.park.quit = true;
+	pthread_cond_broadcast(&gate.park.cv);
+	pthread_mutex_unlock(&gate.park.m);
+	rte_intr_callback_unregister_sync(gate.park.ih, park_cb, &gate); /* waits while park_cb runs */
+	rte_intr_instance_free(gate.park.ih);
+	gate.park.ih = NULL;
+	close(gate.park.efd);
+	gate.park.efd = -1;
+	pthread_cond_destroy(&gate.park.cv);
+	gate.park.active = false;
+	gate.park.turn = false;
 	/* the workers have stopped: the gate stays open for whatever polls next (nothing) */
-	__atomic_store_n(&gate_closed, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&gate.closed, 0, __ATOMIC_SEQ_CST);
 }
 
 int port_setup(const struct cfg_port *cp, unsigned n_lcores, struct port_info *p, char *err, size_t errlen)
@@ -637,8 +647,8 @@ void port_teardown(struct port_info *p)
 	rte_eth_dev_close(p->port_id);
 	p->started = false;
 	if (p->gated) {
-		rte_free(gate_ports[p->port_id]);
-		gate_ports[p->port_id] = NULL;
+		rte_free(gate.ports[p->port_id]);
+		gate.ports[p->port_id] = NULL;
 		p->gated = false;
 	}
 }

@@ -14,7 +14,26 @@
 #include "egress.h"
 #include "stats.h"
 
-static struct run_view *attached; /* read by the telemetry thread */
+/* Each port's counters at the previous /roce/ports (any client's), for the live rates. */
+struct port_sample {
+	bool valid;
+	uint64_t tsc, tx_packets, tx_bytes, rx_packets, rx_bytes;
+};
+
+/* What the commands share. DPDK 22.11's telemetry callbacks get no user pointer, so they reach it
+ * through the one file-scope pointer below. It is made at the first control_attach and kept for
+ * the process: the commands cannot be unregistered, so one may run at any time after, between
+ * runs too, and in_flight must outlive every engine it guards. */
+struct control_state {
+	struct run_view *attached; /* the running engine, or NULL */
+	/* Commands in flight: control_detach waits for them, so that none reads an engine being
+	 * torn down. A command counts itself in before it looks at `attached` (both sequentially
+	 * consistent): either detach sees it counted, or it sees NULL. */
+	unsigned in_flight;
+	rte_spinlock_t prev_lock; /* telemetry runs a thread per client */
+	struct port_sample prev_sample[CFG_MAX_PORTS];
+};
+static struct control_state *control; /* set once (release), read by the telemetry threads */
 
 void control_set_flow_rate(struct run_view *run, unsigned group, double gbps)
 {
@@ -36,23 +55,22 @@ void control_set_egress(struct run_view *run, unsigned port, unsigned tc, unsign
 	}
 }
 
-/* Commands in flight: control_detach waits for them, so that none reads an engine being torn
- * down. A command counts itself in before it looks at `attached` (both sequentially consistent):
- * either detach sees it counted, or it sees NULL. */
-static unsigned in_flight;
-
 struct run_view *control_enter(void)
 {
+	struct control_state *c = __atomic_load_n(&control, __ATOMIC_ACQUIRE);
 	struct run_view *run;
 
-	__atomic_fetch_add(&in_flight, 1, __ATOMIC_SEQ_CST);
-	run = __atomic_load_n(&attached, __ATOMIC_SEQ_CST);
+	if (!c) /* no engine attached yet */
+		return NULL;
+	__atomic_fetch_add(&c->in_flight, 1, __ATOMIC_SEQ_CST);
+	run = __atomic_load_n(&c->attached, __ATOMIC_SEQ_CST);
 	if (!run)
-		__atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE);
+		__atomic_fetch_sub(&c->in_flight, 1, __ATOMIC_RELEASE);
 	return run;
 }
 
-void control_leave(void) { __atomic_fetch_sub(&in_flight, 1, __ATOMIC_RELEASE); }
+/* Only after a control_enter that returned an engine, so `control` is set. */
+void control_leave(void) { __atomic_fetch_sub(&control->in_flight, 1, __ATOMIC_RELEASE); }
 
 static struct run_view *enter(struct rte_tel_data *d)
 {
@@ -421,14 +439,6 @@ GUARDED(cmd_cc_set)
 
 /* ---- /roce/ports --------------------------------------------------------------------------- */
 
-/* Each port's counters at the previous /roce/ports (any client's), for the live rates. */
-struct port_sample {
-	bool valid;
-	uint64_t tsc, tx_packets, tx_bytes, rx_packets, rx_bytes;
-};
-static struct port_sample prev_sample[CFG_MAX_PORTS];
-static rte_spinlock_t prev_lock = RTE_SPINLOCK_INITIALIZER; /* telemetry runs a thread per client */
-
 static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, double v)
 {
 	char s[32];
@@ -440,7 +450,7 @@ static void add_fixed(struct rte_tel_data *o, const char *key, const char *fmt, 
 static struct rte_tel_data *port_dict(const struct run_view *run, unsigned p, uint64_t now, uint64_t ecn_ce)
 {
 	struct rte_tel_data *o = named_dict(run->cfg->ports[p].name);
-	struct port_sample was, *prev = &prev_sample[p];
+	struct port_sample was, *prev = &control->prev_sample[p];
 	struct rte_eth_stats hw;
 	struct port_totals t;
 	double dt;
@@ -449,11 +459,11 @@ static struct rte_tel_data *port_dict(const struct run_view *run, unsigned p, ui
 		return NULL;
 	snapshot_port_totals(run, p, &t);
 	stats_port_hw(run, p, &hw);
-	rte_spinlock_lock(&prev_lock);
+	rte_spinlock_lock(&control->prev_lock);
 	was = prev->valid ? *prev : (struct port_sample){.tsc = run->start_tsc}; /* first call: since the start */
 	*prev = (struct port_sample){.valid = true, .tsc = now, .tx_packets = t.tx_packets, .tx_bytes = t.tx_bytes,
 				     .rx_packets = t.rx_frames, .rx_bytes = t.rx_bytes};
-	rte_spinlock_unlock(&prev_lock);
+	rte_spinlock_unlock(&control->prev_lock);
 	dt = now > was.tsc ? (double)(now - was.tsc) / (double)run->tsc_hz : 0;
 	rte_tel_data_add_dict_string(o, "driver", run->ports[p].driver);
 	rte_tel_data_add_dict_int(o, "link_up", __atomic_load_n(&run->link[p].state, __ATOMIC_RELAXED));
@@ -711,54 +721,85 @@ static int cmd_pfc_run(struct run_view *run, const char *params, struct rte_tel_
 }
 GUARDED(cmd_pfc)
 
+/* Registers the commands; once per process (DPDK keeps them until it exits). */
+static void register_commands(void)
+{
+	/* DPDK refuses (-EINVAL) a help text of RTE_TEL_MAX_STRING_LEN (128) bytes or more */
+	static const struct {
+		const char *cmd;
+		telemetry_cb fn;
+		const char *help;
+	} cmds[] = {
+		{"/roce/flows", cmd_flows, "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters"},
+		{"/roce/flow_rate", cmd_flow_rate, "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS"},
+		{"/roce/cc", cmd_cc,
+		 "Congestion control: per flow group rates, CNPs, cuts, first QPs' state; notification points. "
+		 "Parameters: [FLOW_NAME]"},
+		{"/roce/cc_set", cmd_cc_set,
+		 "Sets a DCQCN or TIMELY parameter of a running flow group. Parameters: FLOW_NAME,PARAMETER,VALUE"},
+		{"/roce/egress", cmd_egress,
+		 "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]"},
+		{"/roce/ports", cmd_ports,
+		 "Per port: counters; tx/rx Gb/s, Mpps since the previous call (the first: since the run "
+		 "started). No parameters"},
+		{"/roce/latency", cmd_latency,
+		 "Latency (ns) per port and per flow group measuring it; with a name, its first 16 QPs. "
+		 "Parameters: [FLOW_NAME]"},
+		{"/roce/pfc", cmd_pfc,
+		 "Per port: PFC received, XOFF, paused ns, sent per priority; generator and pfc_xoff counts. "
+		 "No parameters"},
+	};
+
+	for (unsigned i = 0; i < RTE_DIM(cmds); i++)
+		if (rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help))
+			printf("roce-engine: warning: telemetry command %s not registered\n", cmds[i].cmd);
+}
+
+/* The shared state, made at the first attach (main lcore) and published before any command can
+ * run; NULL (with a warning) when it cannot be allocated: the run goes on without commands. */
+static struct control_state *control_state(void)
+{
+	struct control_state *c;
+
+	if (control)
+		return control;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		printf("roce-engine: warning: no memory for the telemetry commands; they are not registered\n");
+		return NULL;
+	}
+	rte_spinlock_init(&c->prev_lock);
+	__atomic_store_n(&control, c, __ATOMIC_RELEASE);
+	register_commands();
+	return c;
+}
+
 void control_attach(struct run_view *run)
 {
-	static bool registered;
+	struct control_state *c;
 
 	for (unsigned g = 0; g < run->cfg->n_groups; g++)
 		run->rate_gbps[g] = (uint64_t)(run->cfg->groups[g].rate_gbps * 1e6);
-	rte_spinlock_lock(&prev_lock); /* a new run: rates start from its start again */
-	memset(prev_sample, 0, sizeof(prev_sample));
-	rte_spinlock_unlock(&prev_lock);
-	if (!registered) {
-		/* DPDK refuses (-EINVAL) a help text of RTE_TEL_MAX_STRING_LEN (128) bytes or more */
-		static const struct {
-			const char *cmd;
-			telemetry_cb fn;
-			const char *help;
-		} cmds[] = {
-			{"/roce/flows", cmd_flows, "Flow groups: QPs, rate_gbps, tx_packets, tx_bytes. No parameters"},
-			{"/roce/flow_rate", cmd_flow_rate, "Sets a flow group's per-QP rate. Parameters: FLOW_NAME,GBPS"},
-			{"/roce/cc", cmd_cc,
-			 "Congestion control: per flow group rates, CNPs, cuts, first QPs' state; notification points. "
-			 "Parameters: [FLOW_NAME]"},
-			{"/roce/cc_set", cmd_cc_set,
-			 "Sets a DCQCN or TIMELY parameter of a running flow group. Parameters: FLOW_NAME,PARAMETER,VALUE"},
-			{"/roce/egress", cmd_egress,
-			 "Sets a traffic class's ETS weight and shaper. Parameters: PORT,TC,WEIGHT[,SHAPE_GBPS]"},
-			{"/roce/ports", cmd_ports,
-			 "Per port: counters; tx/rx Gb/s, Mpps since the previous call (the first: since the run "
-			 "started). No parameters"},
-			{"/roce/latency", cmd_latency,
-			 "Latency (ns) per port and per flow group measuring it; with a name, its first 16 QPs. "
-			 "Parameters: [FLOW_NAME]"},
-			{"/roce/pfc", cmd_pfc,
-			 "Per port: PFC received, XOFF, paused ns, sent per priority; generator and pfc_xoff counts. "
-			 "No parameters"},
-		};
-		for (unsigned i = 0; i < RTE_DIM(cmds); i++)
-			if (rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help))
-				printf("roce-engine: warning: telemetry command %s not registered\n", cmds[i].cmd);
-		registered = true;
-	}
-	__atomic_store_n(&attached, run, __ATOMIC_RELEASE);
+	c = control_state();
+	if (!c)
+		return;
+	rte_spinlock_lock(&c->prev_lock); /* a new run: rates start from its start again */
+	memset(c->prev_sample, 0, sizeof(c->prev_sample));
+	rte_spinlock_unlock(&c->prev_lock);
+	__atomic_store_n(&c->attached, run, __ATOMIC_RELEASE);
 }
 
-void control_attach_final(struct run_view *run) { __atomic_store_n(&attached, run, __ATOMIC_SEQ_CST); }
+void control_attach_final(struct run_view *run)
+{
+	if (control)
+		__atomic_store_n(&control->attached, run, __ATOMIC_SEQ_CST);
+}
 
 void control_detach(void)
 {
-	__atomic_store_n(&attached, NULL, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&in_flight, __ATOMIC_SEQ_CST)) /* commands that saw the engine finish */
+	if (!control)
+		return;
+	__atomic_store_n(&control->attached, NULL, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&control->in_flight, __ATOMIC_SEQ_CST)) /* commands that saw the engine finish */
 		rte_pause();
 }

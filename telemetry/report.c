@@ -568,7 +568,7 @@ static json_t *lcores_json(const struct run_view *run)
 	return a;
 }
 
-static json_t *build(const struct run_view *run)
+static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 {
 	double secs = (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
 	json_t *root = json_object(), *ports = json_array(), *flows = json_array(), *rxqps = json_array();
@@ -598,7 +598,7 @@ static json_t *build(const struct run_view *run)
 	if (run->sw)
 		json_object_set_new(root, "switch", switch_json(run));
 	if (run->cfg->n_sla)
-		json_object_set_new(root, "sla", sla_json(run));
+		json_object_set_new(root, "sla", sla_json(run, sla));
 	if (run->ts)
 		json_object_set_new(root, "timeseries", json_pack("{s:s,s:I}", "path", run->cfg->timeseries, "rows",
 								  (json_int_t)timeseries_count(run->ts)));
@@ -640,10 +640,11 @@ int report_check_path(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int report_write(const struct run_view *run, const char *path, char *err, size_t errlen)
+int report_write(const struct run_view *run, const struct sla_checks *sla, const char *path, char *err,
+		 size_t errlen)
 {
 	char tmp[CFG_STR_LEN * 4 + 32];
-	json_t *root = build(run);
+	json_t *root = build(run, sla);
 	int rc;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());

@@ -7,13 +7,6 @@
 #include "histogram.h"
 #include "sla.h"
 
-struct sla_result {
-	char subject[64];             /* "flow f0[3]", "port b" */
-	double measured;
-	bool has_data;                /* false: nothing to measure (no samples, receiver elsewhere) */
-	bool pass;
-};
-
 static double run_seconds(const struct run_view *run)
 {
 	return (double)(run->end_tsc - run->start_tsc) / (double)run->tsc_hz;
@@ -134,8 +127,7 @@ static void check_group(const struct run_view *run, const struct cfg_sla *c, uns
 	r->pass &= r->has_data; /* nothing measured is not a pass */
 }
 
-/* Every result of every check, in order (a "*" check gives one per group or port). */
-static unsigned evaluate(const struct run_view *run, struct sla_result *out, const struct cfg_sla **of, unsigned max)
+void sla_measure(const struct run_view *run, struct sla_checks *out)
 {
 	unsigned n = 0;
 
@@ -143,8 +135,8 @@ static unsigned evaluate(const struct run_view *run, struct sla_result *out, con
 		const struct cfg_sla *c = &run->cfg->sla[i];
 		unsigned count = c->port ? run->n_ports : run->cfg->n_groups;
 
-		for (unsigned k = 0; k < count && n < max; k++) {
-			struct sla_result *r = &out[n];
+		for (unsigned k = 0; k < count && n < SLA_MAX_RESULTS; k++) {
+			struct sla_result *r = &out->result[n];
 			if (c->target >= 0 && (int)k != c->target)
 				continue;
 			memset(r, 0, sizeof(*r));
@@ -155,15 +147,11 @@ static unsigned evaluate(const struct run_view *run, struct sla_result *out, con
 			} else {
 				check_group(run, c, k, r);
 			}
-			of[n++] = c;
+			out->of[n++] = c;
 		}
 	}
-	return n;
+	out->n = n;
 }
-
-#define SLA_MAX_RESULTS (CFG_MAX_SLA * CFG_MAX_FLOW_GROUPS)
-static struct sla_result results[SLA_MAX_RESULTS];
-static const struct cfg_sla *result_of[SLA_MAX_RESULTS];
 
 static void limit_text(const struct cfg_sla *c, char *buf, size_t len)
 {
@@ -175,12 +163,13 @@ static void limit_text(const struct cfg_sla *c, char *buf, size_t len)
 		snprintf(buf, len, "<= %g", c->max);
 }
 
-bool sla_verdict(const struct run_view *run, bool print)
+bool sla_verdict(const struct sla_checks *s, bool print)
 {
-	unsigned n = evaluate(run, results, result_of, SLA_MAX_RESULTS);
+	const struct sla_result *results = s->result;
+	const struct cfg_sla *const *result_of = s->of;
 	bool pass = true;
 
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < s->n; i++) {
 		char lim[64];
 		pass &= results[i].pass;
 		if (!print)
@@ -196,15 +185,17 @@ bool sla_verdict(const struct run_view *run, bool print)
 	return pass;
 }
 
-json_t *sla_json(const struct run_view *run)
+json_t *sla_json(const struct run_view *run, const struct sla_checks *s)
 {
-	unsigned n = evaluate(run, results, result_of, SLA_MAX_RESULTS);
-	json_t *checks = json_array();
+	const struct sla_result *results = s->result;
+	const struct cfg_sla *const *result_of = s->of;
+	json_t *checks;
 	bool pass = true;
 
 	if (!run->cfg->n_sla)
 		return NULL;
-	for (unsigned i = 0; i < n; i++) {
+	checks = json_array();
+	for (unsigned i = 0; i < s->n; i++) {
 		const struct cfg_sla *c = result_of[i];
 		unsigned line;
 		const char *file = cr_source(&run->cfg->src, c->line, &line);

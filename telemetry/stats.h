@@ -32,8 +32,11 @@ struct live_prev {
 void stats_print_interval(const struct run_view *run, double t_s, double dt_s, struct live_prev *prev);
 void stats_print_summary(const struct run_view *run);
 
-/* Writes the JSON report atomically (temporary file, then rename). 0 or -1 with err. */
-int report_write(const struct run_view *run, const char *path, char *err, size_t errlen);
+/* Writes the JSON report atomically (temporary file, then rename), its `sla` from the checks
+ * sla_measure made. 0 or -1 with err. */
+struct sla_checks;
+int report_write(const struct run_view *run, const struct sla_checks *sla, const char *path, char *err,
+		 size_t errlen);
 /* Checks at start-up that the report's directory is writable. */
 int report_check_path(const char *path, char *err, size_t errlen);
 

@@ -4,16 +4,9 @@
 #include <rte_mbuf.h>
 
 #include "counters.h"
+#include "local_port.h"
 #include "notification.h"
 #include "np.h"
-
-static int local_port(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
-{
-	for (unsigned p = 0; p < n_ports; p++)
-		if (!memcmp(mac, port_macs[p], 6))
-			return (int)p;
-	return -1;
-}
 
 static int add_peer(struct qp_index *ix, uint16_t port, uint32_t qpn, uint32_t peer)
 {
@@ -21,7 +14,7 @@ static int add_peer(struct qp_index *ix, uint16_t port, uint32_t qpn, uint32_t p
 
 	if (!r)
 		return -1;
-	r->peer_qpn = (int32_t)(peer & 0xFFFFFF);
+	r->peer_qpn = (int32_t)(peer & WIRE_QPN_MASK);
 	return 0;
 }
 
@@ -41,7 +34,7 @@ unsigned notification_table_need(const struct engine_config *cfg, const uint8_t 
 	unsigned n = 0;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
-		if (local_port(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
+		if (local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
 			n += cfg->groups[g].count;
 	for (unsigned i = 0; i < cfg->n_responders; i++)
 		n += cfg->responders[i].count;
@@ -55,7 +48,7 @@ int notification_table_build(struct qp_index *ix, const struct engine_config *cf
 {
 	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
-		int port = local_port(grp->dst_mac, port_macs, n_ports);
+		int port = local_port_of(grp->dst_mac, port_macs, n_ports);
 
 		for (unsigned i = 0; port >= 0 && i < grp->count; i++)
 			if (add_peer(ix, (uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))
@@ -72,7 +65,7 @@ static int64_t sender_qpn(const struct qp_index *ix, uint16_t port, const uint8_
 	const struct qp_roles *r;
 
 	if (p->op->ext_mask & WIRE_EXT_BIT(WIRE_EXT_DETH)) /* UD: the DETH names it */
-		return wire_get32(frame + p->bth_off + p->op->offset[WIRE_EXT_DETH] + 4) & 0xFFFFFF;
+		return wire_get32(frame + p->bth_off + p->op->offset[WIRE_EXT_DETH] + 4) & WIRE_QPN_MASK;
 	r = qp_index_find(ix, port, p->bth.dqpn);
 	return r ? r->peer_qpn : -1;
 }

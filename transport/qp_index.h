@@ -25,8 +25,10 @@
 #include <rte_branch_prediction.h>
 #include <rte_hash.h>
 
+#include "wire.h" /* WIRE_QPN_MASK */
+
 #define QP_INDEX_PORTS 256       /* ports 0..255: the key's top byte */
-#define QP_INDEX_QPN_MASK 0xFFFFFFu
+#define QP_INDEX_QPN_MASK WIRE_QPN_MASK
 #define QP_INDEX_MIN_CAPACITY 8  /* rte_hash's least (one bucket) */
 
 struct qp_map;

@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "pfc.h"
 #include "frame_tap.h"
+#include "local_port.h"
 #include "responder.h"
 
 
@@ -18,14 +19,6 @@ struct resp_table {
 	unsigned n, cap;
 	struct resp_qp q[] __rte_cache_aligned;
 };
-
-static int local_port_of(const uint8_t mac[6], const uint8_t port_macs[][6], unsigned n_ports)
-{
-	for (unsigned p = 0; p < n_ports; p++)
-		if (!memcmp(port_macs[p], mac, 6))
-			return (int)p;
-	return -1;
-}
 
 /* One responder QP; -1 when the index or the table is full. A key named again is the same QP
  * (made anew: the last one named wins). */

@@ -26,22 +26,12 @@
 
 static const char *crc_alg_name = "scalar";
 
-/* x^(8n) mod P for every length a frame can have after the masked prefix: saves the ~30 ns
- * crc32_combine_gen64 would cost per full ICRC. Filled once by wire_crc_init(). */
-static uint32_t shift_by_len[WIRE_MAX_FRAME + 1];
-static bool shift_table_ready;
-
-static void fill_shift_table(void)
-{
-	for (size_t n = 0; n <= WIRE_MAX_FRAME; n++)
-		shift_by_len[n] = (uint32_t)crc32_combine_gen64((z_off64_t)n);
-	shift_table_ready = true;
-}
-
+/* x^(8n) mod P comes from icrc_shift_by_len (built at compile time) for every length a frame
+ * can have after the masked prefix: saves the ~30 ns crc32_combine_gen64 would cost per ICRC. */
 static uint32_t shift_for_len(size_t n)
 {
-	if (shift_table_ready && n <= WIRE_MAX_FRAME)
-		return shift_by_len[n];
+	if (n <= WIRE_MAX_FRAME)
+		return icrc_shift_by_len[n];
 	return (uint32_t)crc32_combine_gen64((z_off64_t)n);
 }
 
@@ -51,8 +41,6 @@ const char *wire_crc_init(void)
 {
 	uint16_t simd = rte_vect_get_max_simd_bitwidth();
 
-	if (!shift_table_ready)
-		fill_shift_table();
 	if (simd == 0) {
 		/* Before rte_eal_init (tools, unit tests) EAL has no SIMD policy yet and the limit
 		 * reads 0: allow what the CPU has rather than fall back to the byte-wise table. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Shared inside the wire library: the ICRC's masked prefix (here, for both ICRC paths) and the
- * multi-frame ICRC (icrc_lanes.c), which icrc.c uses. icrc_lanes.c calls nothing in icrc.c.
+ * multi-frame ICRC (icrc_lanes.c), which icrc.c uses, and the tables both read (generated
+ * icrc_tables.c). icrc_lanes.c calls nothing in icrc.c.
  */
 #ifndef ROCE_WIRE_ICRC_INTERNAL_H
 #define ROCE_WIRE_ICRC_INTERNAL_H
@@ -43,8 +44,13 @@ static inline size_t icrc_masked_prefix(uint8_t *dst, const uint8_t *l3, bool ro
 	return ICRC_PSEUDO_LRH_LEN + l3_len + WIRE_BTH_LEN;
 }
 
-/* Derives the folding constants and tables, and decides from the CPU and EAL's SIMD limit
- * whether icrc_lanes may run (wire_crc_init calls it). */
+/* Built at compile time by gen_icrc_tables.py (icrc_tables.c; what each holds is said there):
+ * x^(8n) mod P for icrc.c's CRC joins, and icrc_lanes.c's byte table and folding constants. */
+extern const uint32_t icrc_shift_by_len[WIRE_MAX_FRAME + 1];
+extern const uint32_t icrc_byte_crc[4][256];
+extern const uint64_t icrc_k_fold_lo, icrc_k_fold_hi, icrc_k_reduce_96, icrc_k_reduce_64;
+
+/* Decides from the CPU and EAL's SIMD limit whether icrc_lanes may run (wire_crc_init calls it). */
 void icrc_lanes_init(unsigned simd_bitwidth);
 bool icrc_lanes_available(void);
 /* The most covered bytes a frame may have to fit a lane (its message is 4 bytes longer). */

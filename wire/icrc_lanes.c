@@ -6,7 +6,8 @@
  * the chains overlap. Used by wire_parse_burst for every frame whose covered bytes fit a lane.
  *
  * The method (carry-less folding, as in Intel's "Fast CRC Computation for Generic Polynomials
- * Using PCLMULQDQ", with bit-reflected operands), with the constants derived here at start-up:
+ * Using PCLMULQDQ", with bit-reflected operands), with the constants wire/gen_icrc_tables.py
+ * derives at build time (icrc_tables.c):
  *  - the standard CRC of M (initial register all ones, final inversion) is the inverted "raw"
  *    CRC (register starting at zero) of M with its first four bytes inverted; the ICRC's
  *    message starts with eight 0xFF bytes, so that is 00 00 00 00 FF FF FF FF | rest;
@@ -26,7 +27,6 @@
 
 #include <rte_cpuflags.h>
 #include <rte_vect.h>
-#include <zlib.h>
 
 #include "icrc_internal.h"
 #include "wire.h"
@@ -35,47 +35,13 @@
 #define LANE_BYTES ICRC_LANE_BYTES /* the longest message a lane takes: covered bytes + 4 */
 #define HEADROOM 16    /* the message may start up to 4 bytes before the lane's first block */
 
-static uint64_t k_fold_lo, k_fold_hi, k_reduce_96, k_reduce_64; /* reflected x^n mod P */
-static uint32_t crc_table[4][256];                              /* raw CRC of a byte and k zero bytes */
-static bool lanes_ok;                                           /* CPU and EAL's SIMD limit allow it */
-
-/* x^n mod P (P = the CRC-32 polynomial, 0x104C11DB7), as a polynomial in bits 0..31. */
-static uint64_t xpow_mod_p(unsigned n)
-{
-	uint64_t r = 1;
-
-	while (n--) {
-		r <<= 1;
-		if (r >> 32)
-			r ^= 0x104C11DB7ULL;
-	}
-	return r;
-}
-
-/* A polynomial of degree < 32 as a bit-reflected 64-bit carry-less operand (x^e at bit 63 - e). */
-static uint64_t reflect64(uint64_t poly)
-{
-	uint64_t r = 0;
-
-	for (unsigned e = 0; e < 32; e++)
-		if (poly >> e & 1)
-			r |= 1ULL << (63 - e);
-	return r;
-}
+/* The one thing decided at run time: whether this CPU has AVX2 + VPCLMULQDQ and EAL's SIMD limit
+ * allows 256 bits. Asked once (wire_crc_init) because rte_cpu_get_flag_enabled runs CPUID, which
+ * serialises the core (and exits to the hypervisor in a VM): too dear per burst. */
+static bool lanes_ok;
 
 void icrc_lanes_init(unsigned simd_bitwidth)
 {
-	const z_crc_t *zlib_table = get_crc_table(); /* a byte's raw CRC (reflected polynomial) */
-
-	k_fold_lo = reflect64(xpow_mod_p(191));
-	k_fold_hi = reflect64(xpow_mod_p(127));
-	k_reduce_96 = reflect64(xpow_mod_p(95));
-	k_reduce_64 = reflect64(xpow_mod_p(63));
-	for (unsigned b = 0; b < 256; b++)
-		crc_table[0][b] = (uint32_t)zlib_table[b];
-	for (unsigned k = 1; k < 4; k++)
-		for (unsigned b = 0; b < 256; b++)
-			crc_table[k][b] = crc_table[k - 1][b] >> 8 ^ crc_table[0][crc_table[k - 1][b] & 0xFF];
 #ifdef RTE_ARCH_X86
 	lanes_ok = simd_bitwidth >= RTE_VECT_SIMD_256 && rte_cpu_get_flag_enabled(RTE_CPUFLAG_AVX2) > 0 &&
 		   rte_cpu_get_flag_enabled(RTE_CPUFLAG_PCLMULQDQ) > 0 &&
@@ -95,9 +61,10 @@ bool icrc_lanes_available(void) { return lanes_ok; }
 __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) static void
 fold_lanes(const uint8_t *const lane[LANES], unsigned nb, uint32_t raw[LANES])
 {
-	const __m256i k = _mm256_set_epi64x((long long)k_fold_hi, (long long)k_fold_lo, (long long)k_fold_hi,
-					    (long long)k_fold_lo);
-	const __m128i k96 = _mm_set_epi64x(0, (long long)k_reduce_96), k64 = _mm_set_epi64x(0, (long long)k_reduce_64);
+	const long long fold_lo = (long long)icrc_k_fold_lo, fold_hi = (long long)icrc_k_fold_hi;
+	const __m256i k = _mm256_set_epi64x(fold_hi, fold_lo, fold_hi, fold_lo);
+	const __m128i k96 = _mm_set_epi64x(0, (long long)icrc_k_reduce_96);
+	const __m128i k64 = _mm_set_epi64x(0, (long long)icrc_k_reduce_64);
 	__m256i x[LANES / 2];
 
 	for (unsigned i = 0; i < LANES / 2; i++)
@@ -122,8 +89,8 @@ fold_lanes(const uint8_t *const lane[LANES], unsigned nb, uint32_t raw[LANES])
 		uint64_t v = (uint64_t)_mm_extract_epi64(u, 1);
 		uint32_t hi = (uint32_t)v;
 
-		raw[i] = crc_table[3][hi & 0xFF] ^ crc_table[2][hi >> 8 & 0xFF] ^ crc_table[1][hi >> 16 & 0xFF] ^
-			 crc_table[0][hi >> 24] ^ (uint32_t)(v >> 32);
+		raw[i] = icrc_byte_crc[3][hi & 0xFF] ^ icrc_byte_crc[2][hi >> 8 & 0xFF] ^
+			 icrc_byte_crc[1][hi >> 16 & 0xFF] ^ icrc_byte_crc[0][hi >> 24] ^ (uint32_t)(v >> 32);
 	}
 }
 

@@ -83,7 +83,7 @@ static int pt_pair_frame(struct pt_read_pairing *pr, const uint8_t *d, uint32_t 
 	opcode = bth[0];
 	psn = wire_get24(bth + 9);
 	if (opcode == WIRE_OP_RC_READ_REQUEST) { /* a retransmission keeps the first time */
-		uint32_t last = (psn + pr->packets_per_read - 1) & 0xFFFFFF;
+		uint32_t last = (psn + pr->packets_per_read - 1) & WIRE_PSN_MASK;
 		if (!pr->pending || pr->last_psn != last)
 			pr->sent = t_ns;
 		pr->pending = true;

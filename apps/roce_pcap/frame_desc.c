@@ -8,9 +8,6 @@
 
 #include "frame_desc.h"
 
-/* Payload bytes the tool writes: byte i = i & 0xff, so any reader can check them. */
-static uint8_t payload_pattern[WIRE_MAX_FRAME];
-
 static const uint8_t default_smac[6] = {0x02, 0, 0, 0, 0, 0x01};
 static const uint8_t default_dmac[6] = {0x02, 0, 0, 0, 0, 0x02};
 
@@ -273,6 +270,7 @@ int frame_desc_parse(const char *text, struct frame_desc *d, char *err, size_t e
 int frame_desc_build(const struct frame_desc *d, uint8_t *buf, size_t cap)
 {
 	const uint8_t *dst = d->dmac_set ? d->spec.l2.dst : NULL;
+	uint8_t payload_pattern[WIRE_MAX_FRAME]; /* byte i = i & 0xff, so any reader can check them */
 	struct wire_roce_spec spec;
 	struct wire_pkt p;
 	int len;

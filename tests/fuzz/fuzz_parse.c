@@ -166,7 +166,7 @@ static void check_incremental(const uint8_t *buf, size_t size, const struct wire
 	before = full_icrc(copy, p);
 	psn = copy + p->bth_off + 9;
 	memcpy(old, psn, 3);
-	wire_bth_set_psn(copy + p->bth_off, (p->bth.psn + 0x5A5A5) & 0xFFFFFF);
+	wire_bth_set_psn(copy + p->bth_off, (p->bth.psn + 0x5A5A5) & WIRE_PSN_MASK);
 	patched = wire_icrc_patch(before, old, psn, 3, wire_crc_shift_for(tail));
 	REQUIRE(patched == full_icrc(copy, p));
 	REQUIRE(wire_icrc_field_init(&f, 3, tail) == 0);
@@ -200,7 +200,7 @@ static void check_common(enum wire_kind k, const struct wire_pkt *p, size_t size
 	REQUIRE(strcmp(wire_error_name((enum wire_error)p->error), "?") != 0);
 	REQUIRE(p->l2.pcp <= 7 && p->l2.vid <= 0xFFF);
 	REQUIRE(p->ip.dscp <= 63 && p->ip.ecn <= 3 && p->ip.flow_label <= 0xFFFFF);
-	REQUIRE(p->bth.psn <= 0xFFFFFF && p->bth.dqpn <= 0xFFFFFF);
+	REQUIRE(p->bth.psn <= WIRE_PSN_MASK && p->bth.dqpn <= WIRE_QPN_MASK);
 	switch (p->kind) {
 	case WIRE_KIND_PFC:
 	case WIRE_KIND_PAUSE:

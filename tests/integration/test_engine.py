@@ -329,6 +329,24 @@ def test_unwritable_report_path_fails_before_traffic(engine, tmp_path):
     assert "QPs on" not in out
 
 
+def test_outputs_opened_before_an_unwritable_one_are_released(engine, tmp_path):
+    """The run's outputs open in turn (latency samples, capture, time series, CC trace); when the
+    last cannot be written the run stops naming it, and those already opened are closed and freed
+    (the ASan build's leak check, detect_leaks=1, fails the run otherwise)."""
+    ports, ip_b = pair_ports("outs")
+    f = flow("f", "a", MAC_B, ip_b, qpn=2, dest_qpn=3)
+    (tmp_path / "plain").write_text("a file, not a folder\n")
+    bad = tmp_path / "plain" / "cc.csv"
+    run = ('run = { latency_samples = "%s"; capture = "%s"; timeseries = "%s"; cc_trace = "%s"; };'
+           % (tmp_path / "lat.csv", tmp_path / "cap.pcapng", tmp_path / "ts.csv", bad))
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "tx"), role(1, "b", "rx")], [f], run=run))
+    assert rc == 5, out
+    assert ("run.cc_trace: cannot write %s" % bad) in out and rep is None, out
+    assert "QPs on" not in out and "LeakSanitizer" not in out, out
+    # the earlier ones were opened (made) before the failure
+    assert all((tmp_path / n).exists() for n in ("lat.csv", "cap.pcapng", "ts.csv"))
+
+
 def test_shipped_config_makes_its_results_folder(tmp_path):
     """A new user's first run of a shipped config from a folder of their own: configs/pcap-tx.cfg
     writes results/tx.pcap (net_pcap's tx_pcap) and results/pcap-tx-report.json, and results/ does

@@ -64,6 +64,14 @@ static void test_crc32_check_value(void)
 	CHECK(strlen(wire_crc_alg_name()) > 0);
 }
 
+/* The shifts gen_icrc_tables.py computed at build time are zlib's, for every length (and past
+ * WIRE_MAX_FRAME, where icrc.c asks zlib itself). */
+static void test_crc_shift_table_matches_zlib(void)
+{
+	for (size_t n = 0; n <= WIRE_MAX_FRAME + 2; n++)
+		CHECK_EQ(wire_crc_shift_for(n), (uint32_t)crc32_combine_gen64((z_off64_t)n));
+}
+
 static void test_icrc_golden_vectors(void)
 {
 	uint8_t pkt[256];
@@ -1004,6 +1012,7 @@ int main(void)
 {
 	wire_crc_init();
 	RUN(test_crc32_check_value);
+	RUN(test_crc_shift_table_matches_zlib);
 	RUN(test_icrc_golden_vectors);
 	RUN(test_icrc_every_crc_algorithm);
 	RUN(test_icrc_masked_fields_ignored);
