@@ -5,7 +5,6 @@
  * fill a TX role's mbufs (packet by packet, or whole calls of shapes for fast QPs). The packets'
  * bytes come from tx_template.c and tx_shapes.c, RC's log is rc_log.c's (requester_internal.h).
  */
-#include <math.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -13,21 +12,10 @@
 #include "clock.h"
 #include "congestion.h"
 #include "counters.h"
+#include "exp_table.h" /* exp_q16[]: exponential variates by lookup (generated) */
 #include "inject.h"
 #include "requester_internal.h"
 #include "tx_payload.h"
-
-/* -ln((i + 0.5) / 1024) in Q16: exponential variates by table lookup, for Poisson gaps and
- * exponential message sizes without a logarithm per packet. */
-static uint32_t exp_q16[1024];
-
-static void init_exp_table(void)
-{
-	if (exp_q16[0])
-		return;
-	for (int i = 0; i < 1024; i++)
-		exp_q16[i] = (uint32_t)(-log((i + 0.5) / 1024.0) * 65536.0);
-}
 
 /* Group constants of pacing, stop and the RC timers. */
 static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_group *g, uint64_t tsc_hz,
@@ -101,7 +89,7 @@ static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)
 	case CFG_SIZE_UNIFORM:
 		return sz->min + rng_below(&qp->x->rng, sz->max - sz->min + 1);
 	case CFG_SIZE_EXPONENTIAL:
-		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->x->rng, 1024)]) >> 16;
+		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->x->rng, EXP_Q16_N)]) >> 16;
 		return v < sz->min ? sz->min : v > sz->max ? sz->max : (uint32_t)v;
 	case CFG_SIZE_FIXED:
 	default:
@@ -166,7 +154,7 @@ static void advance_pacing(struct qp_tx *qp, uint16_t frame_len)
 	uint64_t gap = sh->fp_per_pkt + qp->fp_per_byte * (uint64_t)(frame_len + 4);
 
 	if (qp->group->pattern == CFG_PATTERN_POISSON)
-		gap = (gap >> 8) * exp_q16[rng_below(&qp->x->rng, 1024)] >> 8;
+		gap = (gap >> 8) * exp_q16[rng_below(&qp->x->rng, EXP_Q16_N)] >> 8;
 	/* at least one tick: unpaced QPs of a role then take turns instead of the first one
 	 * staying at the top of the heap */
 	qp->next_fp += gap ? gap : 1;
@@ -255,8 +243,7 @@ size_t qp_tx_extra_size(const struct cfg_flow_group *g)
 
 size_t qp_tx_group_size(const struct cfg_flow_group *g)
 {
-	(void)g;
-	return sizeof(struct qp_group_tx);
+	return sizeof(struct qp_group_tx) + tx_shapes_field_bytes(g);
 }
 
 /* Whether every packet of the group's QPs can come from a shape in whole calls (qp_tx_fill): RC
@@ -289,7 +276,6 @@ static void init_fast(struct qp_group_tx *sh)
 void qp_tx_group_init(struct qp_group_tx *sh, const struct cfg_flow_group *g, const struct cfg_port *port,
 		      const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, uint16_t session)
 {
-	init_exp_table();
 	memset(sh, 0, sizeof(*sh));
 	sh->group = g;
 	sh->transport = (uint8_t)g->transport;

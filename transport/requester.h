@@ -155,6 +155,11 @@ struct qp_group_tx {
 	uint8_t hdr[WIRE_ETH_HLEN + WIRE_VLAN_HLEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN];
 	wire_crc_shift qp_shift[QP_MAX_SHAPES]; /* for a QP's ICRC term: past its last own byte */
 	struct qp_shape shapes[QP_MAX_SHAPES];
+	/* the shapes' ICRC field tables (their psn_field, seq_field, tx_field point there): in the
+	 * group's bytes after this struct (qp_tx_group_size), shared by shapes of one layout */
+	struct wire_icrc_field *fields;
+	uint16_t field_tail[QP_MAX_SHAPES * 3]; /* covered bytes after each table's field */
+	uint8_t n_fields, max_fields;
 } __attribute__((aligned(64)));
 
 /* What only QPs that draw (operation mix, sizes, Poisson gaps), pulse (ON/OFF) or are reliable
@@ -220,7 +225,8 @@ static inline bool qp_tx_paced(const struct qp_tx *qp)
 	return qp->fp_per_byte || qp->sh->fp_per_pkt || qp->sh->onoff_on_fp;
 }
 
-/* The group's shared state: qp_tx_group_size(group) zeroed, 64-byte-aligned bytes, prepared once
+/* The group's shared state: qp_tx_group_size(group) zeroed, 64-byte-aligned bytes (the struct,
+ * then its shapes' ICRC tables), prepared once
  * before its QPs (qp_tx_init) for a port with this MAC and address. `session` is the run's,
  * written into latency probes. */
 size_t qp_tx_group_size(const struct cfg_flow_group *group);

@@ -122,6 +122,8 @@ static inline __attribute__((always_inline)) void own_write(const struct qp_grou
 
 /* ---- tx_shapes.c: the shapes of fixed-size flows ------------------------------------------- */
 
+/* The bytes the group's ICRC field tables take after its struct qp_group_tx (qp_tx_group_size). */
+size_t tx_shapes_field_bytes(const struct cfg_flow_group *g);
 /* Builds the group's shapes (every (operation, position) a fixed message size gives) and checks
  * them against the general path; on a mismatch the group has none. */
 void tx_shapes_build(struct qp_group_tx *sh);

@@ -10,26 +10,6 @@
 
 #include "requester_internal.h"
 
-/* ICRC field tables depend only on the field's width and how many covered bytes follow it: shared
- * by every shape with the same layout, filled at start-up (single-threaded), read-only after. PSN
- * tables (BTH bytes 8..11) and the latency probe's seq (4) and TX time (8). */
-#define MAX_FIELD_TABLES 64
-static struct wire_icrc_field field_tables[MAX_FIELD_TABLES];
-static size_t field_table_tail[MAX_FIELD_TABLES];
-static unsigned n_field_tables;
-
-static const struct wire_icrc_field *field_table_for(unsigned width, size_t tail)
-{
-	for (unsigned i = 0; i < n_field_tables; i++)
-		if (field_table_tail[i] == tail && field_tables[i].width == width)
-			return &field_tables[i];
-	if (n_field_tables == MAX_FIELD_TABLES)
-		return NULL;
-	wire_icrc_field_init(&field_tables[n_field_tables], width, tail);
-	field_table_tail[n_field_tables] = tail;
-	return &field_tables[n_field_tables++];
-}
-
 /* How many shapes a fixed-size flow's messages take: per operation, ONLY, or FIRST [MIDDLE]
  * LAST. Capped at QP_MAX_SHAPES (further ones go the general way). */
 static unsigned shapes_needed(const struct cfg_flow_group *g)
@@ -43,6 +23,35 @@ static unsigned shapes_needed(const struct cfg_flow_group *g)
 		if (g->op_weight[op])
 			n += single_request((uint8_t)op) || size <= mtu ? 1 : size > 2 * mtu ? 3 : 2;
 	return n < QP_MAX_SHAPES ? n : QP_MAX_SHAPES;
+}
+
+/* ICRC field tables depend only on the field's width and how many covered bytes follow it: shared
+ * by the group's shapes with the same layout, kept after its struct qp_group_tx (filled at
+ * start-up, read-only after). A shape has a PSN table (BTH bytes 8..11) and, with latency, tables
+ * for the probe's seq (4) and TX time (8). */
+static unsigned field_tables_needed(const struct cfg_flow_group *g)
+{
+	return shapes_needed(g) * (g->latency != CFG_LAT_OFF ? 3 : 1);
+}
+
+size_t tx_shapes_field_bytes(const struct cfg_flow_group *g)
+{
+	return (field_tables_needed(g) * sizeof(struct wire_icrc_field) + 63) & ~(size_t)63;
+}
+
+static const struct wire_icrc_field *field_table_for(struct qp_group_tx *sh, unsigned width, size_t tail)
+{
+	struct wire_icrc_field *t;
+
+	for (unsigned i = 0; i < sh->n_fields; i++)
+		if (sh->field_tail[i] == tail && sh->fields[i].width == width)
+			return &sh->fields[i];
+	if (sh->n_fields == sh->max_fields)
+		return NULL;
+	t = &sh->fields[sh->n_fields];
+	wire_icrc_field_init(t, width, tail);
+	sh->field_tail[sh->n_fields++] = (uint16_t)tail;
+	return t;
 }
 
 /* The plan of a shape's packet. */
@@ -67,7 +76,7 @@ static struct latency_probe shape_probe(const struct qp_group_tx *sh, uint32_t f
 /* The group's shape for (op, pos), built with the neutral QP fields (QPNs, port, flow 0). */
 static bool add_shape(struct qp_group_tx *sh, enum cfg_op op, enum seg_pos pos)
 {
-	static uint8_t scratch[WIRE_MAX_FRAME];
+	uint8_t scratch[WIRE_MAX_FRAME];
 	const struct cfg_flow_group *g = sh->group;
 	struct pkt_plan pp = shape_plan(g, op, pos);
 	const struct wire_opcode_info *info = wire_opcode_info(pp.opcode);
@@ -90,7 +99,7 @@ static bool add_shape(struct qp_group_tx *sh, enum cfg_op op, enum seg_pos pos)
 	s->bth_off = sh->hdr_len;
 	s->payload = pp.payload;
 	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
-	s->psn_field = field_table_for(4, (size_t)(s->icrc_off - (s->bth_off + 12)));
+	s->psn_field = field_table_for(sh, 4, (size_t)(s->icrc_off - (s->bth_off + 12)));
 #define EXT_AT(e) (info->ext_mask & WIRE_EXT_BIT(e) ? (uint16_t)(s->bth_off + info->offset[e]) : 0)
 	s->reth_off = EXT_AT(WIRE_EXT_RETH);
 	s->atomic_off = EXT_AT(WIRE_EXT_ATOMICETH);
@@ -99,8 +108,8 @@ static bool add_shape(struct qp_group_tx *sh, enum cfg_op op, enum seg_pos pos)
 #undef EXT_AT
 	if (lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
 		s->probe_off = s->hdr_len;
-		s->seq_field = field_table_for(4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));
-		s->tx_field = field_table_for(8, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_TX_OFF + 8)));
+		s->seq_field = field_table_for(sh, 4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));
+		s->tx_field = field_table_for(sh, 8, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_TX_OFF + 8)));
 		if (!s->seq_field || !s->tx_field || s->probe_off + LATENCY_PROBE_LEN > QP_SHAPE_COPY)
 			return false;
 	}
@@ -157,7 +166,7 @@ static void build_shapes(struct qp_group_tx *sh)
  * group builds every packet the general way. */
 static void check_shapes(struct qp_group_tx *sh)
 {
-	static uint8_t want[WIRE_MAX_FRAME];
+	uint8_t want[WIRE_MAX_FRAME];
 	const struct cfg_flow_group *g = sh->group;
 	uint32_t which[3] = {0, g->count > 1 ? 1 : 0, g->count ? g->count - 1 : 0};
 
@@ -198,6 +207,8 @@ static void check_shapes(struct qp_group_tx *sh)
 
 void tx_shapes_build(struct qp_group_tx *sh)
 {
+	sh->fields = (struct wire_icrc_field *)(sh + 1); /* tx_shapes_field_bytes(group) there */
+	sh->max_fields = (uint8_t)field_tables_needed(sh->group);
 	build_shapes(sh);
 	check_shapes(sh);
 }
