@@ -306,6 +306,7 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 
 	memset(qp, 0, sizeof(*qp));
 	qp->sh = sh;
+	qp->cc_link.fp_per_byte = &qp->fp_per_byte; /* where a reaction point's rate goes (congestion.h) */
 	qp->group = g;
 	qp->index = index;
 	qp->qpn = id.qpn;
@@ -614,8 +615,8 @@ static unsigned after_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned n, ui
 {
 	if (qp->inj && n)
 		n = inject_tx(qp->inj, m, n, now_tsc);
-	qp->cc_bytes += bytes;
-	if (qp->cc && qp->cc_bytes >= qp->cc_bytes_due)
+	qp->cc_link.bytes += bytes;
+	if (qp->cc && qp->cc_link.bytes >= qp->cc_link.bytes_due)
 		congestion_on_sent(qp->cc->lcore, qp->cc, now_tsc);
 	return n;
 }
@@ -627,7 +628,7 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 
 	if (qp->done)
 		return 0;
-	if (unlikely(qp->cc != NULL) && now_tsc >= qp->cc_due_tsc) /* its timers due by now first */
+	if (unlikely(qp->cc != NULL) && now_tsc >= qp->cc_link.due_tsc) /* its timers due by now first */
 		congestion_catch_up(qp->cc->lcore, qp->cc, now_tsc);
 	if (qp->fast) {
 		if (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc)
