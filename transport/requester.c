@@ -503,6 +503,91 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	return len;
 }
 
+/* ---- fast QPs: whole calls of shapes -------------------------------------------------------- */
+
+/* What a call prepares once: the group's shapes made the QP's own (its bytes written over a copy,
+ * its ICRC term and its pacing time at its rate now folded in), so that each packet is a plain
+ * copy, as if the QP had shapes of its own. (Writing its bytes into every packet instead cost
+ * more: five narrow stores a packet against eight wide ones a call.) */
+static inline __attribute__((always_inline)) void fast_shapes_make(const struct qp_tx *qp, uint64_t per_byte,
+								   uint8_t own_shape[][QP_SHAPE_COPY], uint32_t *base,
+								   uint64_t *gap)
+{
+	const struct qp_group_tx *sh = qp->sh;
+	struct own_bytes own;
+
+	own_prepare(qp, &own);
+	for (unsigned i = 0; i < sh->n_shapes; i++) {
+		const struct qp_shape *s = &sh->shapes[i];
+		memcpy(own_shape[i], s->bytes, QP_SHAPE_COPY);
+		own_write(sh, s, &own, own_shape[i], false);
+		base[i] = s->icrc_base ^ qp->icrc_qp[i]; /* the shape's ICRC with the QP's term */
+		gap[i] = shape_gap(sh, per_byte, s);      /* its pacing time at the QP's rate now */
+	}
+}
+
+/* A fast packet into f: the QP's shape, its PSN (AckReq 0: UC and UD); in a clean pool the
+ * payload's zeros are there already. Returns its ICRC, moved from the shape's by the PSN. */
+static inline __attribute__((always_inline)) uint32_t fast_write(struct rte_mbuf *m, uint8_t *f, const struct qp_shape *s,
+								 const uint8_t *bytes, uint32_t base, uint32_t psn,
+								 const bool clean)
+{
+	if (clean) {
+		tx_payload_prepare(m, f, s->icrc_off);
+		memcpy(f, bytes, QP_SHAPE_COPY);
+	} else {
+		copy_shape_from(bytes, s, f);
+	}
+	wire_put32(f + s->bth_off + 8, psn);
+	return base ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
+	       s->psn_field->table[3][psn & 0xFF];
+}
+
+/* The probes of a call: one TX time for its packets, the burst's (they reach the PMD together
+ * when it is complete, so a TSC read per packet or per visit would not be nearer their hand-over
+ * than the time the burst began); its ICRC change worked out once per layout. */
+struct fast_probes {
+	uint64_t tx_ns;
+	const struct wire_icrc_field *tx_field;
+	uint32_t tx_delta;
+	uint32_t seq;
+	struct count_delta seq_delta;
+};
+
+/* Stamps the packet's probe (seq, TX time); returns its ICRC change. */
+static inline __attribute__((always_inline)) uint32_t fast_stamp(struct fast_probes *pr, const struct qp_shape *s,
+								 uint8_t *f)
+{
+	uint8_t *p = f + s->probe_off;
+
+	if (s->tx_field != pr->tx_field) {
+		pr->tx_field = s->tx_field;
+		pr->tx_delta = probe_tx_delta(pr->tx_field, pr->tx_ns);
+	}
+	probe_put32(p + LATENCY_PROBE_SEQ_OFF, pr->seq);
+	probe_put64(p + LATENCY_PROBE_TX_OFF, pr->tx_ns);
+	return pr->tx_delta ^ count_icrc_delta(&pr->seq_delta, s->seq_field, pr->seq++);
+}
+
+/* The frame's lengths and flags in its mbuf (the role's pool keeps headers: no scheduled-send
+ * flag left over). */
+static inline __attribute__((always_inline)) void fast_mbuf_set(struct rte_mbuf *m, uint16_t frame_len)
+{
+	m->data_len = frame_len;
+	m->pkt_len = frame_len;
+	m->ol_flags = 0;
+}
+
+/* A call's counters, once; UC and UD are done once the last message has gone. */
+static inline __attribute__((always_inline)) void fast_count(struct qp_tx *qp, unsigned n, uint64_t bytes, uint64_t msgs,
+							     uint32_t len)
+{
+	STAT_ADD(qp->c.tx_packets, n);
+	STAT_ADD(qp->c.tx_bytes, bytes);
+	STAT_ADD(qp->c.messages, msgs);
+	STAT_ADD(qp->c.payload_bytes, msgs * len);
+}
+
 /* Fast QPs: only the message position changes from packet to packet (every message has the same
  * size), so a call runs the stop checks at message starts and the counters and pacing once. */
 static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max,
@@ -514,77 +599,35 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
 	uint64_t may_start = sh->fast_stop_msgs ? sh->fast_stop_msgs - qp->c.messages : UINT64_MAX;
 	uint64_t per_byte = __atomic_load_n(&qp->fp_per_byte, __ATOMIC_RELAXED), gap[QP_MAX_SHAPES];
-	/* the group's shapes made the QP's own once per call (its bytes written over a copy, its
-	 * ICRC term and its pacing time at its rate now folded in): each packet is then a plain copy,
-	 * as if the QP had shapes of its own. (Writing its bytes into every packet instead cost more:
-	 * five narrow stores a packet against eight wide ones a call.) */
 	uint8_t own_shape[QP_MAX_SHAPES][QP_SHAPE_COPY] __attribute__((aligned(16)));
 	uint32_t base[QP_MAX_SHAPES];
-	struct own_bytes own;
 	struct qp_latency *lat = probes ? qp->lat : NULL; /* a constant NULL compiles the probe work out */
 	const bool clean = qp->clean_payload;
-	const struct wire_icrc_field *tx_field = NULL;
-	uint32_t seq = lat ? lat->seq : 0, tx_delta = 0;
-	/* the burst's time: its packets reach the PMD together when it is complete, so a TSC read per
-	 * packet or per visit would not be nearer their hand-over than the time the burst began */
-	uint64_t tx_ns = lat ? clock_tsc_to_ns(now_tsc) : 0;
-	struct count_delta seq_delta = {0};
+	struct fast_probes pr = {.tx_ns = lat ? clock_tsc_to_ns(now_tsc) : 0, .seq = lat ? lat->seq : 0};
 	unsigned n = 0;
-	uint32_t icrc;
-	uint8_t *f;
 
 	if (qp->stopping)
 		may_start = 0;
-	if (likely(next <= until_fp)) {
-		own_prepare(qp, &own);
-		for (unsigned i = 0; i < sh->n_shapes; i++) {
-			const struct qp_shape *s = &sh->shapes[i];
-			memcpy(own_shape[i], s->bytes, QP_SHAPE_COPY);
-			own_write(sh, s, &own, own_shape[i], false);
-			base[i] = s->icrc_base ^ qp->icrc_qp[i];
-			gap[i] = shape_gap(sh, per_byte, s); /* its pacing time at the QP's rate now */
-		}
-	}
+	if (likely(next <= until_fp))
+		fast_shapes_make(qp, per_byte, own_shape, base, gap);
 	for (; n < max && next <= until_fp; n++) {
-		uint32_t left = len - off;
-		enum seg_pos pos;
+		uint32_t left = len - off, icrc;
 		const struct qp_shape *s;
 		unsigned si;
+		uint8_t *f;
 
 		if (off == 0 && msgs >= may_start)
 			break;
-		pos = (enum seg_pos)wire_pos_of(off == 0, left <= mtu);
-		si = (unsigned)shape_of[pos];
+		si = (unsigned)shape_of[wire_pos_of(off == 0, left <= mtu)];
 		s = &sh->shapes[si];
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
 		f = rte_pktmbuf_mtod(m[n], uint8_t *);
-		/* the shape, its PSN (AckReq 0: UC and UD), and the ICRC moved from the shape's; in a
-		 * clean pool the payload's zeros are there already */
-		if (clean) {
-			tx_payload_prepare(m[n], f, s->icrc_off);
-			memcpy(f, own_shape[si], QP_SHAPE_COPY);
-		} else {
-			copy_shape_from(own_shape[si], s, f);
-		}
-		wire_put32(f + s->bth_off + 8, psn);
-		icrc = base[si] ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
-		       s->psn_field->table[3][psn & 0xFF];
-		if (lat && s->probe_off) {
-			uint8_t *p = f + s->probe_off;
-			/* one time for the call's packets: its ICRC change is worked out once per layout */
-			if (s->tx_field != tx_field) {
-				tx_field = s->tx_field;
-				tx_delta = probe_tx_delta(tx_field, tx_ns);
-			}
-			probe_put32(p + LATENCY_PROBE_SEQ_OFF, seq);
-			probe_put64(p + LATENCY_PROBE_TX_OFF, tx_ns);
-			icrc ^= tx_delta ^ count_icrc_delta(&seq_delta, s->seq_field, seq++);
-		}
+		icrc = fast_write(m[n], f, s, own_shape[si], base[si], psn, clean);
+		if (lat && s->probe_off)
+			icrc ^= fast_stamp(&pr, s, f);
 		wire_icrc_store(f + s->icrc_off, icrc);
-		m[n]->data_len = s->frame_len;
-		m[n]->pkt_len = s->frame_len;
-		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
+		fast_mbuf_set(m[n], s->frame_len);
 		bytes += s->frame_len;
 		next += gap[si];
 		psn = wire_psn_add(psn, 1);
@@ -596,15 +639,11 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	}
 	qp->psn = psn;
 	if (lat)
-		lat->seq = seq;
+		lat->seq = pr.seq;
 	qp->next_fp = next;
 	qp->msg_off = off;
 	qp->in_message = off != 0;
-	STAT_ADD(qp->c.tx_packets, n);
-	STAT_ADD(qp->c.tx_bytes, bytes);
-	STAT_ADD(qp->c.messages, msgs);
-	STAT_ADD(qp->c.payload_bytes, msgs * len);
-	/* UC and UD are done once the last message has gone */
+	fast_count(qp, n, bytes, msgs, len);
 	if (msgs >= may_start && off == 0)
 		qp->stopping = qp->done = true;
 	return n;
