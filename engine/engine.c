@@ -89,6 +89,7 @@ static void release(struct engine *e)
 	rte_free(e->qp_extra);
 	rte_free(e->heap_slots);
 	rte_free(e->lat_ack);
+	rte_free(e->lat_of_flow);
 	rte_free(e->run.lat_live);
 	rte_free(e->run.lat_live_qp);
 	if (e->lat_csv)

@@ -26,6 +26,7 @@ struct engine {
 	unsigned n_pingpong;           /* UC/UD ping-pong QPs (their round trips, per RX lcore) */
 	unsigned n_ack;                /* RC QPs measuring request -> ACK */
 	struct lat_stats *lat_ack;     /* [n_ack], each written by the QP's owner lcore */
+	struct qp_latency **lat_of_flow; /* [run.n_qps]: each QP's latency state (or NULL), for the RX lcores */
 	FILE *lat_csv;                 /* raw samples, or NULL */
 	uint64_t lat_csv_rows;
 	/* event injection */

@@ -246,6 +246,7 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		if (!l)
 			continue;
 		n_lat++;
+		l->port = e->run.qps[q].port;
 		if (e->run.qps[q].group->transport == CFG_RC)
 			e->n_ack++;
 		else if (l->pingpong)
@@ -256,8 +257,12 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 	if (n_lat == 0 && cfg->latency_foreign_qps == 0)
 		return 0;
 	e->lat_ack = lat_stats_array("lat_ack", e->n_ack, SOCKET_ID_ANY);
-	if (!e->lat_ack)
+	/* the RX lcores reach a probe's QP by its flow (the QP's index) */
+	e->lat_of_flow = rte_zmalloc("lat_of_flow", sizeof(*e->lat_of_flow) * (e->run.n_qps + 1), RTE_CACHE_LINE_SIZE);
+	if (!e->lat_ack || !e->lat_of_flow)
 		goto nomem;
+	for (unsigned q = 0; q < e->run.n_qps; q++)
+		e->lat_of_flow[q] = e->run.qps[q].lat;
 	for (unsigned q = 0, a = 0; q < e->run.n_qps; q++)
 		if (e->run.qps[q].lat && e->run.qps[q].group->transport == CFG_RC)
 			e->run.qps[q].lat->ack = &e->lat_ack[a++];
@@ -288,8 +293,8 @@ static int plan_latency(struct engine *e, char *err, size_t errlen)
 		if (!w->lat)
 			goto nomem;
 		w->lat->session = e->session;
-		w->lat->qps = e->run.qps;
-		w->lat->n_qps = e->run.n_qps;
+		w->lat->lat_of_flow = e->lat_of_flow;
+		w->lat->n_flows = e->run.n_qps;
 		w->lat->n_slots = n_lat + cfg->latency_foreign_qps;
 		w->lat->slots = lat_stats_array("lat_slots", w->lat->n_slots, socket);
 		w->lat->rtt = lat_stats_array("lat_rtt", e->n_pingpong, socket);
@@ -425,7 +430,8 @@ static int plan_cc(struct engine *e, char *err, size_t errlen)
 
 			if (!owner[q] || !(c->lcore = cc_lcore_of(e, owner[q])))
 				goto nomem;
-			congestion_qp_init(c, qp, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->run.dcqcn_live[gi], &e->run.timely_live[gi]);
+			congestion_qp_init(c, qp, &qp->cc_link, g->cc, q, line, clock_tsc_to_ns(rte_rdtsc()), &e->run.dcqcn_live[gi],
+					   &e->run.timely_live[gi]);
 			qp_tx_set_rate(qp, (double)line * 1e-6, e->run.tsc_hz);
 			c->applied_kbps = line;
 			qp->cc = c;

@@ -73,6 +73,14 @@ bool completer_post(const struct qp_index *ix, uint16_t port, const uint8_t *fra
 	return rte_ring_enqueue_elem(qp->requester->comp_ring, &ev, sizeof(ev)) == 0;
 }
 
+/* The lines of the QP's record its reaction point uses (congestion_prefetch's caller's part): the
+ * cc link and the rate it points at. */
+static inline void prefetch_cc_lines(const struct qp_tx *qp)
+{
+	rte_prefetch0(&qp->cc_link);
+	rte_prefetch0(&qp->fp_per_byte);
+}
+
 bool completer_post_cnp(const struct qp_index *ix, uint16_t port, uint32_t qpn)
 {
 	const struct qp_roles *qp = qp_index_find(ix, port, qpn);
@@ -85,8 +93,10 @@ bool completer_post_cnp(const struct qp_index *ix, uint16_t port, uint32_t qpn)
 		return true;
 	ev.qp = qp->requester_pos;
 	/* the owner handles it within a loop or so: its records start their way to the cache now */
-	if (req->cc)
-		congestion_prefetch(req->cc, req);
+	if (req->cc) {
+		congestion_prefetch(req->cc);
+		prefetch_cc_lines(req);
+	}
 	return rte_ring_enqueue_elem(req->comp_ring, &ev, sizeof(ev)) == 0;
 }
 
@@ -113,8 +123,10 @@ void completer_drain(struct rte_ring *r, struct qp_tx *qps, uint64_t now_tsc)
 		if (ev[i].kind == COMP_CNP) {
 			const struct qp_tx *qp = &qps[ev[i].qp];
 
-			if (qp->cc)
-				congestion_prefetch(qp->cc, qp);
+			if (qp->cc) {
+				congestion_prefetch(qp->cc);
+				prefetch_cc_lines(qp);
+			}
 			if (qp->inj)
 				rte_prefetch0(qp->inj);
 		}

@@ -6,7 +6,7 @@
 #include "clock.h"
 #include "congestion.h"
 #include "counters.h"
-#include "requester.h"
+#include "pace_time.h"
 
 uint64_t congestion_line_kbps(const struct cfg_flow_group *g, double link_gbps)
 {
@@ -31,7 +31,7 @@ static void apply_rate(struct cc_lcore *l, struct qp_cc *c)
 
 	if (kbps == c->applied_kbps)
 		return;
-	qp_tx_set_rate(c->qp, (double)kbps * 1e-6, l->tsc_hz);
+	__atomic_store_n(c->tx->fp_per_byte, pace_fp_per_byte((double)kbps * 1e-6, l->tsc_hz), __ATOMIC_RELAXED);
 	__atomic_store_n(&c->applied_kbps, kbps, __ATOMIC_RELAXED);
 	STAT_ADD(c->rate_changes, 1);
 	if (kbps < c->min_kbps)
@@ -41,9 +41,9 @@ static void apply_rate(struct cc_lcore *l, struct qp_cc *c)
 /* The bytes the QP sent since the reaction point last saw them go to its byte counter. */
 static void flush_bytes(struct qp_cc *c, uint64_t now_ns)
 {
-	uint64_t bytes = c->qp->cc_bytes;
+	uint64_t bytes = c->tx->bytes;
 
-	c->qp->cc_bytes = 0;
+	c->tx->bytes = 0;
 	while (bytes && c->algo == CFG_CC_DCQCN) { /* in steps that fit the event's 32-bit count */
 		uint32_t step = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
 		dcqcn_on_bytes(&c->u.d, NULL, step, now_ns);
@@ -58,9 +58,9 @@ static void sync_bytes_due(struct qp_cc *c)
 	uint64_t th;
 
 	if (c->algo != CFG_CC_DCQCN || !q->seen_cnp || (th = dcqcn_byte_threshold(q)) == 0)
-		c->qp->cc_bytes_due = UINT64_MAX;
+		c->tx->bytes_due = UINT64_MAX;
 	else
-		c->qp->cc_bytes_due = th > q->bytes ? th - q->bytes : 1;
+		c->tx->bytes_due = th > q->bytes ? th - q->bytes : 1;
 }
 
 /* When the QP's next timer is due, on the TSC (rounded up: at that TSC time the timer is due). */
@@ -68,7 +68,7 @@ static void sync_due(struct qp_cc *c)
 {
 	uint64_t due = c->algo == CFG_CC_DCQCN ? dcqcn_next_due(&c->u.d) : UINT64_MAX;
 
-	c->qp->cc_due_tsc = due == UINT64_MAX ? UINT64_MAX : clock_ns_to_tsc(due) + 1;
+	c->tx->due_tsc = due == UINT64_MAX ? UINT64_MAX : clock_ns_to_tsc(due) + 1;
 }
 
 /* After every event: what the sending side checks (rate, byte count, next timer). */
@@ -79,22 +79,22 @@ static void sync_qp(struct cc_lcore *l, struct qp_cc *c)
 	sync_due(c);
 }
 
-void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
-			const struct dcqcn_params *dcqcn, const struct timely_params *timely)
+void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, struct cc_tx_link *tx, unsigned algo, uint32_t index,
+			uint64_t line_kbps, uint64_t now_ns, const struct dcqcn_params *dcqcn,
+			const struct timely_params *timely)
 {
-	const struct cfg_flow_group *g = qp->group;
-
 	c->qp = qp;
-	c->algo = (uint8_t)g->cc;
+	c->tx = tx;
+	c->algo = (uint8_t)algo;
 	c->index = index;
 	c->line_kbps = line_kbps;
-	if (g->cc == CFG_CC_DCQCN)
+	if (algo == CFG_CC_DCQCN)
 		dcqcn_init(&c->u.d, dcqcn, line_kbps, now_ns);
 	else
 		timely_init(&c->u.t, timely, line_kbps, line_kbps);
 	c->applied_kbps = 0;
 	c->min_kbps = UINT64_MAX;
-	qp->cc_bytes = 0;
+	tx->bytes = 0;
 	sync_bytes_due(c);
 	sync_due(c);
 	if (c->lcore) { /* the lcore's states span (the engine sets c->lcore first) */
@@ -105,21 +105,12 @@ void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint6
 	}
 }
 
-/* The lines of a QP record the reaction point uses: its byte counter and its rate. */
-static void prefetch_qp_lines(const struct qp_tx *qp)
-{
-	rte_prefetch0(&qp->cc_bytes);
-	rte_prefetch0(&qp->fp_per_byte);
-}
-
-void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp)
+void congestion_prefetch(const struct qp_cc *c)
 {
 	const char *p = (const char *)c, *end = p + sizeof(*c);
 
 	for (p = (const char *)((uintptr_t)p & ~(uintptr_t)(RTE_CACHE_LINE_SIZE - 1)); p < end; p += RTE_CACHE_LINE_SIZE)
 		rte_prefetch0(p);
-	if (qp)
-		prefetch_qp_lines(qp);
 }
 
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz)

@@ -4,10 +4,10 @@
  * has a cc/ state, owned like the QP by its TX lcore. CNPs reach it as completer events (the RX
  * lcore that receives a CNP posts it on the owner's ring), RTT samples from its own RC ACKs, the
  * byte counter from what it sends; the rate the algorithm sets goes straight into the QP's pacing
- * (qp_tx_set_rate), so a cut applies from the QP's next packet.
+ * (cc_tx_link.fp_per_byte), so a cut applies from the QP's next packet.
  *
  * DCQCN's timers (the end of a decrease period, the increase timer) are on no wheel: the QP
- * record keeps when the next one is due (qp_tx.cc_due_tsc) and the QP runs them, in time order
+ * record keeps when the next one is due (cc_tx_link.due_tsc) and the QP runs them, in time order
  * and at their own times, when it next sends (congestion_catch_up from qp_tx_fill), so a QP's
  * cut and all the increases since its last packet cost one visit of its state instead of one
  * per timer (65,536 QPs: a cache miss each). The rate a packet is paced with is the same as if
@@ -35,8 +35,21 @@ struct qp_tx;
 
 struct cc_lcore;
 
+/* The few words of a QP's sending state its reaction point reads and writes. The QP's record
+ * (struct qp_tx, requester.h) embeds it, so that sending touches no cc state (65,536 QPs: a cache
+ * miss per packet), and the reaction point reaches it through qp_cc.tx without knowing the rest
+ * of the QP (requester.h includes this header, not the other way round). */
+struct cc_tx_link {
+	/* DCQCN's byte counter: bytes sent since the reaction point last saw them, and how many it
+	 * needs before its next byte event (UINT64_MAX: none, e.g. before the first CNP) */
+	uint64_t bytes, bytes_due;
+	uint64_t due_tsc;             /* its next DCQCN timer (congestion_catch_up), UINT64_MAX: none */
+	uint64_t *fp_per_byte;        /* the QP's pacing rate (pace_time.h), stored atomically */
+};
+
 struct qp_cc {
-	struct qp_tx *qp;
+	struct qp_tx *qp;             /* its QP (not read here: the engine's and telemetry's) */
+	struct cc_tx_link *tx;        /* in its QP's record */
 	struct cc_lcore *lcore;       /* the owner lcore's */
 	uint8_t algo;                 /* enum cfg_cc */
 	bool traced;
@@ -86,22 +99,25 @@ struct cc_lcore {
 /* The QP's rate limit when congestion control drives it: the flow's rate_gbps, else the NVIDIA
  * rpg_max_rate (DCQCN), else the port's link speed (virtual devices without one: 100 Gb/s). */
 uint64_t congestion_line_kbps(const struct cfg_flow_group *g, double link_gbps);
-/* Prepares c for qp (the QP's pacing already set up), starting at line rate. */
-void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, uint32_t index, uint64_t line_kbps, uint64_t now_ns,
-			const struct dcqcn_params *dcqcn, const struct timely_params *timely);
+/* Prepares c for the QP `qp` whose record holds `tx` (the QP's pacing already set up), with
+ * algorithm `algo` (enum cfg_cc), starting at line rate. */
+void congestion_qp_init(struct qp_cc *c, struct qp_tx *qp, struct cc_tx_link *tx, unsigned algo, uint32_t index,
+			uint64_t line_kbps, uint64_t now_ns, const struct dcqcn_params *dcqcn,
+			const struct timely_params *timely);
 /* The lcore's context. */
 void congestion_lcore_init(struct cc_lcore *l, uint64_t tsc_hz);
 
-/* A hint before c is handled: its state and (qp not NULL) the lines of its QP the reaction point
- * uses start their way to the cache (65,536 QPs: a miss each), e.g. while a CNP waits in a ring. */
-void congestion_prefetch(const struct qp_cc *c, const struct qp_tx *qp);
+/* A hint before c is handled: its state starts its way to the cache (65,536 QPs: a miss each),
+ * e.g. while a CNP waits in a ring. (The lines of its QP's record it uses, qp_cc.tx and the rate
+ * it points at, are the caller's to prefetch: c may not be in cache yet.) */
+void congestion_prefetch(const struct qp_cc *c);
 /* Owner lcore: a CNP for the QP arrived (posted by an RX lcore). */
 void congestion_on_cnp(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
-/* Owner lcore: the QP's sent bytes (qp->cc_bytes) reached qp->cc_bytes_due: the byte counter. */
+/* Owner lcore: the QP's sent bytes (tx->bytes) reached tx->bytes_due: the byte counter. */
 void congestion_on_sent(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 /* Owner lcore: an RTT sample (a message's request -> ACK time). */
 void congestion_on_rtt(struct cc_lcore *l, struct qp_cc *c, uint64_t rtt_ns, uint64_t now_tsc);
-/* Owner lcore, before the QP sends when now_tsc >= qp->cc_due_tsc: runs its timers due by now and
+/* Owner lcore, before the QP sends when now_tsc >= tx->due_tsc: runs its timers due by now and
  * applies the rate they leave. */
 void congestion_catch_up(struct cc_lcore *l, struct qp_cc *c, uint64_t now_tsc);
 /* Owner lcore, once its TX has ended: every QP's timers due by now (the report's final values). */

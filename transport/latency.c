@@ -2,7 +2,6 @@
 #include <string.h>
 
 #include "latency.h"
-#include "requester.h"
 
 const char *const lat_kind_name[LAT_KIND_COUNT] = {"oneway", "rtt", "ack"};
 
@@ -77,10 +76,10 @@ bool lat_rx_returned(const struct lat_rx *l, uint16_t port, const uint8_t *probe
 	const struct qp_latency *ql;
 
 	probe_fields(probe, &pr);
-	if (!(pr.flags & LATENCY_PROBE_PINGPONG) || pr.session != l->session || pr.flow >= l->n_qps)
+	if (!(pr.flags & LATENCY_PROBE_PINGPONG) || pr.session != l->session || pr.flow >= l->n_flows)
 		return false;
-	ql = l->qps[pr.flow].lat;
-	return ql && ql->pp >= 0 && l->qps[pr.flow].port == port;
+	ql = l->lat_of_flow[pr.flow];
+	return ql && ql->pp >= 0 && ql->port == port;
 }
 
 struct lat_stats *lat_rx_slot(struct lat_rx *l, uint16_t port, uint32_t *slot)
@@ -110,7 +109,7 @@ void lat_rx_one(struct lat_rx *l, const struct lat_batch *b, unsigned k)
 		return;
 	}
 	/* a round trip when it is the last probe of the message (the QP is released then) */
-	ql = l->qps[pr.flow].lat;
+	ql = l->lat_of_flow[pr.flow];
 	if (pr.seq != __atomic_load_n(&ql->wait_seq, __ATOMIC_ACQUIRE))
 		return; /* a probe of the message before its last packet: not a round trip */
 	lat_record(&l->rtt[ql->pp], b->transit[k]);

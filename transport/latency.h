@@ -178,14 +178,41 @@ static inline void lat_sample_put(struct lat_samples *r, const struct lat_sample
 unsigned lat_samples_drain(struct lat_samples *r, FILE *csv);
 void lat_samples_csv_header(FILE *csv);
 
-/* ---- the receiving side of an lcore ---------------------------------------------------------- */
+/* ---- a QP's latency state ------------------------------------------------------------------ */
 
-struct qp_tx;
+struct port_clock;
+
+/* A QP's latency state, out of line (NULL when its flow measures none): its owner TX lcore sends
+ * its probes (requester.h's struct qp_tx points here), RX lcores see UC/UD ping-pong probes come
+ * back through lat_rx.lat_of_flow. docs/latency.md. */
+struct qp_latency {
+	uint32_t flow;         /* the QP's index in the engine: the probes' flow id */
+	uint32_t seq;          /* the next probe's */
+	uint16_t session;
+	bool pingpong;         /* one message in flight */
+	int32_t pp;            /* UC/UD ping-pong: its round-trip statistics per RX lcore, else -1 */
+	bool waiting;          /* UC/UD ping-pong: the message is out, not back yet */
+	uint16_t port;         /* the QP's port (config index): its probes come back there */
+	uint32_t wait_seq;     /* seq of the message's last probe (RX lcores read it) */
+	uint32_t back;         /* seq of the last probe seen back (an RX lcore writes it) */
+	uint64_t deadline_tsc, timeout_tsc;
+	uint64_t pings, lost;  /* ping-pong messages sent; not back within the timeout */
+	struct lat_stats *ack; /* RC: request -> ACK times (the owner lcore writes) */
+	struct lat_samples *samples; /* the owner lcore's raw samples, or NULL */
+	const struct port_clock *clock; /* the port, when it sends probes at scheduled times */
+	uint64_t sched_ns;     /* the time the current ping-pong message was scheduled at */
+	const uint64_t *stalled; /* the owner role's time unable to send (stalled_tsc), or NULL */
+	uint64_t stall_base;   /* its value when the message went out */
+};
+
+/* ---- the receiving side of an lcore ---------------------------------------------------------- */
 
 struct lat_rx {
 	uint16_t session;             /* this process's (probes with it came from here) */
-	struct qp_tx *qps;            /* the engine's QPs: a probe's flow is an index here */
-	unsigned n_qps;
+	/* the engine's QPs' latency state by flow (a probe's flow is an index here; NULL: the QP
+	 * measures none), shared read-only by the RX lcores */
+	struct qp_latency *const *lat_of_flow;
+	unsigned n_flows;
 	unsigned n_slots, used_slots; /* one-way statistics for receiver QPs, taken on first probe */
 	struct lat_stats *slots;
 	uint16_t *slot_port;          /* the port of each slot's receiver QP */

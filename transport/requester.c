@@ -1,5 +1,10 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
-#include <math.h>
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The requester's sending side: the group's and a QP's state set up, pacing, which message comes
+ * next (sizes and operations drawn, RC's sent again), whether a QP may send, and the loops that
+ * fill a TX role's mbufs (packet by packet, or whole calls of shapes for fast QPs). The packets'
+ * bytes come from tx_template.c and tx_shapes.c, RC's log is rc_log.c's (requester_internal.h).
+ */
 #include <string.h>
 
 #include <rte_mbuf.h>
@@ -7,133 +12,10 @@
 #include "clock.h"
 #include "congestion.h"
 #include "counters.h"
+#include "exp_table.h" /* exp_q16[]: exponential variates by lookup (generated) */
 #include "inject.h"
-#include "latency.h"
-#include "requester.h"
+#include "requester_internal.h"
 #include "tx_payload.h"
-
-
-/* READ requests and atomics are one packet without payload, whatever the message size. */
-static inline bool single_request(uint8_t op) { return op >= CFG_OP_READ; }
-#define ATOMIC_LEN 8
-
-static const uint8_t transport_base[] = {[CFG_RC] = WIRE_TRANSPORT_RC, [CFG_UC] = WIRE_TRANSPORT_UC,
-					 [CFG_UD] = WIRE_TRANSPORT_UD};
-/* What each configured operation is on the wire; the opcode table gives its opcodes. */
-static const struct {
-	uint8_t oper; /* enum wire_oper */
-	bool imm;
-} op_wire[CFG_OP_COUNT] = {
-	[CFG_OP_SEND] = {WIRE_OPER_SEND, false},       [CFG_OP_SEND_IMM] = {WIRE_OPER_SEND, true},
-	[CFG_OP_WRITE] = {WIRE_OPER_WRITE, false},     [CFG_OP_WRITE_IMM] = {WIRE_OPER_WRITE, true},
-	[CFG_OP_READ] = {WIRE_OPER_READ_REQUEST, false}, [CFG_OP_FETCH_ADD] = {WIRE_OPER_FETCH_ADD, false},
-	[CFG_OP_COMPARE_SWAP] = {WIRE_OPER_COMPARE_SWAP, false},
-};
-
-/* The opcode of an operation's packet at `pos` (a one-packet request is ONLY wherever it is;
- * the immediate rides on a message's last packet); 0 for an operation the transport lacks,
- * which the config loader refuses. */
-static uint8_t opcode_for(enum cfg_transport t, uint8_t op, enum seg_pos pos)
-{
-	enum wire_pos wp = single_request(op) ? WIRE_POS_ONLY : (enum wire_pos)pos;
-	bool imm = op_wire[op].imm && (wp == WIRE_POS_LAST || wp == WIRE_POS_ONLY);
-	int code = wire_opcode_select(transport_base[t], (enum wire_oper)op_wire[op].oper, wp, imm);
-
-	return code < 0 ? 0 : (uint8_t)code;
-}
-
-static void init_group_opcodes(struct qp_group_tx *sh, const struct cfg_flow_group *g)
-{
-	for (int op = 0; op < CFG_OP_COUNT; op++)
-		for (int pos = 0; pos < POS_COUNT; pos++)
-			sh->opcode[op][pos] = opcode_for(g->transport, (uint8_t)op, (enum seg_pos)pos);
-}
-
-/* -ln((i + 0.5) / 1024) in Q16: exponential variates by table lookup, for Poisson gaps and
- * exponential message sizes without a logarithm per packet. */
-static uint32_t exp_q16[1024];
-
-static void init_exp_table(void)
-{
-	if (exp_q16[0])
-		return;
-	for (int i = 0; i < 1024; i++)
-		exp_q16[i] = (uint32_t)(-log((i + 0.5) / 1024.0) * 65536.0);
-}
-
-
-uint32_t qp_max_frame(const struct cfg_flow_group *g)
-{
-	uint32_t ip = g->ip_version == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN;
-
-	return WIRE_ETH_HLEN + WIRE_VLAN_HLEN + ip + WIRE_UDP_HLEN + WIRE_BTH_LEN + WIRE_RETH_LEN + WIRE_IMMDT_LEN +
-	       WIRE_DETH_LEN + g->ib_mtu + 3 + WIRE_ICRC_LEN;
-}
-
-/* What names a QP in its frames, from its place in the group: its QPNs, UDP source port and the
- * flow id its latency probes carry. */
-struct qp_ids {
-	uint32_t qpn, dest_qpn, flow;
-	uint16_t sport;
-};
-
-static inline uint64_t qp_va(uint32_t qpn) { return 0x100000000ULL + (uint64_t)qpn * 0x10000000ULL; }
-static inline uint32_t qp_rkey(uint32_t qpn) { return 0x1000 + qpn; }
-
-static uint16_t qp_sport(const struct cfg_flow_group *g, uint32_t index, uint32_t qpn, uint32_t dest_qpn)
-{
-	return g->sport_entropy ? wire_udp_sport_from_flow_label(wire_flow_label_from_qpns(qpn, dest_qpn))
-				: (uint16_t)(g->sport + index * g->sport_step);
-}
-
-static struct qp_ids ids_of(const struct cfg_flow_group *g, uint32_t index, uint32_t flow)
-{
-	struct qp_ids id = {.qpn = g->qpn + index * g->qpn_step, .dest_qpn = g->dest_qpn + index * g->dest_qpn_step,
-			    .flow = flow};
-
-	id.sport = qp_sport(g, index, id.qpn, id.dest_qpn);
-	return id;
-}
-
-/* The L2 + IP + UDP part of every frame of the group, lengths patched per packet; the UDP source
- * port and the IPv6 flow label are 0 there (each QP writes its own). */
-static void build_template(struct qp_group_tx *sh, const struct cfg_flow_group *g, const struct cfg_port *port,
-			   const uint8_t src_mac[6])
-{
-	struct wire_roce_spec s = {0};
-	uint8_t frame[128];
-
-	memcpy(s.l2.src, src_mac, 6);
-	memcpy(s.l2.dst, g->dst_mac, 6);
-	s.l2.vlan = g->has_vlan;
-	s.l2.vid = g->vlan;
-	s.l2.pcp = g->pcp;
-	s.ip.version = g->ip_version;
-	s.ip.dscp = g->dscp;
-	s.ip.ecn = g->ecn;
-	s.ip.ttl = 64;
-	s.ip.df = true;
-	s.ip.flow_label = 0;
-	memcpy(s.ip.src, g->ip_version == 6 ? port->ipv6 : port->ipv4, g->ip_version == 6 ? 16 : 4);
-	memcpy(s.ip.dst, g->dst_ip, 16);
-	s.udp.sport = 0;
-	s.bth.opcode = WIRE_OP_RC_ACK; /* any: only the headers before the BTH are kept */
-	s.bth.pkey = g->pkey;
-	wire_build_roce(&s, frame, sizeof(frame));
-	sh->ipv6 = g->ip_version == 6;
-	sh->l3_off = (uint16_t)(WIRE_ETH_HLEN + (g->has_vlan ? WIRE_VLAN_HLEN : 0));
-	sh->hdr_len = (uint16_t)(sh->l3_off + (g->ip_version == 6 ? WIRE_IPV6_HLEN : WIRE_IPV4_HLEN) + WIRE_UDP_HLEN);
-	sh->sport_off = (uint16_t)(sh->hdr_len - WIRE_UDP_HLEN);
-	memcpy(sh->hdr, frame, sh->hdr_len);
-}
-
-/* The template's QP fields: UDP source port, and IPv6's flow label (the QPN pair's, as verbs do). */
-static void template_write_own(const struct qp_group_tx *sh, const struct qp_ids *id, uint8_t *f)
-{
-	wire_put16(f + sh->sport_off, id->sport);
-	if (sh->ipv6)
-		wire_put32(f + sh->l3_off, wire_get32(sh->hdr + sh->l3_off) | wire_flow_label_from_qpns(id->qpn, id->dest_qpn));
-}
 
 /* Group constants of pacing, stop and the RC timers. */
 static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_group *g, uint64_t tsc_hz,
@@ -207,7 +89,7 @@ static uint32_t pick_size(struct qp_tx *qp, const struct cfg_size *sz)
 	case CFG_SIZE_UNIFORM:
 		return sz->min + rng_below(&qp->x->rng, sz->max - sz->min + 1);
 	case CFG_SIZE_EXPONENTIAL:
-		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->x->rng, 1024)]) >> 16;
+		v = ((uint64_t)sz->mean * exp_q16[rng_below(&qp->x->rng, EXP_Q16_N)]) >> 16;
 		return v < sz->min ? sz->min : v > sz->max ? sz->max : (uint32_t)v;
 	case CFG_SIZE_FIXED:
 	default:
@@ -241,11 +123,6 @@ static uint32_t npsn_of(uint8_t op, uint32_t len, uint32_t mtu)
 	return len ? (len + mtu - 1) / mtu : 1;
 }
 
-static inline struct qp_msg *log_at(struct qp_tx *qp, unsigned i)
-{
-	return &qp->x->log[(qp->x->log_head + i) & qp->x->log_mask];
-}
-
 /* The next message: the one to send again after a rewind, else a new one (logged for RC). */
 static void start_message(struct qp_tx *qp)
 {
@@ -277,7 +154,7 @@ static void advance_pacing(struct qp_tx *qp, uint16_t frame_len)
 	uint64_t gap = sh->fp_per_pkt + qp->fp_per_byte * (uint64_t)(frame_len + 4);
 
 	if (qp->group->pattern == CFG_PATTERN_POISSON)
-		gap = (gap >> 8) * exp_q16[rng_below(&qp->x->rng, 1024)] >> 8;
+		gap = (gap >> 8) * exp_q16[rng_below(&qp->x->rng, EXP_Q16_N)] >> 8;
 	/* at least one tick: unpaced QPs of a role then take turns instead of the first one
 	 * staying at the top of the heap */
 	qp->next_fp += gap ? gap : 1;
@@ -300,15 +177,7 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	qp->done = qp->stopping && (g->transport != CFG_RC || qp->log_n == 0) && !(qp->lat && qp->lat->waiting);
 }
 
-
 /* ---- one packet --------------------------------------------------------------------------- */
-
-struct pkt_plan {
-	enum seg_pos pos;
-	uint8_t opcode;
-	bool ackreq;
-	uint32_t payload;
-};
 
 static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 {
@@ -325,238 +194,13 @@ static void plan_packet(const struct qp_tx *qp, struct pkt_plan *pp)
 	pp->ackreq = qp->group->transport == CFG_RC && (pp->pos == POS_LAST || pp->pos == POS_ONLY);
 }
 
-/* IPv4 header checksum after the total length changed from the template's (RFC 1624). */
-static void ipv4_len_update(uint8_t *ip, uint16_t old_len, uint16_t new_len)
-{
-	uint32_t sum = (uint16_t)~wire_get16(ip + 10) + (uint16_t)~old_len + new_len;
-
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	wire_put16(ip + 2, new_len);
-	wire_put16(ip + 10, (uint16_t)~sum);
-}
-
-/* Any packet, from the L2-L4 template: BTH and extended headers written, payload zeroed, the
- * ICRC computed over the whole packet. Returns the frame length before Ethernet padding. */
-static uint16_t write_generic(const struct qp_group_tx *sh, const struct qp_ids *id, uint32_t msg_len,
-			      const struct pkt_plan *pp, uint32_t psn, const struct latency_probe *probe, uint8_t *f)
-{
-	const struct cfg_flow_group *g = sh->group;
-	const struct wire_opcode_info *info = wire_opcode_info(pp->opcode);
-	struct wire_ext_hdrs ext = {0};
-	struct wire_bth bth = {0};
-	uint8_t *l3 = f + sh->l3_off, *p = f + sh->hdr_len;
-	uint64_t va = qp_va(id->qpn);
-	uint32_t rkey = qp_rkey(id->qpn);
-	uint16_t udp_len;
-
-	bth.opcode = pp->opcode;
-	bth.pad = (uint8_t)((4 - (pp->payload & 3)) & 3);
-	bth.pkey = g->pkey;
-	bth.dqpn = id->dest_qpn;
-	bth.psn = psn;
-	bth.ackreq = pp->ackreq;
-	bth.se = (info->flags & WIRE_OPF_IMM) != 0;
-	ext.reth = (struct wire_reth){.va = va, .rkey = rkey, .dma_len = msg_len};
-	/* fetch-add adds 1; compare-swap swaps 0 for the QPN (once: later compares fail) */
-	ext.atomic = (struct wire_atomiceth){.va = va, .rkey = rkey,
-					     .swap_add = pp->opcode == WIRE_OP_RC_FETCH_ADD ? 1 : id->qpn, .compare = 0};
-	ext.immdt = id->qpn;
-	ext.deth = (struct wire_deth){.qkey = g->qkey, .src_qp = id->qpn};
-
-	memcpy(f, sh->hdr, sh->hdr_len);
-	template_write_own(sh, id, f);
-	wire_bth_write(p, &bth);
-	wire_ext_write(p, info, &ext);
-	p += info->hdr_len;
-	memset(p, 0, pp->payload + bth.pad);
-	if (probe && pp->payload >= LATENCY_PROBE_LEN)
-		latency_probe_write(p, probe);
-	p += pp->payload + bth.pad;
-	udp_len = (uint16_t)(p - (f + sh->hdr_len) + WIRE_UDP_HLEN + WIRE_ICRC_LEN);
-	if (!sh->ipv6)
-		ipv4_len_update(l3, wire_get16(sh->hdr + sh->l3_off + 2), (uint16_t)(WIRE_IPV4_HLEN + udp_len));
-	else
-		wire_put16(l3 + 4, udp_len);
-	wire_put16(f + sh->hdr_len - WIRE_UDP_HLEN + 4, udp_len);
-	wire_icrc_store(p, wire_icrc(l3, (size_t)(p - l3)));
-	return (uint16_t)(p + WIRE_ICRC_LEN - f);
-}
-
 static inline struct qp_ids qp_ids(const struct qp_tx *qp)
 {
 	return (struct qp_ids){.qpn = qp->qpn, .dest_qpn = qp->dest_qpn, .flow = qp->lat ? qp->lat->flow : 0,
 			       .sport = qp->sport};
 }
 
-/* A QP's own bytes in a shape's packet, in network order, ready to store (worked out once per call). */
-struct own_bytes {
-	uint64_t va;
-	uint32_t dqpn;         /* BTH bytes 4..7: 0, then the destination QPN */
-	uint32_t rkey;
-	uint32_t qpn;          /* ImmDt */
-	uint32_t src_qp;       /* DETH bytes 4..7: 0, then the source QP */
-	uint32_t flow;         /* the latency probe's */
-	uint32_t ip6w0;        /* IPv6's first word: version, class, the QP's flow label */
-	uint16_t sport;
-};
-
-static inline void own_prepare(const struct qp_tx *qp, struct own_bytes *o)
-{
-	const struct qp_group_tx *sh = qp->sh;
-
-	o->va = rte_cpu_to_be_64(qp_va(qp->qpn));
-	o->dqpn = rte_cpu_to_be_32(qp->dest_qpn & WIRE_QPN_MASK);
-	o->rkey = rte_cpu_to_be_32(qp_rkey(qp->qpn));
-	o->qpn = rte_cpu_to_be_32(qp->qpn);
-	o->src_qp = rte_cpu_to_be_32(qp->qpn & WIRE_QPN_MASK);
-	o->flow = rte_cpu_to_be_32(qp->lat ? qp->lat->flow : 0);
-	o->sport = rte_cpu_to_be_16(qp->sport);
-	o->ip6w0 = sh->ipv6 ? rte_cpu_to_be_32(wire_get32(sh->hdr + sh->l3_off) |
-					       wire_flow_label_from_qpns(qp->qpn, qp->dest_qpn))
-			    : 0;
-}
-
-/* Writes the QP's own bytes over a shape's copy (its ICRC change is qp->icrc_qp[shape]). */
-static inline __attribute__((always_inline)) void own_write(const struct qp_group_tx *sh, const struct qp_shape *s,
-								const struct own_bytes *o, uint8_t *f, const bool atomics)
-{
-	memcpy(f + sh->sport_off, &o->sport, 2);
-	memcpy(f + s->bth_off + 4, &o->dqpn, 4);
-	if (sh->ipv6)
-		memcpy(f + sh->l3_off, &o->ip6w0, 4);
-	if (s->reth_off) {
-		memcpy(f + s->reth_off, &o->va, 8);
-		memcpy(f + s->reth_off + 8, &o->rkey, 4);
-	}
-	if (s->imm_off)
-		memcpy(f + s->imm_off, &o->qpn, 4);
-	if (s->deth_off)
-		memcpy(f + s->deth_off + 4, &o->src_qp, 4);
-	if (s->probe_off)
-		memcpy(f + s->probe_off + 8, &o->flow, 4);
-	if (atomics && s->atomic_off) {
-		memcpy(f + s->atomic_off, &o->va, 8);
-		memcpy(f + s->atomic_off + 8, &o->rkey, 4);
-		if (f[s->bth_off] == WIRE_OP_RC_COMPARE_SWAP) /* swaps in the QPN */
-			wire_put64(f + s->atomic_off + 12, rte_be_to_cpu_32(o->qpn));
-	}
-}
-
-/* A packet whose every byte but BTH bytes 8..11 (AckReq, PSN) is known in advance: the shape's
- * bytes, the QP's own, the rest of the zero payload, and the ICRC moved from the shape's (made
- * with PSN 0) by the QP's term and one table lookup per byte of that word. */
-static inline void copy_shape_from(const uint8_t *bytes, const struct qp_shape *s, uint8_t *f)
-{
-	/* a fixed-size copy compiles to a few vector moves (the mbuf has the room; bytes past the
-	 * frame are not sent); only payloads reaching past it need their zeros written */
-	memcpy(f, bytes, QP_SHAPE_COPY);
-	if (s->icrc_off <= QP_SHAPE_COPY)
-		return;
-	if (s->icrc_off <= QP_SHAPE_COPY + 64) /* small payloads: one fixed-size store, no call */
-		memset(f + QP_SHAPE_COPY, 0, 64);
-	else
-		memset(f + QP_SHAPE_COPY, 0, (size_t)(s->icrc_off - QP_SHAPE_COPY));
-}
-
-static uint16_t write_from_shape(const struct qp_tx *qp, unsigned shape, uint32_t psn, bool ackreq, uint8_t *f)
-{
-	const struct qp_shape *s = &qp->sh->shapes[shape];
-	const uint8_t *was = s->bytes + s->bth_off + 8;
-	uint8_t now[4] = {(uint8_t)(ackreq ? 0x80 : 0), (uint8_t)(psn >> 16), (uint8_t)(psn >> 8), (uint8_t)psn};
-	struct own_bytes o;
-
-	own_prepare(qp, &o);
-	copy_shape_from(s->bytes, s, f);
-	own_write(qp->sh, s, &o, f, true);
-	memcpy(f + s->bth_off + 8, now, 4);
-	wire_icrc_store(f + s->icrc_off,
-			wire_icrc_field_update(s->psn_field, s->icrc_base ^ qp->icrc_qp[shape], was, now));
-	return s->frame_len;
-}
-
-/* A 4-byte field that counts up by one from packet to packet (a probe's seq) moves the ICRC by
- * T0[b0] ^ T1[b1] ^ T2[b2] ^ T3[b3]: the first three terms change once in 256 packets, so they are
- * kept (for one table) and a packet pays one lookup. (For the PSN, whose high byte is in the
- * shape, the three plain lookups measured faster than the check.) */
-struct count_delta {
-	const struct wire_icrc_field *t;
-	uint32_t key;          /* value >> 8 the kept terms are for */
-	uint32_t hi;
-};
-
-static inline uint32_t count_icrc_delta(struct count_delta *c, const struct wire_icrc_field *t, uint32_t v)
-{
-	if (unlikely(t != c->t || (v >> 8) != c->key)) {
-		c->t = t;
-		c->key = v >> 8;
-		c->hi = t->table[0][v >> 24] ^ t->table[1][(v >> 16) & 0xFF] ^ t->table[2][(v >> 8) & 0xFF];
-	}
-	return c->hi ^ t->table[3][v & 0xFF];
-}
-
-/* The ICRC change of a probe's seq and TX time written into a shape's packet (which holds 0 for
- * both): one table lookup per byte, CRC being linear. */
-static inline uint32_t probe_seq_delta(const struct wire_icrc_field *t, uint32_t seq)
-{
-	return t->table[0][seq >> 24] ^ t->table[1][(seq >> 16) & 0xFF] ^ t->table[2][(seq >> 8) & 0xFF] ^
-	       t->table[3][seq & 0xFF];
-}
-
-static inline uint32_t probe_tx_delta(const struct wire_icrc_field *t, uint64_t tx_ns)
-{
-	uint32_t d = 0;
-
-	for (unsigned i = 0; i < 8; i++)
-		d ^= t->table[i][(tx_ns >> (56 - 8 * i)) & 0xFF];
-	return d;
-}
-
-static inline void stamp_probe(const struct qp_shape *s, uint8_t *f, uint32_t seq, uint64_t tx_ns, uint32_t tx_delta)
-{
-	uint8_t *p = f + s->probe_off;
-
-	probe_put32(p + LATENCY_PROBE_SEQ_OFF, seq);
-	probe_put64(p + LATENCY_PROBE_TX_OFF, tx_ns);
-	wire_icrc_store(f + s->icrc_off, wire_icrc_load(f + s->icrc_off) ^ probe_seq_delta(s->seq_field, seq) ^ tx_delta);
-}
-
-/* ---- shapes: built at start-up for fixed-size flows ----------------------------------------- */
-
-/* ICRC field tables depend only on the field's width and how many covered bytes follow it: shared
- * by every shape with the same layout, filled at start-up (single-threaded), read-only after. PSN
- * tables (BTH bytes 8..11) and the latency probe's seq (4) and TX time (8). */
-#define MAX_FIELD_TABLES 64
-static struct wire_icrc_field field_tables[MAX_FIELD_TABLES];
-static size_t field_table_tail[MAX_FIELD_TABLES];
-static unsigned n_field_tables;
-
-static const struct wire_icrc_field *field_table_for(unsigned width, size_t tail)
-{
-	for (unsigned i = 0; i < n_field_tables; i++)
-		if (field_table_tail[i] == tail && field_tables[i].width == width)
-			return &field_tables[i];
-	if (n_field_tables == MAX_FIELD_TABLES)
-		return NULL;
-	wire_icrc_field_init(&field_tables[n_field_tables], width, tail);
-	field_table_tail[n_field_tables] = tail;
-	return &field_tables[n_field_tables++];
-}
-
-/* How many shapes a fixed-size flow's messages take: per operation, ONLY, or FIRST [MIDDLE]
- * LAST. Capped at QP_MAX_SHAPES (further ones go the general way). */
-static unsigned shapes_needed(const struct cfg_flow_group *g)
-{
-	uint32_t size = g->msg_size.fixed, mtu = g->ib_mtu;
-	unsigned n = 0;
-
-	if (g->msg_size.dist != CFG_SIZE_FIXED)
-		return 0;
-	for (int op = 0; op < CFG_OP_COUNT; op++)
-		if (g->op_weight[op])
-			n += single_request((uint8_t)op) || size <= mtu ? 1 : size > 2 * mtu ? 3 : 2;
-	return n < QP_MAX_SHAPES ? n : QP_MAX_SHAPES;
-}
+/* ---- start-up ----------------------------------------------------------------------------- */
 
 static uint32_t log_entries(const struct cfg_flow_group *g)
 {
@@ -599,159 +243,7 @@ size_t qp_tx_extra_size(const struct cfg_flow_group *g)
 
 size_t qp_tx_group_size(const struct cfg_flow_group *g)
 {
-	(void)g;
-	return sizeof(struct qp_group_tx);
-}
-
-/* The plan of a shape's packet. */
-static struct pkt_plan shape_plan(const struct cfg_flow_group *g, enum cfg_op op, enum seg_pos pos)
-{
-	struct pkt_plan pp = {.pos = pos};
-	uint32_t mtu = g->ib_mtu, size = g->msg_size.fixed;
-
-	pp.payload = single_request((uint8_t)op) ? 0 : pos == POS_FIRST || pos == POS_MIDDLE ? mtu
-					  : pos == POS_LAST ? size - mtu * ((size - 1) / mtu) : size;
-	pp.opcode = opcode_for(g->transport, (uint8_t)op, pos);
-	pp.ackreq = g->transport == CFG_RC && (pos == POS_LAST || pos == POS_ONLY);
-	return pp;
-}
-
-static struct latency_probe shape_probe(const struct qp_group_tx *sh, uint32_t flow)
-{
-	return (struct latency_probe){.flags = sh->group->latency == CFG_LAT_PINGPONG ? LATENCY_PROBE_PINGPONG : 0,
-				      .session = sh->session, .flow = flow};
-}
-
-/* The group's shape for (op, pos), built with the neutral QP fields (QPNs, port, flow 0). */
-static bool add_shape(struct qp_group_tx *sh, enum cfg_op op, enum seg_pos pos)
-{
-	static uint8_t scratch[WIRE_MAX_FRAME];
-	const struct cfg_flow_group *g = sh->group;
-	struct pkt_plan pp = shape_plan(g, op, pos);
-	const struct wire_opcode_info *info = wire_opcode_info(pp.opcode);
-	const struct qp_ids neutral = {0};
-	struct latency_probe probe = shape_probe(sh, 0);
-	bool lat = g->latency != CFG_LAT_OFF;
-	struct qp_shape *s;
-	uint16_t len;
-
-	if (sh->n_shapes == shapes_needed(g))
-		return false;
-	s = &sh->shapes[sh->n_shapes];
-	/* bytes past the frame are copied too (as padding or zeros the payload writes over) */
-	memset(scratch, 0, QP_SHAPE_COPY > WIRE_MIN_FRAME ? QP_SHAPE_COPY : WIRE_MIN_FRAME);
-	len = write_generic(sh, &neutral, g->msg_size.fixed, &pp, 0, lat ? &probe : NULL, scratch);
-	s->icrc_off = (uint16_t)(len - WIRE_ICRC_LEN);
-	s->frame_len = len < WIRE_MIN_FRAME ? WIRE_MIN_FRAME : len;
-	s->wire_len = (uint32_t)s->frame_len + 4;
-	s->hdr_len = (uint16_t)(sh->hdr_len + info->hdr_len);
-	s->bth_off = sh->hdr_len;
-	s->payload = pp.payload;
-	s->icrc_base = wire_icrc_load(scratch + s->icrc_off);
-	s->psn_field = field_table_for(4, (size_t)(s->icrc_off - (s->bth_off + 12)));
-#define EXT_AT(e) (info->ext_mask & WIRE_EXT_BIT(e) ? (uint16_t)(s->bth_off + info->offset[e]) : 0)
-	s->reth_off = EXT_AT(WIRE_EXT_RETH);
-	s->atomic_off = EXT_AT(WIRE_EXT_ATOMICETH);
-	s->imm_off = EXT_AT(WIRE_EXT_IMMDT);
-	s->deth_off = EXT_AT(WIRE_EXT_DETH);
-#undef EXT_AT
-	if (lat && pp.payload >= LATENCY_PROBE_LEN) { /* the probe's constant part, seq and time 0 */
-		s->probe_off = s->hdr_len;
-		s->seq_field = field_table_for(4, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_SEQ_OFF + 4)));
-		s->tx_field = field_table_for(8, (size_t)(s->icrc_off - (s->probe_off + LATENCY_PROBE_TX_OFF + 8)));
-		if (!s->seq_field || !s->tx_field || s->probe_off + LATENCY_PROBE_LEN > QP_SHAPE_COPY)
-			return false;
-	}
-	if (!s->psn_field || s->hdr_len > QP_SHAPE_COPY)
-		return false;
-	memcpy(s->bytes, scratch, QP_SHAPE_COPY);
-	/* a QP's own bytes lie from the UDP source port to the end of the headers or probe, all
-	 * within the copy and before the ICRC */
-	sh->qp_shift[sh->n_shapes] =
-		wire_crc_shift_for((size_t)(s->icrc_off - (s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY)));
-	sh->shape_of[op][pos] = (int8_t)sh->n_shapes++;
-	return true;
-}
-
-/* The ICRC change of a QP's own bytes in shape i (CRC being linear: the CRC of the bytes that
- * differ from the shape's, shifted past the rest of the packet). */
-static uint32_t own_icrc(const struct qp_group_tx *sh, unsigned i, const struct own_bytes *o)
-{
-	const struct qp_shape *s = &sh->shapes[i];
-	uint8_t f[QP_SHAPE_COPY];
-	size_t from = sh->sport_off, to = s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY;
-
-	memcpy(f, s->bytes, QP_SHAPE_COPY);
-	own_write(sh, s, o, f, true);
-	return wire_icrc_patch(0, s->bytes + from, f + from, to - from, sh->qp_shift[i]);
-}
-
-/* Every (operation, position) a fixed message size can give: READ one request; others ONLY, or
- * FIRST, MIDDLE (when more than two packets) and LAST. */
-static void build_shapes(struct qp_group_tx *sh)
-{
-	const struct cfg_flow_group *g = sh->group;
-	uint32_t size = g->msg_size.fixed, mtu = g->ib_mtu;
-
-	memset(sh->shape_of, -1, sizeof(sh->shape_of));
-	if (g->msg_size.dist != CFG_SIZE_FIXED)
-		return;
-	for (int op = 0; op < CFG_OP_COUNT; op++) {
-		if (!g->op_weight[op])
-			continue;
-		if (single_request((uint8_t)op) || size <= mtu) {
-			add_shape(sh, (enum cfg_op)op, POS_ONLY);
-			continue;
-		}
-		add_shape(sh, (enum cfg_op)op, POS_FIRST);
-		if (size > 2 * mtu)
-			add_shape(sh, (enum cfg_op)op, POS_MIDDLE);
-		add_shape(sh, (enum cfg_op)op, POS_LAST);
-	}
-}
-
-/* Checks that a shape with a QP's own bytes written over it and its ICRC term is the packet the
- * general path writes for that QP, for the group's first, second and last QP; on a mismatch the
- * group builds every packet the general way. */
-static void check_shapes(struct qp_group_tx *sh)
-{
-	static uint8_t want[WIRE_MAX_FRAME];
-	const struct cfg_flow_group *g = sh->group;
-	uint32_t which[3] = {0, g->count > 1 ? 1 : 0, g->count ? g->count - 1 : 0};
-
-	for (unsigned k = 0; k < 3; k++) {
-		struct qp_ids id = ids_of(g, which[k], 0x01020304u + which[k]);
-		struct qp_tx qp = {.sh = sh, .qpn = id.qpn, .dest_qpn = id.dest_qpn, .sport = id.sport};
-		struct qp_latency lat = {.flow = id.flow};
-		struct latency_probe probe = shape_probe(sh, id.flow);
-		struct own_bytes o;
-
-		if (g->latency != CFG_LAT_OFF)
-			qp.lat = &lat;
-		own_prepare(&qp, &o);
-		for (int op = 0; op < CFG_OP_COUNT; op++)
-			for (int pos = 0; pos < POS_COUNT; pos++) {
-				int i = sh->shape_of[op][pos];
-				const struct qp_shape *s = &sh->shapes[i < 0 ? 0 : i];
-				struct pkt_plan pp = shape_plan(g, (enum cfg_op)op, (enum seg_pos)pos);
-				uint8_t got[QP_SHAPE_COPY];
-				size_t n = s->icrc_off < QP_SHAPE_COPY ? s->icrc_off : QP_SHAPE_COPY;
-				uint16_t len;
-
-				if (i < 0)
-					continue;
-				memset(want, 0, QP_SHAPE_COPY);
-				len = write_generic(sh, &id, g->msg_size.fixed, &pp, 0, qp.lat ? &probe : NULL, want);
-				memcpy(got, s->bytes, QP_SHAPE_COPY);
-				own_write(sh, s, &o, got, true);
-				if (len != s->icrc_off + WIRE_ICRC_LEN || memcmp(got, want, n) != 0 ||
-				    wire_icrc_load(want + s->icrc_off) != (s->icrc_base ^ own_icrc(sh, (unsigned)i, &o))) {
-					sh->n_shapes = 0;
-					memset(sh->shape_of, -1, sizeof(sh->shape_of));
-					return;
-				}
-			}
-	}
+	return sizeof(struct qp_group_tx) + tx_shapes_field_bytes(g);
 }
 
 /* Whether every packet of the group's QPs can come from a shape in whole calls (qp_tx_fill): RC
@@ -784,7 +276,6 @@ static void init_fast(struct qp_group_tx *sh)
 void qp_tx_group_init(struct qp_group_tx *sh, const struct cfg_flow_group *g, const struct cfg_port *port,
 		      const uint8_t src_mac[6], uint64_t tsc_hz, uint64_t start_tsc, uint16_t session)
 {
-	init_exp_table();
 	memset(sh, 0, sizeof(*sh));
 	sh->group = g;
 	sh->transport = (uint8_t)g->transport;
@@ -793,11 +284,9 @@ void qp_tx_group_init(struct qp_group_tx *sh, const struct cfg_flow_group *g, co
 	sh->session = session;
 	sh->only_op = only_op_of(g);
 	sh->cold = needs_cold(g);
-	init_group_opcodes(sh, g);
-	build_template(sh, g, port, src_mac);
+	tx_template_build(sh, g, port, src_mac);
 	init_group_pacing(sh, g, tsc_hz, start_tsc);
-	build_shapes(sh);
-	check_shapes(sh);
+	tx_shapes_build(sh);
 	init_fast(sh);
 }
 
@@ -811,12 +300,13 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		void *extra, uint32_t flow)
 {
 	const struct cfg_flow_group *g = sh->group;
-	struct qp_ids id = ids_of(g, index, flow);
+	struct qp_ids id = tx_ids_of(g, index, flow);
 	struct qp_msg *log;
 	struct own_bytes o;
 
 	memset(qp, 0, sizeof(*qp));
 	qp->sh = sh;
+	qp->cc_link.fp_per_byte = &qp->fp_per_byte; /* where a reaction point's rate goes (congestion.h) */
 	qp->group = g;
 	qp->index = index;
 	qp->qpn = id.qpn;
@@ -843,143 +333,10 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 	init_pacing(qp, g, tsc_hz, start_tsc);
 	own_prepare(qp, &o);
 	for (unsigned i = 0; i < sh->n_shapes; i++)
-		qp->icrc_qp[i] = own_icrc(sh, i, &o);
+		qp->icrc_qp[i] = tx_shape_own_icrc(sh, i, &o);
 	qp->fast = sh->fast && !sh->coll;
 	if (qp->fast)
 		qp->msg_len = sh->fixed_len;
-}
-
-/* ---- RC: the message log under the reliability state machine (rc_reliability.h) ------------ */
-
-/* Sends again from `psn` on: the logged message that holds it becomes the current one. */
-static void rewind_to(struct qp_tx *qp, uint32_t psn)
-{
-	for (unsigned i = 0; i < qp->log_n; i++) {
-		const struct qp_msg *m = log_at(qp, i);
-		uint32_t off = wire_psn_offset(psn, m->first_psn);
-
-		if (off >= m->npsn)
-			continue;
-		qp->x->cur = (uint8_t)i;
-		qp->msg_op = m->op;
-		qp->msg_len = m->len;
-		if (single_request(m->op)) { /* a READ is asked again whole, an atomic is one packet */
-			qp->psn = m->first_psn;
-			qp->msg_off = 0;
-		} else {
-			qp->psn = psn;
-			qp->msg_off = off * qp->group->ib_mtu;
-		}
-		qp->in_message = true;
-		return;
-	}
-}
-
-static void qp_error(struct qp_tx *qp)
-{
-	STAT_ADD(qp->c.errors, 1);
-	qp->stopping = true;
-	qp->done = true;
-}
-
-/* RC latency: from a message's first transmission to the ACK that retires it. */
-static void record_ack(struct qp_tx *qp, uint64_t sent_tsc, uint64_t now_tsc)
-{
-	uint64_t tx_ns = clock_tsc_to_ns(sent_tsc), rx_ns = clock_tsc_to_ns(now_tsc);
-
-	lat_record(qp->lat->ack, (int64_t)(rx_ns - tx_ns));
-	lat_sample_put(qp->lat->samples, &(struct lat_sample){.tx_ns = tx_ns, .rx_ns = rx_ns, .flow = qp->lat->flow,
-								.port = qp->port, .session = qp->lat->session,
-								.kind = LAT_ACK});
-}
-
-/* Everything up to and including `psn` is acknowledged (the reliability state moved una past
- * it): retire the messages it covers; a message being sent again that an ACK overtook is not
- * sent further, nor its acknowledged part. */
-static void retire_through(struct qp_tx *qp, uint32_t psn, uint64_t now_tsc)
-{
-	struct qp_tx_cold *x = qp->x;
-	unsigned popped = 0;
-
-	while (qp->log_n) {
-		struct qp_msg *m = log_at(qp, 0);
-		uint32_t last = wire_psn_add(m->first_psn, m->npsn - 1);
-		if (wire_psn_before(psn, last))
-			break;
-		if (qp->lat && qp->lat->ack && m->sent_tsc)
-			record_ack(qp, m->sent_tsc, now_tsc);
-		if (qp->cc && m->sent_tsc) /* TIMELY's RTT sample */
-			congestion_on_rtt(qp->cc->lcore, qp->cc, clock_tsc_to_ns(now_tsc) - clock_tsc_to_ns(m->sent_tsc),
-					  now_tsc);
-		x->log_head = (uint8_t)((x->log_head + 1) & x->log_mask);
-		qp->log_n--;
-		popped++;
-		STAT_ADD(qp->c.completions, 1);
-		if (qp->sh->coll)
-			collective_completed(qp->sh->coll, (uint32_t)(qp->c.completions - 1), now_tsc);
-	}
-	if (x->cur >= popped) {
-		x->cur = (uint8_t)(x->cur - popped);
-	} else { /* the message being sent again was acknowledged meanwhile */
-		x->cur = 0;
-		qp->in_message = false;
-		qp->psn = x->rel.psn_high;
-	}
-	if (qp->in_message && wire_psn_before(qp->psn, x->rel.una))
-		rewind_to(qp, x->rel.una);
-	qp->done = qp->stopping && qp->log_n == 0;
-}
-
-/* Applies what the reliability state machine decided; false when the QP failed. */
-static bool apply_actions(struct qp_tx *qp, const struct rc_rel_actions *a, uint64_t now_tsc)
-{
-	if (a->what & RC_REL_RETIRE)
-		retire_through(qp, a->acked_psn, now_tsc);
-	if (a->what & RC_REL_TIMEOUT)
-		STAT_ADD(qp->c.timeouts, 1);
-	if (a->what & RC_REL_FAIL) {
-		qp_error(qp);
-		return false;
-	}
-	if (a->what & RC_REL_RESEND)
-		rewind_to(qp, a->resend_psn);
-	return true;
-}
-
-/* The completer's event, counted, then given to the reliability state machine. */
-static void count_event(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
-{
-	switch (ev->kind) {
-	case COMP_ACK:
-		STAT_ADD(qp->c.acks_rx, 1);
-		if (ev->read_resp)
-			STAT_ADD(qp->c.read_resp_rx, 1);
-		break;
-	case COMP_NAK_SEQ:
-		STAT_ADD(qp->c.naks_rx, 1);
-		if (qp->inj)
-			inject_on_nak(qp->inj, now_tsc);
-		break;
-	case COMP_RNR_NAK:
-		STAT_ADD(qp->c.rnr_naks_rx, 1);
-		break;
-	case COMP_NAK_FATAL:
-	default:
-		STAT_ADD(qp->c.naks_rx, 1);
-		break;
-	}
-}
-
-void qp_tx_complete(struct qp_tx *qp, const struct comp_event *ev, uint64_t now_tsc)
-{
-	struct rc_rel_event rev = {.kind = ev->kind, .syndrome = ev->syndrome, .psn = ev->psn};
-	struct rc_rel_actions a;
-
-	if (qp->done || qp->sh->transport != CFG_RC) /* only RC QPs have a completer */
-		return;
-	count_event(qp, ev, now_tsc);
-	a = rc_rel_on_event(&qp->x->rel, &qp->sh->rel, &rev, now_tsc);
-	apply_actions(qp, &a, now_tsc);
 }
 
 /* UC/UD ping-pong: whether the message out came back (an RX lcore saw its last probe), or
@@ -1028,7 +385,7 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 		return false;
 	x = qp->x;
 	timer = rc_rel_on_timer(&x->rel, &sh->rel, qp->log_n != 0, now_tsc);
-	if (timer.what && !apply_actions(qp, &timer, now_tsc))
+	if (timer.what && !rc_log_apply(qp, &timer, now_tsc))
 		return false;
 	if (!rc_rel_may_send(&x->rel, now_tsc))
 		return false;
@@ -1101,7 +458,7 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 			stamp_probe(s, f, probe.seq, probe.tx_ns, probe_tx_delta(s->tx_field, probe.tx_ns));
 	} else {
 		struct qp_ids id = qp_ids(qp);
-		len = write_generic(qp->sh, &id, qp->msg_len, &pp, qp->psn, has_probe ? &probe : NULL, f);
+		len = tx_write_generic(qp->sh, &id, qp->msg_len, &pp, qp->psn, has_probe ? &probe : NULL, f);
 	}
 	if (qp->clean_payload)
 		tx_payload_remember(m, f, (uint16_t)(len - WIRE_ICRC_LEN));
@@ -1146,6 +503,91 @@ uint16_t qp_tx_next(struct qp_tx *qp, struct rte_mbuf *m, uint64_t now_tsc)
 	return len;
 }
 
+/* ---- fast QPs: whole calls of shapes -------------------------------------------------------- */
+
+/* What a call prepares once: the group's shapes made the QP's own (its bytes written over a copy,
+ * its ICRC term and its pacing time at its rate now folded in), so that each packet is a plain
+ * copy, as if the QP had shapes of its own. (Writing its bytes into every packet instead cost
+ * more: five narrow stores a packet against eight wide ones a call.) */
+static inline __attribute__((always_inline)) void fast_shapes_make(const struct qp_tx *qp, uint64_t per_byte,
+								   uint8_t own_shape[][QP_SHAPE_COPY], uint32_t *base,
+								   uint64_t *gap)
+{
+	const struct qp_group_tx *sh = qp->sh;
+	struct own_bytes own;
+
+	own_prepare(qp, &own);
+	for (unsigned i = 0; i < sh->n_shapes; i++) {
+		const struct qp_shape *s = &sh->shapes[i];
+		memcpy(own_shape[i], s->bytes, QP_SHAPE_COPY);
+		own_write(sh, s, &own, own_shape[i], false);
+		base[i] = s->icrc_base ^ qp->icrc_qp[i]; /* the shape's ICRC with the QP's term */
+		gap[i] = shape_gap(sh, per_byte, s);      /* its pacing time at the QP's rate now */
+	}
+}
+
+/* A fast packet into f: the QP's shape, its PSN (AckReq 0: UC and UD); in a clean pool the
+ * payload's zeros are there already. Returns its ICRC, moved from the shape's by the PSN. */
+static inline __attribute__((always_inline)) uint32_t fast_write(struct rte_mbuf *m, uint8_t *f, const struct qp_shape *s,
+								 const uint8_t *bytes, uint32_t base, uint32_t psn,
+								 const bool clean)
+{
+	if (clean) {
+		tx_payload_prepare(m, f, s->icrc_off);
+		memcpy(f, bytes, QP_SHAPE_COPY);
+	} else {
+		copy_shape_from(bytes, s, f);
+	}
+	wire_put32(f + s->bth_off + 8, psn);
+	return base ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
+	       s->psn_field->table[3][psn & 0xFF];
+}
+
+/* The probes of a call: one TX time for its packets, the burst's (they reach the PMD together
+ * when it is complete, so a TSC read per packet or per visit would not be nearer their hand-over
+ * than the time the burst began); its ICRC change worked out once per layout. */
+struct fast_probes {
+	uint64_t tx_ns;
+	const struct wire_icrc_field *tx_field;
+	uint32_t tx_delta;
+	uint32_t seq;
+	struct count_delta seq_delta;
+};
+
+/* Stamps the packet's probe (seq, TX time); returns its ICRC change. */
+static inline __attribute__((always_inline)) uint32_t fast_stamp(struct fast_probes *pr, const struct qp_shape *s,
+								 uint8_t *f)
+{
+	uint8_t *p = f + s->probe_off;
+
+	if (s->tx_field != pr->tx_field) {
+		pr->tx_field = s->tx_field;
+		pr->tx_delta = probe_tx_delta(pr->tx_field, pr->tx_ns);
+	}
+	probe_put32(p + LATENCY_PROBE_SEQ_OFF, pr->seq);
+	probe_put64(p + LATENCY_PROBE_TX_OFF, pr->tx_ns);
+	return pr->tx_delta ^ count_icrc_delta(&pr->seq_delta, s->seq_field, pr->seq++);
+}
+
+/* The frame's lengths and flags in its mbuf (the role's pool keeps headers: no scheduled-send
+ * flag left over). */
+static inline __attribute__((always_inline)) void fast_mbuf_set(struct rte_mbuf *m, uint16_t frame_len)
+{
+	m->data_len = frame_len;
+	m->pkt_len = frame_len;
+	m->ol_flags = 0;
+}
+
+/* A call's counters, once; UC and UD are done once the last message has gone. */
+static inline __attribute__((always_inline)) void fast_count(struct qp_tx *qp, unsigned n, uint64_t bytes, uint64_t msgs,
+							     uint32_t len)
+{
+	STAT_ADD(qp->c.tx_packets, n);
+	STAT_ADD(qp->c.tx_bytes, bytes);
+	STAT_ADD(qp->c.messages, msgs);
+	STAT_ADD(qp->c.payload_bytes, msgs * len);
+}
+
 /* Fast QPs: only the message position changes from packet to packet (every message has the same
  * size), so a call runs the stop checks at message starts and the counters and pacing once. */
 static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp, struct rte_mbuf **m, unsigned max,
@@ -1157,77 +599,35 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	uint64_t next = qp->next_fp, bytes = 0, msgs = 0;
 	uint64_t may_start = sh->fast_stop_msgs ? sh->fast_stop_msgs - qp->c.messages : UINT64_MAX;
 	uint64_t per_byte = __atomic_load_n(&qp->fp_per_byte, __ATOMIC_RELAXED), gap[QP_MAX_SHAPES];
-	/* the group's shapes made the QP's own once per call (its bytes written over a copy, its
-	 * ICRC term and its pacing time at its rate now folded in): each packet is then a plain copy,
-	 * as if the QP had shapes of its own. (Writing its bytes into every packet instead cost more:
-	 * five narrow stores a packet against eight wide ones a call.) */
 	uint8_t own_shape[QP_MAX_SHAPES][QP_SHAPE_COPY] __attribute__((aligned(16)));
 	uint32_t base[QP_MAX_SHAPES];
-	struct own_bytes own;
 	struct qp_latency *lat = probes ? qp->lat : NULL; /* a constant NULL compiles the probe work out */
 	const bool clean = qp->clean_payload;
-	const struct wire_icrc_field *tx_field = NULL;
-	uint32_t seq = lat ? lat->seq : 0, tx_delta = 0;
-	/* the burst's time: its packets reach the PMD together when it is complete, so a TSC read per
-	 * packet or per visit would not be nearer their hand-over than the time the burst began */
-	uint64_t tx_ns = lat ? clock_tsc_to_ns(now_tsc) : 0;
-	struct count_delta seq_delta = {0};
+	struct fast_probes pr = {.tx_ns = lat ? clock_tsc_to_ns(now_tsc) : 0, .seq = lat ? lat->seq : 0};
 	unsigned n = 0;
-	uint32_t icrc;
-	uint8_t *f;
 
 	if (qp->stopping)
 		may_start = 0;
-	if (likely(next <= until_fp)) {
-		own_prepare(qp, &own);
-		for (unsigned i = 0; i < sh->n_shapes; i++) {
-			const struct qp_shape *s = &sh->shapes[i];
-			memcpy(own_shape[i], s->bytes, QP_SHAPE_COPY);
-			own_write(sh, s, &own, own_shape[i], false);
-			base[i] = s->icrc_base ^ qp->icrc_qp[i];
-			gap[i] = shape_gap(sh, per_byte, s); /* its pacing time at the QP's rate now */
-		}
-	}
+	if (likely(next <= until_fp))
+		fast_shapes_make(qp, per_byte, own_shape, base, gap);
 	for (; n < max && next <= until_fp; n++) {
-		uint32_t left = len - off;
-		enum seg_pos pos;
+		uint32_t left = len - off, icrc;
 		const struct qp_shape *s;
 		unsigned si;
+		uint8_t *f;
 
 		if (off == 0 && msgs >= may_start)
 			break;
-		pos = (enum seg_pos)wire_pos_of(off == 0, left <= mtu);
-		si = (unsigned)shape_of[pos];
+		si = (unsigned)shape_of[wire_pos_of(off == 0, left <= mtu)];
 		s = &sh->shapes[si];
 		if (n + 1 < max) /* the next mbuf's header, read to find its data */
 			rte_prefetch0(m[n + 1]);
 		f = rte_pktmbuf_mtod(m[n], uint8_t *);
-		/* the shape, its PSN (AckReq 0: UC and UD), and the ICRC moved from the shape's; in a
-		 * clean pool the payload's zeros are there already */
-		if (clean) {
-			tx_payload_prepare(m[n], f, s->icrc_off);
-			memcpy(f, own_shape[si], QP_SHAPE_COPY);
-		} else {
-			copy_shape_from(own_shape[si], s, f);
-		}
-		wire_put32(f + s->bth_off + 8, psn);
-		icrc = base[si] ^ s->psn_field->table[1][(psn >> 16) & 0xFF] ^ s->psn_field->table[2][(psn >> 8) & 0xFF] ^
-		       s->psn_field->table[3][psn & 0xFF];
-		if (lat && s->probe_off) {
-			uint8_t *p = f + s->probe_off;
-			/* one time for the call's packets: its ICRC change is worked out once per layout */
-			if (s->tx_field != tx_field) {
-				tx_field = s->tx_field;
-				tx_delta = probe_tx_delta(tx_field, tx_ns);
-			}
-			probe_put32(p + LATENCY_PROBE_SEQ_OFF, seq);
-			probe_put64(p + LATENCY_PROBE_TX_OFF, tx_ns);
-			icrc ^= tx_delta ^ count_icrc_delta(&seq_delta, s->seq_field, seq++);
-		}
+		icrc = fast_write(m[n], f, s, own_shape[si], base[si], psn, clean);
+		if (lat && s->probe_off)
+			icrc ^= fast_stamp(&pr, s, f);
 		wire_icrc_store(f + s->icrc_off, icrc);
-		m[n]->data_len = s->frame_len;
-		m[n]->pkt_len = s->frame_len;
-		m[n]->ol_flags = 0; /* the role's pool keeps headers: no scheduled-send flag left over */
+		fast_mbuf_set(m[n], s->frame_len);
 		bytes += s->frame_len;
 		next += gap[si];
 		psn = wire_psn_add(psn, 1);
@@ -1239,15 +639,11 @@ static inline __attribute__((always_inline)) unsigned fill_fast(struct qp_tx *qp
 	}
 	qp->psn = psn;
 	if (lat)
-		lat->seq = seq;
+		lat->seq = pr.seq;
 	qp->next_fp = next;
 	qp->msg_off = off;
 	qp->in_message = off != 0;
-	STAT_ADD(qp->c.tx_packets, n);
-	STAT_ADD(qp->c.tx_bytes, bytes);
-	STAT_ADD(qp->c.messages, msgs);
-	STAT_ADD(qp->c.payload_bytes, msgs * len);
-	/* UC and UD are done once the last message has gone */
+	fast_count(qp, n, bytes, msgs, len);
 	if (msgs >= may_start && off == 0)
 		qp->stopping = qp->done = true;
 	return n;
@@ -1258,8 +654,8 @@ static unsigned after_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned n, ui
 {
 	if (qp->inj && n)
 		n = inject_tx(qp->inj, m, n, now_tsc);
-	qp->cc_bytes += bytes;
-	if (qp->cc && qp->cc_bytes >= qp->cc_bytes_due)
+	qp->cc_link.bytes += bytes;
+	if (qp->cc && qp->cc_link.bytes >= qp->cc_link.bytes_due)
 		congestion_on_sent(qp->cc->lcore, qp->cc, now_tsc);
 	return n;
 }
@@ -1271,7 +667,7 @@ unsigned qp_tx_fill(struct qp_tx *qp, struct rte_mbuf **m, unsigned max, uint64_
 
 	if (qp->done)
 		return 0;
-	if (unlikely(qp->cc != NULL) && now_tsc >= qp->cc_due_tsc) /* its timers due by now first */
+	if (unlikely(qp->cc != NULL) && now_tsc >= qp->cc_link.due_tsc) /* its timers due by now first */
 		congestion_catch_up(qp->cc->lcore, qp->cc, now_tsc);
 	if (qp->fast) {
 		if (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc)

@@ -14,6 +14,8 @@
 
 #include "collective.h"
 #include "config.h"
+#include "congestion.h"
+#include "latency.h"
 #include "pace_time.h"
 #include "rc_reliability.h"
 #include "wire.h"
@@ -99,31 +101,8 @@ struct qp_shape {
 	const struct wire_icrc_field *seq_field, *tx_field;
 };
 
-struct lat_stats;
-struct lat_samples;
-struct port_clock;
 struct qp_cc;
 struct qp_inject;
-
-/* A QP's latency state, out of line (NULL when its flow measures none). docs/latency.md. */
-struct qp_latency {
-	uint32_t flow;         /* the QP's index in the engine: the probes' flow id */
-	uint32_t seq;          /* the next probe's */
-	uint16_t session;
-	bool pingpong;         /* one message in flight */
-	int32_t pp;            /* UC/UD ping-pong: its round-trip statistics per RX lcore, else -1 */
-	bool waiting;          /* UC/UD ping-pong: the message is out, not back yet */
-	uint32_t wait_seq;     /* seq of the message's last probe (RX lcores read it) */
-	uint32_t back;         /* seq of the last probe seen back (an RX lcore writes it) */
-	uint64_t deadline_tsc, timeout_tsc;
-	uint64_t pings, lost;  /* ping-pong messages sent; not back within the timeout */
-	struct lat_stats *ack; /* RC: request -> ACK times (the owner lcore writes) */
-	struct lat_samples *samples; /* the owner lcore's raw samples, or NULL */
-	const struct port_clock *clock; /* the port, when it sends probes at scheduled times */
-	uint64_t sched_ns;     /* the time the current ping-pong message was scheduled at */
-	const uint64_t *stalled; /* the owner role's time unable to send (stalled_tsc), or NULL */
-	uint64_t stall_base;   /* its value when the message went out */
-};
 
 /* What the QPs of a flow group share (one per group, built by qp_tx_group_init): the L2-L4
  * template, the shapes, the pacing and stop constants. Read-only once the QPs run but for coll. */
@@ -155,6 +134,11 @@ struct qp_group_tx {
 	uint8_t hdr[WIRE_ETH_HLEN + WIRE_VLAN_HLEN + WIRE_IPV6_HLEN + WIRE_UDP_HLEN];
 	wire_crc_shift qp_shift[QP_MAX_SHAPES]; /* for a QP's ICRC term: past its last own byte */
 	struct qp_shape shapes[QP_MAX_SHAPES];
+	/* the shapes' ICRC field tables (their psn_field, seq_field, tx_field point there): in the
+	 * group's bytes after this struct (qp_tx_group_size), shared by shapes of one layout */
+	struct wire_icrc_field *fields;
+	uint16_t field_tail[QP_MAX_SHAPES * 3]; /* covered bytes after each table's field */
+	uint8_t n_fields, max_fields;
 } __attribute__((aligned(64)));
 
 /* What only QPs that draw (operation mix, sizes, Poisson gaps), pulse (ON/OFF) or are reliable
@@ -202,17 +186,16 @@ struct qp_tx {
 	uint32_t qpn, dest_qpn;
 	struct qp_counters c;  /* its TX counters end line 1, the RC ones fill line 2 */
 	/* line 3 */
-	/* DCQCN's byte counter, kept here so that sending touches no cc state (65,536 QPs: a cache
-	 * miss per packet): bytes sent since the reaction point last saw them, and how many it
-	 * needs before its next byte event (UINT64_MAX: none, e.g. before the first CNP) */
-	uint64_t cc_bytes, cc_bytes_due;
-	uint64_t cc_due_tsc;   /* its next DCQCN timer (congestion_catch_up), UINT64_MAX: none */
+	/* what its reaction point reads and writes (DCQCN's byte counter, its next timer, where the
+	 * rate goes), kept here so that sending touches no cc state (congestion.h) */
+	struct cc_tx_link cc_link;
 	const struct cfg_flow_group *group;
 	struct qp_tx_cold *x;  /* RC, draws, ON/OFF: see struct qp_tx_cold; NULL otherwise */
 	struct rte_ring *comp_ring; /* completer events for this QP's owner lcore */
 	uint32_t index;        /* QP's index within its group */
 	uint16_t port;         /* index into the config's ports */
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct qp_tx) == 256, "a QP's sending state is four cache lines");
 
 /* Whether a QP has a rate (or ON/OFF pattern) to pace it. */
 static inline bool qp_tx_paced(const struct qp_tx *qp)
@@ -220,7 +203,8 @@ static inline bool qp_tx_paced(const struct qp_tx *qp)
 	return qp->fp_per_byte || qp->sh->fp_per_pkt || qp->sh->onoff_on_fp;
 }
 
-/* The group's shared state: qp_tx_group_size(group) zeroed, 64-byte-aligned bytes, prepared once
+/* The group's shared state: qp_tx_group_size(group) zeroed, 64-byte-aligned bytes (the struct,
+ * then its shapes' ICRC tables), prepared once
  * before its QPs (qp_tx_init) for a port with this MAC and address. `session` is the run's,
  * written into latency probes. */
 size_t qp_tx_group_size(const struct cfg_flow_group *group);

@@ -10,7 +10,6 @@
  * samples.
  */
 #include "latency.h"
-#include "requester.h"
 #include "testlib.h"
 
 /* ---- the reference: the statistics as they were recorded before ---------------------------- */
@@ -233,8 +232,8 @@ struct rig {
 	struct lat_stats slots[N_SLOTS], rtt[N_PP];
 	uint16_t slot_port[N_SLOTS + 1];
 	struct lat_samples *samples;
-	struct qp_tx qps[N_QPS];
 	struct qp_latency ql[N_QPS];
+	struct qp_latency *lat_of_flow[N_QPS];
 	uint32_t lat_slot[N_RXQ];
 };
 
@@ -252,8 +251,8 @@ static void rig_init(struct rig *g, bool samples)
 {
 	memset(g, 0, sizeof(*g));
 	g->l.session = SESSION;
-	g->l.qps = g->qps;
-	g->l.n_qps = N_QPS;
+	g->l.lat_of_flow = g->lat_of_flow;
+	g->l.n_flows = N_QPS;
 	g->l.n_slots = N_SLOTS;
 	g->l.slots = g->slots;
 	g->l.slot_port = g->slot_port;
@@ -265,8 +264,8 @@ static void rig_init(struct rig *g, bool samples)
 	for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
 		lat_stats_init(&g->l.no_slot[p]);
 	for (unsigned q = 0; q < N_QPS; q++) {
-		g->qps[q].lat = &g->ql[q];
-		g->qps[q].port = (uint16_t)(q % N_PORTS);
+		g->lat_of_flow[q] = &g->ql[q];
+		g->ql[q].port = (uint16_t)(q % N_PORTS);
 		g->ql[q].pp = q < N_PP ? (int32_t)q : -1;
 	}
 	if (samples) {
@@ -298,7 +297,7 @@ static void ref_probe(struct ref_rig *r, const struct rig *g, uint16_t port, uin
 	int64_t transit = (int64_t)(rx_ns - pr->tx_ns);
 
 	if ((pr->flags & LATENCY_PROBE_PINGPONG) && pr->session == SESSION && pr->flow < N_QPS &&
-	    g->ql[pr->flow].pp >= 0 && g->qps[pr->flow].port == port) {
+	    g->ql[pr->flow].pp >= 0 && g->ql[pr->flow].port == port) {
 		if (pr->seq != g->ql[pr->flow].wait_seq)
 			return;
 		ref_record(&r->rtt[g->ql[pr->flow].pp], transit);
