@@ -421,11 +421,9 @@ int main(void)
 	if (test_eal_start("test_requester", "0"))
 		return 1;
 	wire_crc_init();
-	pool = rte_pktmbuf_pool_create("t_req", 256, 0, 0, 4096 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
-	if (!pool) {
-		printf("no mbuf pool\n");
+	pool = test_eal_mbuf_pool("t_req", 256);
+	if (!pool)
 		return 1;
-	}
 	RUN(test_uc_write_segments_across_psn_wrap);
 	RUN(test_small_messages_are_only);
 	RUN(test_fast_and_general_paths_agree);
