@@ -324,6 +324,23 @@ static void test_rc_ackreq_on_last(void)
 	rig_close(&r);
 }
 
+/* A message of 100 packets: AckReq also on the 64th (none in the 63 before it: rxe's rule, so
+ * long messages are acknowledged as they go), then on the last. */
+static void test_rc_ackreq_every_64(void)
+{
+	struct rig r;
+
+	if (rig_open(&r, CONFIG("transport = \"rc\"; ops = { send = 1; }; message_size = 25600; mtu = 256;"
+				"start_psn = 0xFFFFF0;"))) {
+		for (uint32_t i = 0; i < 100; i++) {
+			uint8_t op = i == 0 ? WIRE_OP_RC_SEND_FIRST : i == 99 ? WIRE_OP_RC_SEND_LAST : WIRE_OP_RC_SEND_MIDDLE;
+			expect(next(&r, NULL), op, (0xFFFFF0 + i) & 0xFFFFFF, 256, i == 63 || i == 99);
+		}
+		CHECK_EQ(r.qp->c.messages, 1);
+	}
+	rig_close(&r);
+}
+
 /* Sends while the QP may; returns the packets sent (at most `max`), their PSNs in psns[]. */
 static unsigned send_while_allowed(struct rig *r, unsigned max, uint32_t psns[])
 {
@@ -343,6 +360,27 @@ static void ack(struct rig *r, uint8_t kind, uint32_t psn)
 				.syndrome = kind == COMP_NAK_SEQ ? WIRE_AETH_NAK_PSN_SEQ_ERR : wire_aeth_ack(WIRE_AETH_CREDITS_INVALID)};
 
 	qp_tx_complete(r->qp, &ev, 0);
+}
+
+/* An RC READ is one request naming the whole length, and takes a PSN per response packet it
+ * asks for: 2500 bytes at an MTU of 1024, three; the next request starts three PSNs on. */
+static void test_rc_read_request_takes_response_psns(void)
+{
+	struct rig r;
+	struct seen s;
+
+	if (rig_open(&r, RC_FLOW("read", "2500", "8"))) {
+		for (uint32_t k = 0; k < 3; k++) {
+			s = next(&r, NULL);
+			expect(s, WIRE_OP_RC_READ_REQUEST, (0xFFFFFC + 3 * k) & 0xFFFFFF, 0, true);
+			CHECK_EQ(s.dma_len, 2500);
+			CHECK_EQ(s.frame_len, BASE_OVERHEAD + WIRE_RETH_LEN);
+		}
+		CHECK_EQ(r.qp->c.messages, 3);
+		ack(&r, COMP_ACK, 0xFFFFFE); /* the first READ's last response */
+		CHECK_EQ(r.qp->c.completions, 1);
+	}
+	rig_close(&r);
 }
 
 /* max_outstanding = 4: four messages, then no more until an ACK retires some; an ACK of the
@@ -428,6 +466,8 @@ int main(void)
 	RUN(test_small_messages_are_only);
 	RUN(test_fast_and_general_paths_agree);
 	RUN(test_rc_ackreq_on_last);
+	RUN(test_rc_ackreq_every_64);
+	RUN(test_rc_read_request_takes_response_psns);
 	RUN(test_rc_window_and_ack);
 	RUN(test_rc_nak_rewinds);
 	rte_mempool_free(pool);
