@@ -19,15 +19,17 @@
 #define REQ_QPN 0x100  /* the requester's */
 #define RESP_QPN 0x200 /* the responder's */
 
-/* An RC flow from the port to itself: its responder QP is REQ_QPN's peer. */
-#define CONFIG(start_psn)                                                                                  \
+/* An RC flow from the port to itself (`rc`: its reliability settings, or ""): its responder
+ * QP is REQ_QPN's peer. */
+#define CONFIG_RC(start_psn, rc)                                                                          \
 	"eal = { lcores = \"0-1\"; };\n"                                                                   \
 	"ports = ( { name = \"a\"; device = \"ring:tresp:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";" \
 	" link_speed_gbps = 100.0; } );\n"                                                                 \
 	"lcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; } );\n"                                    \
 	"flows = ( { name = \"f\"; port = \"a\"; dst_mac = \"02:00:00:00:00:01\"; dst_ip = \"10.0.0.1\";\n" \
 	"  transport = \"rc\"; ops = { write = 1; }; message_size = 2500; mtu = 1024;\n"                  \
-	"  qpn = 0x100; dest_qpn = 0x200; start_psn = " start_psn "; } );\n"
+	"  qpn = 0x100; dest_qpn = 0x200; start_psn = " start_psn "; " rc " } );\n"
+#define CONFIG(start_psn) CONFIG_RC(start_psn, "")
 
 static struct rte_mempool *pool;
 
@@ -245,6 +247,31 @@ static void test_gap_gets_one_nak(void)
 	rig_close(&r);
 }
 
+/* rc.ack_every = 2: an ACK also after every second packet without AckReq, at that packet's PSN;
+ * an AckReq packet is acknowledged at once and starts the count again. */
+static void test_ack_every(void)
+{
+	struct answer a[MAX_ANSWERS];
+	struct rig r;
+
+	if (rig_open(&r, CONFIG_RC("5", "rc = { ack_every = 2; };"))) {
+		request(&r, (struct req){WIRE_OP_RC_WRITE_FIRST, 5, false, 1024, 4096});
+		CHECK_EQ(answers(&r, a), 0);
+		request(&r, (struct req){WIRE_OP_RC_WRITE_MIDDLE, 6, false, 1024, 0});
+		CHECK_EQ(answers(&r, a), 1);
+		expect_ack(a[0], 6, 0); /* the message is not complete yet */
+		request(&r, (struct req){WIRE_OP_RC_WRITE_MIDDLE, 7, true, 1024, 0});
+		CHECK_EQ(answers(&r, a), 1);
+		expect_ack(a[0], 7, 0);
+		request(&r, (struct req){WIRE_OP_RC_WRITE_LAST, 8, false, 1024, 0});
+		CHECK_EQ(answers(&r, a), 0);
+		request(&r, (struct req){WIRE_OP_RC_SEND_ONLY, 9, false, 64, 0});
+		CHECK_EQ(answers(&r, a), 1);
+		expect_ack(a[0], 9, 2);
+	}
+	rig_close(&r);
+}
+
 /* A READ of `len` at `psn` answered with these opcodes and payloads, PSNs from psn on, the AETH
  * on all but MIDDLE, carrying the MSN `msn`. */
 static void check_read(struct rig *r, uint32_t psn, uint32_t len, const uint8_t *ops, const uint32_t *payloads,
@@ -305,6 +332,7 @@ int main(void)
 	RUN(test_in_order_acked);
 	RUN(test_duplicate_acked_again);
 	RUN(test_gap_gets_one_nak);
+	RUN(test_ack_every);
 	RUN(test_read_responses);
 	rte_mempool_free(pool);
 	test_eal_stop();
