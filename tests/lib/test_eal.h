@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_mbuf.h>
 
 /* lcores: EAL's -l list ("0", "0-1"). 0, or -1 (said on stdout). */
 static inline int test_eal_start(const char *name, const char *lcores)
@@ -27,6 +28,17 @@ static inline int test_eal_start(const char *name, const char *lcores)
 		return -1;
 	}
 	return 0;
+}
+
+/* A pool of n mbufs with room for frames of 4096 bytes (the tests' MTUs are at most 2048), or
+ * NULL (said on stdout). */
+static inline struct rte_mempool *test_eal_mbuf_pool(const char *name, unsigned n)
+{
+	struct rte_mempool *mp = rte_pktmbuf_pool_create(name, n, 0, 0, 4096 + RTE_PKTMBUF_HEADROOM, SOCKET_ID_ANY);
+
+	if (!mp)
+		printf("no mbuf pool %s\n", name);
+	return mp;
 }
 
 /* EAL's end, and its run-time folder removed (empty: no shared config). */

@@ -10,6 +10,7 @@
 #include "qp_index.h"
 #include "receiver.h"
 #include "test_eal.h"
+#include "test_frame.h"
 #include "testlib.h"
 #include "wire.h"
 
@@ -262,16 +263,8 @@ static uint32_t build_frame(uint8_t *buf, uint32_t dqpn, uint32_t psn)
 	struct wire_roce_spec s;
 	int n;
 
-	memset(&s, 0, sizeof(s));
-	memcpy(s.l2.src, (uint8_t[6]){0x02, 0, 0, 0, 0, 1}, 6);
-	memcpy(s.l2.dst, (uint8_t[6]){0x02, 0, 0, 0, 0, 2}, 6);
-	s.ip.version = 4;
-	s.ip.ttl = 64;
-	memcpy(s.ip.src, (uint8_t[4]){192, 168, 1, 1}, 4);
-	memcpy(s.ip.dst, (uint8_t[4]){192, 168, 1, 2}, 4);
-	s.udp.sport = 0xC000;
+	test_frame_spec(&s, 1, 2);
 	s.bth.opcode = WIRE_OP_UC_SEND_ONLY;
-	s.bth.pkey = WIRE_DEFAULT_PKEY;
 	s.bth.dqpn = dqpn;
 	s.bth.psn = psn;
 	s.payload_len = 64;
