@@ -70,7 +70,11 @@ def test_pause_and_pfc_storm_checks(engine):
                                  '{ port = "b"; metric = "tx_gbps"; max = 0.5; }'], gen=gen)
     assert rc == 6, out
     c = rep["sla"]["checks"]
-    assert (c[0]["verdict"], c[1]["verdict"]) == ("fail", "pass") and c[0]["measured"] > 50 and c[0]["priority"] == 3
+    # 2,000 pauses a second of 65,535 quanta (335 us at 100 Gb/s): 67 % of the time paused, less the
+    # share of the run the generator's lcore was held up (it skips what it missed rather than burst)
+    held_s = sum(l["held_up_ms"] for l in rep["lcores"]) / 1000.0
+    assert (c[0]["verdict"], c[1]["verdict"]) == ("fail", "pass") and c[0]["priority"] == 3, c
+    assert c[0]["measured"] > 50 * (1 - held_s / rep["duration_s"]), (c[0], rep["lcores"])
     storm = {x["subject"]: x for x in c[2:4]}
     assert storm["port a"]["verdict"] == "fail" and storm["port a"]["measured"] > 1000
     assert storm["port b"]["verdict"] == "pass" and storm["port b"]["measured"] == 0
