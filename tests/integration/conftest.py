@@ -27,6 +27,18 @@ def pcap_tool_path():
     return Path(os.environ.get("ROCE_PCAP", ROOT / "build" / "apps" / "roce-pcap"))
 
 
+def held_up_s(report):
+    """Seconds the report's worker lcores were held up off their CPUs (report lcores[]): what a
+    busy machine took from the run, to judge rates and timeouts by."""
+    return sum(l["held_up_ms"] for l in report["lcores"]) / 1000.0
+
+
+def on_cpu_share(report):
+    """The share of the run its lcores were on their CPUs: a shaper or a PFC generator earns no
+    credit for the time held up, so what they carry falls short by that much."""
+    return 1.0 - held_up_s(report) / report["duration_s"]
+
+
 class Engine:
     def __init__(self, tmp_path):
         self.tmp = tmp_path

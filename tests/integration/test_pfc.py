@@ -15,6 +15,7 @@ import subprocess
 from scapy.all import Ether, rdpcap, wrpcap
 from scapy.contrib.mac_control import MACControlClassBasedFlowControl, MACControlPause
 
+from conftest import on_cpu_share
 from test_engine import MAC_A, MAC_B, cfg, flow, pair_ports, port, role
 
 
@@ -220,13 +221,6 @@ def test_nic_pfc_where_the_pmd_has_none_is_said_at_start(engine):
 
 # ---- egress scheduling ---------------------------------------------------------------------------
 
-def _carried(rep):
-    """The share of the run the TX lcore was on its CPU: a shaper earns no credit for the time its
-    lcore was held up (docs/report.md, lcores[]), so a shaped rate falls short by that much."""
-    held_s = sum(l["held_up_ms"] for l in rep["lcores"]) / 1000.0
-    return 1.0 - held_s / rep["duration_s"]
-
-
 def _egress_run(engine, egress, extra_flows=(), seconds=2):
     p = port("n", "net_null0", MAC_A, "192.168.1.1", "qos = { egress = { %s }; };" % egress)
     flows = [flow("c%d" % c, "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
@@ -245,7 +239,7 @@ def test_ets_weights_share_the_egress_within_2_percent(engine):
     total = sum(e["tc_bytes"])
     for c, want in ((0, 0.5), (1, 0.3), (2, 0.2)):
         assert abs(e["tc_bytes"][c] / total - want) < 0.02 * want, e["tc_bytes"]
-    assert abs(sum(gbps) - 2.0 * _carried(rep)) < 0.05 * 2.0, (gbps, rep["lcores"])
+    assert abs(sum(gbps) - 2.0 * on_cpu_share(rep)) < 0.05 * 2.0, (gbps, rep["lcores"])
     assert e["weights"] == [5, 3, 2, 1, 1, 1, 1, 1] and e["strict"] == []
 
 
@@ -258,10 +252,10 @@ def test_strict_class_first_then_ets_and_a_class_shaper(engine):
                                "tc_shape_gbps = [0.0, 0.0, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0];", [strict])
     frame = 1000 + 70
     assert abs(gbps[6] - 0.5 * (frame + 24) / (frame + 4)) < 0.03, gbps  # its own pacing counts the FCS only
-    assert abs(gbps[2] - 0.1 * (frame + 24) / frame * _carried(rep)) < 0.01, gbps  # the class shaper counts frame bytes
+    assert abs(gbps[2] - 0.1 * (frame + 24) / frame * on_cpu_share(rep)) < 0.01, gbps  # the class shaper counts frame bytes
     rest = sum(gbps) - gbps[6] - gbps[2]
     assert abs(gbps[0] / rest - 5 / 8) < 0.02 * 5 / 8 and abs(gbps[1] / rest - 3 / 8) < 0.02 * 3 / 8, gbps
-    assert abs(sum(gbps) - 2.0 * _carried(rep)) < 0.05 * 2.0, (gbps, rep["lcores"])
+    assert abs(sum(gbps) - 2.0 * on_cpu_share(rep)) < 0.05 * 2.0, (gbps, rep["lcores"])
 
 
 def test_phases_reallocate_bandwidth_and_report_each(engine):

@@ -143,7 +143,7 @@ struct shared_reader {
 	uint64_t lookups, wrong;
 };
 
-static uint32_t shared_qpn(uint32_t i) { return (i * 2654435761u) & 0xFFFFFFu; }
+static uint32_t shared_qpn(uint32_t i) { return (i * 2654435761u) & WIRE_QPN_MASK; }
 
 static void *look_up_while_written(void *arg)
 {
