@@ -155,6 +155,19 @@ static void pt_config_flows(FILE *f, const struct pt_opts *o, uint64_t size)
 	fprintf(f, "\n);\n\n");
 }
 
+/* -D with a margin: two phases with no changes, so that the engine snapshots every flow group's
+ * counters at the margins themselves (pt_bw_within_margins reads them). Time series rows would
+ * do only to their 0.1 s grain, and a row a late main lcore wrote across an edge would be lost. */
+static void pt_config_margin_phases(FILE *f, const struct pt_opts *o)
+{
+	double margin = pt_margin(o);
+
+	if (o->server || o->run_inf || !(o->duration_s > 0) || !(margin > 0))
+		return;
+	fprintf(f, "phases = (\n  { name = \"%s\"; at_s = %.17g; },\n  { name = \"%s\"; at_s = %.17g; }\n);\n\n",
+		PT_PHASE_MEASURED, margin, PT_PHASE_AFTER, o->duration_s - margin);
+}
+
 static void pt_config_run(FILE *f, const struct pt_opts *o, const struct pt_paths *p)
 {
 	/* --run_infinitely: one time series row per perftest interval, until a signal */
@@ -192,6 +205,7 @@ char *pt_config_text(const struct pt_opts *o, const struct pt_paths *p, uint64_t
 		pt_config_responders(f, o);
 	else
 		pt_config_flows(f, o, size);
+	pt_config_margin_phases(f, o);
 	pt_config_run(f, o, p);
 	if (fclose(f)) {
 		fprintf(stderr, "%s: %s: %s\n", o->prog, p->cfg, strerror(errno));

@@ -137,6 +137,8 @@ struct pt_paths {
  * with -b, "perftest_b" the other way. */
 #define PT_FLOW "perftest"
 #define PT_FLOW_BACK "perftest_b"
+#define PT_PHASE_MEASURED "measured" /* -D with a margin: the phase from margin to duration - margin */
+#define PT_PHASE_AFTER "after_margin"
 
 /* perftest_flag_table.c */
 const struct pt_test *pt_find_test(const char *name);

@@ -3,7 +3,7 @@
  * The numbers of perftest's table, from what the engine wrote (docs/perftest.md):
  *   bw average  iterations: RC acknowledged messages x size over the report's duration_s (READ
  *               data flows back, unseen by the far end's receiver), UC/UD the report's goodput;
- *               -D with a margin: the messages the time series saw sent between the margins
+ *               -D with a margin: the messages sent between the engine's snapshots at the margins
  *   bw peak     the best 0.1 s interval of the run's time series, never below the average
  *   write/send latency  half the report's round trip (RC: request -> ACK; UC/UD: ping-pong);
  *                       -H/-U each iteration's from the raw samples (run.latency_samples)
@@ -98,26 +98,28 @@ static double pt_peak_from_timeseries(const struct pt_opts *o, const char *path,
 	return best;
 }
 
-/* -D with a margin: perftest counts only what completes between the margins. The rows whose
- * interval lies within [margin, duration - margin] (1 ms of slack for the main lcore's tick). */
-static bool pt_bw_within_margins(const struct pt_opts *o, const struct pt_paths *p, uint64_t size, double *msgs,
+/* -D with a margin: perftest counts only what completes between the margins. The engine's
+ * snapshot of the "measured" phase (pt_config_margin_phases): what each direction's flow group
+ * sent from the margin to duration - margin, over the time between the two snapshots. */
+static bool pt_bw_within_margins(const struct pt_opts *o, const json_t *report, uint64_t size, double *msgs,
 				 double *secs)
 {
-	double margin = pt_margin(o), prev_t[2] = { 0, 0 };
-	char line[512];
-	struct pt_ts_row row;
-	FILE *f = fopen(p->ts, "r");
+	const json_t *ph;
+	size_t i;
 
 	msgs[0] = msgs[1] = secs[0] = secs[1] = 0;
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (pt_ts_parse_line(line, &row, prev_t) && row.t_s - row.dt_s >= margin - 0.001 &&
-		    row.t_s <= o->duration_s - margin + 0.001) {
-			msgs[row.dir] += pt_messages_in_row(o, &row, size);
-			secs[row.dir] += row.dt_s;
+	json_array_foreach (json_object_get(report, "phases"), i, ph) {
+		const char *name = json_string_value(json_object_get(ph, "name"));
+		if (!name || strcmp(name, PT_PHASE_MEASURED))
+			continue;
+		for (int d = 0; d < 2; d++) {
+			const json_t *g = json_object_get(json_object_get(ph, "flows"), pt_group[d]);
+			if (!g)
+				continue;
+			msgs[d] = pt_num(g, "tx_bytes") / pt_frame_bytes_per_message(o, size);
+			secs[d] = pt_num(ph, "end_s") - pt_num(ph, "start_s");
 		}
-	fclose(f);
+	}
 	return secs[0] > 0;
 }
 
@@ -166,7 +168,7 @@ void pt_bw_from_report(const struct pt_opts *o, const struct pt_paths *p, struct
 {
 	double msgs[2], secs[2];
 	int dirs = o->bidir ? 2 : 1;
-	bool margins = o->duration_s > 0 && pt_margin(o) > 0 && pt_bw_within_margins(o, p, r->size, msgs, secs);
+	bool margins = o->duration_s > 0 && pt_margin(o) > 0 && pt_bw_within_margins(o, r->report, r->size, msgs, secs);
 
 	r->bw = (struct pt_bw){ .peak_from = "average" };
 	for (int d = 0; d < dirs; d++) {

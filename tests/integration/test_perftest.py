@@ -616,6 +616,10 @@ def test_duration_is_measured_between_the_margins(pt):
     assert rep["perftest"]["margin_s"] == 0.5
     # the middle half second of 1.5: about a third of what was acknowledged, over about 0.5 s
     assert 0.48 <= res["seconds"] <= 0.52
+    # measured between the engine's snapshots at the margins, not from 0.1 s time series rows
+    [ph] = [ph for ph in rep["runs"][0]["phases"] if ph["name"] == "measured"]
+    assert ph["start_s"] == pytest.approx(0.5, abs=0.05) and ph["end_s"] == pytest.approx(1.0, abs=0.05)
+    assert res["seconds"] == pytest.approx(ph["end_s"] - ph["start_s"], rel=1e-9)
     total = rep["runs"][0]["flows"][0]["rc"]["completions"]
     _, [row] = table(out)
     assert 0.15 * total <= int(row[1]) <= 0.5 * total
