@@ -259,7 +259,11 @@ incast = { senders = [2, 4]; transfer_kb = 64; rounds = 2; };
         ideal_us = n * 64 * 1024 * 8 / (payload_capacity * 1e3)   # the bytes of a round at the port's rate
         assert r["completion_mean_us"] > 0.9 * ideal_us, r
         assert r["completion_min_us"] <= r["completion_p50_us"] <= r["completion_max_us"]
-    assert inc["results"][1]["completion_mean_us"] > inc["results"][0]["completion_mean_us"]
+    # Twice the senders, twice the bytes through one port: the bound above gives the 4-sender
+    # round at least 1.8 x the 2-sender round's ideal. Not "longer than the 2-sender round as
+    # measured": a host that takes the lab's CPU for a few sub-millisecond slices (uncounted in
+    # held_up_ms) during a 3 ms trial stretches that round, as it did beside stress-ng (2,950 us
+    # against an ideal of 1,133).
 
 
 def test_collective_table_is_the_engine_report(suite, tmp_path):
