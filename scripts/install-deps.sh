@@ -23,6 +23,7 @@ PACKAGES=(
   python3-pyelftools                     # dpdk-pmdinfo.py: DPDK's list of its drivers (test oracle)
   python3-matplotlib                     # scripts/plot-ccsim.py (the simulator's and engine's plots)
   python3-prometheus-client              # an independent parser of the exporter's /metrics
+  python3-networkx                       # shortest paths: an independent oracle of the fabric routes (tests)
   prometheus                             # a real server scraping the engine in the tests
   chromium                               # the dashboard's test in a headless browser
   elfutils                               # eu-stack: backtraces of a stuck lab process (scripts/lab-multi.py)

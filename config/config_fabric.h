@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The `fabric` group (docs/fabric.md) and the traffic patterns that name its hosts, read with
+ * config_read.h's one-line errors into fabric/'s model: the one parser of engine configs,
+ * roce-ccsim scenarios and roce-fabric. Plain C + libconfig.
+ *
+ * cfab_load() reads the group, builds the fabric and computes its routes, so that a topology
+ * whose routes cannot reach a host, a link to an unknown switch or more hosts than addresses is
+ * an error of the file ("FILE:LINE: fabric.links.[3]: ..."), never of a run.
+ */
+#ifndef ROCE_CONFIG_FABRIC_H
+#define ROCE_CONFIG_FABRIC_H
+
+#include <libconfig.h>
+
+#include "config_read.h"
+#include "fabric.h"
+
+/* The group g (the file's `fabric`) into spec, f and its routes (all links up). 0, or -1 with
+ * the error written; on success the caller frees all three. */
+int cfab_load(struct config_reader *r, const config_setting_t *g, struct fab_spec *spec, struct fabric *f,
+	      struct fab_routes *routes);
+
+/* The settings of a pattern (pattern, hosts, dst, seed, rail, pairs), for the caller's list of
+ * known keys. */
+extern const char *const cfab_pattern_keys[];
+/* A pattern's settings of group g (the caller checks g's other keys) into p, its hosts resolved
+ * in f; p->hosts is malloc'ed when listed (free it). 0, or -1 with the error written. */
+int cfab_pattern(struct config_reader *r, const config_setting_t *g, const struct fabric *f, struct fab_pattern *p);
+
+#endif
