@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Lowest first. Folders on one line share a layer and may not include one another.
 LAYERS = [
-    ["wire", "cc", "latency", "qos", "version"],
+    ["wire", "cc", "latency", "qos", "version", "fabric"],
     ["config"],
     ["pmd_glue"],
     ["transport"],
