@@ -87,10 +87,10 @@ done <<<"$fuzz_tests"
 
 run_pytest "oracle (scapy, tshark, captures) on the ASan build" tests/oracle ROCE_PCAP="$ROOT/build-asan/apps/roce-pcap"
 run_pytest "engine on virtual devices (release build)" tests/integration ROCE_ENGINE="$ROOT/build/apps/roce-engine" \
-  ROCE_PCAP="$ROOT/build/apps/roce-pcap" ROCE_CCSIM="$ROOT/build/apps/roce-ccsim"
+  ROCE_PCAP="$ROOT/build/apps/roce-pcap" ROCE_CCSIM="$ROOT/build/apps/roce-ccsim" ROCE_FABRIC="$ROOT/build/apps/roce-fabric"
 run_pytest "engine on virtual devices (ASan + UBSan build)" tests/integration \
   ROCE_ENGINE="$ROOT/build-asan/apps/roce-engine" ROCE_PCAP="$ROOT/build/apps/roce-pcap" \
-  ROCE_CCSIM="$ROOT/build-asan/apps/roce-ccsim" PYTEST_MARKS="not release_only"
+  ROCE_CCSIM="$ROOT/build-asan/apps/roce-ccsim" ROCE_FABRIC="$ROOT/build-asan/apps/roce-fabric" PYTEST_MARKS="not release_only"
 
 echo "total: $SECONDS s (CI's limit: 1,800 s)"
 if [ "$skipped" -gt 0 ]; then

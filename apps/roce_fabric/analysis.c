@@ -41,7 +41,7 @@ void analysis_free(struct analysis *a)
 /* ---- the flows -------------------------------------------------------------------------------- */
 
 /* Flow i of a traffic entry: the QPNs count up from the entry's, the UDP source port as the
- * engine's flows have it (from the QPN pair, or the entry's port + i). */
+ * engine's flows have it (from the QPN pair, or the entry's port + i x its step). */
 static struct fab_flow_key flow_key(const struct fabric *f, const struct an_traffic *t, const struct fab_pair *p,
 				    unsigned i)
 {
@@ -51,7 +51,7 @@ static struct fab_flow_key flow_key(const struct fabric *f, const struct an_traf
 		.src_ip = f->nics[p->src].ip,
 		.dst_ip = f->nics[p->dst].ip,
 		.sport = t->sport_entropy ? wire_udp_sport_from_flow_label(wire_flow_label_from_qpns(qpn, dqpn))
-					  : (uint16_t)(t->sport + i),
+					  : (uint16_t)(t->sport + i * t->sport_step),
 		.dport = WIRE_ROCEV2_UDP_PORT,
 		.dest_qp = dqpn,
 	};

@@ -24,7 +24,7 @@ struct an_traffic {
 	unsigned qps_per_pair;
 	uint32_t qpn, dest_qpn;      /* of its first flow; each next flow + 1 */
 	bool sport_entropy;          /* UDP source port from the QPN pair, as the engine's default */
-	uint16_t sport;
+	uint16_t sport, sport_step;  /* not entropy: flow i's port is sport + i * sport_step */
 	double gbps;                 /* each flow's demand; 0: as much as the fabric gives */
 	unsigned first_flow, n_flows, n_pairs;
 	unsigned line;

@@ -381,7 +381,8 @@ static json_t *flows_json(const struct fabric *f, const struct analysis *a)
 		const struct an_flow *fl = &a->flows[i];
 		json_t *path = json_array();
 		for (uint32_t h = fl->first_hop; h < fl->first_hop + fl->n_hops; h++)
-			json_array_append_new(path, json_pack("{s:s,s:s,s:f}", "from", dlink_from(f, a->hops[h].dlink), "to",
+			json_array_append_new(path, json_pack("{s:s,s:s,s:s,s:f}", "link", f->links[a->hops[h].dlink / 2].name,
+							      "from", dlink_from(f, a->hops[h].dlink), "to",
 							      dlink_to(f, a->hops[h].dlink), "share", a->hops[h].share));
 		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o,s:o,s:I,s:i,s:i,s:f,s:f,s:o}", "traffic",
 						     a->traffic[fl->traffic].name, "src", f->nics[fl->src].name, "dst",

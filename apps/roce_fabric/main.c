@@ -71,9 +71,10 @@ static int parse_args(int argc, char **argv, struct fr_opts *o)
 static int traffic_entry(struct config_reader *r, const config_setting_t *e, const struct fabric *f, struct an_traffic *t,
 			 uint32_t next_qpn)
 {
-	static const char *keys[16] = { "name", "qps_per_pair", "qpn", "dest_qpn", "udp_sport", "gbps" };
+	static const char *keys[16] = { "name", "qps_per_pair", "qpn", "dest_qpn", "udp_sport", "sport_step", "gbps" };
 	const config_setting_t *sp;
-	unsigned k = 6;
+	uint32_t step = 1;
+	unsigned k = 7;
 
 	for (const char *const *p = cfab_pattern_keys; *p; p++)
 		keys[k++] = *p;
@@ -90,13 +91,16 @@ static int traffic_entry(struct config_reader *r, const config_setting_t *e, con
 	if (cr_opt_name(r, e, "name", t->name, sizeof(t->name)) < 0 ||
 	    cr_opt_u32(r, e, "qps_per_pair", 1, 256, &t->qps_per_pair) < 0 ||
 	    cr_opt_u32(r, e, "qpn", 1, WIRE_QPN_MASK, &t->qpn) < 0 || cr_opt_u32(r, e, "dest_qpn", 1, WIRE_QPN_MASK, &t->dest_qpn) < 0 ||
-	    cr_opt_float(r, e, "gbps", 0, true, 1600, &t->gbps) < 0)
+	    cr_opt_float(r, e, "gbps", 0, true, 1600, &t->gbps) < 0 || cr_opt_u32(r, e, "sport_step", 0, 65535, &step) < 0)
 		return -1;
+	t->sport_step = (uint16_t)step;
 	if ((sp = config_setting_get_member(e, "udp_sport"))) {
 		const char *v = config_setting_get_string(sp);
 		long long port;
 		if (v && !strcmp(v, "entropy"))
-			return 0;
+			return config_setting_get_member(e, "sport_step")
+				       ? cr_fail_member(r, e, "sport_step", "only with a udp_sport number (entropy derives each port)")
+				       : 0;
 		if (cr_int_range(r, sp, 1, 65535, false, &port))
 			return -1;
 		t->sport_entropy = false;
@@ -149,8 +153,7 @@ static int load(const struct fr_opts *o, struct loaded *L)
 	}
 	g = config_lookup(&L->lc, "fabric");
 	if (!g) {
-		cr_fail(&r, NULL, "fabric: missing (the group describing the fabric: docs/fabric.md)");
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s:1: fabric: missing (the group describing the fabric: docs/fabric.md)\n", o->file);
 		return -1;
 	}
 	if (cfab_load(&r, g, &L->spec, &L->f, &L->routes)) {

@@ -276,10 +276,21 @@ static void print_latency(const json_t *rows)
 	}
 }
 
-/* RFC 2544 §26.3: from the maximum down in steps until two trials in a row lose nothing. */
-static void loss_curve(struct runner *rn, const struct suite_cfg *s, unsigned frame, json_t *rows)
+/* The loss curve's machine checks, one per row, judged when the rows are printed. */
+struct curve_checks {
+	struct machine busy[SUITE_MAX_LIST * MAX_CURVE_STEPS];
+	unsigned n;
+};
+
+/* RFC 2544 §26.3: from the maximum down in steps until two trials in a row lose nothing. Each
+ * step's machine check: what the receivers got against its load up to the bottleneck's frame
+ * capacity (a step that overloads the link loses what the link cannot carry, and no more, unless
+ * the lab's lcore was held up). */
+static void loss_curve(struct runner *rn, const struct suite_cfg *s, unsigned frame, json_t *rows,
+		       struct curve_checks *checks)
 {
 	const struct rfc2544_cfg *c = &s->rfc2544;
+	double capacity = c->expected_gbps ? link_frame_gbps(c->expected_gbps, frame) : 0;
 	unsigned clean = 0;
 
 	for (unsigned k = 0; k < MAX_CURVE_STEPS && clean < 2 && !rn->stop; k++) {
@@ -295,22 +306,28 @@ static void loss_curve(struct runner *rn, const struct suite_cfg *s, unsigned fr
 						      "ran", r.ran, "sent", (json_int_t)r.m.sent, "received",
 						      (json_int_t)r.m.received, "lost", (json_int_t)r.m.lost, "loss_pct",
 						      r.m.loss_pct));
+		checks->busy[checks->n++] = machine_judge(r.ran ? metrics_received_gbps(&r.m, frame) : 0,
+							  r.ran && capacity ? fmin(gbps, capacity) : 0, &r.m);
 	}
 }
 
-static void print_loss(const json_t *rows)
+static void print_loss(struct runner *rn, json_t *rows, const struct curve_checks *checks)
 {
-	const json_t *row;
+	json_t *row;
 	size_t i;
 
 	printf("\nRFC 2544 frame loss rate\n"
 	       "  frame B  offered Gb/s  %% of max  sent Gb/s        sent    received        lost   loss %%\n");
-	json_array_foreach(rows, i, row)
+	json_array_foreach(rows, i, row) {
 		printf("  %7d  %12.4f  %8.1f  %9.4f  %10llu  %10llu  %10llu  %7.3f%s\n", (int)ju64(row, "frame_size"),
 		       jnum(row, "offered_gbps"), jnum(row, "pct_of_max"), jnum(row, "sent_gbps"),
 		       (unsigned long long)ju64(row, "sent"),
 		       (unsigned long long)ju64(row, "received"), (unsigned long long)ju64(row, "lost"), jnum(row, "loss_pct"),
 		       json_is_true(json_object_get(row, "ran")) ? "" : "  (trial failed)");
+		if (i < checks->n)
+			machine_record(rn, row, &checks->busy[i], "%d B frames at %.4f Gb/s (a loss-curve step)",
+				       (int)ju64(row, "frame_size"), jnum(row, "offered_gbps"));
+	}
 }
 
 int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
@@ -318,11 +335,13 @@ int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	const struct rfc2544_cfg *c = &s->rfc2544;
 	json_t *tput = json_array(), *lat = json_array(), *loss = json_array();
 	struct search_result x[SUITE_MAX_LIST] = { { 0 } };
+	static struct curve_checks checks;
 
+	checks.n = 0;
 	for (unsigned i = 0; i < c->n_frames && !rn->stop; i++) {
 		x[i] = search(rn, s, c->frame_sizes[i]);
 		latency_rows(rn, s, c->frame_sizes[i], x[i].gbps, lat);
-		loss_curve(rn, s, c->frame_sizes[i], loss);
+		loss_curve(rn, s, c->frame_sizes[i], loss, &checks);
 	}
 	if (runner_refused(rn)) {
 		json_decref(tput);
@@ -343,7 +362,7 @@ int suite_rfc2544(struct runner *rn, const struct suite_cfg *s, json_t *out)
 				      c->frame_sizes[i], c->min_gbps);
 	}
 	print_latency(lat);
-	print_loss(loss);
+	print_loss(rn, loss, &checks);
 	json_object_set_new(out, "rfc2544", json_pack("{s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "loss_threshold_pct",
 						      c->loss_threshold_pct, "min_gbps", c->min_gbps, "max_gbps",
 						      c->max_gbps, "resolution_pct", c->resolution_pct, "throughput", tput,

@@ -120,8 +120,10 @@ rfc2544 = { frame_sizes = [1024]; min_gbps = 0.7; max_gbps = 1.1; resolution_pct
     assert lat["latency_ns"]["p50"] <= lat["latency_ns"]["p99"] <= lat["latency_ns"]["max"]
     curve = r["loss_curve"]
     assert curve[0]["pct_of_max"] == 100 and curve[0]["offered_gbps"] == pytest.approx(1.1)
-    # 1.1 Gb/s offered into ~0.98: about 11 % lost
-    assert 4 < curve[0]["loss_pct"] < 20, curve
+    # 1.1 Gb/s offered into ~0.98: about 11 % lost, unless the step's own machine check says the
+    # lab's lcore fell behind (then it lost what the CPU took, and says so)
+    assert all(isinstance(row["carried_pct"], float) for row in curve)
+    assert curve[0]["loss_pct"] > 4 and (curve[0]["loss_pct"] < 20 or curve[0]["machine_limited"]), curve
     # RFC 2544 26.3: down in steps until two steps in a row lose nothing
     assert len(curve) >= 3 and curve[-1]["lost"] == 0 and curve[-2]["lost"] == 0, curve
     for row in curve:
