@@ -177,6 +177,8 @@ double fabric_oversubscription(const struct fabric *f, unsigned s);
 const char *fabric_kind_name(enum fab_kind k);
 const char *fabric_tier_name(unsigned tier);
 const char *fabric_lb_name(enum fab_lb lb);
+/* printf into err (errlen bytes); returns -1, so that `return fab_error(...)` reports and fails. */
+int fab_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "198.18.1.2" into buf (16 bytes) */
 const char *fabric_ip_str(uint32_t ip, char buf[16]);
 

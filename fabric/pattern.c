@@ -10,7 +10,6 @@
  *                to itself)
  *   ring         host i to host i + 1, the last to the first
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,16 +24,7 @@ struct expander {
 	size_t errlen;
 };
 
-static int fail(struct expander *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct expander *x, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(x->err, x->errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#define fail(x, ...) fab_error((x)->err, (x)->errlen, __VA_ARGS__)
 
 const char *fab_pattern_name(enum fab_pattern_kind k)
 {

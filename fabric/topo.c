@@ -21,16 +21,17 @@ struct builder {
 	size_t errlen;
 };
 
-static int fail(struct builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(struct builder *b, const char *fmt, ...)
+int fab_error(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(b->err, b->errlen, fmt, ap);
+	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -1;
 }
+
+#define fail(b, ...) fab_error((b)->err, (b)->errlen, __VA_ARGS__)
 
 void fab_spec_defaults(struct fab_spec *s)
 {

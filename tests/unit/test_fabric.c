@@ -15,18 +15,21 @@
 
 static char err[512];
 
-static int build(struct fab_spec *s, struct fabric *f, struct fab_routes *r)
+/* The fabric and its routes, or a failed check (and false). */
+static bool built(struct fab_spec *s, struct fabric *f, struct fab_routes *r)
 {
 	if (fabric_build(s, f, err, sizeof(err))) {
 		printf("  build: %s\n", err);
-		return -1;
+		CHECK(0);
+		return false;
 	}
 	if (fabric_routes(f, NULL, false, r, err, sizeof(err))) {
 		printf("  routes: %s\n", err);
 		fabric_free(f);
-		return -1;
+		CHECK(0);
+		return false;
 	}
-	return 0;
+	return true;
 }
 
 static struct fab_spec leaf_spine(unsigned leaves, unsigned spines, unsigned hosts)
@@ -62,10 +65,8 @@ static void test_leaf_spine_topology(void)
 	struct fab_routes r;
 	char ip[16];
 
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(f.n_switches, 6);
 	CHECK_EQ(f.n_hosts, 16);
 	CHECK_EQ(f.n_nics, 16);
@@ -110,10 +111,8 @@ static void test_leaf_spine_routes(void)
 	struct fab_routes r;
 	char buf[256];
 
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK(!strcmp(next_hops(&f, &r, 0, 2, buf), "h2"));
 	CHECK(!strcmp(next_hops(&f, &r, 0, 7, buf), "spine0,spine1"));
 	CHECK(!strcmp(next_hops(&f, &r, 4, 7, buf), "leaf1"));
@@ -162,10 +161,8 @@ static void test_rail(void)
 	s.hosts = 4;
 	s.rails = 2;
 	s.spines = 2;
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(f.n_hosts, 4);
 	CHECK_EQ(f.n_nics, 8);
 	CHECK_EQ(f.rails, 2);
@@ -198,10 +195,8 @@ static void test_fat_tree(void)
 	fab_spec_defaults(&s);
 	s.kind = FAB_FAT_TREE;
 	s.k = 4;
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(f.n_switches, 20);
 	CHECK_EQ(f.n_hosts, 16);
 	CHECK_EQ(f.n_links, 16 + 16 + 16);
@@ -223,10 +218,8 @@ static void test_fat_tree(void)
 	fab_routes_free(&r);
 	fabric_free(&f);
 	s.k = 16; /* 1,024 hosts, 320 switches */
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(f.n_hosts, 1024);
 	CHECK_EQ(f.n_switches, 320);
 	CHECK_EQ(f.nics[1023].prefix_len, 24);
@@ -257,10 +250,8 @@ static void test_custom(void)
 	s.n_host_names = 2;
 	s.links = links;
 	s.n_links = 5;
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(f.n_nics, 3);       /* h1 has two links: two NICs h1-r0, h1-r1 */
 	CHECK_EQ(f.n_links, 6);      /* s1-s2 twice */
 	CHECK(fabric_nic_by_name(&f, "h1-r1") >= 0);
@@ -403,10 +394,8 @@ static void test_polarisation(void)
 	fab_spec_defaults(&s);
 	s.kind = FAB_FAT_TREE;
 	s.k = 4;
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK_EQ(cores_used(&f, &r, false), 2);
 	CHECK_EQ(cores_used(&f, &r, true), 4);
 	fab_routes_free(&r);
@@ -556,10 +545,8 @@ static void test_spray_path(void)
 	struct fab_flow_key k = { 0 };
 
 	s.lb.lb = FAB_LB_SPRAY;
-	if (build(&s, &f, &r)) {
-		CHECK(0);
+	if (!built(&s, &f, &r))
 		return;
-	}
 	CHECK(fab_tracer_init(&t, &f, &r) == 0);
 	int n = fab_flow_links(&t, 0, 1, &k, hops, 16);
 	CHECK_EQ(n, 6); /* h0->leaf0, leaf0->spine0, leaf0->spine1, spine0->leaf1, spine1->leaf1, leaf1->h1 */
