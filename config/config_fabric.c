@@ -125,7 +125,7 @@ static int hash_fields(struct config_reader *r, const config_setting_t *s, uint8
 /* load_balance, hash { function, seed, fields }, flowlet_gap_us: of the fabric or of a switch. */
 static int lb_opts(struct config_reader *r, const config_setting_t *g, struct fab_lb_opts *o, bool *set)
 {
-	static const char *const hash_keys[] = { "function", "seed", "fields", NULL };
+	static const char *const hash_keys[] = { "function", "seed", "fields", "seed_per_switch", NULL };
 	const config_setting_t *h = NULL, *fs;
 	double gap;
 	int v = 0, rc;
@@ -145,6 +145,8 @@ static int lb_opts(struct config_reader *r, const config_setting_t *g, struct fa
 		if (cr_opt_u32(r, h, "seed", 0, UINT32_MAX, &o->hash.seed) < 0)
 			return -1;
 		if ((fs = config_setting_get_member(h, "fields")) && hash_fields(r, fs, &o->hash.fields))
+			return -1;
+		if (cr_opt_bool(r, h, "seed_per_switch", &o->hash.per_switch) < 0)
 			return -1;
 	}
 	if ((rc = cr_opt_float(r, g, "flowlet_gap_us", 0, true, 1e6, &gap)) < 0)

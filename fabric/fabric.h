@@ -30,6 +30,10 @@
 #define FAB_MAX_RAILS 16             /* NICs per host */
 #define FAB_MAX_SWITCH_PORTS 512
 #define FAB_MAX_LINKS (4 * FAB_MAX_NICS)
+/* The routing tables: a group per (switch, destination subnet), up to every port of a switch in
+ * a group. 2^24 groups and 2^25 members (96 MB at most): a k = 32 fat-tree (8,192 hosts) fits. */
+#define FAB_MAX_ROUTE_GROUPS (1u << 24)
+#define FAB_MAX_ROUTE_MEMBERS (1u << 25)
 #define FAB_DEFAULT_POOL 0xC6120000u /* 198.18.0.0/15: RFC 2544's benchmark range (RFC 6815) */
 #define FAB_DEFAULT_POOL_LEN 15
 
@@ -55,6 +59,7 @@ struct fab_hash {
 	enum fab_hash_fn fn;
 	uint32_t seed;
 	uint8_t fields;
+	bool per_switch;             /* each switch's seed: seed + its index x 0x9E3779B1 (no polarisation) */
 };
 
 struct fab_lb_opts {

@@ -66,7 +66,25 @@ static unsigned closer_ports(const struct fabric *f, const bool *down, unsigned 
 	return n;
 }
 
-static int routes_alloc(const struct fabric *f, struct fab_routes *r)
+/* The members' array grows as the groups are found (rarely: its first size is a leaf-spine's). */
+static int members_room(struct fab_routes *r, unsigned *cap, unsigned more)
+{
+	uint16_t *m;
+
+	if (r->n_members + more <= *cap)
+		return 0;
+	if ((uint64_t)r->n_members + more > FAB_MAX_ROUTE_MEMBERS)
+		return -1;
+	while (*cap < r->n_members + more)
+		*cap = *cap > FAB_MAX_ROUTE_MEMBERS / 2 ? FAB_MAX_ROUTE_MEMBERS : *cap * 2;
+	m = realloc(r->members, sizeof(*m) * *cap);
+	if (!m)
+		return -1;
+	r->members = m;
+	return 0;
+}
+
+static int routes_alloc(const struct fabric *f, struct fab_routes *r, unsigned *cap, char *err, size_t errlen)
 {
 	unsigned n_dst = 0;
 
@@ -79,10 +97,19 @@ static int routes_alloc(const struct fabric *f, struct fab_routes *r)
 	for (unsigned s = 0; s < f->n_switches; s++)
 		r->dst_of_switch[s] = f->switches[s].prefix_len ? (int32_t)n_dst++ : -1;
 	r->n_dst = n_dst;
+	if ((uint64_t)f->n_switches * n_dst > FAB_MAX_ROUTE_GROUPS) {
+		fab_error(err, errlen, "routes: %u switches x %u subnets need %llu route groups (allowed: up to %u)",
+			  f->n_switches, n_dst, (unsigned long long)f->n_switches * n_dst, FAB_MAX_ROUTE_GROUPS);
+		return -1;
+	}
 	r->group = calloc((size_t)f->n_switches * (n_dst ? n_dst : 1), sizeof(*r->group));
-	/* at most every port of every switch toward each destination */
-	r->members = malloc(sizeof(*r->members) * (size_t)(f->n_ports ? f->n_ports : 1) * (n_dst ? n_dst : 1));
-	return r->group && r->members ? 0 : -1;
+	*cap = 4096;
+	r->members = malloc(sizeof(*r->members) * *cap);
+	if (!r->group || !r->members) {
+		fab_error(err, errlen, "routes: out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 /* The first NIC cabled to switch d, for messages. */
@@ -98,14 +125,16 @@ int fabric_routes(const struct fabric *f, const bool *link_down, bool allow_unre
 		  char *err, size_t errlen)
 {
 	uint16_t *dist = malloc(sizeof(*dist) * (f->n_switches ? f->n_switches : 1));
-	unsigned *queue = malloc(sizeof(*queue) * (f->n_switches ? f->n_switches : 1));
+	unsigned *queue = malloc(sizeof(*queue) * (f->n_switches ? f->n_switches : 1)), cap = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
-	if (!dist || !queue || routes_alloc(f, r)) {
+	if (!dist || !queue) {
 		snprintf(err, errlen, "routes: out of memory");
 		goto out;
 	}
+	if (routes_alloc(f, r, &cap, err, errlen))
+		goto out;
 	for (unsigned l = 0; link_down && l < f->n_links; l++)
 		r->down[l] = link_down[l];
 	for (unsigned n = 0; n < f->n_nics; n++)
@@ -120,6 +149,11 @@ int fabric_routes(const struct fabric *f, const bool *link_down, bool allow_unre
 			if (dist[s] == FAB_FAR && !allow_unreachable) {
 				snprintf(err, errlen, "links: switch %s has no route to %s (on %s): no path of links joins them",
 					 f->switches[s].name, a_nic_of(f, d), f->switches[d].name);
+				goto out;
+			}
+			if (members_room(r, &cap, f->switches[s].n_ports)) {
+				snprintf(err, errlen, "routes: more than %u next hops in all (allowed: up to %u): a smaller fabric",
+					 r->n_members, FAB_MAX_ROUTE_MEMBERS);
 				goto out;
 			}
 			g->first = r->n_members;

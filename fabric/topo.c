@@ -503,8 +503,11 @@ static int apply_lb(struct builder *b)
 	const struct fab_spec *s = b->s;
 	struct fabric *f = b->f;
 
-	for (unsigned w = 0; w < f->n_switches; w++)
+	for (unsigned w = 0; w < f->n_switches; w++) {
 		f->switches[w].lb = s->lb;
+		if (s->lb.hash.per_switch)
+			f->switches[w].lb.hash.seed = s->lb.hash.seed + w * 0x9E3779B1u;
+	}
 	for (unsigned i = 0; i < s->n_switches; i++) {
 		int w = fabric_switch_by_name(f, s->switches[i].name);
 		if (w < 0)

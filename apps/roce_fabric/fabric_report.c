@@ -433,7 +433,8 @@ int fabric_report_json(const struct fr_opts *opts, const struct fabric *f, const
 				      (int)f->n_hosts, "nics", (int)f->n_nics, "rails", (int)f->rails, "switch_count",
 				      (int)f->n_switches, "switches", switches_json(f), "nic_list", nics_json(f), "links",
 				      links_json(f, a)));
-	json_object_set_new(root, "routes", routes_json(f, r));
+	if (opts->routes) /* a k = 32 fat-tree has 655,360 routes: asked for, not by default */
+		json_object_set_new(root, "routes", routes_json(f, r));
 	if (a->n_traffic) {
 		json_object_set_new(root, "traffic", traffic_json(a));
 		json_object_set_new(root, "flows", flows_json(f, a));

@@ -232,7 +232,7 @@ def test_permutation_on_a_non_blocking_fabric(fab):
     47.5 Gb/s, Jain 0.82 for one such matrix: docs/fabric.md)."""
     effs = []
     for seed in (1, 2, 3):
-        rc, out, err, rep = fab((ROOT / "configs" / "fabric-plan-128.cfg").read_text().replace("seed = 1;", "seed = %d;" % seed))
+        rc, out, err, rep = fab((ROOT / "configs" / "fabric" / "plan-128.cfg").read_text().replace("seed = 1;", "seed = %d;" % seed))
         assert rc == 0, err
         s = rep["summary"]
         assert s["sprayed_aggregate_gbps"] == pytest.approx(12800, rel=1e-9)
@@ -314,3 +314,32 @@ def test_command_line(fab, tmp_path):
     rc, out, err, rep = fab("fabric = { kind = \"leaf-spine\"; leaves = 2; spines = 1; hosts_per_leaf = 1; };\n"
                             "traffic = ( { pattern = \"ring\"; } );\n", "--flows")
     assert "  ring h0 -> h1 qp 0x100 sport " in out and ": 100.00 Gb/s (sprayed 100.00): leaf0 spine0 leaf1 h1" in out
+
+
+def test_shipped_plans(fab):
+    """Every configs/fabric/*.cfg loads and has traffic to weigh."""
+    plans = sorted((ROOT / "configs" / "fabric").glob("*.cfg"))
+    assert plans
+    for p in plans:
+        rc, out, err, rep = fab(p.read_text(), name=p.name)
+        assert rc == 0, (p, err)
+        assert rep["summary"]["flows"] > 0 and "traffic:" in out
+
+
+def test_polarisation_on_three_tiers(fab):
+    """k = 4 fat-tree, all-to-all: with one hash and seed on every switch, the flows an edge
+    switch sent to aggregation switch j take member j there too, so only core0 and core3 carry
+    traffic between pods; seed_per_switch uses all four (docs/fabric.md#load-balancing)."""
+    def core_gbps(extra):
+        rc, out, err, rep = fab('fabric = { kind = "fat-tree"; k = 4; hash = { seed = 5; %s }; };\n'
+                                'traffic = ( { pattern = "all_to_all"; } );\n' % extra)
+        assert rc == 0, err
+        load = {"core%d" % c: 0.0 for c in range(4)}
+        for l in rep["fabric"]["links"]:
+            if l["b"] in load:
+                load[l["b"]] += l["a_to_b"]["gbps"]
+        return load, rep["summary"]["efficiency"]
+    polarised, eff_p = core_gbps("")
+    assert polarised["core1"] == 0 and polarised["core2"] == 0 and polarised["core0"] > 0 and polarised["core3"] > 0
+    spread, eff_s = core_gbps("seed_per_switch = true;")
+    assert all(v > 0 for v in spread.values())

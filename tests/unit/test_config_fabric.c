@@ -83,6 +83,13 @@ static void test_kinds(void)
 	unload();
 	CHECK(load("fabric = { kind = \"fat-tree\"; k = 8; core_gbps = 400; };\n") == 0);
 	CHECK_EQ(H.L.f.n_hosts, 128);
+	CHECK_EQ(H.L.f.switches[5].lb.hash.seed, 0);
+	unload();
+	CHECK(load("fabric = { kind = \"fat-tree\"; k = 4; hash = { seed = 3; seed_per_switch = true; };\n"
+		   "  switches = ( { name = \"core1\"; hash = { seed = 8; }; } ); };\n") == 0);
+	CHECK_EQ(H.L.f.switches[0].lb.hash.seed, 3);
+	CHECK_EQ(H.L.f.switches[5].lb.hash.seed, 3 + 5 * 0x9E3779B1u);
+	CHECK_EQ(H.L.f.switches[17].lb.hash.seed, 8); /* an override's seed is its own */
 	unload();
 	CHECK(load("fabric = { kind = \"custom\";\n"
 		   "  switches = ( { name = \"a\"; }, { name = \"b\"; tier = \"spine\"; } );\n"
