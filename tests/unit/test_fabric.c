@@ -407,7 +407,7 @@ static void test_polarisation(void)
 static void test_load_balancing(void)
 {
 	static struct fab_lb_state st;
-	struct fab_lb_opts o = { .lb = FAB_LB_FLOWLET, .hash = { FAB_HASH_CRC32, 0, FAB_FIELDS_5TUPLE }, .flowlet_gap_ns = 1000 };
+	struct fab_lb_opts o = { .lb = FAB_LB_FLOWLET, .hash = { .fn = FAB_HASH_CRC32, .fields = FAB_FIELDS_5TUPLE }, .flowlet_gap_ns = 1000 };
 	uint16_t ports[3] = { 4, 5, 6 };
 	uint64_t bytes[8] = { 0 };
 	unsigned hits[8] = { 0 };
