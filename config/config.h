@@ -13,6 +13,7 @@
 
 #include "config_read.h"
 #include "dcqcn.h"
+#include "fabric.h"
 #include "np.h"
 #include "timely.h"
 
@@ -165,6 +166,69 @@ struct cfg_switch {
 	unsigned line;
 };
 
+/* The virtual fabric (top-level `fabric = { ... }`, docs/fabric.md#the-engine-runs-it): the
+ * topology of fabric/, made at load into what the engine's lab runs. Each NIC is a port named as
+ * the NIC, on an in-process cable "ring:fabN:a" whose other end a fabric switch polls; the
+ * switches (lab/fabric_lab.h) all run on one lcore, each with the `switch` group's buffer, ECN and
+ * PFC, its links' rates and delays, and its routes: longest-prefix entries, a /32 per NIC cabled to
+ * it and every other leaf's subnet with its equal-cost ports. Fixed sizes: a lab fabric is small
+ * (ports <= CFG_MAX_PORTS); larger ones are planned with roce-fabric and simulated in roce-ccsim. */
+#define CFG_FAB_MAX_SWITCHES 32
+#define CFG_FAB_MAX_SW_PORTS 16       /* = MMU_MAX_PORTS: a switch's buffer accounts this many */
+#define CFG_FAB_MAX_ROUTES 48         /* per switch */
+#define CFG_FAB_MAX_LINKS 256
+#define CFG_FAB_LINK_NAME (2 * CFG_NAME_LEN + 12)
+
+struct cfg_fab_port {
+	bool to_nic;                  /* the peer is a NIC (config port `peer`), else switch `peer` */
+	unsigned peer, peer_port;     /* peer_port: the peer switch's port */
+	unsigned link;                /* index into links[] */
+	double gbps, delay_us;        /* the link's */
+	uint8_t mac[6];               /* this port's (the NIC's gateway when to_nic) */
+	uint8_t next_mac[6];          /* the next hop's: the NIC's, or the peer switch port's */
+};
+
+struct cfg_fab_route {
+	uint32_t prefix;              /* host order */
+	uint8_t len;
+	uint8_t n;                    /* equal-cost ports, 1.. */
+	uint8_t ports[CFG_FAB_MAX_SW_PORTS];
+};
+
+struct cfg_fab_switch {
+	char name[CFG_NAME_LEN];
+	unsigned tier;                /* enum fab_tier */
+	struct fab_lb_opts lb;        /* the hash seed already this switch's (hash.seed_per_switch) */
+	unsigned n_ports, n_routes;
+	struct cfg_fab_port ports[CFG_FAB_MAX_SW_PORTS];
+	struct cfg_fab_route routes[CFG_FAB_MAX_ROUTES];
+};
+
+struct cfg_fab_link {
+	char name[CFG_FAB_LINK_NAME];
+	unsigned tier;                /* enum fab_tier: FAB_TIER_HOST for a NIC's link */
+	double gbps;
+	unsigned sw, port;            /* end a: a switch port */
+	bool to_nic;
+	unsigned b, b_port;           /* end b: a config port (to_nic), or a switch port */
+};
+
+struct cfg_fabric {
+	bool present;
+	enum fab_kind kind;
+	unsigned lcore;               /* the switches' lcore */
+	unsigned first_port, n_nics;  /* the NICs' ports: ports[first_port .. first_port + n_nics) */
+	struct {
+		char host[CFG_NAME_LEN];      /* the host it is on (a flow's `dst` may name the host) */
+		unsigned rail;
+		uint8_t gateway_mac[6];       /* its leaf port's: where its frames go */
+	} nic[CFG_MAX_PORTS];
+	unsigned n_switches, n_links;
+	struct cfg_fab_switch sw[CFG_FAB_MAX_SWITCHES];
+	struct cfg_fab_link links[CFG_FAB_MAX_LINKS];
+	unsigned line;
+};
+
 /* A reflect role owns its queue in both directions: what it receives it sends back with the
  * MAC addresses swapped (as dpdk-testpmd's macswap), for ping-pong latency. */
 enum cfg_role { CFG_ROLE_TX = 1, CFG_ROLE_RX = 2, CFG_ROLE_TXRX = 3, CFG_ROLE_REFLECT_BIT = 4, CFG_ROLE_REFLECT = 7,
@@ -216,6 +280,9 @@ struct cfg_flow_group {
 	char name[CFG_NAME_LEN];
 	unsigned port;                /* index into ports[] */
 	uint8_t dst_mac[6];
+	bool has_dst_port;            /* `dst` named a host of the fabric: its NIC's port is dst_port (the
+				       * frames carry the gateway's MAC, not the destination's) */
+	unsigned dst_port;
 	uint8_t ip_version;           /* 4 or 6: the family of dst_ip; the port must have one too */
 	uint8_t dst_ip[16];
 	enum cfg_transport transport;
@@ -225,7 +292,7 @@ struct cfg_flow_group {
 	uint32_t qpn, dest_qpn;       /* 24-bit; of the first QP of the group */
 	uint32_t start_psn;           /* 24-bit */
 	uint16_t pkey;                /* default 0xFFFF */
-	uint32_t qkey;                /* UD only, default 0x80010000... no: 0x11111111 */
+	uint32_t qkey;                /* UD only, default 0x11111111 */
 	bool sport_entropy;           /* UDP source port from the QPN pair (IB verbs' flow label) */
 	uint16_t sport;               /* else this port (of the first QP) */
 	uint8_t dscp, ecn;            /* default 26, ECT(0) = 2 */
@@ -348,6 +415,7 @@ struct engine_config {
 	unsigned n_pfc_generators;
 	struct cfg_pfc_generator pfc_generators[CFG_MAX_PFC_GENERATORS];
 	struct cfg_switch sw;
+	struct cfg_fabric fab;
 	unsigned n_sla;
 	struct cfg_sla sla[CFG_MAX_SLA];
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */

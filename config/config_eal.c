@@ -398,10 +398,12 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 
 int ld_parse_roles(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *s = cr_required(&ld->r, root, "lcores", "a list ( { lcore = 1; port = \"a\"; "
-						"role = \"txrx\"; }, ... )");
+	const config_setting_t *s;
 	int n;
 
+	if (!config_setting_get_member(root, "lcores") && config_setting_get_member(root, "fabric"))
+		return 0; /* the fabric gives its NICs their roles (config_lab_fabric.c) */
+	s = cr_required(&ld->r, root, "lcores", "a list ( { lcore = 1; port = \"a\"; role = \"txrx\"; }, ... )");
 	if (!s || (n = ld_list_length(ld, s, "( { lcore = ...; port = ...; role = ...; }, ... )", "roles", 1,
 				      CFG_MAX_ROLES)) < 0)
 		return -1;
@@ -411,4 +413,31 @@ int ld_parse_roles(struct loader *ld, const config_setting_t *root)
 		ld->cfg->n_roles++;
 	}
 	return 0;
+}
+
+/* ---- an lcore a section names (fabric.lcore, fabric.host_lcores) ------------------------------- */
+
+int ld_worker_lcore(struct loader *ld, const config_setting_t *s, unsigned *out)
+{
+	char buf[64];
+	long long lc;
+
+	if (cr_int_range(&ld->r, s, 0, MAX_LCORE, false, &lc))
+		return -1;
+	if (!lcore_in(ld->lcore_set, (unsigned long)lc))
+		return cr_fail(&ld->r, s, "lcore %lld is not in eal.lcores \"%s\" (add it there)", lc,
+			       cr_shown(ld->cfg->eal.lcores, buf));
+	if (lc == ld->cfg->eal.main_lcore)
+		return cr_fail(&ld->r, s, "lcore %lld is the main lcore, which prints the stats (use another lcore of "
+			       "eal.lcores, or set eal.main_lcore)", lc);
+	*out = (unsigned)lc;
+	return 0;
+}
+
+int ld_last_worker_lcore(const struct loader *ld)
+{
+	for (int lc = MAX_LCORE; lc >= 0; lc--)
+		if (lcore_in(ld->lcore_set, (unsigned long)lc) && lc != ld->cfg->eal.main_lcore)
+			return lc;
+	return -1;
 }

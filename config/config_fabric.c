@@ -34,7 +34,9 @@ static const char *const all_sizes[] = { "leaves", "spines", "hosts_per_leaf", "
 static const char *const fabric_keys[] = { "kind", "leaves", "spines", "hosts_per_leaf", "uplinks", "hosts", "rails",
 					   "k", "host_gbps", "uplink_gbps", "core_gbps", "host_delay_us",
 					   "uplink_delay_us", "core_delay_us", "subnet", "subnet_len", "load_balance",
-					   "hash", "flowlet_gap_us", "switches", "links", NULL };
+					   "hash", "flowlet_gap_us", "switches", "links",
+					   /* the engine's (config_lab_fabric.c); roce-fabric and roce-ccsim leave them */
+					   "lcore", "host_lcores", "nic", NULL };
 
 static bool listed(const char *const *names, const char *key)
 {
@@ -487,4 +489,63 @@ int cfab_pattern(struct config_reader *r, const config_setting_t *g, const struc
 		return cr_fail_member(r, g, "rail", "%d, but the fabric's hosts have %u NIC%s (rails 0..%u)", p->rail, f->rails,
 				      f->rails == 1 ? "" : "s", f->rails - 1);
 	return 0;
+}
+
+/* ---- traffic entries ------------------------------------------------------------------------- */
+
+static const char *const traffic_keys[] = { "name", "qps_per_pair", "qpn", "dest_qpn", "udp_sport", "sport_step", "gbps",
+					    NULL };
+
+static int traffic_known_keys(struct config_reader *r, const config_setting_t *e, const char *const *extra)
+{
+	const char *keys[32];
+	unsigned k = 0;
+
+	for (const char *const *l[] = { traffic_keys, cfab_pattern_keys, extra }, *const **p = l; p < l + 3; p++)
+		for (const char *const *n = *p; n && *n && k < 31; n++)
+			keys[k++] = *n;
+	keys[k] = NULL;
+	return cr_known_keys(r, e, keys);
+}
+
+static int traffic_sport(struct config_reader *r, const config_setting_t *e, struct cfab_traffic *t)
+{
+	const config_setting_t *sp = config_setting_get_member(e, "udp_sport");
+	const char *v = sp ? config_setting_get_string(sp) : NULL;
+	long long port;
+
+	if (!sp)
+		return 0;
+	if (v && !strcmp(v, "entropy"))
+		return config_setting_get_member(e, "sport_step")
+			       ? cr_fail_member(r, e, "sport_step", "only with a udp_sport number (entropy derives each port)")
+			       : 0;
+	if (cr_int_range(r, sp, 1, 65535, false, &port))
+		return -1;
+	t->sport_entropy = false;
+	t->sport = (uint16_t)port;
+	return 0;
+}
+
+int cfab_traffic(struct config_reader *r, const config_setting_t *e, const struct fabric *f,
+		 const char *const *extra_keys, uint32_t next_qpn, struct cfab_traffic *t)
+{
+	uint32_t step = 1;
+
+	memset(t, 0, sizeof(*t));
+	t->line = (unsigned)config_setting_source_line(e);
+	t->qps_per_pair = 1;
+	t->qpn = t->dest_qpn = next_qpn;
+	t->sport_entropy = true;
+	if (cr_want_type(r, e, CONFIG_TYPE_GROUP, "{ pattern = ...; ... }") || traffic_known_keys(r, e, extra_keys) ||
+	    cfab_pattern(r, e, f, &t->pattern))
+		return -1;
+	snprintf(t->name, sizeof(t->name), "%s", fab_pattern_name(t->pattern.kind));
+	if (cr_opt_name(r, e, "name", t->name, sizeof(t->name)) < 0 ||
+	    cr_opt_u32(r, e, "qps_per_pair", 1, 256, &t->qps_per_pair) < 0 ||
+	    cr_opt_u32(r, e, "qpn", 2, 0xFFFFFF, &t->qpn) < 0 || cr_opt_u32(r, e, "dest_qpn", 2, 0xFFFFFF, &t->dest_qpn) < 0 ||
+	    cr_opt_float(r, e, "gbps", 0, true, 1600, &t->gbps) < 0 || cr_opt_u32(r, e, "sport_step", 0, 65535, &step) < 0)
+		return -1;
+	t->sport_step = (uint16_t)step;
+	return traffic_sport(r, e, t);
 }

@@ -28,4 +28,26 @@ extern const char *const cfab_pattern_keys[];
  * in f; p->hosts is malloc'ed when listed (free it). 0, or -1 with the error written. */
 int cfab_pattern(struct config_reader *r, const config_setting_t *g, const struct fabric *f, struct fab_pattern *p);
 
+/* A `traffic` entry (docs/fabric.md#traffic-patterns): a pattern, and how its pairs become flows.
+ * Each pair is qps_per_pair flows (QPs); flow i of the entry has QPN qpn + i and destination QPN
+ * dest_qpn + i, and UDP source port entropy (from the QPN pair, as the engine's default) or
+ * sport + i * sport_step. */
+struct cfab_traffic {
+	char name[FAB_NAME_LEN];
+	struct fab_pattern pattern;
+	unsigned qps_per_pair;
+	uint32_t qpn, dest_qpn;
+	bool sport_entropy;
+	uint16_t sport, sport_step;
+	double gbps;                 /* each flow's rate; 0: not given */
+	unsigned line;
+};
+#define CFAB_QPN_ROOM 65536      /* an entry's QPNs by default: the next starts this far on */
+
+/* Entry e into t (p->hosts malloc'ed: fab_pattern's), its QPNs from next_qpn unless it says;
+ * extra_keys: the caller's own keys of an entry (NULL-terminated, or NULL). 0, or -1 with the
+ * error written. */
+int cfab_traffic(struct config_reader *r, const config_setting_t *e, const struct fabric *f,
+		 const char *const *extra_keys, uint32_t next_qpn, struct cfab_traffic *t);
+
 #endif

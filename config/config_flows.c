@@ -153,6 +153,8 @@ static int flow_addresses(struct loader *ld, const config_setting_t *fs, struct 
 	char buf[64];
 	const char *v;
 
+	if (config_setting_get_member(fs, "dst"))
+		return ld_flow_fabric_dst(ld, fs, g);
 	s = cr_required(&ld->r, fs, "dst_mac", "the destination MAC, e.g. 02:00:00:00:00:02");
 	if (!s || ld_mac_value(ld, s, g->dst_mac))
 		return -1;
@@ -173,7 +175,8 @@ static int flow_addresses(struct loader *ld, const config_setting_t *fs, struct 
 	return 0;
 }
 
-static int flow_ids(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+/* qpn and dest_qpn (when qpns: a traffic entry gives them to its flows), start_psn, pkey, qkey */
+static int flow_ids(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g, bool qpns)
 {
 	const char *const keys[] = { "qpn", "dest_qpn" };
 	uint32_t *out[] = { &g->qpn, &g->dest_qpn };
@@ -181,7 +184,7 @@ static int flow_ids(struct loader *ld, const config_setting_t *fs, struct cfg_fl
 	long long v;
 	int rc;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; qpns && i < 2; i++) {
 		s = cr_required(&ld->r, fs, keys[i], "a QP number 0x2..0xffffff");
 		if (!s || cr_int_range(&ld->r, s, 2, MAX_QPN, true, &v))
 			return -1;
@@ -460,9 +463,34 @@ static int flow_latency(struct loader *ld, const config_setting_t *fs, struct cf
 	return 0;
 }
 
+static int flow_transport(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	const config_setting_t *s = config_setting_get_member(fs, "transport");
+	int i;
+
+	if (s && (i = cr_pick(&ld->r, s, transport_names, NULL)) < 0)
+		return -1;
+	if (s)
+		g->transport = (enum cfg_transport)i;
+	return 0;
+}
+
+/* What follows a group's name, port, transport, destination and QPNs (the settings a traffic
+ * entry's `flow` template gives too). */
+static int flow_settings(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	return flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) || flow_header_fields(ld, fs, g) ||
+			       flow_rate(ld, fs, g) || flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) ||
+			       flow_reliability(ld, fs, g) || flow_latency(ld, fs, g) || flow_expansion(ld, fs, g) ||
+			       ld_flow_cc(ld, fs, g) ||
+			       ld_inject_list(ld, fs, "inject", g->inject, &g->n_inject, true, g->count)
+		       ? -1
+		       : 0;
+}
+
 static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned idx)
 {
-	static const char *const keys[] = { "name", "port", "dst_mac", "dst_ip", "transport", "ops",
+	static const char *const keys[] = { "name", "port", "dst_mac", "dst_ip", "dst", "transport", "ops",
 					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
 					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
 					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
@@ -485,20 +513,25 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	if ((i = ld_port_ref(ld, fs)) < 0)
 		return -1;
 	g->port = (unsigned)i;
-	if (flow_needs_tx_role(ld, fs, g))
+	if (flow_needs_tx_role(ld, fs, g) || flow_transport(ld, fs, g) || flow_addresses(ld, fs, g) ||
+	    flow_ids(ld, fs, g, true))
 		return -1;
-	s = config_setting_get_member(fs, "transport");
-	if (s && (i = cr_pick(&ld->r, s, transport_names, NULL)) < 0)
+	return flow_settings(ld, fs, g);
+}
+
+void ld_flow_defaults(struct cfg_flow_group *g) { flow_defaults(g); }
+
+int ld_flow_template(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	static const char *const keys[] = { "transport", "ops", "message_size", "mtu", "start_psn", "pkey", "qkey",
+					    "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps", "pattern", "stop", "rc",
+					    "latency", "cc", "dcqcn", "timely", "inject", NULL };
+
+	if (cr_want_type(&ld->r, fs, CONFIG_TYPE_GROUP, "a group of a flow's settings { transport = ...; ... }") ||
+	    cr_known_keys(&ld->r, fs, keys))
 		return -1;
-	if (s)
-		g->transport = (enum cfg_transport)i;
-	return flow_addresses(ld, fs, g) || flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) ||
-	       flow_ids(ld, fs, g) || flow_header_fields(ld, fs, g) || flow_rate(ld, fs, g) ||
-	       flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_reliability(ld, fs, g) ||
-			       flow_latency(ld, fs, g) || flow_expansion(ld, fs, g) || ld_flow_cc(ld, fs, g) ||
-			       ld_inject_list(ld, fs, "inject", g->inject, &g->n_inject, true, g->count)
-		       ? -1
-		       : 0;
+	g->line = config_setting_source_line(fs);
+	return flow_transport(ld, fs, g) || flow_ids(ld, fs, g, false) || flow_settings(ld, fs, g) ? -1 : 0;
 }
 
 static bool group_has_qpn(const struct cfg_flow_group *g, uint32_t q)
@@ -508,7 +541,7 @@ static bool group_has_qpn(const struct cfg_flow_group *g, uint32_t q)
 
 /* QPNs identify QPs on a port (ACKs and responses come back addressed to them), so the QPs of
  * all groups on one port must not share one. Exact, with a 2 MiB bit map of the 24-bit space. */
-static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
+static int check_qpn_overlap(struct loader *ld)
 {
 	const struct engine_config *c = ld->cfg;
 	uint8_t *used = NULL;
@@ -522,7 +555,7 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 		if (on_port < 2)
 			continue;
 		if (!used && !(used = malloc((MAX_QPN + 1) / 8)))
-			return cr_fail(&ld->r, flows, "out of memory checking QPNs");
+			return cr_fail(&ld->r, ld->group_setting[0], "out of memory checking QPNs");
 		memset(used, 0, (MAX_QPN + 1) / 8);
 		for (unsigned k = 0; k < c->n_groups && !rc; k++) {
 			const struct cfg_flow_group *g = &c->groups[k];
@@ -536,7 +569,7 @@ static int check_qpn_overlap(struct loader *ld, const config_setting_t *flows)
 				}
 				for (unsigned j = 0; j < k; j++)
 					if (c->groups[j].port == port && group_has_qpn(&c->groups[j], q)) {
-						rc = cr_fail_member(&ld->r, config_setting_get_elem(flows, k), "qpn",
+						rc = cr_fail_member(&ld->r, ld->group_setting[k], "qpn",
 							"QPN 0x%x of flow '%s' is also a QPN of flow '%s' at %s on "
 							"port '%s' (the QPNs of one port must not overlap)", q, g->name,
 							c->groups[j].name, cr_at(&ld->r, c->groups[j].line, (char[CR_AT_LEN]){ 0 }),
@@ -555,17 +588,19 @@ int ld_parse_flows(struct loader *ld, const config_setting_t *root)
 	const config_setting_t *s = config_setting_get_member(root, "flows");
 	int n;
 
-	if (!s)
-		return 0; /* receive only */
-	if ((n = ld_list_length(ld, s, "( { name = ...; port = ...; ... }, ... )", "flow groups", 0,
-				CFG_MAX_FLOW_GROUPS)) < 0)
+	if (s && (n = ld_list_length(ld, s, "( { name = ...; port = ...; ... }, ... )", "flow groups", 0,
+				     CFG_MAX_FLOW_GROUPS)) < 0)
 		return -1;
-	for (int i = 0; i < n; i++) {
-		if (parse_flow(ld, config_setting_get_elem(s, (unsigned)i), (unsigned)i))
+	for (int i = 0; s && i < n; i++) {
+		ld->group_setting[i] = config_setting_get_elem(s, (unsigned)i);
+		if (parse_flow(ld, ld->group_setting[i], (unsigned)i))
 			return -1;
 		ld->cfg->n_groups++;
 	}
-	return check_qpn_overlap(ld, s);
+	/* a fabric's traffic patterns become flow groups after the listed ones */
+	if (ld_traffic_groups(ld, root))
+		return -1;
+	return check_qpn_overlap(ld); /* none: receive only */
 }
 
 /* ---- collectives ---------------------------------------------------------------------------- */

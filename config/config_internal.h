@@ -23,6 +23,9 @@ struct loader {
 	struct engine_config *cfg;
 	const struct config_env *env; /* checks beyond the text (may be NULL) */
 	uint64_t lcore_set[2];        /* eal.lcores as a bit set (config_eal.c) */
+	struct fabric *fabric;        /* the `fabric` group's model while loading (its patterns' hosts) */
+	/* where each flow group was written: its `flows` entry, or the `traffic` entry it came from */
+	const config_setting_t *group_setting[CFG_MAX_FLOW_GROUPS];
 };
 
 /* ---- the sections, in the order config_load.c reads them -------------------------------------- */
@@ -31,6 +34,7 @@ int ld_parse_eal(struct loader *ld, const config_setting_t *root);           /* 
 int ld_parse_ports(struct loader *ld, const config_setting_t *root);         /* config_ports.c */
 int ld_eal_vs_pci_ports(struct loader *ld, const config_setting_t *root);    /* config_eal.c */
 int ld_parse_roles(struct loader *ld, const config_setting_t *root);         /* config_eal.c */
+int ld_parse_fabric(struct loader *ld, const config_setting_t *root);        /* config_lab_fabric.c */
 int ld_parse_switch(struct loader *ld, const config_setting_t *root);        /* config_lab.c */
 int ld_parse_flows(struct loader *ld, const config_setting_t *root);         /* config_flows.c */
 int ld_parse_collectives(struct loader *ld, const config_setting_t *root);   /* config_flows.c */
@@ -52,6 +56,15 @@ int ld_flow_cc(struct loader *ld, const config_setting_t *fs, struct cfg_flow_gr
 int ld_inject_list(struct loader *ld, const config_setting_t *parent, const char *key, struct cfg_inject *out,
 		   unsigned *n_out, bool tx, unsigned qps);
 
+/* a flow's `dst`: a host of the fabric, for dst_mac, dst_ip and dst_port (config_lab_fabric.c) */
+int ld_flow_fabric_dst(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g);
+/* the `traffic` list's patterns as flow groups after those of `flows` (config_lab_fabric.c) */
+int ld_traffic_groups(struct loader *ld, const config_setting_t *root);
+/* a flow group's defaults, and the settings of a traffic entry's `flow` template into g, whose
+ * port, count and QPNs are set (config_flows.c) */
+void ld_flow_defaults(struct cfg_flow_group *g);
+int ld_flow_template(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g);
+
 /* ---- values (config_values.c unless named) ------------------------------------------------------ */
 
 /* A string that fits len (with its NUL); opt_: 1 copied, 0 absent, -1 error. */
@@ -72,6 +85,14 @@ int ld_mac_value(struct loader *ld, const config_setting_t *s, uint8_t mac[6]);
 bool ld_is_pci_addr(const char *s);
 /* g's member `port`, a port's name: its index, or -1 after an error (config_ports.c). */
 int ld_port_ref(struct loader *ld, const config_setting_t *g);
+/* An lcore id s names that may run a role (in eal.lcores, not the main lcore) into *out; 0, or -1
+ * after an error (config_eal.c). */
+int ld_worker_lcore(struct loader *ld, const config_setting_t *s, unsigned *out);
+/* The highest lcore of eal.lcores that is not the main lcore, or -1 (config_eal.c). */
+int ld_last_worker_lcore(const struct loader *ld);
+/* A port's settings that are not its name, device, addresses or speed (mtu, rx_desc, tx_desc,
+ * timestamps, qos, np), from group t, whose other keys the caller checked (config_ports.c). */
+int ld_port_settings(struct loader *ld, const config_setting_t *t, struct cfg_port *p);
 /* A non-empty array of priorities 0..7, ORed into *mask (config_qos.c). */
 int ld_priority_mask(struct loader *ld, const config_setting_t *s, uint8_t *mask);
 

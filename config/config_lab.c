@@ -140,6 +140,10 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 	for (unsigned i = 0; i < c->n_roles; i++) {
 		if (c->roles[i].role != CFG_ROLE_SWITCH)
 			continue;
+		if (c->fab.present)
+			return cr_fail(&ld->r, config_setting_get_elem(config_setting_get_member(root, "lcores"), i),
+				       "role \"switch\" with a fabric: the fabric's switches poll their own cables (the "
+				       "`switch` group gives their buffer, ECN and PFC; fabric.lcore their lcore)");
 		if (!c->sw.present)
 			return cr_fail_member(&ld->r, root, "switch", "missing: lcores.[%u] has role \"switch\" (add a "
 					      "switch = { buffer_kb = ...; } group)", i);
@@ -160,7 +164,10 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 		if (c->ports[p].is_switch_port || (peer >= 0 && c->ports[peer].is_switch_port))
 			c->ports[p].extra_mbufs = (unsigned)(c->sw.buffer_bytes / 512);
 	}
-	if (c->sw.present && c->sw.n_ports < 2)
+	/* a fabric NIC's frames may wait in its own leaf, a spine and the far leaf at once */
+	for (unsigned n = 0; c->fab.present && n < c->fab.n_nics; n++)
+		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(3 * c->sw.buffer_bytes / 512);
+	if (c->sw.present && !c->fab.present && c->sw.n_ports < 2)
 		return cr_fail_member(&ld->r, root, "switch", "a switch needs at least two ports with role \"switch\" in "
 				      "lcores (it has %u)", c->sw.n_ports);
 	return 0;
@@ -178,14 +185,16 @@ int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 	long long seed;
 	int rc;
 
+	/* the defaults stand also without the group: a fabric's switches take them */
+	w->delay_us = 1;
+	w->trace_interval_us = 100;
+	w->seed = 1;
+	w->buffer_bytes = (uint64_t)(buffer * 1024);
 	if ((rc = cr_opt_group(&ld->r, root, "switch", &ss)) < 0)
 		return -1;
 	if (rc == 1) {
 		w->present = true;
 		w->line = config_setting_source_line(ss);
-		w->delay_us = 1;
-		w->trace_interval_us = 100;
-		w->seed = 1;
 		if (cr_known_keys(&ld->r, ss, keys) || cr_opt_float(&ld->r, ss, "buffer_kb", 1, false, 1 << 20, &buffer) < 0 ||
 		    cr_opt_float(&ld->r, ss, "queue_limit_kb", 0, false, 1 << 20, &limit) < 0 ||
 		    cr_opt_float(&ld->r, ss, "alpha", 0, false, 64, &w->alpha) < 0 ||
@@ -207,5 +216,11 @@ int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 	}
 	if (switch_roles(ld, root))
 		return -1;
+	if (w->present && ld->cfg->fab.present)
+		for (const char *const *k = (const char *const[]){ "trace", "fdb", "vlans", NULL }; *k; k++)
+			if (config_setting_get_member(ss, *k))
+				return cr_fail_member(&ld->r, ss, *k, "not with a fabric: its switches route at L3 (the "
+						      "report's fabric.links[] and fabric.switches[] give every link's and "
+						      "queue's counters)");
 	return w->present ? switch_fdb(ld, ss, w) || switch_vlans(ld, ss, w) : 0;
 }

@@ -11,6 +11,7 @@
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -50,7 +51,7 @@ void config_defaults(struct engine_config *cfg)
  * checks across sections that need both sides read stand between them (EAL's options against
  * the PCI ports). */
 static int (*const sections[])(struct loader *ld, const config_setting_t *root) = {
-	ld_parse_eal, ld_parse_ports, ld_eal_vs_pci_ports, ld_parse_roles, ld_parse_switch, ld_parse_flows,
+	ld_parse_eal, ld_parse_ports, ld_eal_vs_pci_ports, ld_parse_roles, ld_parse_fabric, ld_parse_switch, ld_parse_flows,
 	ld_parse_collectives, ld_parse_responders, ld_parse_peers, ld_parse_pfc_generators, ld_parse_phases,
 	ld_parse_sla, ld_parse_run,
 };
@@ -58,7 +59,8 @@ static int (*const sections[])(struct loader *ld, const config_setting_t *root) 
 static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "eal", "ports", "lcores", "flows", "collectives", "responders",
-					    "pfc_generators", "phases", "run", "switch", "peers", "sla", NULL };
+					    "pfc_generators", "phases", "run", "switch", "peers", "sla", "fabric", "traffic",
+					    NULL };
 	struct loader *ld = arg;
 
 	if (cr_known_keys(&ld->r, root, keys))
@@ -86,6 +88,9 @@ static int load(const char *path, const char *text, const char *name, const stru
 	snprintf(cfg->file, sizeof(cfg->file), "%s", ld.r.file);
 	rc = text ? cr_load_text(&ld.r, text, load_root, &ld) : cr_load_file(&ld.r, path, load_root, &ld);
 	cfg->src = ld.r.src;
+	if (ld.fabric)
+		fabric_free(ld.fabric);
+	free(ld.fabric);
 	return rc;
 }
 

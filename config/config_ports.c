@@ -145,15 +145,14 @@ static int port_addresses(struct loader *ld, const config_setting_t *ps, struct 
 	return 0;
 }
 
-static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+/* mtu, rx_desc, tx_desc */
+static int port_mtu_desc(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
 	static const char *const desc[] = { "rx_desc", "tx_desc" };
 	unsigned *dv[] = { &p->rx_desc, &p->tx_desc };
 	int rc;
 
-	if (cr_opt_u32(&ld->r, ps, "rx_queues", 1, 16, &p->rx_queues) < 0 ||
-	    cr_opt_u32(&ld->r, ps, "tx_queues", 1, 16, &p->tx_queues) < 0 ||
-	    cr_opt_u32(&ld->r, ps, "mtu", 576, 9000, &p->mtu) < 0)
+	if (cr_opt_u32(&ld->r, ps, "mtu", 576, 9000, &p->mtu) < 0)
 		return -1;
 	for (int i = 0; i < 2; i++) {
 		rc = cr_opt_u32(&ld->r, ps, desc[i], 64, 16384, dv[i]);
@@ -163,6 +162,16 @@ static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_
 			return cr_fail_member(&ld->r, ps, desc[i], "%u is not a power of two (64, 128, ... 16384)",
 					      *dv[i]);
 	}
+	return 0;
+}
+
+static int port_sizes(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+{
+	int rc;
+
+	if (cr_opt_u32(&ld->r, ps, "rx_queues", 1, 16, &p->rx_queues) < 0 ||
+	    cr_opt_u32(&ld->r, ps, "tx_queues", 1, 16, &p->tx_queues) < 0 || port_mtu_desc(ld, ps, p))
+		return -1;
 	rc = cr_opt_float(&ld->r, ps, "link_speed_gbps", 0, true, 800, &p->link_speed_gbps);
 	if (rc < 0)
 		return -1;
@@ -242,6 +251,14 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 		       : 0;
 }
 
+int ld_port_settings(struct loader *ld, const config_setting_t *t, struct cfg_port *p)
+{
+	p->rx_queues = p->tx_queues = 1;
+	p->rx_desc = p->tx_desc = 1024;
+	p->mtu = 1500;
+	return port_mtu_desc(ld, t, p) || port_timestamps(ld, t, p) || ld_port_qos(ld, t, p) || ld_port_np(ld, t, p) ? -1 : 0;
+}
+
 /* A ring cable carries TX queue q of one end to RX queue q of the other: frames sent on a queue
  * the other end does not poll would stay in its ring, their mbufs never returned. Checked at the
  * end declared second (ps, port p), in both directions. */
@@ -273,8 +290,12 @@ static int ring_queues(struct loader *ld, const config_setting_t *ps, unsigned p
 
 int ld_parse_ports(struct loader *ld, const config_setting_t *root)
 {
-	const config_setting_t *s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
+	const config_setting_t *s;
 	int n;
+
+	if (!config_setting_get_member(root, "ports") && config_setting_get_member(root, "fabric"))
+		return 0; /* the fabric's NICs are the ports (config_lab_fabric.c) */
+	s = cr_required(&ld->r, root, "ports", "a list ( { name = ...; device = ...; }, ... )");
 
 	if (!s || (n = ld_list_length(ld, s, "( { ... }, ... )", "ports", 1, CFG_MAX_PORTS)) < 0)
 		return -1;

@@ -14,6 +14,7 @@
 #include "lcore.h"
 #include "frame_tap.h"
 #include "notification.h"
+#include "fabric_lab.h"
 #include "switch.h"
 
 _Static_assert(LAT_BATCH >= ENGINE_BURST, "a burst's probes fit a lat_batch");
@@ -549,8 +550,10 @@ int lcore_main(void *arg)
 			reflect_poll(&w->reflect[i]);
 		if (w->sw)
 			switch_poll(w->sw, now);
+		if (w->fab)
+			fabric_lab_poll(w->fab, now);
 		answer(w);
-		if (tx_done && w->n_rx == 0 && w->n_reflect == 0 && !w->sw)
+		if (tx_done && w->n_rx == 0 && w->n_reflect == 0 && !w->sw && !w->fab)
 			break;
 	}
 	/* answers the PMD never took go back to their pool */

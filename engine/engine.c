@@ -19,6 +19,7 @@
 #include "exporter.h"
 #include "timeseries.h"
 #include "sla.h"
+#include "fabric_lab.h"
 #include "switch.h"
 #include "engine_internal.h"
 
@@ -28,6 +29,8 @@ static void teardown(struct engine *e)
 	port_gate_stop();
 	if (e->run.sw)
 		switch_flush(e->run.sw);
+	if (e->run.fab)
+		fabric_lab_flush(e->run.fab);
 	for (unsigned p = 0; p < e->run.n_ports; p++)
 		port_teardown(&e->run.ports[p]);
 	for (unsigned p = 0; p < e->run.n_ports; p++)
@@ -78,6 +81,7 @@ static void release(struct engine *e)
 	e->ts_rows = timeseries_close(e->run.ts);
 	e->run.ts = NULL;
 	switch_free(e->run.sw);
+	fabric_lab_free(e->run.fab);
 	if (e->sw_csv)
 		fclose(e->sw_csv);
 	rte_free(e->run.cc_states);

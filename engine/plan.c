@@ -15,6 +15,7 @@
 #include "egress.h"
 #include "tx_payload.h"
 #include "notification.h"
+#include "fabric_lab.h"
 #include "switch.h"
 #include "engine_internal.h"
 
@@ -623,11 +624,30 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
 
-/* The virtual lab's switch, on the lcore of its roles. */
+/* The virtual fabric's switches, on fabric.lcore. */
+static int plan_fabric(struct engine *e, char *err, size_t errlen)
+{
+	unsigned lcore = e->run.cfg->fab.lcore;
+	struct lcore_work *w = work_of(e, lcore, err, errlen);
+
+	if (!w)
+		return -1;
+	e->run.fab = fabric_lab_create(&(struct switch_env){.cfg = e->run.cfg, .ports = e->run.ports,
+							    .qos_map = e->qos_map, .tsc_hz = e->run.tsc_hz},
+				       lcore, err, errlen);
+	if (!e->run.fab)
+		return -1;
+	w->fab = e->run.fab;
+	return 0;
+}
+
+/* The virtual lab's switch, on the lcore of its roles; or the fabric's. */
 int engine_plan_switch(struct engine *e, char *err, size_t errlen)
 {
 	unsigned lcore = 0;
 
+	if (e->run.cfg->fab.present)
+		return plan_fabric(e, err, errlen);
 	if (!e->run.cfg->sw.present)
 		return 0;
 	for (unsigned i = 0; i < e->run.cfg->n_roles; i++)

@@ -15,6 +15,7 @@
 #include "port.h"
 #include "qp_index.h"
 #include "switch.h"
+#include "switch_route.h"
 #include "wire.h"
 
 #define SW_NONE UINT32_MAX
@@ -22,6 +23,19 @@
 #define WIRE_OVERHEAD 24  /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on the link */
 #define TRACE_RING 65536
 #define LINK_LAG_US 1000  /* how far behind a busy emulated link may fall and still catch up */
+
+/* A port's cable: an ethdev queue (the lab switch), or a pair of rings (a fabric switch's). */
+static inline uint16_t port_rx(const struct sw_port *p, struct rte_mbuf **b, uint16_t n)
+{
+	return p->rx_ring ? (uint16_t)rte_ring_sc_dequeue_burst(p->rx_ring, (void **)b, n, NULL)
+			  : rte_eth_rx_burst(p->port_id, p->queue, b, n);
+}
+
+static inline uint16_t port_tx(const struct sw_port *p, struct rte_mbuf **b, uint16_t n)
+{
+	return p->tx_ring ? (uint16_t)rte_ring_sp_enqueue_burst(p->tx_ring, (void **)b, n, NULL)
+			  : rte_eth_tx_burst(p->port_id, p->queue, b, n);
+}
 
 /* ---- set-up ------------------------------------------------------------------------------------ */
 
@@ -46,19 +60,22 @@ static int fdb_find(const struct switch_rt *s, const uint8_t mac[6])
 	return -1;
 }
 
-static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsigned socket)
+static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsigned socket, bool trace)
 {
+	char name[64];
+
 	/* the buffer holds at most one frame per 60 bytes (the Ethernet minimum) */
 	s->n_pkts = (uint32_t)(c->buffer_bytes / 60 + SW_BURST);
 	s->pkts = rte_zmalloc_socket("sw_pkts", sizeof(*s->pkts) * s->n_pkts, RTE_CACHE_LINE_SIZE, (int)socket);
-	s->flows = rte_zmalloc_socket("sw_flows", sizeof(*s->flows) * SW_MAX_FLOWS, RTE_CACHE_LINE_SIZE, (int)socket);
-	s->flow_index = qp_map_create("sw_flows", SW_MAX_FLOWS, (int)socket);
+	s->flows = rte_zmalloc_socket("sw_flows", sizeof(*s->flows) * s->flow_cap, RTE_CACHE_LINE_SIZE, (int)socket);
+	snprintf(name, sizeof(name), "swf_%s", s->name);
+	s->flow_index = qp_map_create(name, s->flow_cap, (int)socket);
 	if (!s->pkts || !s->flows || !s->flow_index)
 		return -1;
 	for (uint32_t i = 0; i < s->n_pkts; i++)
 		s->pkts[i].next = i + 1 < s->n_pkts ? i + 1 : SW_NONE;
 	s->free_head = 0;
-	if (c->trace[0]) {
+	if (trace && c->trace[0]) {
 		s->trace = rte_ring_create_elem("sw_trace", sizeof(struct sw_trace_row), TRACE_RING, (int)socket,
 						RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (!s->trace)
@@ -72,42 +89,60 @@ static void init_port(struct switch_rt *s, const struct switch_env *env, unsigne
 	struct sw_port *p = &s->port[idx];
 	const struct port_info *pi = &env->ports[cfg_port];
 
+	snprintf(p->name, sizeof(p->name), "%s", env->cfg->ports[cfg_port].name);
 	p->cfg_port = (uint16_t)cfg_port;
 	p->port_id = pi->port_id;
 	p->queue = (uint16_t)queue;
 	memcpy(p->mac, pi->mac, 6);
-	p->fp_per_byte = pace_fp_per_byte(pi->link_speed_gbps, env->tsc_hz);
+	p->gbps = pi->link_speed_gbps;
+	p->delay_tsc = s->delay_tsc;
 	p->map = &env->qos_map[cfg_port];
 	p->pool = pi->pool;
-	pfc_pause_init(&p->pause, pi->link_speed_gbps, env->tsc_hz);
-	for (unsigned t = 0; t < SW_TCS; t++)
-		p->q[t] = (struct sw_queue){.head = SW_NONE, .tail = SW_NONE};
 	s->port_of_cfg[cfg_port] = (int8_t)idx;
 }
 
-struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
+/* The emulated link of each port, from its rate: set once the ports are. */
+static void init_links(struct switch_rt *s, uint64_t tsc_hz)
+{
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		struct sw_port *p = &s->port[i];
+		p->fp_per_byte = pace_fp_per_byte(p->gbps, tsc_hz);
+		pfc_pause_init(&p->pause, p->gbps, tsc_hz);
+		for (unsigned t = 0; t < SW_TCS; t++)
+			p->q[t] = (struct sw_queue){.head = SW_NONE, .tail = SW_NONE};
+	}
+}
+
+static struct switch_rt *switch_alloc(const struct switch_env *env, const char *name, unsigned socket)
+{
+	struct switch_rt *s = rte_zmalloc_socket("switch", sizeof(*s), RTE_CACHE_LINE_SIZE, (int)socket);
+
+	if (!s)
+		return NULL;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	memset(s->port_of_cfg, -1, sizeof(s->port_of_cfg));
+	s->tsc_hz = env->tsc_hz;
+	s->delay_tsc = (uint64_t)(env->cfg->sw.delay_us * 1e-6 * (double)env->tsc_hz);
+	return s;
+}
+
+/* What every switch has once its ports are set: the buffer, RED, PFC's timing, the tables. */
+static int switch_common(struct switch_rt *s, const struct switch_env *env, unsigned socket, bool trace, char *err,
+			 size_t errlen)
 {
 	const struct engine_config *cfg = env->cfg;
 	const struct cfg_switch *c = &cfg->sw;
-	unsigned socket = rte_lcore_to_socket_id(lcore);
 	struct mmu_params mp = {.buffer_bytes = c->buffer_bytes, .queue_limit = c->queue_limit_bytes, .alpha = c->alpha,
 				.pfc_priorities = c->pfc_priorities, .xoff_bytes = c->xoff_bytes,
 				.xon_bytes = c->xon_bytes, .headroom_bytes = c->headroom_bytes};
-	struct switch_rt *s = rte_zmalloc_socket("switch", sizeof(*s), RTE_CACHE_LINE_SIZE, (int)socket);
 	const char *bad, *why = NULL;
 	double slowest = 800;
 
-	if (!s)
-		goto nomem;
-	memset(s->port_of_cfg, -1, sizeof(s->port_of_cfg));
-	for (unsigned i = 0; i < cfg->n_roles; i++)
-		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
-			init_port(s, env, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
+	init_links(s, env->tsc_hz);
 	if ((bad = mmu_params_check(&mp, &why))) {
 		snprintf(err, errlen, "%s: switch: %s: %s", config_where(cfg, c->line, (char[CR_AT_LEN]){ 0 }, CR_AT_LEN), bad,
 			 why ? why : "out of range");
-		switch_free(s);
-		return NULL;
+		return -1;
 	}
 	mmu_init(&s->mmu, &mp, s->n_ports);
 	for (unsigned t = 0; t < SW_TCS; t++) {
@@ -116,16 +151,42 @@ struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, ch
 						.pmax_q16 = (uint32_t)(c->red[t].pmax * 65536.0 + 0.5)};
 	}
 	s->rng = c->seed;
-	s->tsc_hz = env->tsc_hz;
-	s->delay_tsc = (uint64_t)(c->delay_us * 1e-6 * (double)env->tsc_hz);
 	s->lag_fp = (env->tsc_hz * LINK_LAG_US / 1000000) << PACE_SHIFT;
 	s->quanta = c->pfc_quanta;
 	s->pfc_priorities = c->pfc_priorities;
 	/* XOFF again after half its pause time at the slowest port (the pause must not lapse) */
 	for (unsigned i = 0; i < s->n_ports; i++)
-		if (env->ports[s->port[i].cfg_port].link_speed_gbps < slowest)
-			slowest = env->ports[s->port[i].cfg_port].link_speed_gbps;
+		if (s->port[i].gbps < slowest)
+			slowest = s->port[i].gbps;
 	s->refresh_tsc = (uint64_t)((double)c->pfc_quanta * 512.0 / (slowest * 1e9) / 2 * (double)env->tsc_hz);
+	if (create_tables(s, c, socket, trace)) {
+		snprintf(err, errlen, "out of memory for switch %s (%llu-byte buffer; raise eal.memory_mb)", s->name,
+			 (unsigned long long)c->buffer_bytes);
+		return -1;
+	}
+	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)env->tsc_hz);
+	return 0;
+}
+
+struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = env->cfg;
+	const struct cfg_switch *c = &cfg->sw;
+	unsigned socket = rte_lcore_to_socket_id(lcore);
+	struct switch_rt *s = switch_alloc(env, "switch", socket);
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory for the switch (raise eal.memory_mb)");
+		return NULL;
+	}
+	s->flow_cap = SW_MAX_FLOWS;
+	for (unsigned i = 0; i < cfg->n_roles; i++)
+		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
+			init_port(s, env, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
+	if (switch_common(s, env, socket, true, err, errlen)) {
+		switch_free(s);
+		return NULL;
+	}
 	/* hosts on the switch's ring cables are known from the start; others are learned */
 	for (unsigned i = 0; i < s->n_ports; i++) {
 		int peer = config_ring_peer(cfg, s->port[i].cfg_port);
@@ -140,21 +201,58 @@ struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, ch
 				s->vlan_member[s->port_of_cfg[p]][c->vlans[v].vid >> 6] |= 1ull << (c->vlans[v].vid & 63);
 				s->vlans = true;
 			}
-	if (create_tables(s, c, socket))
-		goto nomem;
-	s->trace_every_tsc = (uint64_t)(c->trace_interval_us * 1e-6 * (double)env->tsc_hz);
 	return s;
-nomem:
-	snprintf(err, errlen, "out of memory for the switch (%llu-byte buffer; raise eal.memory_mb)",
-		 (unsigned long long)c->buffer_bytes);
-	switch_free(s);
-	return NULL;
+}
+
+/* Port k of fabric switch c: its cable's rings, the link's rate and delay, its peer's name. */
+static void init_fabric_port(struct switch_rt *s, const struct switch_env *env, const struct cfg_fab_switch *c,
+			     unsigned k, struct rte_ring *rx, struct rte_ring *tx, struct rte_mempool *pool)
+{
+	const struct cfg_fab_port *cp = &c->ports[k];
+	struct sw_port *p = &s->port[k];
+
+	snprintf(p->name, sizeof(p->name), "%s", cp->to_nic ? env->cfg->ports[cp->peer].name : env->cfg->fab.sw[cp->peer].name);
+	p->cfg_port = UINT16_MAX;
+	p->rx_ring = rx;
+	p->tx_ring = tx;
+	memcpy(p->mac, cp->mac, 6);
+	p->gbps = cp->gbps;
+	p->delay_tsc = (uint64_t)(cp->delay_us * 1e-6 * (double)env->tsc_hz);
+	/* a NIC's frames are classified as its port's QoS map says; between switches, by DSCP */
+	p->map = cp->to_nic ? &env->qos_map[cp->peer] : &s->dscp_map;
+	p->pool = pool;
+}
+
+struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned index, struct rte_ring *const rx[],
+				       struct rte_ring *const tx[], struct rte_mempool *pool, unsigned lcore, char *err,
+				       size_t errlen)
+{
+	const struct cfg_fab_switch *c = &env->cfg->fab.sw[index];
+	unsigned socket = rte_lcore_to_socket_id(lcore);
+	struct switch_rt *s = switch_alloc(env, c->name, socket);
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory for switch %s (raise eal.memory_mb)", c->name);
+		return NULL;
+	}
+	s->flow_cap = SW_FABRIC_FLOWS;
+	s->n_ports = c->n_ports;
+	qos_map_default(&s->dscp_map);
+	for (unsigned k = 0; k < c->n_ports; k++)
+		init_fabric_port(s, env, c, k, rx[k], tx[k], pool);
+	if (switch_common(s, env, socket, false, err, errlen) ||
+	    !(s->route = sw_route_create(c, index, (int)socket, err, errlen))) {
+		switch_free(s);
+		return NULL;
+	}
+	return s;
 }
 
 void switch_free(struct switch_rt *s)
 {
 	if (!s)
 		return;
+	sw_route_free(s->route);
 	qp_map_free(s->flow_index);
 	rte_ring_free(s->trace);
 	rte_free(s->flows);
@@ -181,7 +279,7 @@ static void send_pfc(struct switch_rt *s, unsigned i, unsigned prio, bool xoff, 
 	len = wire_build_pfc(p->mac, NULL, (uint8_t)(1u << prio), quanta, rte_pktmbuf_mtod(m, uint8_t *),
 			     rte_pktmbuf_tailroom(m));
 	m->data_len = m->pkt_len = (uint32_t)(len > 0 ? len : 0);
-	if (len <= 0 || rte_eth_tx_burst(p->port_id, p->queue, &m, 1) != 1) {
+	if (len <= 0 || port_tx(p, &m, 1) != 1) {
 		rte_pktmbuf_free(m);
 		STAT_ADD(p->c.pfc_tx_failed, 1);
 		return;
@@ -255,6 +353,44 @@ static bool in_vlan(const struct switch_rt *s, unsigned port, uint16_t vid)
 	return s->vlan_member[port][vid >> 6] >> (vid & 63) & 1;
 }
 
+/* The lab switch's egress port for a frame from port i: by destination MAC. */
+static int bridge(struct switch_rt *s, unsigned i, const struct wire_pkt *p)
+{
+	int out;
+
+	fdb_add(s, p->l2.src, i);
+	out = fdb_find(s, p->l2.dst);
+	if (out < 0 || out == (int)i) {
+		STAT_ADD(s->port[i].c.drop_unknown_dst, 1);
+		return -1;
+	}
+	return out;
+}
+
+/* A fabric switch's: by the route to the destination IP (the frame rewritten for the hop). */
+static int route(struct switch_rt *s, struct sw_port *in, struct rte_mbuf *m, const struct wire_pkt *p, uint64_t now)
+{
+	uint64_t queued[SW_MAX_PORTS];
+	enum sw_route_verdict why;
+	int out;
+
+	if (s->route->lb.lb == FAB_LB_FLOWLET) /* the least loaded member: its queued bytes */
+		for (unsigned k = 0; k < s->n_ports; k++) {
+			queued[k] = 0;
+			for (unsigned tc = 0; tc < SW_TCS; tc++)
+				queued[k] += s->mmu.queue[k][tc];
+		}
+	out = sw_route_frame(s->route, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, m->pkt_len, p, clock_tsc_to_ns(now),
+			     queued, &why);
+	if (why == SW_NOT_IPV4)
+		STAT_ADD(in->c.drop_not_ipv4, 1);
+	else if (why == SW_NO_ROUTE)
+		STAT_ADD(in->c.drop_no_route, 1);
+	else if (why == SW_TTL_EXPIRED)
+		STAT_ADD(in->c.drop_ttl, 1);
+	return out;
+}
+
 /* One received frame (not MAC control) of port i. */
 static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_t now)
 {
@@ -269,10 +405,8 @@ static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_
 	uint32_t d;
 
 	wire_parse(f, m->data_len, 0, &p);
-	fdb_add(s, p.l2.src, i);
-	out = fdb_find(s, p.l2.dst);
-	if (out < 0 || out == (int)i) {
-		STAT_ADD(in->c.drop_unknown_dst, 1);
+	out = s->route ? route(s, in, m, &p, now) : bridge(s, i, &p);
+	if (out < 0) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -304,7 +438,7 @@ static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_
 	}
 	d = s->free_head;
 	s->free_head = s->pkts[d].next;
-	s->pkts[d] = (struct sw_pkt){.m = m, .ready_tsc = now + s->delay_tsc, .flow = flow, .len = (uint16_t)m->pkt_len,
+	s->pkts[d] = (struct sw_pkt){.m = m, .ready_tsc = now + in->delay_tsc, .flow = flow, .len = (uint16_t)m->pkt_len,
 				     .in = (uint8_t)i, .prio = (uint8_t)prio, .l3_off = (uint8_t)p.l3_off,
 				     .ect = ip && p.ip.ecn != WIRE_ECN_NOT_ECT ? p.ip.version : 0};
 	if (flow >= 0)
@@ -316,7 +450,7 @@ static void rx_port(struct switch_rt *s, unsigned i, uint64_t now)
 {
 	struct sw_port *in = &s->port[i];
 	struct rte_mbuf *burst[SW_BURST];
-	uint16_t n = rte_eth_rx_burst(in->port_id, in->queue, burst, SW_BURST);
+	uint16_t n = port_rx(in, burst, SW_BURST);
 	uint64_t bytes = 0;
 
 	for (uint16_t k = 0; k < n; k++) {
@@ -410,7 +544,7 @@ static bool flush_pending(struct sw_port *o)
 
 	if (!o->n_pending)
 		return true;
-	sent = rte_eth_tx_burst(o->port_id, o->queue, o->pending + o->pending_off, (uint16_t)o->n_pending);
+	sent = port_tx(o, o->pending + o->pending_off, (uint16_t)o->n_pending);
 	o->pending_off += sent;
 	o->n_pending -= sent;
 	if (o->n_pending)
@@ -450,7 +584,7 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 		return;
 	STAT_ADD(o->c.tx_frames, n);
 	STAT_ADD(o->c.tx_bytes, bytes);
-	sent = rte_eth_tx_burst(o->port_id, o->queue, burst, (uint16_t)n);
+	sent = port_tx(o, burst, (uint16_t)n);
 	for (unsigned k = sent; k < n; k++) /* the peer's ring is full: they go first next time */
 		o->pending[o->n_pending++] = burst[k];
 }

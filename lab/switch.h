@@ -25,13 +25,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "classify.h"
+#include "config.h"
 #include "pfc.h"
 #include "red.h"
 #include "switch_mmu.h"
 
 #define SW_MAX_PORTS MMU_MAX_PORTS
 #define SW_TCS 8
-#define SW_MAX_FLOWS 65536
+#define SW_MAX_FLOWS 65536          /* the lab switch's flow table */
+#define SW_FABRIC_FLOWS 4096        /* each fabric switch's */
 #define SW_FDB 64
 
 struct rte_mbuf;
@@ -39,6 +42,7 @@ struct rte_mempool;
 struct rte_ring;
 struct qp_map;
 struct qos_map;
+struct sw_route;
 
 /* A frame in the buffer: a node of its queue's list. */
 struct sw_pkt {
@@ -59,6 +63,7 @@ struct sw_queue {
 struct sw_port_counters {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t drop_buffer, drop_queue, drop_headroom, drop_unknown_dst, drop_no_descriptor;
+	uint64_t drop_not_ipv4, drop_no_route, drop_ttl; /* a fabric switch's routing (switch_route.h) */
 	uint64_t drop_vlan;          /* tagged frames whose VLAN does not join the ingress and egress ports */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
@@ -66,7 +71,11 @@ struct sw_port_counters {
 };
 
 struct sw_port {
+	char name[CFG_NAME_LEN];     /* the config port's, or on a fabric switch its peer's */
 	uint16_t cfg_port, port_id, queue;
+	struct rte_ring *rx_ring, *tx_ring; /* a fabric switch's cable: rings, not an ethdev port */
+	double gbps;
+	uint64_t delay_tsc;          /* a frame that came in here may leave this long after */
 	uint8_t mac[6];
 	uint64_t fp_per_byte;        /* the emulated link: TSC cycles << PACE_SHIFT per byte on the wire */
 	uint64_t next_free_fp;       /* the link is busy until then */
@@ -100,7 +109,10 @@ struct sw_trace_row {
 };
 
 struct switch_rt {
+	char name[CFG_NAME_LEN];
 	unsigned n_ports;
+	struct sw_route *route;      /* a fabric switch routes at L3 (switch_route.h); NULL: the lab's L2 switch */
+	struct qos_map dscp_map;     /* a fabric switch's classification of frames from other switches */
 	unsigned rx_first;           /* the ingress port served first this poll (rotates) */
 	struct sw_port port[SW_MAX_PORTS];
 	int8_t port_of_cfg[64];      /* config port -> index here, -1 */
@@ -120,7 +132,7 @@ struct switch_rt {
 	uint32_t n_pkts, free_head;
 	struct qp_map *flow_index;   /* (egress port, destination QPN) -> flows[]: a flow's first frame adds it */
 	struct sw_flow *flows;
-	uint32_t n_flows;
+	uint32_t flow_cap, n_flows;  /* flow_cap: the flow table's size */
 	uint64_t flow_table_full;
 	uint8_t tc_used[SW_MAX_PORTS]; /* classes that ever held a frame, per port (the trace's rows) */
 	struct rte_ring *trace;      /* sw_trace_row elements, or NULL */
@@ -140,6 +152,11 @@ struct switch_env {
 };
 /* The switch of the config, on the lcore of its roles; NULL with err on failure. */
 struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen);
+/* Switch `index` of the config's fabric: its port k is cabled by the rings rx[k] (what arrives)
+ * and tx[k] (what it sends); its PFC frames come from pool. NULL with err on failure. */
+struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned index, struct rte_ring *const rx[],
+				       struct rte_ring *const tx[], struct rte_mempool *pool, unsigned lcore, char *err,
+				       size_t errlen);
 void switch_free(struct switch_rt *s);
 /* The lcore loop: receive, forward, drain the egress links, PFC refreshes, trace. */
 void switch_poll(struct switch_rt *s, uint64_t now_tsc);

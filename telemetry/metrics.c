@@ -333,7 +333,7 @@ static const struct {
 static void gather_flow(const struct run_view *run, unsigned g, uint64_t v[FC_COUNT])
 {
 	const struct cfg_flow_group *grp = &run->cfg->groups[g];
-	int dst = snapshot_local_port_of_mac(run, grp->dst_mac);
+	int dst = snapshot_flow_dst_port(run, grp);
 
 	memset(v, 0, sizeof(uint64_t) * FC_COUNT);
 	for (unsigned q = 0; q < run->n_qps; q++) {

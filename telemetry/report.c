@@ -20,9 +20,9 @@
 #include "run_info.h"
 #include "sla.h"
 #include "timeseries.h"
-#include "switch.h"
+#include "report_switch.h"
 
-static json_t *u64_array(const uint64_t *v, unsigned n)
+json_t *u64_array(const uint64_t *v, unsigned n)
 {
 	json_t *a = json_array();
 
@@ -299,74 +299,6 @@ static json_t *flow_inject_json(const struct qp_inject *in)
 	return o;
 }
 
-static uint64_t sent_total(const struct switch_rt *s)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < s->n_ports; i++)
-		n += s->port[i].c.tx_frames;
-	return n;
-}
-
-static json_t *switch_port_json(const struct run_view *run, const struct switch_rt *s, unsigned i)
-{
-	const struct sw_port *p = &s->port[i];
-	uint64_t qb[SW_TCS], mq[SW_TCS], paused[SW_TCS], xoff_ev[SW_TCS];
-	json_t *o;
-
-	for (unsigned t = 0; t < SW_TCS; t++) {
-		qb[t] = s->mmu.queue[i][t];
-		mq[t] = s->mmu.max_queue[i][t];
-		paused[t] = pfc_paused_ns(&p->pause, t, run->end_tsc);
-		xoff_ev[t] = s->mmu.xoff_events[i][t];
-	}
-	o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I}", "port", run->cfg->ports[p->cfg_port].name, "link_gbps",
-		      run->ports[p->cfg_port].link_speed_gbps, "rx_frames", (json_int_t)p->c.rx_frames, "rx_bytes",
-		      (json_int_t)p->c.rx_bytes, "tx_frames", (json_int_t)p->c.tx_frames, "tx_bytes",
-		      (json_int_t)p->c.tx_bytes);
-	json_object_set_new(o, "dropped", json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "buffer_full",
-		(json_int_t)p->c.drop_buffer, "queue_limit", (json_int_t)p->c.drop_queue, "headroom",
-		(json_int_t)p->c.drop_headroom, "unknown_dst", (json_int_t)p->c.drop_unknown_dst, "no_descriptor",
-		(json_int_t)p->c.drop_no_descriptor, "vlan", (json_int_t)p->c.drop_vlan));
-	json_object_set_new(o, "queue_bytes", u64_array(qb, SW_TCS));
-	json_object_set_new(o, "max_queue_bytes", u64_array(mq, SW_TCS));
-	json_object_set_new(o, "ecn_marked", u64_array(p->c.ecn_marked, SW_TCS));
-	json_object_set_new(o, "pfc_xoff_tx", u64_array(p->c.pfc_xoff_tx, SW_TCS));
-	json_object_set_new(o, "pfc_xon_tx", u64_array(p->c.pfc_xon_tx, SW_TCS));
-	json_object_set_new(o, "xoff_episodes", u64_array(xoff_ev, SW_TCS));
-	json_object_set_new(o, "pfc_rx", u64_array(p->c.pfc_rx, SW_TCS));
-	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
-	json_object_set_new(o, "pfc_tx_failed", json_integer((json_int_t)p->c.pfc_tx_failed));
-	return o;
-}
-
-/* The virtual lab's switch: per port, per flow (egress port, destination QPN), the buffer. */
-static json_t *switch_json(const struct run_view *run)
-{
-	const struct switch_rt *s = run->sw;
-	json_t *ports = json_array(), *flows = json_array();
-	const struct mmu_counters *m = &s->mmu.c;
-
-	for (unsigned i = 0; i < s->n_ports; i++)
-		json_array_append_new(ports, switch_port_json(run, s, i));
-	for (uint32_t i = 0; i < SW_MAX_FLOWS; i++) {
-		const struct sw_flow *f = &s->flows[i];
-		if (!f->admitted && !f->dropped)
-			continue;
-		json_array_append_new(flows, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "egress",
-			run->cfg->ports[s->port[f->out].cfg_port].name, "dest_qpn", (json_int_t)f->dqpn, "admitted",
-			(json_int_t)f->admitted, "dropped", (json_int_t)f->dropped, "sent", (json_int_t)f->sent,
-			"ecn_marked", (json_int_t)f->marked, "queued_at_end", (json_int_t)(f->admitted - f->sent)));
-	}
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I,s:s,s:I,s:I}", "buffer_bytes",
-		(json_int_t)s->mmu.p.buffer_bytes, "max_buffer_used", (json_int_t)s->mmu.max_used, "admitted",
-		(json_int_t)m->admitted, "dropped_buffer_full", (json_int_t)m->dropped_buffer, "dropped_queue_limit",
-		(json_int_t)m->dropped_queue, "dropped_headroom", (json_int_t)m->dropped_headroom, "flow_table_full",
-		(json_int_t)s->flow_table_full, "ports", ports, "flows", flows, "trace_rows", (json_int_t)run->sw_csv_rows,
-		"trace", run->cfg->sw.trace, "trace_dropped", (json_int_t)s->trace_dropped, "queued_at_end_frames",
-		(json_int_t)(m->admitted - sent_total(s)));
-}
-
 /* run.cc_trace: rows written, and rows lost to a full ring */
 static json_t *cc_trace_json(const struct run_view *run)
 {
@@ -380,7 +312,7 @@ static json_t *flow_json(const struct run_view *run, const struct qp_tx *qp, dou
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst_port = snapshot_local_port_of_mac(run, g->dst_mac);
+	int dst_port = snapshot_flow_dst_port(run, g);
 	bool local = dst_port >= 0 && snapshot_rx_qp(run, (unsigned)dst_port, qp->dest_qpn, &rx);
 	uint64_t goodput_bytes = local ? rx.payload_bytes : qp->c.payload_bytes;
 	char name[CFG_NAME_LEN + 16];
@@ -596,7 +528,9 @@ static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 	if (run->cc_csv)
 		json_object_set_new(root, "cc_trace", cc_trace_json(run));
 	if (run->sw)
-		json_object_set_new(root, "switch", switch_json(run));
+		json_object_set_new(root, "switch", report_switch_json(run, run->sw));
+	if (run->fab)
+		json_object_set_new(root, "fabric", report_fabric_json(run, secs));
 	if (run->cfg->n_sla)
 		json_object_set_new(root, "sla", sla_json(run, sla));
 	if (run->ts)

@@ -54,6 +54,7 @@ struct run_view {
 	struct qp_cc *cc_states;       /* the QPs' with cc, in QP order */
 	unsigned n_cc;
 	struct switch_rt *sw;          /* the virtual lab's switch, or NULL */
+	struct fabric_lab *fab;        /* the virtual fabric, or NULL */
 	struct pfc_pause pause[CFG_MAX_PORTS]; /* written by the lcore receiving the port's MAC control */
 	struct pfc_gen pfc_gen[CFG_MAX_PFC_GENERATORS];
 	struct pfc_watch watch[CFG_MAX_PORTS]; /* PFC from RX thresholds (ports with qos.pfc_xoff) */

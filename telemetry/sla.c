@@ -36,7 +36,7 @@ static bool qp_metric(const struct run_view *run, const struct qp_tx *qp, enum c
 {
 	const struct cfg_flow_group *g = qp->group;
 	struct rx_qp_counters rx = {0};
-	int dst = snapshot_local_port_of_mac(run, g->dst_mac);
+	int dst = snapshot_flow_dst_port(run, g);
 	bool local = dst >= 0 && snapshot_rx_qp(run, (unsigned)dst, qp->dest_qpn, &rx);
 
 	switch (m) {

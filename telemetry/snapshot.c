@@ -127,7 +127,7 @@ uint64_t snapshot_lat_flow(const struct run_view *run, const struct qp_tx *qp, e
 		return 0;
 	switch (kind) {
 	case LAT_ONEWAY:
-		dst = snapshot_local_port_of_mac(run, qp->group->dst_mac);
+		dst = snapshot_flow_dst_port(run, qp->group);
 		return dst < 0 ? 0 : snapshot_lat_rx_qp(run, (unsigned)dst, qp->dest_qpn, out);
 	case LAT_RTT:
 		for (unsigned l = 0; qp->lat->pp >= 0 && l < RTE_MAX_LCORE; l++)
@@ -175,6 +175,13 @@ void snapshot_port_pfc(const struct run_view *run, unsigned port, uint64_t now_t
 			out->pfc_tx[k] += stat_read(&run->work[l]->pfc_tx[port][k]);
 	for (unsigned k = 0; k < 8; k++)
 		out->paused_ns[k] = pfc_paused_ns(&run->pause[port], k, now_tsc);
+}
+
+int snapshot_flow_dst_port(const struct run_view *run, const struct cfg_flow_group *g)
+{
+	if (g->has_dst_port)
+		return (int)g->dst_port;
+	return snapshot_local_port_of_mac(run, g->dst_mac);
 }
 
 int snapshot_local_port_of_mac(const struct run_view *run, const uint8_t mac[6])

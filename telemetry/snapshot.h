@@ -35,6 +35,8 @@ struct port_pfc {
 void snapshot_port_pfc(const struct run_view *run, unsigned port, uint64_t now_tsc, struct port_pfc *out);
 /* Receiver counters of (port, qpn) summed over RX lcores; false when no frame arrived. */
 bool snapshot_rx_qp(const struct run_view *run, unsigned port, uint32_t qpn, struct rx_qp_counters *out);
+/* The local port a flow group's frames are for (its fabric `dst`, or the port of its dst_mac), or -1. */
+int snapshot_flow_dst_port(const struct run_view *run, const struct cfg_flow_group *g);
 /* Config index of the local port whose MAC is `mac`, or -1 (the flow goes elsewhere). */
 int snapshot_local_port_of_mac(const struct run_view *run, const uint8_t mac[6]);
 /* Latency statistics merged over the lcores that measured them into *out (initialised here);

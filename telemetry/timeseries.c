@@ -100,7 +100,7 @@ struct group_now {
 static void sum_groups(const struct run_view *run, struct group_now *now)
 {
 	for (unsigned g = 0; g < run->cfg->n_groups; g++)
-		now[g] = (struct group_now){.dst = snapshot_local_port_of_mac(run, run->cfg->groups[g].dst_mac)};
+		now[g] = (struct group_now){.dst = snapshot_flow_dst_port(run, &run->cfg->groups[g])};
 	for (unsigned q = 0; q < run->n_qps; q++) {
 		const struct qp_tx *qp = &run->qps[q];
 		struct group_now *n = &now[qp->group - run->cfg->groups];

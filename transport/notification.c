@@ -34,7 +34,7 @@ unsigned notification_table_need(const struct engine_config *cfg, const uint8_t 
 	unsigned n = 0;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
-		if (local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
+		if (flow_dst_port(&cfg->groups[g], port_macs, n_ports) >= 0)
 			n += cfg->groups[g].count;
 	for (unsigned i = 0; i < cfg->n_responders; i++)
 		n += cfg->responders[i].count;
@@ -48,7 +48,7 @@ int notification_table_build(struct qp_index *ix, const struct engine_config *cf
 {
 	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
-		int port = local_port_of(grp->dst_mac, port_macs, n_ports);
+		int port = flow_dst_port(grp, port_macs, n_ports);
 
 		for (unsigned i = 0; port >= 0 && i < grp->count; i++)
 			if (add_peer(ix, (uint16_t)port, grp->dest_qpn + i * grp->dest_qpn_step, grp->qpn + i * grp->qpn_step))

@@ -65,7 +65,7 @@ unsigned responder_table_need(const struct engine_config *cfg, const uint8_t por
 	unsigned n = 0;
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
-		if (cfg->groups[g].transport == CFG_RC && local_port_of(cfg->groups[g].dst_mac, port_macs, n_ports) >= 0)
+		if (cfg->groups[g].transport == CFG_RC && flow_dst_port(&cfg->groups[g], port_macs, n_ports) >= 0)
 			n += cfg->groups[g].count;
 	for (unsigned i = 0; i < cfg->n_responders; i++)
 		n += cfg->responders[i].count;
@@ -88,7 +88,7 @@ int responder_table_build(struct qp_index *ix, const struct engine_config *cfg, 
 	*out = t;
 	for (unsigned g = 0; g < cfg->n_groups; g++) {
 		const struct cfg_flow_group *grp = &cfg->groups[g];
-		int port = local_port_of(grp->dst_mac, port_macs, n_ports);
+		int port = flow_dst_port(grp, port_macs, n_ports);
 
 		if (grp->transport != CFG_RC || port < 0)
 			continue;

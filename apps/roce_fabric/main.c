@@ -68,44 +68,28 @@ static int parse_args(int argc, char **argv, struct fr_opts *o)
 
 /* ---- the traffic list ------------------------------------------------------------------------- */
 
+/* The shared parser's entry into the analysis's (whose flows also keep their places). */
 static int traffic_entry(struct config_reader *r, const config_setting_t *e, const struct fabric *f, struct an_traffic *t,
 			 uint32_t next_qpn)
 {
-	static const char *keys[16] = { "name", "qps_per_pair", "qpn", "dest_qpn", "udp_sport", "sport_step", "gbps" };
-	const config_setting_t *sp;
-	uint32_t step = 1;
-	unsigned k = 7;
+	static const char *const engine_keys[] = { "flow", NULL }; /* the engine's flow settings: not a plan's */
+	struct cfab_traffic c;
 
-	for (const char *const *p = cfab_pattern_keys; *p; p++)
-		keys[k++] = *p;
-	keys[k] = NULL;
 	memset(t, 0, sizeof(*t));
-	t->line = (unsigned)config_setting_source_line(e);
-	t->qps_per_pair = 1;
-	t->qpn = t->dest_qpn = next_qpn;
-	t->sport_entropy = true;
-	if (cr_want_type(r, e, CONFIG_TYPE_GROUP, "{ pattern = ...; ... }") || cr_known_keys(r, e, (const char *const *)keys) ||
-	    cfab_pattern(r, e, f, &t->pattern))
+	if (cfab_traffic(r, e, f, engine_keys, next_qpn, &c)) {
+		t->pattern = c.pattern; /* its hosts are freed with the others */
 		return -1;
-	snprintf(t->name, sizeof(t->name), "%s", fab_pattern_name(t->pattern.kind));
-	if (cr_opt_name(r, e, "name", t->name, sizeof(t->name)) < 0 ||
-	    cr_opt_u32(r, e, "qps_per_pair", 1, 256, &t->qps_per_pair) < 0 ||
-	    cr_opt_u32(r, e, "qpn", 1, WIRE_QPN_MASK, &t->qpn) < 0 || cr_opt_u32(r, e, "dest_qpn", 1, WIRE_QPN_MASK, &t->dest_qpn) < 0 ||
-	    cr_opt_float(r, e, "gbps", 0, true, 1600, &t->gbps) < 0 || cr_opt_u32(r, e, "sport_step", 0, 65535, &step) < 0)
-		return -1;
-	t->sport_step = (uint16_t)step;
-	if ((sp = config_setting_get_member(e, "udp_sport"))) {
-		const char *v = config_setting_get_string(sp);
-		long long port;
-		if (v && !strcmp(v, "entropy"))
-			return config_setting_get_member(e, "sport_step")
-				       ? cr_fail_member(r, e, "sport_step", "only with a udp_sport number (entropy derives each port)")
-				       : 0;
-		if (cr_int_range(r, sp, 1, 65535, false, &port))
-			return -1;
-		t->sport_entropy = false;
-		t->sport = (uint16_t)port;
 	}
+	snprintf(t->name, sizeof(t->name), "%s", c.name);
+	t->pattern = c.pattern;
+	t->qps_per_pair = c.qps_per_pair;
+	t->qpn = c.qpn;
+	t->dest_qpn = c.dest_qpn;
+	t->sport_entropy = c.sport_entropy;
+	t->sport = c.sport;
+	t->sport_step = c.sport_step;
+	t->gbps = c.gbps;
+	t->line = c.line;
 	return 0;
 }
 
@@ -125,7 +109,7 @@ static int traffic_list(struct config_reader *r, const config_setting_t *s, cons
 			return -1;
 		}
 		a->n_traffic++;
-		next_qpn = t->qpn + 65536; /* room for 64 K flows an entry before the next's QPNs */
+		next_qpn = t->qpn + CFAB_QPN_ROOM; /* room for 64 K flows an entry before the next's QPNs */
 	}
 	return 0;
 }

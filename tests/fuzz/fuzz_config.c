@@ -316,7 +316,26 @@ static void check_config(const struct engine_config *c)
 	}
 	/* switch */
 	REQUIRE(TERMINATED(c->sw.trace));
-	if (c->sw.present) {
+	if (c->fab.present) {
+		/* a fabric: its NICs are the last ports, its switches within the lab's sizes */
+		REQUIRE(c->fab.first_port + c->fab.n_nics == c->n_ports && c->fab.n_nics >= 1);
+		REQUIRE(c->fab.n_switches >= 1 && c->fab.n_switches <= CFG_FAB_MAX_SWITCHES);
+		REQUIRE(c->fab.n_links <= CFG_FAB_MAX_LINKS && !c->sw.n_ports && !c->sw.trace[0]);
+		for (unsigned w = 0; w < c->fab.n_switches; w++) {
+			const struct cfg_fab_switch *fs = &c->fab.sw[w];
+			REQUIRE(fs->n_ports >= 1 && fs->n_ports <= CFG_FAB_MAX_SW_PORTS && fs->n_routes <= CFG_FAB_MAX_ROUTES);
+			for (unsigned k = 0; k < fs->n_ports; k++)
+				REQUIRE(fs->ports[k].to_nic ? fs->ports[k].peer >= c->fab.first_port && fs->ports[k].peer < c->n_ports
+							    : fs->ports[k].peer < c->fab.n_switches);
+			for (unsigned r = 0; r < fs->n_routes; r++) {
+				REQUIRE(fs->routes[r].n >= 1 && fs->routes[r].len <= 32);
+				for (unsigned m = 0; m < fs->routes[r].n; m++)
+					REQUIRE(fs->routes[r].ports[m] < fs->n_ports);
+			}
+		}
+		for (unsigned n = 0; n < c->fab.n_nics; n++)
+			REQUIRE(c->ports[c->fab.first_port + n].has_ipv4 && c->ports[c->fab.first_port + n].extra_mbufs);
+	} else if (c->sw.present) {
 		unsigned n = 0;
 
 		for (unsigned p = 0; p < c->n_ports; p++)

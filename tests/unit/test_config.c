@@ -365,7 +365,7 @@ static const struct bad syntax_rows[] = {
 };
 
 static const struct bad unknown_rows[] = {
-	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run, switch, peers, sla)" },
+	{ BASE "flow = ();\n", 4, "flow", "unknown setting 'flow' (allowed: eal, ports, lcores, flows, collectives, responders, pfc_generators, phases, run, switch, peers, sla, fabric, traffic)" },
 	{ "eal = { lcore = \"0-1\"; };\n" PORTS ROLES, 1, "eal.lcore", "unknown setting 'lcore'" },
 	{ EAL "ports = ( { name = \"a\"; device = \"net_ring0\";\n nmae = \"b\"; } );\n" ROLES, 3, "ports.[0].nmae",
 	  "unknown setting 'nmae' (allowed: name, device," },

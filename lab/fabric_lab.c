@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "fabric_lab.h"
+
+#define LINK_RING 1024  /* frames a link between switches holds: the far switch polls it every turn */
+#define PFC_POOL 4095
+#define PFC_DATA 256    /* a PFC frame is 64 bytes */
+
+static int link_rings(struct fabric_lab *fl, unsigned socket, char *err, size_t errlen)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	for (unsigned l = 0; l < fl->cfg->n_links; l++) {
+		if (fl->cfg->links[l].to_nic)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			snprintf(name, sizeof(name), "fl%u_%s", l, d ? "ba" : "ab");
+			fl->ring[l][d] = rte_ring_create(name, LINK_RING, (int)socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (!fl->ring[l][d]) {
+				snprintf(err, errlen, "fabric: link %s: cannot create ring %s: %s", fl->cfg->links[l].name, name,
+					 rte_strerror(rte_errno));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The rings of switch s's port k: a NIC's cable (the NIC's port made it; the switch is end b), or
+ * its link's pair (end a sends on [0]). */
+static int port_rings(const struct fabric_lab *fl, unsigned s, unsigned k, struct rte_ring **rx, struct rte_ring **tx,
+		      char *err, size_t errlen)
+{
+	const struct cfg_fab_port *cp = &fl->cfg->sw[s].ports[k];
+	const struct cfg_fab_link *l = &fl->cfg->links[cp->link];
+	char ab[RTE_RING_NAMESIZE], ba[RTE_RING_NAMESIZE];
+	bool end_a = l->sw == s && l->port == k;
+
+	if (!cp->to_nic) {
+		*tx = fl->ring[cp->link][end_a ? 0 : 1];
+		*rx = fl->ring[cp->link][end_a ? 1 : 0];
+		return 0;
+	}
+	/* "ring:fabN:a" is made of the rings fabN_ab0 (what the NIC sends) and fabN_ba0 (pmd_glue/port.c) */
+	snprintf(ab, sizeof(ab), "fab%u_ab0", cp->peer - fl->cfg->first_port);
+	snprintf(ba, sizeof(ba), "fab%u_ba0", cp->peer - fl->cfg->first_port);
+	*rx = rte_ring_lookup(ab);
+	*tx = rte_ring_lookup(ba);
+	if (!*rx || !*tx) {
+		snprintf(err, errlen, "fabric: switch %s: the cable of NIC port %u is missing (ring %s)", fl->cfg->sw[s].name,
+			 cp->peer, !*rx ? ab : ba);
+		return -1;
+	}
+	return 0;
+}
+
+struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
+{
+	unsigned socket = rte_lcore_to_socket_id(lcore);
+	struct fabric_lab *fl = rte_zmalloc_socket("fabric_lab", sizeof(*fl), RTE_CACHE_LINE_SIZE, (int)socket);
+
+	if (!fl) {
+		snprintf(err, errlen, "out of memory for the fabric (raise eal.memory_mb)");
+		return NULL;
+	}
+	fl->cfg = &env->cfg->fab;
+	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
+	if (!fl->pool) {
+		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
+		goto fail;
+	}
+	if (link_rings(fl, socket, err, errlen))
+		goto fail;
+	for (unsigned s = 0; s < fl->cfg->n_switches; s++) {
+		struct rte_ring *rx[CFG_FAB_MAX_SW_PORTS], *tx[CFG_FAB_MAX_SW_PORTS];
+		for (unsigned k = 0; k < fl->cfg->sw[s].n_ports; k++)
+			if (port_rings(fl, s, k, &rx[k], &tx[k], err, errlen))
+				goto fail;
+		fl->sw[s] = switch_create_fabric(env, s, rx, tx, fl->pool, lcore, err, errlen);
+		if (!fl->sw[s])
+			goto fail;
+		fl->n_switches++;
+	}
+	return fl;
+fail:
+	fabric_lab_free(fl);
+	return NULL;
+}
+
+void fabric_lab_free(struct fabric_lab *fl)
+{
+	if (!fl)
+		return;
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		switch_free(fl->sw[s]);
+	for (unsigned l = 0; l < CFG_FAB_MAX_LINKS; l++)
+		for (int d = 0; d < 2; d++)
+			rte_ring_free(fl->ring[l][d]);
+	rte_mempool_free(fl->pool);
+	rte_free(fl);
+}
+
+void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
+{
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		switch_poll(fl->sw[s], now);
+}
+
+void fabric_lab_flush(struct fabric_lab *fl)
+{
+	struct rte_mbuf *m[64];
+	unsigned n;
+
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		switch_flush(fl->sw[s]);
+	for (unsigned l = 0; l < CFG_FAB_MAX_LINKS; l++)
+		for (int d = 0; d < 2; d++)
+			while (fl->ring[l][d] && (n = rte_ring_sc_dequeue_burst(fl->ring[l][d], (void **)m, 64, NULL)) > 0) {
+				rte_pktmbuf_free_bulk(m, n);
+				fl->in_flight_at_end += n;
+			}
+}
+
+bool fabric_lab_link_end(const struct fabric_lab *fl, unsigned link, bool end_a, const struct switch_rt **sw,
+			 unsigned *port)
+{
+	const struct cfg_fab_link *l = &fl->cfg->links[link];
+
+	if (end_a) {
+		*sw = fl->sw[l->sw];
+		*port = l->port;
+		return true;
+	}
+	if (l->to_nic)
+		return false;
+	*sw = fl->sw[l->b];
+	*port = l->b_port;
+	return true;
+}

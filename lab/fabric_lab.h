@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The virtual fabric in the engine (docs/fabric.md, "The engine runs it"): every switch of the
+ * config's `fabric` (struct cfg_fabric) as a lab switch (switch.h) that routes at L3
+ * (switch_route.h), all polled in turn by one lcore. A NIC's cable is the in-process ring cable of
+ * its port ("ring:fabN:a", the switch holding end b's rings); a link between two switches is a
+ * pair of rings of its own. Every switch port emulates its link (rate, delay), queues per traffic
+ * class in the switch's shared buffer, marks ECN and sends PFC toward the port a frame came in
+ * on: so a congested leaf pauses the spines, whose queues then fill and pause the other leaves,
+ * hop by hop, with real PFC frames on the links.
+ */
+#ifndef ROCE_LAB_FABRIC_LAB_H
+#define ROCE_LAB_FABRIC_LAB_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "switch.h"
+
+struct rte_mempool;
+struct rte_ring;
+
+struct fabric_lab {
+	const struct cfg_fabric *cfg;
+	unsigned n_switches;
+	struct switch_rt *sw[CFG_FAB_MAX_SWITCHES];
+	struct rte_ring *ring[CFG_FAB_MAX_LINKS][2]; /* a link between switches: [0] a -> b, [1] b -> a */
+	struct rte_mempool *pool;                    /* the switches' PFC frames */
+	uint64_t in_flight_at_end;                   /* frames still on the links between switches */
+};
+
+/* The fabric of env->cfg, once the NICs' ports are up (their cables exist), on `lcore`. NULL with
+ * err on failure. */
+struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen);
+void fabric_lab_free(struct fabric_lab *fl);
+/* The lcore loop: every switch in turn. */
+void fabric_lab_poll(struct fabric_lab *fl, uint64_t now_tsc);
+/* After the lcores stopped: what the switches hold and the links between them carry goes back to
+ * its pools (counted). */
+void fabric_lab_flush(struct fabric_lab *fl);
+/* The switch and its port at end a (to_b) or end b of a link between switches; false for a NIC's
+ * link at end b (the NIC is a port of the engine). */
+bool fabric_lab_link_end(const struct fabric_lab *fl, unsigned link, bool end_a, const struct switch_rt **sw,
+			 unsigned *port);
+
+#endif

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+
+#include "counters.h"
+#include "fabric_lab.h"
+#include "report_switch.h"
+#include "switch.h"
+#include "switch_route.h"
+
+#define WIRE_OVERHEAD 24 /* preamble, FCS, inter-frame gap: what a frame takes on a link beyond its bytes */
+
+static uint64_t sent_total(const struct switch_rt *s)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < s->n_ports; i++)
+		n += s->port[i].c.tx_frames;
+	return n;
+}
+
+static json_t *drops_json(const struct switch_rt *s, const struct sw_port_counters *c)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "buffer_full", (json_int_t)c->drop_buffer, "queue_limit",
+			      (json_int_t)c->drop_queue, "headroom", (json_int_t)c->drop_headroom, "unknown_dst",
+			      (json_int_t)c->drop_unknown_dst, "no_descriptor", (json_int_t)c->drop_no_descriptor, "vlan",
+			      (json_int_t)c->drop_vlan);
+
+	if (s->route) {
+		json_object_set_new(o, "not_ipv4", json_integer((json_int_t)c->drop_not_ipv4));
+		json_object_set_new(o, "no_route", json_integer((json_int_t)c->drop_no_route));
+		json_object_set_new(o, "ttl_expired", json_integer((json_int_t)c->drop_ttl));
+	}
+	return o;
+}
+
+static uint64_t drops_total(const struct sw_port_counters *c)
+{
+	return c->drop_buffer + c->drop_queue + c->drop_headroom + c->drop_unknown_dst + c->drop_no_descriptor +
+	       c->drop_vlan + c->drop_not_ipv4 + c->drop_no_route + c->drop_ttl;
+}
+
+static json_t *switch_port_json(const struct run_view *run, const struct switch_rt *s, unsigned i)
+{
+	const struct sw_port *p = &s->port[i];
+	uint64_t qb[SW_TCS], mq[SW_TCS], paused[SW_TCS], xoff_ev[SW_TCS];
+	json_t *o;
+
+	for (unsigned t = 0; t < SW_TCS; t++) {
+		qb[t] = s->mmu.queue[i][t];
+		mq[t] = s->mmu.max_queue[i][t];
+		paused[t] = pfc_paused_ns(&p->pause, t, run->end_tsc);
+		xoff_ev[t] = s->mmu.xoff_events[i][t];
+	}
+	o = json_pack("{s:s,s:f,s:I,s:I,s:I,s:I}", "port", p->name, "link_gbps", p->gbps, "rx_frames",
+		      (json_int_t)p->c.rx_frames, "rx_bytes", (json_int_t)p->c.rx_bytes, "tx_frames",
+		      (json_int_t)p->c.tx_frames, "tx_bytes", (json_int_t)p->c.tx_bytes);
+	json_object_set_new(o, "dropped", drops_json(s, &p->c));
+	json_object_set_new(o, "queue_bytes", u64_array(qb, SW_TCS));
+	json_object_set_new(o, "max_queue_bytes", u64_array(mq, SW_TCS));
+	json_object_set_new(o, "ecn_marked", u64_array(p->c.ecn_marked, SW_TCS));
+	json_object_set_new(o, "pfc_xoff_tx", u64_array(p->c.pfc_xoff_tx, SW_TCS));
+	json_object_set_new(o, "pfc_xon_tx", u64_array(p->c.pfc_xon_tx, SW_TCS));
+	json_object_set_new(o, "xoff_episodes", u64_array(xoff_ev, SW_TCS));
+	json_object_set_new(o, "pfc_rx", u64_array(p->c.pfc_rx, SW_TCS));
+	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
+	json_object_set_new(o, "pfc_tx_failed", json_integer((json_int_t)p->c.pfc_tx_failed));
+	return o;
+}
+
+/* A switch: per port, per flow (egress port, destination QPN), the buffer. */
+json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s)
+{
+	json_t *ports = json_array(), *flows = json_array(), *o;
+	const struct mmu_counters *m = &s->mmu.c;
+
+	for (unsigned i = 0; i < s->n_ports; i++)
+		json_array_append_new(ports, switch_port_json(run, s, i));
+	for (uint32_t i = 0; i < s->flow_cap; i++) {
+		const struct sw_flow *f = &s->flows[i];
+		if (!f->admitted && !f->dropped)
+			continue;
+		json_array_append_new(flows, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "egress", s->port[f->out].name,
+			"dest_qpn", (json_int_t)f->dqpn, "admitted", (json_int_t)f->admitted, "dropped",
+			(json_int_t)f->dropped, "sent", (json_int_t)f->sent, "ecn_marked", (json_int_t)f->marked,
+			"queued_at_end", (json_int_t)(f->admitted - f->sent)));
+	}
+	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I}", "buffer_bytes", (json_int_t)s->mmu.p.buffer_bytes,
+		      "max_buffer_used", (json_int_t)s->mmu.max_used, "admitted", (json_int_t)m->admitted,
+		      "dropped_buffer_full", (json_int_t)m->dropped_buffer, "dropped_queue_limit", (json_int_t)m->dropped_queue,
+		      "dropped_headroom", (json_int_t)m->dropped_headroom, "flow_table_full", (json_int_t)s->flow_table_full,
+		      "ports", ports, "flows", flows, "queued_at_end_frames", (json_int_t)(m->admitted - sent_total(s)));
+	if (!s->route) {
+		json_object_set_new(o, "trace_rows", json_integer((json_int_t)run->sw_csv_rows));
+		json_object_set_new(o, "trace", json_string(run->cfg->sw.trace));
+		json_object_set_new(o, "trace_dropped", json_integer((json_int_t)s->trace_dropped));
+	}
+	return o;
+}
+
+/* ---- the fabric ---------------------------------------------------------------------------------- */
+
+/* Jain's fairness index of n values: (sum x)^2 / (n sum x^2); 1 when all are equal. */
+static double jfi(const uint64_t *x, unsigned n)
+{
+	double sum = 0, sq = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		sum += (double)x[i];
+		sq += (double)x[i] * (double)x[i];
+	}
+	return sq > 0 ? sum * sum / ((double)n * sq) : 1.0;
+}
+
+/* One direction of a link: sent by switch port (tx, tp) or by a NIC (tx NULL: what rx's port
+ * received), received by switch port (rx, rp) or by a NIC (rx NULL, NIC port nic). */
+struct direction {
+	const struct switch_rt *tx, *rx;
+	unsigned tp, rp, nic;
+};
+
+static json_t *direction_json(const struct run_view *run, const struct direction *d, double gbps, double secs)
+{
+	uint64_t frames, bytes, paused[SW_TCS] = {0}, marked = 0, xoff_sent[SW_TCS] = {0};
+	const struct sw_port *t = d->tx ? &d->tx->port[d->tp] : NULL, *r = d->rx ? &d->rx->port[d->rp] : NULL;
+	double wire_bits;
+	json_t *o;
+
+	frames = t ? stat_read(&t->c.tx_frames) : stat_read(&r->c.rx_frames);
+	bytes = t ? stat_read(&t->c.tx_bytes) : stat_read(&r->c.rx_bytes);
+	for (unsigned k = 0; k < SW_TCS; k++) {
+		/* the sender's pauses: a switch port's, or the NIC's port (PFC it honours) */
+		paused[k] = t ? pfc_paused_ns(&t->pause, k, run->end_tsc) : pfc_paused_ns(&run->pause[d->nic], k, run->end_tsc);
+		marked += t ? t->c.ecn_marked[k] : 0;
+		xoff_sent[k] = r ? r->c.pfc_xoff_tx[k] : 0;
+	}
+	wire_bits = (double)(bytes + WIRE_OVERHEAD * frames) * 8;
+	o = json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:I}", "from", t ? d->tx->name : run->cfg->ports[d->nic].name, "to",
+		      r ? d->rx->name : run->cfg->ports[d->nic].name, "frames", (json_int_t)frames, "bytes",
+		      (json_int_t)bytes, "gbps", secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0.0, "utilization",
+		      secs > 0 && gbps > 0 ? wire_bits / secs / (gbps * 1e9) : 0.0, "ecn_marked", (json_int_t)marked);
+	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
+	/* PFC the receiving switch sent back to stop this direction (a NIC's own PFC is in its port's report) */
+	json_object_set_new(o, "pfc_xoff_sent", r ? u64_array(xoff_sent, SW_TCS) : json_null());
+	json_object_set_new(o, "dropped", r ? json_integer((json_int_t)drops_total(&r->c)) : json_null());
+	return o;
+}
+
+static json_t *link_json(const struct run_view *run, const struct fabric_lab *fl, unsigned l, double secs)
+{
+	const struct cfg_fab_link *cl = &fl->cfg->links[l];
+	const struct switch_rt *a = NULL, *b = NULL;
+	unsigned ap = 0, bp = 0;
+	bool b_switch;
+	struct direction ab, ba;
+
+	fabric_lab_link_end(fl, l, true, &a, &ap);
+	b_switch = fabric_lab_link_end(fl, l, false, &b, &bp);
+	ab = (struct direction){.tx = a, .tp = ap, .rx = b_switch ? b : NULL, .rp = bp, .nic = cl->b};
+	ba = (struct direction){.tx = b_switch ? b : NULL, .tp = bp, .rx = a, .rp = ap, .nic = cl->b};
+	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o}", "name", cl->name, "tier", fabric_tier_name(cl->tier), "a", a->name,
+			 "b", b_switch ? b->name : run->cfg->ports[cl->b].name, "gbps", cl->gbps, "a_to_b",
+			 direction_json(run, &ab, cl->gbps, secs), "b_to_a", direction_json(run, &ba, cl->gbps, secs));
+}
+
+static const char *prefix_str(const struct cfg_fab_route *e, char buf[24])
+{
+	snprintf(buf, 24, "%u.%u.%u.%u/%u", e->prefix >> 24, e->prefix >> 16 & 255, e->prefix >> 8 & 255, e->prefix & 255,
+		 e->len);
+	return buf;
+}
+
+/* Each route of more than one port: what each member carried, and how evenly. */
+static void ecmp_groups_json(const struct fabric_lab *fl, unsigned s, json_t *out)
+{
+	const struct cfg_fab_switch *c = &fl->cfg->sw[s];
+	const struct switch_rt *sw = fl->sw[s];
+	char buf[24];
+
+	for (unsigned g = 0; g < c->n_routes; g++) {
+		const struct cfg_fab_route *e = &c->routes[g];
+		uint64_t bytes[CFG_FAB_MAX_SW_PORTS], frames[CFG_FAB_MAX_SW_PORTS], lo = UINT64_MAX, hi = 0;
+		json_t *members = json_array();
+		if (e->n < 2)
+			continue;
+		for (unsigned m = 0; m < e->n; m++) {
+			bytes[m] = stat_read(&sw->route->load[g].bytes[m]);
+			frames[m] = stat_read(&sw->route->load[g].frames[m]);
+			lo = bytes[m] < lo ? bytes[m] : lo;
+			hi = bytes[m] > hi ? bytes[m] : hi;
+			json_array_append_new(members, json_string(sw->port[e->ports[m]].name));
+		}
+		json_array_append_new(out, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:f}", "switch", c->name, "prefix",
+			prefix_str(e, buf), "members", members, "bytes", u64_array(bytes, e->n), "frames", u64_array(frames, e->n),
+			"mmr", lo > 0 ? json_real((double)hi / (double)lo) : json_null(), "jfi", jfi(bytes, e->n)));
+	}
+}
+
+static const char *mac_str(const uint8_t m[6], char buf[18])
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	return buf;
+}
+
+/* The NICs: their ports' names, addresses and the switch each is cabled to. */
+static json_t *nics_json(const struct run_view *run, const struct fabric_lab *fl)
+{
+	json_t *a = json_array();
+	char mac[18], gw[18], ip[16];
+
+	for (unsigned l = 0; l < fl->cfg->n_links; l++) {
+		const struct cfg_fab_link *cl = &fl->cfg->links[l];
+		const struct cfg_port *p = &run->cfg->ports[cl->b];
+		if (!cl->to_nic)
+			continue;
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", p->ipv4[0], p->ipv4[1], p->ipv4[2], p->ipv4[3]);
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", p->name, "host",
+			fl->cfg->nic[cl->b - fl->cfg->first_port].host, "mac", mac_str(p->mac, mac), "ipv4", ip, "switch",
+			fl->cfg->sw[cl->sw].name, "gateway_mac", mac_str(fl->cfg->sw[cl->sw].ports[cl->port].mac, gw)));
+	}
+	return a;
+}
+
+json_t *report_fabric_json(const struct run_view *run, double secs)
+{
+	const struct fabric_lab *fl = run->fab;
+	json_t *switches = json_array(), *links = json_array(), *groups = json_array();
+
+	for (unsigned s = 0; s < fl->n_switches; s++) {
+		json_t *o = report_switch_json(run, fl->sw[s]);
+		json_object_set_new(o, "name", json_string(fl->sw[s]->name));
+		json_object_set_new(o, "tier", json_string(fabric_tier_name(fl->cfg->sw[s].tier)));
+		json_object_set_new(o, "load_balance", json_string(fabric_lb_name(fl->cfg->sw[s].lb.lb)));
+		json_array_append_new(switches, o);
+		ecmp_groups_json(fl, s, groups);
+	}
+	for (unsigned l = 0; l < fl->cfg->n_links; l++)
+		json_array_append_new(links, link_json(run, fl, l, secs));
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
+			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end);
+}

@@ -1,0 +1,180 @@
+"""The engine running a virtual fabric (docs/fabric.md, "The engine runs it"): real frames through
+leaf and spine switches that route at L3. Checked against independent oracles: scapy reads the
+captured frames (MACs, TTL, the IPv4 checksum it recomputes, the ICRC from oracle_common's plain
+CRC), Python's zlib.crc32 predicts each flow's spine (ECMP) from the headers scapy read, and the
+counts must add up across hosts, links and switches."""
+import zlib
+from collections import Counter
+
+import pytest
+from scapy.all import IP, UDP, Ether, rdpcap, raw
+from scapy.contrib.roce import BTH
+
+import oracle_common as oc
+
+SEED = 7
+
+FABRIC = """
+eal = { lcores = "0-1"; memory_mb = 1024; };
+fabric = {
+  kind = "leaf-spine"; leaves = 2; spines = 2; hosts_per_leaf = 2;
+  host_gbps = 2.0; uplink_gbps = 2.0; host_delay_us = 1.0; uplink_delay_us = 1.0;
+  load_balance = "ecmp";
+  hash = { function = "crc32"; seed = %d; fields = ["src_ip", "dst_ip", "udp_sport", "udp_dport"]; };
+  %s
+};
+switch = { buffer_kb = 1024; };
+flows = ( %s );
+run = { duration_s = %g; %s };
+""".replace("%d", str(SEED), 1)
+
+
+def flow(name, src, dst, qpn, count=1, messages=200, size=4096, extra=""):
+    return ('{ name = "%s"; port = "%s"; dst = "%s"; transport = "rc"; ops = { write = 1; }; message_size = %d; '
+            'mtu = 1024; qpn = 0x%x; dest_qpn = 0x%x; count = %d; rate_gbps = 0.2; stop = { messages = %d; }; %s }'
+            % (name, src, dst, size, qpn, qpn + 0x1000, count, messages, extra))
+
+
+def fabric_cfg(flows, duration=2.0, run="", fabric_extra=""):
+    return FABRIC % (fabric_extra, ",\n".join(flows), duration, run)
+
+
+def by_name(items, key="name"):
+    return {i[key]: i for i in items}
+
+
+def completed(rep, group):
+    """Messages the RC QPs of a flow group completed (acknowledged)."""
+    return sum(q["rc"]["completions"] for q in rep["flows"] if q["group"] == group)
+
+
+def retransmits(rep):
+    return sum(q["rc"]["retransmits"] for q in rep["flows"])
+
+
+def test_frames_cross_the_fabric_rewritten_hop_by_hop(engine, tmp_path):
+    cap = tmp_path / "fab.pcapng"
+    flows = [flow("x", "h0", "h2", 0x100), flow("y", "h3", "h1", 0x200), flow("local", "h0", "h1", 0x300)]
+    rc, rep, out = engine.run(fabric_cfg(flows, run='capture = "%s";' % cap))
+    assert rc == 0, out
+    fab = rep["fabric"]
+    nics = by_name(fab["nics"])
+    assert [n["switch"] for n in (nics["h0"], nics["h1"], nics["h2"], nics["h3"])] == ["leaf0", "leaf0", "leaf1", "leaf1"]
+    for f in ("x", "y", "local"):
+        assert completed(rep, f) == 200, (f, rep["flows"])
+    assert retransmits(rep) == 0
+    assert rep["capture"]["dropped"] == 0
+    subnet = {n["ipv4"]: n["switch"] for n in nics.values()}
+    mac_of_ip = {n["ipv4"]: n["mac"] for n in nics.values()}
+    gateways = {n["gateway_mac"] for n in nics.values()}
+    sent_ttl, seen = set(), Counter()
+    for p in rdpcap(str(cap)):
+        if IP not in p or UDP not in p or p[UDP].dport != 4791:
+            continue
+        src_leaf, dst_leaf = subnet[p[IP].src], subnet[p[IP].dst]
+        if p[Ether].src in (n["mac"] for n in nics.values()):     # as a NIC sent it: to its gateway
+            assert p[Ether].dst in gateways
+            sent_ttl.add(p[IP].ttl)
+            continue
+        # as a NIC received it: from its leaf's port, to its own MAC, one TTL less per switch
+        assert p[Ether].src in gateways and p[Ether].dst == mac_of_ip[p[IP].dst]
+        hops = 1 if src_leaf == dst_leaf else 3
+        seen[hops] += 1
+        assert p[IP].ttl == 64 - hops, p.summary()
+        chk = p[IP].chksum
+        q = IP(raw(p[IP]))
+        del q.chksum
+        assert IP(raw(q)).chksum == chk, "IPv4 checksum wrong after %d hops" % hops
+        f = raw(p)
+        assert oc.icrc_v2(f[14:-4]) == int.from_bytes(f[-4:], "little"), "ICRC broken by the rewrite"
+    assert sent_ttl == {64}
+    assert seen[1] > 0 and seen[3] > 0
+    # what crossed the spines is what x and y sent and got back: h0 -> h1 stays on leaf0
+    q = {g: [f for f in rep["flows"] if f["group"] == g] for g in ("x", "y")}
+    crossing = sum(f["tx_packets"] + f["rc"]["acks_rx"] + f["rc"]["naks_rx"] for g in q for f in q[g])
+    up = sum(l["a_to_b"]["frames"] for l in fab["links"] if l["tier"] == "leaf")    # leaf -> spine
+    down = sum(l["b_to_a"]["frames"] for l in fab["links"] if l["tier"] == "leaf")  # spine -> leaf
+    assert up == down == crossing, (up, down, crossing)
+    for l in fab["links"]:
+        for d in ("a_to_b", "b_to_a"):
+            assert l[d]["dropped"] in (None, 0), (l["name"], l[d])
+
+
+def test_ecmp_spines_carry_what_the_hash_predicts(engine, tmp_path):
+    """Eight QPs h0 -> h2 and eight h1 -> h3: leaf0's group toward leaf1's subnet has the two
+    spines; each frame's spine is zlib.crc32 of its 5-tuple from seed 7, scaled to 2 members."""
+    cap = tmp_path / "ecmp.pcapng"
+    flows = [flow("a", "h0", "h2", 0x100, count=8, messages=50), flow("b", "h1", "h3", 0x200, count=8, messages=50)]
+    rc, rep, out = engine.run(fabric_cfg(flows, run='capture = "%s";' % cap))
+    assert rc == 0, out
+    fab = rep["fabric"]
+    nics = by_name(fab["nics"])
+    leaf1 = {nics["h2"]["ipv4"], nics["h3"]["ipv4"]}
+    group = [g for g in fab["ecmp_groups"] if g["switch"] == "leaf0" and g["prefix"].startswith(
+        nics["h2"]["ipv4"].rsplit(".", 1)[0])]
+    assert len(group) == 1, fab["ecmp_groups"]
+    group = group[0]
+    assert group["members"] == ["spine0", "spine1"]
+    predicted = [0, 0]
+    for p in rdpcap(str(cap)):
+        if IP not in p or UDP not in p or p[IP].dst not in leaf1 or p[Ether].src == nics[
+                "h0"]["mac"] or p[Ether].src == nics["h1"]["mac"]:
+            continue                                  # only what h2 and h3 received from leaf1
+        key = bytes(map(int, p[IP].src.split("."))) + bytes(map(int, p[IP].dst.split("."))) + \
+            p[UDP].sport.to_bytes(2, "big") + p[UDP].dport.to_bytes(2, "big")
+        predicted[(zlib.crc32(key, SEED) * 2) >> 32] += 1
+    assert rep["capture"]["dropped"] == 0
+    assert group["frames"] == predicted, (group, predicted)
+    assert sum(predicted) == (completed(rep, "a") + completed(rep, "b")) * 4   # 4 KB messages in 1 KB packets
+    assert retransmits(rep) == 0
+    # both spines took some of the sixteen QPs' flows
+    assert min(predicted) > 0
+
+
+def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
+    """With dest_qp among the fields, the hash covers the BTH's destination QP too."""
+    cap = tmp_path / "bth.pcapng"
+    flows = [flow("a", "h0", "h2", 0x100, count=8, messages=20)]
+    text = fabric_cfg(flows, run='capture = "%s";' % cap).replace(
+        '"udp_dport"]', '"udp_dport", "dest_qp"]')
+    rc, rep, out = engine.run(text)
+    assert rc == 0, out
+    fab = rep["fabric"]
+    nics = by_name(fab["nics"])
+    group = [g for g in fab["ecmp_groups"] if g["switch"] == "leaf0"][0]
+    predicted = [0, 0]
+    for p in rdpcap(str(cap)):
+        if BTH not in p or p[IP].dst != nics["h2"]["ipv4"] or p[Ether].src == nics["h0"]["mac"]:
+            continue
+        key = bytes(map(int, p[IP].src.split("."))) + bytes(map(int, p[IP].dst.split("."))) + \
+            p[UDP].sport.to_bytes(2, "big") + p[UDP].dport.to_bytes(2, "big") + p[BTH].dqpn.to_bytes(3, "big")
+        predicted[(zlib.crc32(key, SEED) * 2) >> 32] += 1
+    assert group["frames"] == predicted
+
+
+# ---- configs the engine refuses, naming file, line and setting ------------------------------------
+
+@pytest.mark.parametrize("change, message", [
+    (("hosts_per_leaf = 2", "hosts_per_leaf = 9"), "18 NICs"),
+    (('dst = "h2"', 'dst = "h9"'), "'h9' is not a host or NIC of the fabric"),
+    (('dst = "h2"', 'dst = "h0"'), "the flow's own NIC"),
+    (('dst = "h2"', 'dst = "h2"; dst_ip = "198.18.1.2"'), "the fabric gives both"),
+    (('switch = { buffer_kb = 1024; };', 'switch = { buffer_kb = 1024; trace = "q.csv"; };'), "switch.trace: not with a fabric"),
+    (('lcores = "0-1";', 'lcores = "0";'), "no lcore besides the main one"),
+])
+def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, message):
+    text = fabric_cfg([flow("x", "h0", "h2", 0x100)])
+    assert change[0] in text
+    rc, _, out = engine.run(text.replace(change[0], change[1]), "--check", report=False)
+    assert rc != 0
+    assert message in out, out
+    assert "run%d.cfg:" % engine.n in out, out
+
+
+def test_a_fabric_config_that_checks_starts(engine):
+    text = fabric_cfg([flow("x", "h0", "h3", 0x100, messages=10)], duration=0.5)
+    rc, _, out = engine.run(text, "--check", report=False)
+    assert rc == 0, out
+    rc, rep, out = engine.run(text)
+    assert rc == 0, out
+    assert completed(rep, "x") == 10
