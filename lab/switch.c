@@ -564,13 +564,14 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 
 	if (!flush_pending(o))
 		return;
-	/* An idle link keeps no credit. A busy one whose lcore was held up (the host took the CPU)
-	 * sends what the link would have sent meanwhile, up to LINK_LAG_US: resetting it to now would
-	 * make the link slower than its rate whenever a loop turn takes longer than a frame's time. */
+	/* An idle link keeps no credit, and a link with nothing it may send is idle: its queues
+	 * empty, paused by PFC, or their frames not yet through the link's delay (a paused link that
+	 * banked credit would burst a millisecond's worth the moment XON came). A busy one whose lcore
+	 * was held up (the host took the CPU) sends what the link would have sent meanwhile, up to
+	 * LINK_LAG_US: resetting it to now would make the link slower than its rate whenever a loop
+	 * turn takes longer than a frame's time. */
 	if (o->next_free_fp < now_fp) {
-		bool idle = true;
-		for (unsigned tc = 0; tc < SW_TCS && idle; tc++)
-			idle = o->q[tc].n == 0;
+		bool idle = pick_class(s, o, now) < 0;
 		if (idle || o->next_free_fp + s->lag_fp < now_fp)
 			o->next_free_fp = idle ? now_fp : now_fp - s->lag_fp;
 	}

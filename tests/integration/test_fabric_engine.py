@@ -3,6 +3,8 @@ leaf and spine switches that route at L3. Checked against independent oracles: s
 captured frames (MACs, TTL, the IPv4 checksum it recomputes, the ICRC from oracle_common's plain
 CRC), Python's zlib.crc32 predicts each flow's spine (ECMP) from the headers scapy read, and the
 counts must add up across hosts, links and switches."""
+import json
+import subprocess
 import zlib
 from collections import Counter
 
@@ -11,6 +13,8 @@ from scapy.all import IP, UDP, Ether, rdpcap, raw
 from scapy.contrib.roce import BTH
 
 import oracle_common as oc
+from conftest import ROOT
+from test_fabric import fabric_path
 
 SEED = 7
 
@@ -178,3 +182,95 @@ def test_a_fabric_config_that_checks_starts(engine):
     rc, rep, out = engine.run(text)
     assert rc == 0, out
     assert completed(rep, "x") == 10
+
+
+# ---- traffic patterns, and the engine against roce-fabric's plan -------------------------------------
+
+PLAN = """
+eal = { lcores = "0-1"; memory_mb = 1024; };
+fabric = {
+  kind = "leaf-spine"; leaves = 2; spines = 2; hosts_per_leaf = 4;
+  host_gbps = 1.0; uplink_gbps = 1.0;
+  hash = { function = "crc32"; seed = 3; };
+};
+switch = { buffer_kb = 1024; };
+traffic = (
+  { name = "a2a"; pattern = "all_to_all"; qps_per_pair = 2;
+    flow = { transport = "uc"; ops = { write = 1; }; message_size = 4096; mtu = 1024; rate_gbps = 0.01;
+             stop = { messages = 10; }; }; }
+);
+run = { duration_s = 20; };
+"""
+
+
+def test_patterns_expand_and_every_link_carries_what_roce_fabric_plans(engine, tmp_path):
+    """An all-to-all of 8 hosts, 2 QPs a pair (112 QPs), each sending 10 messages of 4 packets:
+    on every link and direction the engine's frames are 40 x the flows roce-fabric routes there
+    (its ECMP paths, from the same file: patterns, QPNs and UDP ports planned as the engine sends)."""
+    cfg = tmp_path / "plan.cfg"
+    cfg.write_text(PLAN)
+    rc, rep, out = engine.run_file(cfg)
+    assert rc == 0, out
+    groups = sorted({q["group"] for q in rep["flows"]})
+    assert len(groups) == 56 and "a2a-h0-h1" in groups and "a2a-h7-h6" in groups
+    assert len(rep["flows"]) == 112
+    assert all(q["messages"] == 10 for q in rep["flows"]), "every QP finished"
+    plan_json = tmp_path / "plan.json"
+    r = subprocess.run([str(fabric_path()), str(cfg), "-r", str(plan_json)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    plan = json.loads(plan_json.read_text())
+    assert len(plan["flows"]) == 112
+    planned = {l["name"]: l for l in plan["fabric"]["links"]}
+    for l in rep["fabric"]["links"]:
+        for d in ("a_to_b", "b_to_a"):
+            assert l[d]["frames"] == 40 * planned[l["name"]][d]["flows"], (l["name"], d, l[d], planned[l["name"]][d])
+    # and the ECMP groups' members, flow by flow
+    for g in plan["ecmp_groups"]:
+        mine = [e for e in rep["fabric"]["ecmp_groups"] if e["switch"] == g["switch"]]
+        assert mine and all(e["members"] == g["members"] for e in mine)
+        assert [sum(e["frames"][m] for e in mine) for m in range(len(g["members"]))] == [40 * f for f in g["flows"]]
+
+
+# ---- the shipped fabric configs ------------------------------------------------------------------------
+
+def test_shipped_pfc_spread_pauses_hop_by_hop_and_blocks_the_innocent(engine):
+    rc, rep, out = engine.run_file(ROOT / "configs" / "fabric-pfc-spread.cfg", "-d", "3")
+    assert rc == 0, out
+    links = by_name(rep["fabric"]["links"])
+    for l in links.values():
+        for d in ("a_to_b", "b_to_a"):
+            assert l[d]["dropped"] in (None, 0), (l["name"], d, l[d])    # lossless, hop by hop
+    # leaf0 pauses the spine, the spine pauses leaf1 and leaf2, leaf1 pauses h3 (the innocent's NIC)
+    for name, d in (("leaf0-spine0", "b_to_a"), ("leaf1-spine0", "a_to_b"), ("leaf2-spine0", "a_to_b"),
+                    ("h3-leaf1", "b_to_a")):
+        assert links[name][d]["pfc_xoff_sent"][3] > 0 and links[name][d]["paused_ns"][3] > 0, (name, d, links[name][d])
+    flows = {q["group"]: q for q in rep["flows"]}
+    innocent = flows["innocent"]["goodput_gbps"]
+    h3_paused = links["h3-leaf1"]["b_to_a"]["paused_ns"][3] / 1e9 / rep["duration_s"]
+    # its own path is nearly idle, yet it gets a fraction of its 0.9 Gb/s: what the pauses leave it
+    assert links["h4-leaf2"]["a_to_b"]["utilization"] < 0.6
+    assert innocent < 0.6 * 0.9, innocent
+    assert h3_paused > 0.2
+    assert innocent <= 0.9 * (1 - h3_paused) * 1.1 + 0.02, (innocent, h3_paused)
+
+
+@pytest.mark.parametrize("lb", ["ecmp", "spray"])
+def test_shipped_leaf_spine_ecmp_collides_and_spraying_balances(engine, tmp_path, lb):
+    """One QP per pair: ECMP leaves some uplinks fuller than others (roce-fabric says by how many
+    flows); spraying evens every group's bytes out and reorders, counted by the receivers."""
+    text = (ROOT / "configs" / "fabric-leaf-spine-ecmp.cfg").read_text()
+    text = text.replace('load_balance = "ecmp"', 'load_balance = "%s"' % lb)
+    rc, rep, out = engine.run(text, "-d", "2", timeout=180)
+    assert rc == 0, out
+    fab = rep["fabric"]
+    groups = [g for g in fab["ecmp_groups"] if g["switch"].startswith("leaf")]
+    assert len(groups) == 12                           # each leaf: three remote subnets over two spines
+    for l in fab["links"]:
+        for d in ("a_to_b", "b_to_a"):
+            assert l[d]["dropped"] in (None, 0), (l["name"], d, l[d])
+    ooo = sum(q["out_of_order"] for q in rep["flows"])
+    worst = max(g["mmr"] or float("inf") for g in groups)
+    if lb == "spray":
+        assert worst < 1.1 and ooo > 0, (worst, ooo)
+    else:
+        assert worst > 1.3 and ooo == 0, (worst, ooo)
