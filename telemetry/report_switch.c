@@ -179,9 +179,10 @@ static void ecmp_groups_json(const struct fabric_lab *fl, unsigned s, json_t *ou
 	for (unsigned g = 0; g < c->n_routes; g++) {
 		const struct cfg_fab_route *e = &c->routes[g];
 		uint64_t bytes[CFG_FAB_MAX_SW_PORTS], frames[CFG_FAB_MAX_SW_PORTS], lo = UINT64_MAX, hi = 0;
-		json_t *members = json_array();
+		json_t *members;
 		if (e->n < 2)
 			continue;
+		members = json_array();
 		for (unsigned m = 0; m < e->n; m++) {
 			bytes[m] = stat_read(&sw->route->load[g].bytes[m]);
 			frames[m] = stat_read(&sw->route->load[g].frames[m]);
