@@ -153,6 +153,9 @@ struct cfg_switch {
 	uint8_t pfc_priorities;       /* pfc.priorities: lossless */
 	uint64_t xoff_bytes, xon_bytes, headroom_bytes; /* per ingress port and priority; defaults 100/80/100 KB */
 	uint16_t pfc_quanta;          /* default 65535 */
+	/* pfc.watchdog = { action; detect_ms; restore_ms; } (lab/pfc_watchdog.h): 0 = off, 1 drop, 2 forward */
+	unsigned wd_action;
+	double wd_detect_ms, wd_restore_ms; /* defaults 100 and 200 */
 	bool has_red[8];
 	struct { uint64_t kmin_bytes, kmax_bytes; double pmax; } red[8]; /* per traffic class */
 	double delay_us;              /* propagation delay of each link, default 1 */
@@ -217,6 +220,8 @@ struct cfg_fabric {
 	bool present;
 	enum fab_kind kind;
 	unsigned lcore;               /* the switches' lcore */
+	double deadlock_ms;           /* no frame leaves any switch this long while paused queues hold
+				       * frames: a deadlock (default 50) */
 	unsigned first_port, n_nics;  /* the NICs' ports: ports[first_port .. first_port + n_nics) */
 	struct {
 		char host[CFG_NAME_LEN];      /* the host it is on (a flow's `dst` may name the host) */

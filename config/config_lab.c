@@ -40,10 +40,31 @@ static int switch_ecn(struct loader *ld, const config_setting_t *ss, struct cfg_
 	return 0;
 }
 
-/* pfc = { priorities = [3]; xoff_kb; xon_kb; headroom_kb; quanta; } */
+/* pfc.watchdog = { action = "drop" | "forward"; detect_ms; restore_ms; } */
+static int switch_watchdog(struct loader *ld, const config_setting_t *ps, struct cfg_switch *w)
+{
+	static const char *const keys[] = { "action", "detect_ms", "restore_ms", NULL };
+	static const char *const actions[] = { "drop", "forward", NULL };
+	const config_setting_t *ws, *s;
+	int rc, a;
+
+	w->wd_detect_ms = 100;
+	w->wd_restore_ms = 200;
+	if ((rc = cr_opt_group(&ld->r, ps, "watchdog", &ws)) <= 0)
+		return rc;
+	if (cr_known_keys(&ld->r, ws, keys) || !(s = cr_required(&ld->r, ws, "action", "drop or forward")) ||
+	    (a = cr_pick(&ld->r, s, actions, NULL)) < 0 ||
+	    cr_opt_float(&ld->r, ws, "detect_ms", 0, true, 60000, &w->wd_detect_ms) < 0 ||
+	    cr_opt_float(&ld->r, ws, "restore_ms", 0, true, 60000, &w->wd_restore_ms) < 0)
+		return -1;
+	w->wd_action = (unsigned)a + 1;
+	return 0;
+}
+
+/* pfc = { priorities = [3]; xoff_kb; xon_kb; headroom_kb; quanta; watchdog; } */
 static int switch_pfc(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
 {
-	static const char *const keys[] = { "priorities", "xoff_kb", "xon_kb", "headroom_kb", "quanta", NULL };
+	static const char *const keys[] = { "priorities", "xoff_kb", "xon_kb", "headroom_kb", "quanta", "watchdog", NULL };
 	const config_setting_t *ps, *s;
 	double xoff = 100, xon = 80, headroom = 100;
 	unsigned quanta = 0xFFFF;
@@ -56,7 +77,7 @@ static int switch_pfc(struct loader *ld, const config_setting_t *ss, struct cfg_
 	    ld_priority_mask(ld, s, &w->pfc_priorities) || cr_opt_float(&ld->r, ps, "xoff_kb", 0, true, 1e9, &xoff) < 0 ||
 	    cr_opt_float(&ld->r, ps, "xon_kb", 0, false, 1e9, &xon) < 0 ||
 	    cr_opt_float(&ld->r, ps, "headroom_kb", 0, false, 1e9, &headroom) < 0 ||
-	    cr_opt_u32(&ld->r, ps, "quanta", 1, 0xFFFF, &quanta) < 0)
+	    cr_opt_u32(&ld->r, ps, "quanta", 1, 0xFFFF, &quanta) < 0 || switch_watchdog(ld, ps, w))
 		return -1;
 	if (xon > xoff)
 		return cr_fail_member(&ld->r, ps, "xon_kb", "%g is above xoff_kb %g", xon, xoff);

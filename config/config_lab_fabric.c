@@ -59,6 +59,9 @@ static int fabric_lcores(struct loader *ld, const config_setting_t *g, unsigned 
 			       ld->cfg->eal.lcores);
 	if (!s)
 		ld->cfg->fab.lcore = (unsigned)last;
+	ld->cfg->fab.deadlock_ms = 50;
+	if (cr_opt_float(&ld->r, g, "deadlock_ms", 0, true, 60000, &ld->cfg->fab.deadlock_ms) < 0)
+		return -1;
 	*n_host = 1;
 	host[0] = ld->cfg->fab.lcore;
 	if (!(hs = config_setting_get_member(g, "host_lcores")))

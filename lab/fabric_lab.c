@@ -72,6 +72,8 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 		return NULL;
 	}
 	fl->cfg = &env->cfg->fab;
+	fl->window_tsc = (uint64_t)(fl->cfg->deadlock_ms * 1e-3 * (double)env->tsc_hz);
+	fl->check_every_tsc = env->tsc_hz / 1000; /* a look every millisecond */
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
 		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
@@ -108,10 +110,63 @@ void fabric_lab_free(struct fabric_lab *fl)
 	rte_free(fl);
 }
 
+/* The queues holding frames that are paused now (the first FAB_DEADLOCK_QUEUES noted in d). */
+static unsigned paused_queues(const struct fabric_lab *fl, uint64_t now, struct fab_deadlock *d)
+{
+	unsigned n = 0;
+
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++) {
+			const struct sw_port *p = &fl->sw[s]->port[k];
+			for (unsigned tc = 0; tc < SW_TCS; tc++) {
+				if (!p->q[tc].n || !pfc_paused(&p->pause, fl->sw[s]->pkts[p->q[tc].head].prio, now))
+					continue;
+				if (n < FAB_DEADLOCK_QUEUES)
+					d->paused[n].sw = (uint16_t)s, d->paused[n].port = (uint16_t)k, d->paused[n].tc = (uint8_t)tc;
+				n++;
+			}
+		}
+	return n;
+}
+
+/* Progress is a frame leaving any switch; none for the window, with paused queues holding
+ * frames, is a deadlock, which ends with the next frame sent. */
+static void deadlock_check(struct fabric_lab *fl, uint64_t now)
+{
+	uint64_t tx = 0, held = 0;
+	struct fab_deadlock d = {0};
+
+	for (unsigned s = 0; s < fl->n_switches; s++) {
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++)
+			tx += fl->sw[s]->port[k].c.tx_frames;
+		held += fl->sw[s]->mmu.used;
+	}
+	if (tx != fl->last_tx || !held) {
+		fl->last_tx = tx;
+		fl->last_progress_tsc = now;
+		if (fl->in_deadlock && fl->n_deadlocks <= FAB_MAX_DEADLOCKS)
+			__atomic_store_n(&fl->deadlock[fl->n_deadlocks - 1].end_tsc, now, __ATOMIC_RELEASE);
+		fl->in_deadlock = false;
+		return;
+	}
+	if (fl->in_deadlock || now - fl->last_progress_tsc < fl->window_tsc || !(d.n_paused = paused_queues(fl, now, &d)))
+		return;
+	d.start_tsc = fl->last_progress_tsc;
+	d.bytes_held = held;
+	if (fl->n_deadlocks < FAB_MAX_DEADLOCKS)
+		fl->deadlock[fl->n_deadlocks] = d;
+	__atomic_store_n(&fl->n_deadlocks, fl->n_deadlocks + 1, __ATOMIC_RELEASE);
+	fl->in_deadlock = true;
+}
+
 void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 {
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		switch_poll(fl->sw[s], now);
+	if (now >= fl->next_check_tsc) {
+		deadlock_check(fl, now);
+		fl->next_check_tsc = now + fl->check_every_tsc;
+	}
 }
 
 void fabric_lab_flush(struct fabric_lab *fl)

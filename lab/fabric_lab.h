@@ -20,6 +20,18 @@
 struct rte_mempool;
 struct rte_ring;
 
+#define FAB_MAX_DEADLOCKS 16
+#define FAB_DEADLOCK_QUEUES 8
+
+/* A deadlock: no frame left any switch for fabric.deadlock_ms while the buffers held frames and
+ * queues holding them were paused (a cyclic buffer dependency stops exactly so). */
+struct fab_deadlock {
+	uint64_t start_tsc, end_tsc;  /* start: the last frame sent before it; end 0: on at the end */
+	uint64_t bytes_held;          /* in the switches' buffers when found */
+	unsigned n_paused;            /* paused queues holding frames then */
+	struct { uint16_t sw, port; uint8_t tc; } paused[FAB_DEADLOCK_QUEUES]; /* the first of them */
+};
+
 struct fabric_lab {
 	const struct cfg_fabric *cfg;
 	unsigned n_switches;
@@ -27,6 +39,11 @@ struct fabric_lab {
 	struct rte_ring *ring[CFG_FAB_MAX_LINKS][2]; /* a link between switches: [0] a -> b, [1] b -> a */
 	struct rte_mempool *pool;                    /* the switches' PFC frames */
 	uint64_t in_flight_at_end;                   /* frames still on the links between switches */
+	/* the deadlock detector (the switches' lcore writes, the main lcore reads once it stopped) */
+	uint64_t check_every_tsc, next_check_tsc, window_tsc, last_progress_tsc, last_tx;
+	bool in_deadlock;
+	unsigned n_deadlocks;                        /* found; the first FAB_MAX_DEADLOCKS recorded */
+	struct fab_deadlock deadlock[FAB_MAX_DEADLOCKS];
 };
 
 /* The fabric of env->cfg, once the NICs' ports are up (their cables exist), on `lcore`. NULL with

@@ -159,6 +159,10 @@ static int switch_common(struct switch_rt *s, const struct switch_env *env, unsi
 		if (s->port[i].gbps < slowest)
 			slowest = s->port[i].gbps;
 	s->refresh_tsc = (uint64_t)((double)c->pfc_quanta * 512.0 / (slowest * 1e9) / 2 * (double)env->tsc_hz);
+	s->wd = (struct pfc_wd_params){.action = (enum pfc_wd_action)c->wd_action,
+				       .detect_tsc = (uint64_t)(c->wd_detect_ms * 1e-3 * (double)env->tsc_hz),
+				       .restore_tsc = (uint64_t)(c->wd_restore_ms * 1e-3 * (double)env->tsc_hz)};
+	s->wd_every_tsc = env->tsc_hz / 10000; /* a look every 100 us: detection within 0.1 ms of its time */
 	if (create_tables(s, c, socket, trace)) {
 		snprintf(err, errlen, "out of memory for switch %s (%llu-byte buffer; raise eal.memory_mb)", s->name,
 			 (unsigned long long)c->buffer_bytes);
@@ -420,6 +424,14 @@ static void forward(struct switch_rt *s, unsigned i, struct rte_mbuf *m, uint64_
 		prio = qos_priority(in->map, p.ip.dscp, p.l2.vlan, p.l2.pcp);
 	tc = in->map->prio_to_tc[prio];
 	flow = flow_of(s, (unsigned)out, &p);
+	if (unlikely(pfc_wd_drops(&s->port[out].wd, &s->wd, prio))) { /* its queue is in a PFC storm */
+		STAT_ADD(s->port[out].c.drop_watchdog, 1);
+		STAT_ADD(s->port[out].wd.dropped[prio], 1);
+		if (flow >= 0)
+			STAT_ADD(s->flows[flow].dropped, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	v = mmu_enqueue(&s->mmu, i, prio, (unsigned)out, tc, m->pkt_len, &pfc_change);
 	if (pfc_change)
 		send_pfc(s, i, prio, true, now);
@@ -501,7 +513,8 @@ static int pick_class(const struct switch_rt *s, const struct sw_port *o, uint64
 		if (!q->n)
 			continue;
 		h = &s->pkts[q->head];
-		if (h->ready_tsc <= now && !pfc_paused(&o->pause, h->prio, now))
+		if (h->ready_tsc <= now &&
+		    (!pfc_paused(&o->pause, h->prio, now) || pfc_wd_ignores_pause(&o->wd, &s->wd, h->prio)))
 			return tc;
 	}
 	return -1;
@@ -590,6 +603,57 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 		o->pending[o->n_pending++] = burst[k];
 }
 
+/* ---- the PFC watchdog -------------------------------------------------------------------------- */
+
+/* A storm began on port out for the priorities of mask: in drop mode their queued frames go. */
+static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_t now)
+{
+	struct sw_port *o = &s->port[out];
+
+	for (unsigned tc = 0; tc < SW_TCS; tc++) {
+		struct sw_queue *q = &o->q[tc], kept = {.head = SW_NONE, .tail = SW_NONE};
+		uint32_t d = q->head;
+
+		while (d != SW_NONE) {
+			struct sw_pkt *x = &s->pkts[d];
+			uint32_t next = x->next;
+			bool pfc_change = false;
+
+			if (mask >> x->prio & 1) {
+				mmu_dequeue(&s->mmu, x->in, x->prio, out, tc, x->len, &pfc_change);
+				if (pfc_change)
+					send_pfc(s, x->in, x->prio, false, now);
+				STAT_ADD(o->c.drop_watchdog, 1);
+				STAT_ADD(o->wd.dropped[x->prio], 1);
+				if (x->flow >= 0)
+					STAT_ADD(s->flows[x->flow].dropped, 1);
+				rte_pktmbuf_free(x->m);
+				x->next = s->free_head;
+				s->free_head = d;
+			} else {
+				x->next = SW_NONE;
+				if (kept.tail == SW_NONE)
+					kept.head = d;
+				else
+					s->pkts[kept.tail].next = d;
+				kept.tail = d;
+				kept.n++;
+			}
+			d = next;
+		}
+		*q = kept;
+	}
+}
+
+static void watchdog(struct switch_rt *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		uint8_t began = pfc_wd_check(&s->port[i].wd, &s->wd, &s->port[i].pause, now);
+		if (began && s->wd.action == PFC_WD_DROP)
+			drop_queued(s, i, began, now);
+	}
+}
+
 /* ---- trace ------------------------------------------------------------------------------------- */
 
 static void trace(struct switch_rt *s, uint64_t now)
@@ -629,6 +693,10 @@ void switch_poll(struct switch_rt *s, uint64_t now)
 		tx_port(s, i, now);
 	if (s->pfc_priorities)
 		refresh_xoff(s, now);
+	if (s->wd.action != PFC_WD_OFF && now >= s->next_wd_tsc) {
+		watchdog(s, now);
+		s->next_wd_tsc = now + s->wd_every_tsc;
+	}
 	if (s->trace && now >= s->next_trace_tsc) {
 		trace(s, now);
 		s->next_trace_tsc = (s->next_trace_tsc ? s->next_trace_tsc : now) + s->trace_every_tsc;

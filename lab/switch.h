@@ -28,6 +28,7 @@
 #include "classify.h"
 #include "config.h"
 #include "pfc.h"
+#include "pfc_watchdog.h"
 #include "red.h"
 #include "switch_mmu.h"
 
@@ -65,6 +66,7 @@ struct sw_port_counters {
 	uint64_t drop_buffer, drop_queue, drop_headroom, drop_unknown_dst, drop_no_descriptor;
 	uint64_t drop_not_ipv4, drop_no_route, drop_ttl; /* a fabric switch's routing (switch_route.h) */
 	uint64_t drop_vlan;          /* tagged frames whose VLAN does not join the ingress and egress ports */
+	uint64_t drop_watchdog;      /* frames for an egress queue in a PFC storm (watchdog action drop) */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
 	uint64_t pfc_rx[SW_TCS];
@@ -81,6 +83,7 @@ struct sw_port {
 	uint64_t next_free_fp;       /* the link is busy until then */
 	struct sw_queue q[SW_TCS];
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
+	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
 	uint64_t xoff_refresh_tsc[SW_TCS]; /* when XOFF toward this port is sent again */
 	const struct qos_map *map;
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
@@ -124,6 +127,8 @@ struct switch_rt {
 	uint64_t lag_fp;             /* LINK_LAG_US in TSC << PACE_SHIFT */
 	uint16_t quanta;
 	uint8_t pfc_priorities;
+	struct pfc_wd_params wd;     /* the ports' PFC watchdog */
+	uint64_t wd_every_tsc, next_wd_tsc;
 	unsigned n_fdb;
 	struct { uint8_t mac[6]; uint8_t port; } fdb[SW_FDB];
 	bool vlans;                  /* VLAN segments configured */

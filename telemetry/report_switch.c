@@ -25,6 +25,7 @@ static json_t *drops_json(const struct switch_rt *s, const struct sw_port_counte
 			      (json_int_t)c->drop_unknown_dst, "no_descriptor", (json_int_t)c->drop_no_descriptor, "vlan",
 			      (json_int_t)c->drop_vlan);
 
+	json_object_set_new(o, "watchdog", json_integer((json_int_t)c->drop_watchdog));
 	if (s->route) {
 		json_object_set_new(o, "not_ipv4", json_integer((json_int_t)c->drop_not_ipv4));
 		json_object_set_new(o, "no_route", json_integer((json_int_t)c->drop_no_route));
@@ -36,7 +37,23 @@ static json_t *drops_json(const struct switch_rt *s, const struct sw_port_counte
 static uint64_t drops_total(const struct sw_port_counters *c)
 {
 	return c->drop_buffer + c->drop_queue + c->drop_headroom + c->drop_unknown_dst + c->drop_no_descriptor +
-	       c->drop_vlan + c->drop_not_ipv4 + c->drop_no_route + c->drop_ttl;
+	       c->drop_vlan + c->drop_not_ipv4 + c->drop_no_route + c->drop_ttl + c->drop_watchdog;
+}
+
+/* The port's PFC watchdog: storms per priority, their time, what the drop action dropped. */
+static json_t *watchdog_json(const struct run_view *run, const struct switch_rt *s, const struct sw_port *p)
+{
+	uint64_t ms[SW_TCS];
+
+	for (unsigned k = 0; k < SW_TCS; k++) {
+		uint64_t c = stat_read(&p->wd.storm_cycles[k]);
+		if ((p->wd.storm >> k & 1) && run->end_tsc > p->wd.storm_tsc[k]) /* still on at the end: up to the end */
+			c += run->end_tsc - p->wd.storm_tsc[k];
+		ms[k] = c * 1000 / s->tsc_hz;
+	}
+	return json_pack("{s:o,s:o,s:o,s:o,s:i}", "storms", u64_array(p->wd.storms, SW_TCS), "restores",
+			 u64_array(p->wd.restores, SW_TCS), "storm_ms", u64_array(ms, SW_TCS), "dropped",
+			 u64_array(p->wd.dropped, SW_TCS), "in_storm_at_end", (int)p->wd.storm);
 }
 
 static json_t *switch_port_json(const struct run_view *run, const struct switch_rt *s, unsigned i)
@@ -64,6 +81,8 @@ static json_t *switch_port_json(const struct run_view *run, const struct switch_
 	json_object_set_new(o, "pfc_rx", u64_array(p->c.pfc_rx, SW_TCS));
 	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
 	json_object_set_new(o, "pfc_tx_failed", json_integer((json_int_t)p->c.pfc_tx_failed));
+	if (s->wd.action != PFC_WD_OFF)
+		json_object_set_new(o, "watchdog", watchdog_json(run, s, p));
 	return o;
 }
 
@@ -221,6 +240,34 @@ static json_t *nics_json(const struct run_view *run, const struct fabric_lab *fl
 	return a;
 }
 
+static double since_start_s(const struct run_view *run, uint64_t tsc)
+{
+	return tsc > run->start_tsc ? (double)(tsc - run->start_tsc) / (double)run->tsc_hz : 0.0;
+}
+
+/* Deadlocks found: when, how long (until the run's end if still on), what was held and paused. */
+static json_t *deadlocks_json(const struct run_view *run, const struct fabric_lab *fl)
+{
+	json_t *a = json_array();
+	char name[2 * CFG_NAME_LEN + 16];
+
+	for (unsigned i = 0; i < fl->n_deadlocks && i < FAB_MAX_DEADLOCKS; i++) {
+		const struct fab_deadlock *d = &fl->deadlock[i];
+		uint64_t end = d->end_tsc ? d->end_tsc : run->end_tsc;
+		json_t *q = json_array();
+		for (unsigned k = 0; k < d->n_paused && k < FAB_DEADLOCK_QUEUES; k++) {
+			const struct switch_rt *s = fl->sw[d->paused[k].sw];
+			snprintf(name, sizeof(name), "%s:%s:tc%u", s->name, s->port[d->paused[k].port].name, d->paused[k].tc);
+			json_array_append_new(q, json_string(name));
+		}
+		json_array_append_new(a, json_pack("{s:f,s:o,s:f,s:b,s:I,s:i,s:o}", "start_s", since_start_s(run, d->start_tsc),
+			"end_s", d->end_tsc ? json_real(since_start_s(run, d->end_tsc)) : json_null(), "duration_s",
+			end > d->start_tsc ? (double)(end - d->start_tsc) / (double)run->tsc_hz : 0.0, "on_at_end", !d->end_tsc,
+			"bytes_held", (json_int_t)d->bytes_held, "paused_queues", (int)d->n_paused, "first_paused", q));
+	}
+	return a;
+}
+
 json_t *report_fabric_json(const struct run_view *run, double secs)
 {
 	const struct fabric_lab *fl = run->fab;
@@ -236,7 +283,8 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
-	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
 			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
-			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end);
+			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
+			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl));
 }

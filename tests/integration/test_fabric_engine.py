@@ -165,6 +165,8 @@ def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
     (('dst = "h2"', 'dst = "h2"; dst_ip = "198.18.1.2"'), "the fabric gives both"),
     (('switch = { buffer_kb = 1024; };', 'switch = { buffer_kb = 1024; trace = "q.csv"; };'), "switch.trace: not with a fabric"),
     (('lcores = "0-1";', 'lcores = "0";'), "no lcore besides the main one"),
+    (('buffer_kb = 1024; };', 'buffer_kb = 1024; pfc = { priorities = [3]; watchdog = { action = "alert"; }; }; };'),
+     "'alert'"),
 ])
 def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, message):
     text = fabric_cfg([flow("x", "h0", "h2", 0x100)])
@@ -274,3 +276,64 @@ def test_shipped_leaf_spine_ecmp_collides_and_spraying_balances(engine, tmp_path
         assert worst < 1.1 and ooo > 0, (worst, ooo)
     else:
         assert worst > 1.3 and ooo == 0, (worst, ooo)
+
+
+# ---- PFC deadlock and the watchdog ----------------------------------------------------------------
+
+RING = ["s0:s1:tc3", "s1:s2:tc3", "s2:s3:tc3", "s3:s4:tc3", "s4:s0:tc3"]
+
+
+def deadlock_run(engine, watchdog=None):
+    text = (ROOT / "configs" / "fabric-deadlock.cfg").read_text()
+    if watchdog:
+        text = text.replace("headroom_kb = 128; };", "headroom_kb = 128; watchdog = { %s }; };" % watchdog)
+    rc, rep, out = engine.run(text)
+    assert rc == 0, out
+    return rep
+
+
+def longest_held_up_s(rep):
+    return max(l.get("longest_held_up_ms", 0) for l in rep["lcores"]) / 1000.0
+
+
+def test_ring_deadlocks_without_the_watchdog(engine):
+    rep = deadlock_run(engine)
+    fab = rep["fabric"]
+    assert fab["deadlocks_found"] == 1, fab["deadlocks"]
+    d = fab["deadlocks"][0]
+    assert d["on_at_end"] and d["end_s"] is None
+    assert d["duration_s"] > 0.8 * rep["duration_s"]
+    assert sorted(d["first_paused"]) == RING                      # the cycle, queue by queue
+    assert sum(q["goodput_gbps"] for q in rep["flows"]) < 0.01
+    assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in fab["switches"])
+
+
+def storms_and_drops(rep):
+    ports = [p for s in rep["fabric"]["switches"] for p in s["ports"]]
+    return (sum(sum(p["watchdog"]["storms"]) for p in ports), sum(sum(p["watchdog"]["dropped"]) for p in ports),
+            sum(p["dropped"]["watchdog"] for p in ports))
+
+
+def test_the_watchdog_breaks_each_deadlock_within_its_detection_time(engine):
+    rep = deadlock_run(engine, 'action = "drop"; detect_ms = 20; restore_ms = 50;')
+    fab = rep["fabric"]
+    storms, dropped, counted = storms_and_drops(rep)
+    assert storms > 0 and dropped > 0 and dropped == counted
+    assert fab["deadlocks_found"] >= 1                             # the cycle forms again and again
+    slack = 0.020 + 0.005 + longest_held_up_s(rep)
+    for d in fab["deadlocks"]:
+        if d["on_at_end"]:                                         # one may be on when the run ends
+            assert d["start_s"] > rep["duration_s"] - slack, d
+        else:
+            assert d["duration_s"] <= slack, (d, slack)
+    assert sum(q["goodput_gbps"] for q in rep["flows"]) > 0.05
+
+
+def test_the_forwarding_watchdog_loses_nothing_and_the_ring_flows(engine):
+    rep = deadlock_run(engine, 'action = "forward"; detect_ms = 20; restore_ms = 50;')
+    storms, dropped, _ = storms_and_drops(rep)
+    assert storms > 0 and dropped == 0
+    assert all(q["lost"] == 0 for q in rep["flows"])
+    assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in rep["fabric"]["switches"])
+    # each ring link carries two of the flows: each gets up to half a link, and far more than deadlocked
+    assert all(0.05 < q["goodput_gbps"] <= 0.5 for q in rep["flows"]), [q["goodput_gbps"] for q in rep["flows"]]
