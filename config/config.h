@@ -191,11 +191,29 @@ struct cfg_fab_port {
 	uint8_t next_mac[6];          /* the next hop's: the NIC's, or the peer switch port's */
 };
 
+#define CFG_FAB_MAX_EVENTS 8
+
 struct cfg_fab_route {
 	uint32_t prefix;              /* host order */
 	uint8_t len;
-	uint8_t n;                    /* equal-cost ports, 1.. */
+	uint8_t n;                    /* equal-cost ports, 1.. (with every link up) */
 	uint8_t ports[CFG_FAB_MAX_SW_PORTS];
+	int dst_switch;               /* the switch of the subnet, or -1: a NIC cabled here (nic_link) */
+	unsigned nic_link;
+};
+
+/* A route's ports once the routes converged after link event k (n 0: unreachable). */
+struct cfg_fab_next {
+	uint8_t n;
+	uint8_t ports[CFG_FAB_MAX_SW_PORTS];
+};
+
+/* fabric.events: a link goes down or up at_s after the flows start. */
+struct cfg_fab_event {
+	double at_s;
+	unsigned link;
+	bool up;
+	unsigned line;
 };
 
 struct cfg_fab_switch {
@@ -205,6 +223,7 @@ struct cfg_fab_switch {
 	unsigned n_ports, n_routes;
 	struct cfg_fab_port ports[CFG_FAB_MAX_SW_PORTS];
 	struct cfg_fab_route routes[CFG_FAB_MAX_ROUTES];
+	struct cfg_fab_next after[CFG_FAB_MAX_EVENTS][CFG_FAB_MAX_ROUTES]; /* the routes after each event */
 };
 
 struct cfg_fab_link {
@@ -222,6 +241,9 @@ struct cfg_fabric {
 	unsigned lcore;               /* the switches' lcore */
 	double deadlock_ms;           /* no frame leaves any switch this long while paused queues hold
 				       * frames: a deadlock (default 50) */
+	unsigned n_events;            /* fabric.events, in time order */
+	struct cfg_fab_event events[CFG_FAB_MAX_EVENTS];
+	double convergence_ms;        /* the routes change this long after an event (default 50) */
 	unsigned first_port, n_nics;  /* the NICs' ports: ports[first_port .. first_port + n_nics) */
 	struct {
 		char host[CFG_NAME_LEN];      /* the host it is on (a flow's `dst` may name the host) */

@@ -143,8 +143,9 @@ static int switch_routes(struct loader *ld, const config_setting_t *g, const str
 	for (unsigned k = 0; k < fs->n_ports; k++) {
 		const struct fab_port *fp = &f->ports[fs->first_port + k];
 		if (fp->to_nic && o->n_routes < CFG_FAB_MAX_ROUTES)
-			o->routes[o->n_routes++] =
-				(struct cfg_fab_route){.prefix = f->nics[fp->peer].ip, .len = 32, .n = 1, .ports = {(uint8_t)k}};
+			o->routes[o->n_routes++] = (struct cfg_fab_route){.prefix = f->nics[fp->peer].ip, .len = 32, .n = 1,
+									  .ports = {(uint8_t)k}, .dst_switch = -1,
+									  .nic_link = fp->link};
 	}
 	for (unsigned d = 0; d < f->n_switches; d++) {
 		const struct fab_group *grp;
@@ -159,9 +160,84 @@ static int switch_routes(struct loader *ld, const config_setting_t *g, const str
 				       "plan larger fabrics with roce-fabric)", fs->name, CFG_FAB_MAX_ROUTES, CFG_FAB_MAX_ROUTES);
 		e = &o->routes[o->n_routes++];
 		*e = (struct cfg_fab_route){.prefix = f->switches[d].subnet, .len = f->switches[d].prefix_len,
-					    .n = (uint8_t)grp->n};
+					    .n = (uint8_t)grp->n, .dst_switch = (int)d};
 		for (unsigned m = 0; m < grp->n; m++)
 			e->ports[m] = (uint8_t)r->members[grp->first + m];
+	}
+	return 0;
+}
+
+/* The routes of every switch once they converged after event k, over the links down then. */
+static int routes_after(struct loader *ld, const config_setting_t *e, const struct fabric *f, const bool *down, unsigned k)
+{
+	struct cfg_fabric *o = &ld->cfg->fab;
+	struct fab_routes r;
+	char err[256];
+
+	if (fabric_routes(f, down, true, &r, err, sizeof(err)))
+		return cr_fail(&ld->r, e, "%s", err);
+	for (unsigned s = 0; s < o->n_switches; s++)
+		for (unsigned i = 0; i < o->sw[s].n_routes; i++) {
+			const struct cfg_fab_route *rt = &o->sw[s].routes[i];
+			struct cfg_fab_next *nx = &o->sw[s].after[k][i];
+			const struct fab_group *g;
+			if (rt->dst_switch < 0) { /* a NIC cabled here: reachable while its link is up */
+				nx->n = down[rt->nic_link] ? 0 : 1;
+				nx->ports[0] = rt->ports[0];
+				continue;
+			}
+			g = &r.group[(size_t)s * r.n_dst + (unsigned)r.dst_of_switch[rt->dst_switch]];
+			nx->n = (uint8_t)g->n;
+			for (unsigned m = 0; m < g->n; m++)
+				nx->ports[m] = (uint8_t)r.members[g->first + m];
+		}
+	fab_routes_free(&r);
+	return 0;
+}
+
+/* events = ( { at_s = 1.0; link = "leaf0-spine1"; state = "down"; }, ... ), in time order */
+static int fabric_events(struct loader *ld, const config_setting_t *g, const struct fabric *f)
+{
+	static const char *const keys[] = { "at_s", "link", "state", NULL };
+	static const char *const states[] = { "down", "up", NULL };
+	const config_setting_t *ls = config_setting_get_member(g, "events"), *s;
+	struct cfg_fabric *o = &ld->cfg->fab;
+	bool down[CFG_FAB_MAX_LINKS] = {false};
+	char buf[64];
+	int n, l, st;
+
+	o->convergence_ms = 50;
+	if (cr_opt_float(&ld->r, g, "convergence_ms", 0, false, 60000, &o->convergence_ms) < 0)
+		return -1;
+	if (!ls)
+		return 0;
+	if ((n = ld_list_length(ld, ls, "( { at_s = ...; link = ...; state = \"down\"; }, ... )", "events", 1,
+				CFG_FAB_MAX_EVENTS)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+		struct cfg_fab_event *ev = &o->events[i];
+		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { at_s; link; state; }") || cr_known_keys(&ld->r, e, keys) ||
+		    !cr_required(&ld->r, e, "at_s", "seconds after the flows start") ||
+		    cr_opt_float(&ld->r, e, "at_s", 0, false, 1e6, &ev->at_s) < 0 ||
+		    !(s = cr_required(&ld->r, e, "link", "a link's name, e.g. \"leaf0-spine1\"")) ||
+		    cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a link's name") ||
+		    !cr_required(&ld->r, e, "state", "down or up") || (st = cr_pick(&ld->r, config_setting_get_member(e, "state"),
+										     states, NULL)) < 0)
+			return -1;
+		if ((l = fabric_link_by_name(f, config_setting_get_string(s))) < 0)
+			return cr_fail(&ld->r, s, "no link '%s' in the fabric (names as roce-fabric lists them: %s, ...)",
+				       cr_shown(config_setting_get_string(s), buf), f->links[0].name);
+		if (i && ev->at_s < o->events[i - 1].at_s)
+			return cr_fail_member(&ld->r, e, "at_s", "%g is before the event above (%g): list them in time order",
+					      ev->at_s, o->events[i - 1].at_s);
+		ev->link = (unsigned)l;
+		ev->up = st == 1;
+		ev->line = config_setting_source_line(e);
+		down[l] = !ev->up;
+		if (routes_after(ld, e, f, down, (unsigned)i))
+			return -1;
+		o->n_events++;
 	}
 	return 0;
 }
@@ -201,7 +277,7 @@ static int make_switches(struct loader *ld, const config_setting_t *g, const str
 			return -1;
 	}
 	copy_links(f, o);
-	return 0;
+	return fabric_events(ld, g, f);
 }
 
 /* The NICs' ports and roles, after the ports and roles the file lists. */

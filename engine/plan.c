@@ -637,6 +637,7 @@ static int plan_fabric(struct engine *e, char *err, size_t errlen)
 				       lcore, err, errlen);
 	if (!e->run.fab)
 		return -1;
+	fabric_lab_set_start(e->run.fab, &e->run.start_tsc);
 	w->fab = e->run.fab;
 	return 0;
 }

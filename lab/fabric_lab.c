@@ -9,6 +9,7 @@
 #include <rte_ring.h>
 
 #include "fabric_lab.h"
+#include "switch_route.h"
 
 #define LINK_RING 1024  /* frames a link between switches holds: the far switch polls it every turn */
 #define PFC_POOL 4095
@@ -74,6 +75,7 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 	fl->cfg = &env->cfg->fab;
 	fl->window_tsc = (uint64_t)(fl->cfg->deadlock_ms * 1e-3 * (double)env->tsc_hz);
 	fl->check_every_tsc = env->tsc_hz / 1000; /* a look every millisecond */
+	fl->convergence_tsc = (uint64_t)(fl->cfg->convergence_ms * 1e-3 * (double)env->tsc_hz);
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
 		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
@@ -89,6 +91,7 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 		fl->sw[s] = switch_create_fabric(env, s, rx, tx, fl->pool, lcore, err, errlen);
 		if (!fl->sw[s])
 			goto fail;
+		fl->sw[s]->lost = &fl->lost_before;
 		fl->n_switches++;
 	}
 	return fl;
@@ -159,12 +162,79 @@ static void deadlock_check(struct fabric_lab *fl, uint64_t now)
 	fl->in_deadlock = true;
 }
 
+void fabric_lab_set_start(struct fabric_lab *fl, const uint64_t *start_tsc) { fl->start_tsc = start_tsc; }
+
+/* Frames lost to dead links and missing routes, fabric-wide. */
+static uint64_t lost_now(const struct fabric_lab *fl)
+{
+	uint64_t n = 0;
+
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++)
+			n += fl->sw[s]->port[k].c.drop_link_down + fl->sw[s]->port[k].c.drop_no_route;
+	return n;
+}
+
+/* Both ends of link l (a NIC's: the switch's end) go down or up. */
+static void set_link(struct fabric_lab *fl, unsigned l, bool up)
+{
+	const struct switch_rt *sw;
+	unsigned port;
+
+	for (int end = 0; end < 2; end++)
+		if (fabric_lab_link_end(fl, l, end == 0, &sw, &port))
+			((struct switch_rt *)sw)->port[port].down = !up;
+}
+
+static void note_losses(struct fabric_lab *fl, uint64_t now)
+{
+	uint64_t lost = lost_now(fl);
+	struct fab_event_rt *ev = fl->events_done ? &fl->event[fl->events_done - 1] : NULL;
+
+	if (lost != fl->lost_total && ev) {
+		__atomic_store_n(&ev->lost, lost - ev->lost_at_start, __ATOMIC_RELAXED);
+		__atomic_store_n(&ev->last_loss_tsc, now, __ATOMIC_RELAXED);
+	}
+	fl->lost_total = lost;
+}
+
+/* The next event when its time has come; the routes convergence_ms after each. */
+static void link_events(struct fabric_lab *fl, uint64_t now)
+{
+	uint64_t start = __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE);
+
+	if (fl->events_done < fl->cfg->n_events) {
+		const struct cfg_fab_event *e = &fl->cfg->events[fl->events_done];
+		if (now >= start + (uint64_t)(e->at_s * (double)fl->sw[0]->tsc_hz)) {
+			struct fab_event_rt *ev = &fl->event[fl->events_done];
+			note_losses(fl, now); /* what came before is the previous event's */
+			ev->lost_at_start = fl->lost_total;
+			ev->at_tsc = now;
+			set_link(fl, e->link, e->up);
+			for (unsigned s = 0; s < fl->n_switches; s++)
+				fl->sw[s]->lost = &ev->qps;
+			__atomic_store_n(&fl->events_done, fl->events_done + 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (fl->converged < fl->events_done && now >= fl->event[fl->converged].at_tsc + fl->convergence_tsc) {
+		for (unsigned s = 0; s < fl->n_switches; s++)
+			sw_route_converge(fl->sw[s]->route, fl->converged);
+		__atomic_store_n(&fl->event[fl->converged].converged_tsc, now, __ATOMIC_RELEASE);
+		fl->converged++;
+	}
+}
+
 void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 {
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		switch_poll(fl->sw[s], now);
 	if (now >= fl->next_check_tsc) {
 		deadlock_check(fl, now);
+		if (fl->cfg->n_events) {
+			note_losses(fl, now);
+			if (fl->start_tsc)
+				link_events(fl, now);
+		}
 		fl->next_check_tsc = now + fl->check_every_tsc;
 	}
 }

@@ -32,6 +32,15 @@ struct fab_deadlock {
 	struct { uint16_t sw, port; uint8_t tc; } paused[FAB_DEADLOCK_QUEUES]; /* the first of them */
 };
 
+/* A link event as it ran: when, when the routes converged, what it cost. */
+struct fab_event_rt {
+	uint64_t at_tsc, converged_tsc; /* 0: not yet */
+	uint64_t lost_at_start;       /* the fabric's lost frames when it happened */
+	uint64_t lost;                /* frames lost since, until the next event */
+	uint64_t last_loss_tsc;       /* the last of them (a millisecond's resolution) */
+	struct sw_lost qps;           /* their QPs */
+};
+
 struct fabric_lab {
 	const struct cfg_fabric *cfg;
 	unsigned n_switches;
@@ -44,11 +53,19 @@ struct fabric_lab {
 	bool in_deadlock;
 	unsigned n_deadlocks;                        /* found; the first FAB_MAX_DEADLOCKS recorded */
 	struct fab_deadlock deadlock[FAB_MAX_DEADLOCKS];
+	/* link events (fabric.events), in time from *start_tsc (the run's start) */
+	const uint64_t *start_tsc;
+	uint64_t convergence_tsc, lost_total;
+	unsigned events_done, converged;             /* events applied; routes converged up to */
+	struct fab_event_rt event[CFG_FAB_MAX_EVENTS];
+	struct sw_lost lost_before;                  /* QPs of frames lost before any event (no route) */
 };
 
 /* The fabric of env->cfg, once the NICs' ports are up (their cables exist), on `lcore`. NULL with
  * err on failure. */
 struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen);
+/* Link events are timed from *start_tsc (the run's start, final once the flows start). */
+void fabric_lab_set_start(struct fabric_lab *fl, const uint64_t *start_tsc);
 void fabric_lab_free(struct fabric_lab *fl);
 /* The lcore loop: every switch in turn. */
 void fabric_lab_poll(struct fabric_lab *fl, uint64_t now_tsc);

@@ -371,6 +371,22 @@ static int bridge(struct switch_rt *s, unsigned i, const struct wire_pkt *p)
 	return out;
 }
 
+/* A frame lost to a link event or a missing route: its QP noted for the event's report. */
+static void note_lost(struct switch_rt *s, const struct wire_pkt *p)
+{
+	struct sw_lost *l = s->lost;
+
+	if (!l || (p->kind != WIRE_KIND_ROCE && p->kind != WIRE_KIND_CNP))
+		return;
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->qpn[i] == p->bth.dqpn)
+			return;
+	if (l->n < SW_LOST_QPS)
+		l->qpn[l->n++] = p->bth.dqpn;
+	else
+		l->more++;
+}
+
 /* A fabric switch's: by the route to the destination IP (the frame rewritten for the hop). */
 static int route(struct switch_rt *s, struct sw_port *in, struct rte_mbuf *m, const struct wire_pkt *p, uint64_t now)
 {
@@ -389,7 +405,7 @@ static int route(struct switch_rt *s, struct sw_port *in, struct rte_mbuf *m, co
 	if (why == SW_NOT_IPV4)
 		STAT_ADD(in->c.drop_not_ipv4, 1);
 	else if (why == SW_NO_ROUTE)
-		STAT_ADD(in->c.drop_no_route, 1);
+		STAT_ADD(in->c.drop_no_route, 1), note_lost(s, p);
 	else if (why == SW_TTL_EXPIRED)
 		STAT_ADD(in->c.drop_ttl, 1);
 	return out;
@@ -470,6 +486,14 @@ static void rx_port(struct switch_rt *s, unsigned i, uint64_t now)
 		const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
 
 		bytes += m->pkt_len;
+		if (unlikely(in->down)) { /* sent into a dead link */
+			struct wire_pkt p;
+			wire_parse(f, m->data_len, 0, &p);
+			STAT_ADD(in->c.drop_link_down, 1);
+			note_lost(s, &p);
+			rte_pktmbuf_free(m);
+			continue;
+		}
 		if (m->data_len >= 14 && f[12] == 0x88 && f[13] == 0x08) { /* MAC control: PFC or PAUSE */
 			struct wire_pkt p;
 			if (wire_parse(f, m->data_len, 0, &p) == WIRE_KIND_PFC) {
@@ -487,6 +511,65 @@ static void rx_port(struct switch_rt *s, unsigned i, uint64_t now)
 	}
 	STAT_ADD(in->c.rx_frames, n);
 	STAT_ADD(in->c.rx_bytes, bytes);
+}
+
+/* ---- the PFC watchdog -------------------------------------------------------------------------- */
+
+/* The frames queued on port out of the priorities in mask go, counted in *total and per priority
+ * in per_prio[] (when given), their QPs noted as lost when note. */
+static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_t now, uint64_t *total,
+			uint64_t *per_prio, bool note)
+{
+	struct sw_port *o = &s->port[out];
+
+	for (unsigned tc = 0; tc < SW_TCS; tc++) {
+		struct sw_queue *q = &o->q[tc], kept = {.head = SW_NONE, .tail = SW_NONE};
+		uint32_t d = q->head;
+
+		while (d != SW_NONE) {
+			struct sw_pkt *x = &s->pkts[d];
+			uint32_t next = x->next;
+			bool pfc_change = false;
+
+			if (mask >> x->prio & 1) {
+				mmu_dequeue(&s->mmu, x->in, x->prio, out, tc, x->len, &pfc_change);
+				if (pfc_change)
+					send_pfc(s, x->in, x->prio, false, now);
+				STAT_ADD(*total, 1);
+				if (per_prio)
+					STAT_ADD(per_prio[x->prio], 1);
+				if (note) {
+					struct wire_pkt p;
+					wire_parse(rte_pktmbuf_mtod(x->m, const uint8_t *), x->m->data_len, 0, &p);
+					note_lost(s, &p);
+				}
+				if (x->flow >= 0)
+					STAT_ADD(s->flows[x->flow].dropped, 1);
+				rte_pktmbuf_free(x->m);
+				x->next = s->free_head;
+				s->free_head = d;
+			} else {
+				x->next = SW_NONE;
+				if (kept.tail == SW_NONE)
+					kept.head = d;
+				else
+					s->pkts[kept.tail].next = d;
+				kept.tail = d;
+				kept.n++;
+			}
+			d = next;
+		}
+		*q = kept;
+	}
+}
+
+static void watchdog(struct switch_rt *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		uint8_t began = pfc_wd_check(&s->port[i].wd, &s->wd, &s->port[i].pause, now);
+		if (began && s->wd.action == PFC_WD_DROP)
+			drop_queued(s, i, began, now, &s->port[i].c.drop_watchdog, s->port[i].wd.dropped, false);
+	}
 }
 
 /* ---- TX: the emulated link ----------------------------------------------------------------------- */
@@ -566,6 +649,18 @@ static bool flush_pending(struct sw_port *o)
 	return true;
 }
 
+/* A port whose link is down loses what is queued to it (counted, and its QPs noted). */
+static void drop_queued_to_dead_link(struct switch_rt *s, unsigned out, uint64_t now)
+{
+	struct sw_port *o = &s->port[out];
+
+	if (o->n_pending)
+		rte_pktmbuf_free_bulk(o->pending + o->pending_off, o->n_pending);
+	STAT_ADD(o->c.drop_link_down, o->n_pending);
+	o->n_pending = o->pending_off = 0;
+	drop_queued(s, out, 0xFF, now, &o->c.drop_link_down, NULL, true);
+}
+
 static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 {
 	struct sw_port *o = &s->port[out];
@@ -575,6 +670,10 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	uint16_t sent;
 	int tc;
 
+	if (unlikely(o->down)) {
+		drop_queued_to_dead_link(s, out, now);
+		return;
+	}
 	if (!flush_pending(o))
 		return;
 	/* An idle link keeps no credit, and a link with nothing it may send is idle: its queues
@@ -601,57 +700,6 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	sent = port_tx(o, burst, (uint16_t)n);
 	for (unsigned k = sent; k < n; k++) /* the peer's ring is full: they go first next time */
 		o->pending[o->n_pending++] = burst[k];
-}
-
-/* ---- the PFC watchdog -------------------------------------------------------------------------- */
-
-/* A storm began on port out for the priorities of mask: in drop mode their queued frames go. */
-static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_t now)
-{
-	struct sw_port *o = &s->port[out];
-
-	for (unsigned tc = 0; tc < SW_TCS; tc++) {
-		struct sw_queue *q = &o->q[tc], kept = {.head = SW_NONE, .tail = SW_NONE};
-		uint32_t d = q->head;
-
-		while (d != SW_NONE) {
-			struct sw_pkt *x = &s->pkts[d];
-			uint32_t next = x->next;
-			bool pfc_change = false;
-
-			if (mask >> x->prio & 1) {
-				mmu_dequeue(&s->mmu, x->in, x->prio, out, tc, x->len, &pfc_change);
-				if (pfc_change)
-					send_pfc(s, x->in, x->prio, false, now);
-				STAT_ADD(o->c.drop_watchdog, 1);
-				STAT_ADD(o->wd.dropped[x->prio], 1);
-				if (x->flow >= 0)
-					STAT_ADD(s->flows[x->flow].dropped, 1);
-				rte_pktmbuf_free(x->m);
-				x->next = s->free_head;
-				s->free_head = d;
-			} else {
-				x->next = SW_NONE;
-				if (kept.tail == SW_NONE)
-					kept.head = d;
-				else
-					s->pkts[kept.tail].next = d;
-				kept.tail = d;
-				kept.n++;
-			}
-			d = next;
-		}
-		*q = kept;
-	}
-}
-
-static void watchdog(struct switch_rt *s, uint64_t now)
-{
-	for (unsigned i = 0; i < s->n_ports; i++) {
-		uint8_t began = pfc_wd_check(&s->port[i].wd, &s->wd, &s->port[i].pause, now);
-		if (began && s->wd.action == PFC_WD_DROP)
-			drop_queued(s, i, began, now);
-	}
 }
 
 /* ---- trace ------------------------------------------------------------------------------------- */

@@ -67,6 +67,7 @@ struct sw_port_counters {
 	uint64_t drop_not_ipv4, drop_no_route, drop_ttl; /* a fabric switch's routing (switch_route.h) */
 	uint64_t drop_vlan;          /* tagged frames whose VLAN does not join the ingress and egress ports */
 	uint64_t drop_watchdog;      /* frames for an egress queue in a PFC storm (watchdog action drop) */
+	uint64_t drop_link_down;     /* frames into or out of a link that is down (fabric.events) */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
 	uint64_t pfc_rx[SW_TCS];
@@ -84,6 +85,7 @@ struct sw_port {
 	struct sw_queue q[SW_TCS];
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
 	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
+	bool down;                   /* its link is down: what it would send or receive is lost */
 	uint64_t xoff_refresh_tsc[SW_TCS]; /* when XOFF toward this port is sent again */
 	const struct qos_map *map;
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
@@ -111,11 +113,20 @@ struct sw_trace_row {
 	uint8_t pad[3];
 };
 
+/* The QPs of the frames lost to link events and missing routes (the fabric notes them per event). */
+#define SW_LOST_QPS 64
+struct sw_lost {
+	uint32_t qpn[SW_LOST_QPS];   /* destination QPNs of RoCE frames lost */
+	unsigned n;
+	uint64_t more;               /* frames of QPs beyond these */
+};
+
 struct switch_rt {
 	char name[CFG_NAME_LEN];
 	unsigned n_ports;
 	struct sw_route *route;      /* a fabric switch routes at L3 (switch_route.h); NULL: the lab's L2 switch */
 	struct qos_map dscp_map;     /* a fabric switch's classification of frames from other switches */
+	struct sw_lost *lost;        /* where frames lost to a link event or a missing route are noted */
 	unsigned rx_first;           /* the ingress port served first this poll (rotates) */
 	struct sw_port port[SW_MAX_PORTS];
 	int8_t port_of_cfg[64];      /* config port -> index here, -1 */

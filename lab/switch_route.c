@@ -43,6 +43,12 @@ struct sw_route *sw_route_create(const struct cfg_fab_switch *c, unsigned index,
 			r->group[i].ports[m] = e->ports[m];
 	}
 	r->n_groups = c->n_routes;
+	for (unsigned k = 0; k < CFG_FAB_MAX_EVENTS; k++)
+		for (unsigned i = 0; i < c->n_routes; i++) {
+			r->after[k][i].n = c->after[k][i].n;
+			for (unsigned m = 0; m < c->after[k][i].n; m++)
+				r->after[k][i].ports[m] = c->after[k][i].ports[m];
+		}
 	for (unsigned k = 0; k < c->n_ports; k++) {
 		memcpy(r->mac[k], c->ports[k].mac, 6);
 		memcpy(r->next_mac[k], c->ports[k].next_mac, 6);
@@ -58,6 +64,15 @@ void sw_route_free(struct sw_route *r)
 		return;
 	rte_lpm_free(r->lpm);
 	rte_free(r);
+}
+
+void sw_route_converge(struct sw_route *r, unsigned k)
+{
+	/* the LPM entries stay: every prefix keeps its group, whose ports change (none: unreachable) */
+	for (unsigned i = 0; i < r->n_groups; i++) {
+		r->group[i].n = r->after[k][i].n;
+		memcpy(r->group[i].ports, r->after[k][i].ports, sizeof(r->group[i].ports));
+	}
 }
 
 /* The fields the hash may cover, as fabric/'s fab_hash takes them (the frame's, host order). */
@@ -98,7 +113,7 @@ int sw_route_frame(struct sw_route *r, uint8_t *f, uint32_t len, uint32_t frame_
 		*why = SW_NOT_IPV4;
 		return -1;
 	}
-	if (rte_lpm_lookup(r->lpm, wire_get32(ip + 16), &g) != 0) {
+	if (rte_lpm_lookup(r->lpm, wire_get32(ip + 16), &g) != 0 || r->group[g].n == 0) {
 		*why = SW_NO_ROUTE;
 		return -1;
 	}

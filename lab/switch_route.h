@@ -38,6 +38,10 @@ struct sw_route {
 		uint16_t ports[CFG_FAB_MAX_SW_PORTS];
 	} group[CFG_FAB_MAX_ROUTES];
 	struct sw_route_load load[CFG_FAB_MAX_ROUTES];
+	struct {
+		uint16_t n;
+		uint16_t ports[CFG_FAB_MAX_SW_PORTS];
+	} after[CFG_FAB_MAX_EVENTS][CFG_FAB_MAX_ROUTES]; /* the groups once converged after event k */
 	uint8_t mac[CFG_FAB_MAX_SW_PORTS][6];      /* each port's own */
 	uint8_t next_mac[CFG_FAB_MAX_SW_PORTS][6]; /* the next hop's behind each port */
 	struct fab_lb_opts lb;
@@ -47,6 +51,8 @@ struct sw_route {
 /* The routing of switch c (index: its number in the fabric, for names and seeds), on NUMA socket. */
 struct sw_route *sw_route_create(const struct cfg_fab_switch *c, unsigned index, int socket, char *err, size_t errlen);
 void sw_route_free(struct sw_route *r);
+/* The routes converged after link event k (config.h's cfg_fab_switch.after[k]). */
+void sw_route_converge(struct sw_route *r, unsigned k);
 
 /* The egress port of frame f (len bytes in its first segment, frame_bytes in all; parsed into p),
  * rewritten for the hop; or -1 with *why. port_bytes[k]: bytes queued on port k (flowlet's load). */

@@ -26,6 +26,7 @@ static json_t *drops_json(const struct switch_rt *s, const struct sw_port_counte
 			      (json_int_t)c->drop_vlan);
 
 	json_object_set_new(o, "watchdog", json_integer((json_int_t)c->drop_watchdog));
+	json_object_set_new(o, "link_down", json_integer((json_int_t)c->drop_link_down));
 	if (s->route) {
 		json_object_set_new(o, "not_ipv4", json_integer((json_int_t)c->drop_not_ipv4));
 		json_object_set_new(o, "no_route", json_integer((json_int_t)c->drop_no_route));
@@ -37,7 +38,7 @@ static json_t *drops_json(const struct switch_rt *s, const struct sw_port_counte
 static uint64_t drops_total(const struct sw_port_counters *c)
 {
 	return c->drop_buffer + c->drop_queue + c->drop_headroom + c->drop_unknown_dst + c->drop_no_descriptor +
-	       c->drop_vlan + c->drop_not_ipv4 + c->drop_no_route + c->drop_ttl + c->drop_watchdog;
+	       c->drop_vlan + c->drop_not_ipv4 + c->drop_no_route + c->drop_ttl + c->drop_watchdog + c->drop_link_down;
 }
 
 /* The port's PFC watchdog: storms per priority, their time, what the drop action dropped. */
@@ -268,6 +269,55 @@ static json_t *deadlocks_json(const struct run_view *run, const struct fabric_la
 	return a;
 }
 
+static bool in_range(uint32_t q, uint32_t first, uint32_t step, unsigned count)
+{
+	return q >= first && (q - first) % step == 0 && (q - first) / step < count;
+}
+
+/* The flow groups a lost frame's destination QP belongs to: its data (the destination QPs), or
+ * the ACKs and CNPs back to its requesters (their QPs). */
+static json_t *groups_hit(const struct run_view *run, const struct sw_lost *l)
+{
+	json_t *a = json_array();
+
+	for (unsigned g = 0; g < run->cfg->n_groups; g++) {
+		const struct cfg_flow_group *fg = &run->cfg->groups[g];
+		for (unsigned i = 0; i < l->n; i++)
+			if (in_range(l->qpn[i], fg->dest_qpn, fg->dest_qpn_step, fg->count) ||
+			    in_range(l->qpn[i], fg->qpn, fg->qpn_step, fg->count)) {
+				json_array_append_new(a, json_string(fg->name));
+				break;
+			}
+	}
+	return a;
+}
+
+/* Link events as they ran: when applied and converged, the frames lost and for how long. */
+static json_t *events_json(const struct run_view *run, const struct fabric_lab *fl)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < fl->cfg->n_events; k++) {
+		const struct cfg_fab_event *e = &fl->cfg->events[k];
+		const struct fab_event_rt *ev = &fl->event[k];
+		bool ran = k < fl->events_done;
+		json_t *o = json_pack("{s:f,s:s,s:s,s:b}", "at_s", e->at_s, "link", fl->cfg->links[e->link].name, "state",
+				      e->up ? "up" : "down", "applied", ran);
+		if (ran) {
+			json_object_set_new(o, "applied_s", json_real(since_start_s(run, ev->at_tsc)));
+			json_object_set_new(o, "converged_s",
+					    ev->converged_tsc ? json_real(since_start_s(run, ev->converged_tsc)) : json_null());
+			json_object_set_new(o, "frames_lost", json_integer((json_int_t)ev->lost));
+			json_object_set_new(o, "loss_duration_s", json_real(ev->lost && ev->last_loss_tsc > ev->at_tsc
+				? (double)(ev->last_loss_tsc - ev->at_tsc) / (double)run->tsc_hz : 0.0));
+			json_object_set_new(o, "flows_hit", groups_hit(run, &ev->qps));
+			json_object_set_new(o, "qps_hit_beyond_list", json_integer((json_int_t)ev->qps.more));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 json_t *report_fabric_json(const struct run_view *run, double secs)
 {
 	const struct fabric_lab *fl = run->fab;
@@ -283,8 +333,9 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
-	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
 			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
 			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
-			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl));
+			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl), "events",
+			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms);
 }

@@ -337,3 +337,39 @@ def test_the_forwarding_watchdog_loses_nothing_and_the_ring_flows(engine):
     assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in rep["fabric"]["switches"])
     # each ring link carries two of the flows: each gets up to half a link, and far more than deadlocked
     assert all(0.05 < q["goodput_gbps"] <= 0.5 for q in rep["flows"]), [q["goodput_gbps"] for q in rep["flows"]]
+
+
+# ---- link events ----------------------------------------------------------------------------------
+
+def test_link_failure_loses_frames_until_the_routes_converge(engine):
+    rc, rep, out = engine.run_file(ROOT / "configs" / "fabric-link-failure.cfg")
+    assert rc == 0, out
+    fab = rep["fabric"]
+    down, up = fab["events"]
+    slack = 0.003 + longest_held_up_s(rep)
+    assert down["applied"] and up["applied"]
+    assert abs(down["applied_s"] - 1.0) <= slack and abs(up["applied_s"] - 2.0) <= slack
+    assert 0.050 <= down["converged_s"] - down["applied_s"] <= 0.050 + slack
+    # frames ECMP still sent into the dead link, until the routes went round it; none after
+    assert down["frames_lost"] > 0
+    assert down["loss_duration_s"] <= down["converged_s"] - down["applied_s"] + 0.002
+    assert up["frames_lost"] == 0 and up["flows_hit"] == []
+    ports = [p for s in fab["switches"] for p in s["ports"]]
+    assert down["frames_lost"] == sum(p["dropped"]["link_down"] + p["dropped"]["no_route"] for p in ports)
+    # RC got every message through: the QPs that timed out are of the flows the event hit
+    assert all(not q["rc"]["error"] for q in rep["flows"])
+    hit = {q["group"] for q in rep["flows"] if q["rc"]["timeouts"]}
+    assert hit and hit <= set(down["flows_hit"])
+    assert all(q["goodput_gbps"] > 0 for q in rep["flows"])
+
+
+@pytest.mark.parametrize("events, message", [
+    ('{ at_s = 1.0; link = "leaf0-spine9"; state = "down"; }', "no link 'leaf0-spine9'"),
+    ('{ at_s = 2.0; link = "leaf0-spine1"; state = "down"; }, { at_s = 1.0; link = "leaf0-spine1"; state = "up"; }',
+     "list them in time order"),
+    ('{ at_s = 1.0; link = "leaf0-spine1"; state = "off"; }', "'off'"),
+])
+def test_bad_link_events_are_refused(engine, events, message):
+    text = fabric_cfg([flow("x", "h0", "h2", 0x100)], fabric_extra="events = ( %s );" % events)
+    rc, _, out = engine.run(text, "--check", report=False)
+    assert rc != 0 and message in out, out
