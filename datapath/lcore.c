@@ -114,18 +114,23 @@ static unsigned build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		if (r->pause && pfc_paused(r->pause, qp->prio, now_tsc)) {
 			/* its priority is paused: it looks again when the pause ends or a little later
 			 * (an XON may end it sooner), and the time paused earns it no credit (it
-			 * resumes at its rate, not in a burst) */
+			 * resumes at its rate, not in a burst). The QPs looked at in one call would all
+			 * get the same key: `looks` keeps them in the order of this visit, so that when
+			 * the pause ends they go in turn, those not served since the last pause first
+			 * (with equal keys the heap's shape would pick the same few every time, and
+			 * under frequent pauses the others would never send) */
 			uint64_t until_fp = pfc_until(r->pause, qp->prio) << PACE_SHIFT;
 			if (qp->next_fp < now_fp)
 				qp->next_fp = now_fp;
-			pace_queue_requeue(&r->pq, first, RTE_MIN(until_fp, now_fp + r->wait_fp), false);
+			pace_queue_requeue(&r->pq, first, RTE_MIN(until_fp, now_fp + r->wait_fp) + looks, false);
 			continue;
 		}
 		if (!qp_tx_can_send(qp, now_tsc)) { /* RC window full, RNR wait, phase: look again later */
-			/* time spent waiting earns no credit: the rate resumes from now, without a burst */
+			/* time spent waiting earns no credit: the rate resumes from now, without a burst
+			 * (and in the order of this visit, as above) */
 			if (qp->next_fp < now_fp)
 				qp->next_fp = now_fp;
-			pace_queue_requeue(&r->pq, first, qp->done ? 0 : now_fp + r->wait_fp, false);
+			pace_queue_requeue(&r->pq, first, qp->done ? 0 : now_fp + r->wait_fp + looks, false);
 			continue;
 		}
 		unsigned quantum = QUANTUM;
