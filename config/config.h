@@ -244,6 +244,7 @@ struct cfg_fabric {
 	unsigned n_events;            /* fabric.events, in time order */
 	struct cfg_fab_event events[CFG_FAB_MAX_EVENTS];
 	double convergence_ms;        /* the routes change this long after an event (default 50) */
+	double sample_ms;             /* links' utilisation sampled this often (default 10) */
 	unsigned first_port, n_nics;  /* the NICs' ports: ports[first_port .. first_port + n_nics) */
 	struct {
 		char host[CFG_NAME_LEN];      /* the host it is on (a flow's `dst` may name the host) */

@@ -60,7 +60,9 @@ static int fabric_lcores(struct loader *ld, const config_setting_t *g, unsigned 
 	if (!s)
 		ld->cfg->fab.lcore = (unsigned)last;
 	ld->cfg->fab.deadlock_ms = 50;
-	if (cr_opt_float(&ld->r, g, "deadlock_ms", 0, true, 60000, &ld->cfg->fab.deadlock_ms) < 0)
+	ld->cfg->fab.sample_ms = 10;
+	if (cr_opt_float(&ld->r, g, "deadlock_ms", 0, true, 60000, &ld->cfg->fab.deadlock_ms) < 0 ||
+	    cr_opt_float(&ld->r, g, "sample_ms", 0.1, false, 60000, &ld->cfg->fab.sample_ms) < 0)
 		return -1;
 	*n_host = 1;
 	host[0] = ld->cfg->fab.lcore;

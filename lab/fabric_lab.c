@@ -63,6 +63,46 @@ static int port_rings(const struct fabric_lab *fl, unsigned s, unsigned k, struc
 	return 0;
 }
 
+/* ---- link utilisation samples ---------------------------------------------------------------- */
+
+#define WIRE_OVERHEAD 24 /* preamble, FCS, inter-frame gap */
+
+static void init_samples(struct fabric_lab *fl, double sample_s)
+{
+	for (unsigned l = 0; l < fl->cfg->n_links; l++)
+		for (int d = 0; d < 2; d++) {
+			struct fab_link_samples *u = &fl->util[2 * l + d];
+			const struct switch_rt *sw;
+			unsigned port;
+			bool switch_sends = fabric_lab_link_end(fl, l, d == 0, &sw, &port);
+			if (switch_sends) {
+				u->frames = &sw->port[port].c.tx_frames;
+				u->bytes = &sw->port[port].c.tx_bytes;
+			} else { /* the NIC sends: its leaf's port receives */
+				fabric_lab_link_end(fl, l, true, &sw, &port);
+				u->frames = &sw->port[port].c.rx_frames;
+				u->bytes = &sw->port[port].c.rx_bytes;
+			}
+			u->per_wire_byte = 8.0 * 100.0 / (sample_s * fl->cfg->links[l].gbps * 1e9);
+		}
+}
+
+static void sample_links(struct fabric_lab *fl)
+{
+	for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++) {
+		struct fab_link_samples *u = &fl->util[i];
+		uint64_t f = *u->frames, b = *u->bytes;
+		double pct = (double)(b - u->last_bytes + WIRE_OVERHEAD * (f - u->last_frames)) * u->per_wire_byte;
+		unsigned bin = pct >= FAB_UTIL_BINS - 1 ? FAB_UTIL_BINS - 1 : (unsigned)(pct + 0.5);
+		u->last_frames = f;
+		u->last_bytes = b;
+		__atomic_store_n(&u->hist[bin], u->hist[bin] + 1, __ATOMIC_RELAXED);
+		if ((uint32_t)(pct + 0.5) > u->max_pct)
+			__atomic_store_n(&u->max_pct, (uint32_t)(pct + 0.5), __ATOMIC_RELAXED);
+		__atomic_store_n(&u->n, u->n + 1, __ATOMIC_RELEASE);
+	}
+}
+
 struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
 {
 	unsigned socket = rte_lcore_to_socket_id(lcore);
@@ -94,6 +134,8 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 		fl->sw[s]->lost = &fl->lost_before;
 		fl->n_switches++;
 	}
+	fl->sample_tsc = (uint64_t)(fl->cfg->sample_ms * 1e-3 * (double)env->tsc_hz);
+	init_samples(fl, fl->cfg->sample_ms * 1e-3);
 	return fl;
 fail:
 	fabric_lab_free(fl);
@@ -162,6 +204,21 @@ static void deadlock_check(struct fabric_lab *fl, uint64_t now)
 	fl->in_deadlock = true;
 }
 
+int fabric_lab_util_percentile(const struct fab_link_samples *u, double q)
+{
+	uint32_t n = __atomic_load_n(&u->n, __ATOMIC_ACQUIRE), seen = 0;
+	uint64_t rank = (uint64_t)(q * (double)n + 0.999999);
+
+	if (!n)
+		return -1;
+	for (unsigned b = 0; b < FAB_UTIL_BINS; b++) {
+		seen += __atomic_load_n(&u->hist[b], __ATOMIC_RELAXED);
+		if (seen >= rank)
+			return (int)b;
+	}
+	return FAB_UTIL_BINS - 1;
+}
+
 void fabric_lab_set_start(struct fabric_lab *fl, const uint64_t *start_tsc) { fl->start_tsc = start_tsc; }
 
 /* Frames lost to dead links and missing routes, fabric-wide. */
@@ -228,6 +285,16 @@ void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 {
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		switch_poll(fl->sw[s], now);
+	if (fl->start_tsc && now >= fl->next_sample_tsc && now >= __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE)) {
+		if (fl->next_sample_tsc) /* the first look only takes the counters' start */
+			sample_links(fl);
+		else
+			for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++)
+				fl->util[i].last_frames = *fl->util[i].frames, fl->util[i].last_bytes = *fl->util[i].bytes;
+		fl->next_sample_tsc = (fl->next_sample_tsc ? fl->next_sample_tsc : now) + fl->sample_tsc;
+		if (fl->next_sample_tsc < now) /* held up: no catching up with empty samples */
+			fl->next_sample_tsc = now + fl->sample_tsc;
+	}
 	if (now >= fl->next_check_tsc) {
 		deadlock_check(fl, now);
 		if (fl->cfg->n_events) {

@@ -41,6 +41,16 @@ struct fab_event_rt {
 	struct sw_lost qps;           /* their QPs */
 };
 
+/* A link direction's utilisation sampled every sample interval: a histogram of 1 % bins. */
+#define FAB_UTIL_BINS 102             /* 0 .. 100 %, and above (a lagging link catching up) */
+struct fab_link_samples {
+	const uint64_t *frames, *bytes;   /* the sender's counters (or its receiver's, for a NIC) */
+	uint64_t last_frames, last_bytes;
+	double per_wire_byte;             /* percent of the link one byte on the wire is, per sample */
+	uint32_t hist[FAB_UTIL_BINS];
+	uint32_t n, max_pct;
+};
+
 struct fabric_lab {
 	const struct cfg_fabric *cfg;
 	unsigned n_switches;
@@ -59,7 +69,13 @@ struct fabric_lab {
 	unsigned events_done, converged;             /* events applied; routes converged up to */
 	struct fab_event_rt event[CFG_FAB_MAX_EVENTS];
 	struct sw_lost lost_before;                  /* QPs of frames lost before any event (no route) */
+	/* every link direction's utilisation, sampled every sample_tsc ([2l]: a -> b, [2l+1]: b -> a) */
+	uint64_t sample_tsc, next_sample_tsc;
+	struct fab_link_samples util[2 * CFG_FAB_MAX_LINKS];
 };
+
+/* Percentile q (0..1) of a link direction's samples, in percent of its rate (-1: none yet). */
+int fabric_lab_util_percentile(const struct fab_link_samples *u, double q);
 
 /* The fabric of env->cfg, once the NICs' ports are up (their cables exist), on `lcore`. NULL with
  * err on failure. */

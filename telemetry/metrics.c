@@ -20,6 +20,8 @@
 #include "stats.h"
 #include "metrics.h"
 #include "roce_version.h"
+#include "fabric_lab.h"
+#include "report_switch.h"
 #include "switch.h"
 
 #define BYTES_PER_KBPS (1000.0 / 8) /* a rate in kb/s, as congestion control keeps it, in bytes/s */
@@ -587,6 +589,77 @@ static void write_switch(struct metrics_text *t, const struct run_view *run)
 	}
 }
 
+/* ---- the virtual fabric ------------------------------------------------------------------------ */
+
+/* Every link direction's counters (report_switch.h's view of it), one family at a time. */
+enum link_metric { LINK_BYTES, LINK_FRAMES, LINK_ECN, LINK_PAUSED, LINK_XOFF, LINK_DROPPED, LINK_METRICS };
+
+static void fabric_link_family(struct metrics_text *t, const struct run_view *run, uint64_t now, enum link_metric m)
+{
+	static const char *const names[LINK_METRICS][3] = {
+		{"roce_fabric_link_tx_bytes_total", "counter", "Bytes sent over the link in this direction."},
+		{"roce_fabric_link_tx_frames_total", "counter", "Frames sent over the link in this direction."},
+		{"roce_fabric_link_ecn_marked_total", "counter", "Frames the sending switch marked CE on the link."},
+		{"roce_fabric_link_paused_seconds_total", "counter", "Time the sender was paused by PFC, all priorities."},
+		{"roce_fabric_link_pfc_xoff_sent_total", "counter", "XOFF frames the receiving switch sent back."},
+		{"roce_fabric_link_rx_dropped_total", "counter", "Frames the receiving switch dropped, every reason."},
+	};
+	const struct fabric_lab *fl = run->fab;
+
+	family(t, names[m][0], names[m][1], names[m][2]);
+	for (unsigned l = 0; l < fl->cfg->n_links; l++)
+		for (int d = 0; d < 2; d++) {
+			struct fab_link_dir x;
+			uint64_t v = 0;
+			report_fabric_link_dir(run, l, d == 0, now, &x);
+			if ((m == LINK_XOFF || m == LINK_DROPPED) && !x.to_switch)
+				continue; /* a NIC receives: its port's own families have it */
+			for (unsigned k = 0; k < 8; k++)
+				v += m == LINK_PAUSED ? x.paused_ns[k] : m == LINK_XOFF ? x.xoff_sent[k] : 0;
+			v = m == LINK_BYTES ? x.bytes : m == LINK_FRAMES ? x.frames : m == LINK_ECN ? x.marked
+			  : m == LINK_DROPPED ? x.dropped : v;
+			if (m == LINK_PAUSED) {
+				put(t, "%s{link=\"%s\",from=\"%s\",to=\"%s\"} ", names[m][0], fl->cfg->links[l].name, x.from, x.to);
+				put_seconds(t, v);
+			} else {
+				put(t, "%s{link=\"%s\",from=\"%s\",to=\"%s\"} %" PRIu64 "\n", names[m][0], fl->cfg->links[l].name,
+				    x.from, x.to, v);
+			}
+		}
+}
+
+static void write_fabric(struct metrics_text *t, const struct run_view *run, uint64_t now)
+{
+	const struct fabric_lab *fl = run->fab;
+
+	for (enum link_metric m = 0; m < LINK_METRICS; m++)
+		fabric_link_family(t, run, now, m);
+	family(t, "roce_fabric_switch_buffer_used_bytes", "gauge", "Bytes of the switch's shared buffer in use.");
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		put(t, "roce_fabric_switch_buffer_used_bytes{switch=\"%s\"} %" PRIu64 "\n", fl->sw[s]->name,
+		    rd(&fl->sw[s]->mmu.used));
+	family(t, "roce_fabric_queue_bytes", "gauge", "Bytes queued at a switch port for a traffic class (classes in use).");
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++)
+			for (unsigned tc = 0; tc < SW_TCS; tc++)
+				if (fl->sw[s]->tc_used[k] >> tc & 1)
+					put(t, "roce_fabric_queue_bytes{switch=\"%s\",port=\"%s\",tc=\"%u\"} %" PRIu64 "\n",
+					    fl->sw[s]->name, fl->sw[s]->port[k].name, tc, rd(&fl->sw[s]->mmu.queue[k][tc]));
+	family(t, "roce_fabric_watchdog_storms_total", "counter", "PFC storms the port's watchdog found, all priorities.");
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++) {
+			uint64_t n = 0;
+			for (unsigned p = 0; p < 8; p++)
+				n += rd(&fl->sw[s]->port[k].wd.storms[p]);
+			put(t, "roce_fabric_watchdog_storms_total{switch=\"%s\",port=\"%s\"} %" PRIu64 "\n", fl->sw[s]->name,
+			    fl->sw[s]->port[k].name, n);
+		}
+	family(t, "roce_fabric_deadlocks_total", "counter", "Deadlocks found (no frame moved while paused queues held frames).");
+	put(t, "roce_fabric_deadlocks_total %u\n", __atomic_load_n(&fl->n_deadlocks, __ATOMIC_ACQUIRE));
+	family(t, "roce_fabric_link_events_total", "counter", "Link events (fabric.events) applied so far.");
+	put(t, "roce_fabric_link_events_total %u\n", __atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE));
+}
+
 /* ---- memory: the process's resident set and the mbuf pools (the soak test watches both) --------- */
 
 enum pool_what { POOL_INFO, POOL_IN_USE, POOL_SIZE };
@@ -671,6 +744,8 @@ void metrics_write(struct metrics_text *t, const struct run_view *run, bool fini
 	write_cc(t, run, w->cc);
 	if (run->sw)
 		write_switch(t, run);
+	if (run->fab)
+		write_fabric(t, run, now);
 	write_memory(t, run, finished);
 	if (!t->failed)
 		w->last_len = t->len;

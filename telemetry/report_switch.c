@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
+#include <string.h>
 
 #include "counters.h"
 #include "fabric_lab.h"
@@ -131,55 +132,74 @@ static double jfi(const uint64_t *x, unsigned n)
 	return sq > 0 ? sum * sum / ((double)n * sq) : 1.0;
 }
 
-/* One direction of a link: sent by switch port (tx, tp) or by a NIC (tx NULL: what rx's port
- * received), received by switch port (rx, rp) or by a NIC (rx NULL, NIC port nic). */
-struct direction {
-	const struct switch_rt *tx, *rx;
-	unsigned tp, rp, nic;
-};
-
-static json_t *direction_json(const struct run_view *run, const struct direction *d, double gbps, double secs)
+void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now, struct fab_link_dir *d)
 {
-	uint64_t frames, bytes, paused[SW_TCS] = {0}, marked = 0, xoff_sent[SW_TCS] = {0};
-	const struct sw_port *t = d->tx ? &d->tx->port[d->tp] : NULL, *r = d->rx ? &d->rx->port[d->rp] : NULL;
-	double wire_bits;
-	json_t *o;
+	const struct fabric_lab *fl = run->fab;
+	const struct cfg_fab_link *cl = &fl->cfg->links[link];
+	const struct switch_rt *a, *b, *tx_sw, *rx_sw;
+	const struct sw_port *t, *r;
+	unsigned ap, bp;
+	bool b_switch;
 
-	frames = t ? stat_read(&t->c.tx_frames) : stat_read(&r->c.rx_frames);
-	bytes = t ? stat_read(&t->c.tx_bytes) : stat_read(&r->c.rx_bytes);
+	fabric_lab_link_end(fl, link, true, &a, &ap);
+	b_switch = fabric_lab_link_end(fl, link, false, &b, &bp);
+	/* sent by a switch port, or by a NIC (then: what its switch port received) */
+	tx_sw = a_to_b ? a : b_switch ? b : NULL;
+	rx_sw = a_to_b ? (b_switch ? b : NULL) : a;
+	t = tx_sw ? &tx_sw->port[a_to_b ? ap : bp] : NULL;
+	r = rx_sw ? &rx_sw->port[a_to_b ? bp : ap] : NULL;
+	memset(d, 0, sizeof(*d));
+	d->from = tx_sw ? tx_sw->name : run->cfg->ports[cl->b].name;
+	d->to = rx_sw ? rx_sw->name : run->cfg->ports[cl->b].name;
+	d->to_switch = r != NULL;
+	d->frames = t ? stat_read(&t->c.tx_frames) : stat_read(&r->c.rx_frames);
+	d->bytes = t ? stat_read(&t->c.tx_bytes) : stat_read(&r->c.rx_bytes);
 	for (unsigned k = 0; k < SW_TCS; k++) {
 		/* the sender's pauses: a switch port's, or the NIC's port (PFC it honours) */
-		paused[k] = t ? pfc_paused_ns(&t->pause, k, run->end_tsc) : pfc_paused_ns(&run->pause[d->nic], k, run->end_tsc);
-		marked += t ? t->c.ecn_marked[k] : 0;
-		xoff_sent[k] = r ? r->c.pfc_xoff_tx[k] : 0;
+		d->paused_ns[k] = t ? pfc_paused_ns(&t->pause, k, now) : pfc_paused_ns(&run->pause[cl->b], k, now);
+		d->marked += t ? stat_read(&t->c.ecn_marked[k]) : 0;
+		d->xoff_sent[k] = r ? stat_read(&r->c.pfc_xoff_tx[k]) : 0;
 	}
-	wire_bits = (double)(bytes + WIRE_OVERHEAD * frames) * 8;
-	o = json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:I}", "from", t ? d->tx->name : run->cfg->ports[d->nic].name, "to",
-		      r ? d->rx->name : run->cfg->ports[d->nic].name, "frames", (json_int_t)frames, "bytes",
-		      (json_int_t)bytes, "gbps", secs > 0 ? (double)bytes * 8 / secs / 1e9 : 0.0, "utilization",
-		      secs > 0 && gbps > 0 ? wire_bits / secs / (gbps * 1e9) : 0.0, "ecn_marked", (json_int_t)marked);
-	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
+	d->dropped = r ? drops_total(&r->c) : 0;
+}
+
+double fabric_link_utilization(uint64_t frames, uint64_t bytes, double secs, double gbps)
+{
+	return secs > 0 && gbps > 0 ? (double)(bytes + WIRE_OVERHEAD * frames) * 8 / secs / (gbps * 1e9) : 0.0;
+}
+
+static json_t *direction_json(const struct run_view *run, unsigned l, bool a_to_b, double secs)
+{
+	double gbps = run->fab->cfg->links[l].gbps;
+	struct fab_link_dir d;
+	json_t *o;
+
+	report_fabric_link_dir(run, l, a_to_b, run->end_tsc, &d);
+	o = json_pack("{s:s,s:s,s:I,s:I,s:f,s:f,s:I}", "from", d.from, "to", d.to, "frames", (json_int_t)d.frames, "bytes",
+		      (json_int_t)d.bytes, "gbps", secs > 0 ? (double)d.bytes * 8 / secs / 1e9 : 0.0, "utilization",
+		      fabric_link_utilization(d.frames, d.bytes, secs, gbps), "ecn_marked", (json_int_t)d.marked);
+	{ /* the utilisation's distribution over the sample intervals */
+		const struct fab_link_samples *u = &run->fab->util[2 * l + (a_to_b ? 0 : 1)];
+		int p95 = fabric_lab_util_percentile(u, 0.95);
+		json_object_set_new(o, "utilization_p95", p95 < 0 ? json_null() : json_real(p95 / 100.0));
+		json_object_set_new(o, "utilization_max", u->n ? json_real(u->max_pct / 100.0) : json_null());
+		json_object_set_new(o, "samples", json_integer(u->n));
+	}
+	json_object_set_new(o, "paused_ns", u64_array(d.paused_ns, SW_TCS));
 	/* PFC the receiving switch sent back to stop this direction (a NIC's own PFC is in its port's report) */
-	json_object_set_new(o, "pfc_xoff_sent", r ? u64_array(xoff_sent, SW_TCS) : json_null());
-	json_object_set_new(o, "dropped", r ? json_integer((json_int_t)drops_total(&r->c)) : json_null());
+	json_object_set_new(o, "pfc_xoff_sent", d.to_switch ? u64_array(d.xoff_sent, SW_TCS) : json_null());
+	json_object_set_new(o, "dropped", d.to_switch ? json_integer((json_int_t)d.dropped) : json_null());
 	return o;
 }
 
 static json_t *link_json(const struct run_view *run, const struct fabric_lab *fl, unsigned l, double secs)
 {
 	const struct cfg_fab_link *cl = &fl->cfg->links[l];
-	const struct switch_rt *a = NULL, *b = NULL;
-	unsigned ap = 0, bp = 0;
-	bool b_switch;
-	struct direction ab, ba;
 
-	fabric_lab_link_end(fl, l, true, &a, &ap);
-	b_switch = fabric_lab_link_end(fl, l, false, &b, &bp);
-	ab = (struct direction){.tx = a, .tp = ap, .rx = b_switch ? b : NULL, .rp = bp, .nic = cl->b};
-	ba = (struct direction){.tx = b_switch ? b : NULL, .tp = bp, .rx = a, .rp = ap, .nic = cl->b};
-	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o}", "name", cl->name, "tier", fabric_tier_name(cl->tier), "a", a->name,
-			 "b", b_switch ? b->name : run->cfg->ports[cl->b].name, "gbps", cl->gbps, "a_to_b",
-			 direction_json(run, &ab, cl->gbps, secs), "b_to_a", direction_json(run, &ba, cl->gbps, secs));
+	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o}", "name", cl->name, "tier", fabric_tier_name(cl->tier), "a",
+			 fl->cfg->sw[cl->sw].name, "b", cl->to_nic ? run->cfg->ports[cl->b].name : fl->cfg->sw[cl->b].name,
+			 "gbps", cl->gbps, "a_to_b", direction_json(run, l, true, secs), "b_to_a",
+			 direction_json(run, l, false, secs));
 }
 
 static const char *prefix_str(const struct cfg_fab_route *e, char buf[24])
@@ -333,9 +353,9 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
-	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
 			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
 			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
 			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl), "events",
-			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms);
+			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms, "sample_ms", fl->cfg->sample_ms);
 }

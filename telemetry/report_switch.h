@@ -16,6 +16,18 @@ struct switch_rt;
 json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s);
 /* secs: the run's duration (links' rates and utilisation) */
 json_t *report_fabric_json(const struct run_view *run, double secs);
+/* One direction of a fabric link as counted at now: sent by a switch port, or by a NIC (what its
+ * leaf's port received); received by a switch (xoff_sent, dropped are its) or by a NIC. */
+struct fab_link_dir {
+	const char *from, *to;
+	uint64_t frames, bytes, marked, dropped;
+	uint64_t paused_ns[8], xoff_sent[8];
+	bool to_switch;
+};
+void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now_tsc,
+			    struct fab_link_dir *d);
+/* A link direction's use of its rate: frames with preamble, FCS and gap over secs at gbps. */
+double fabric_link_utilization(uint64_t frames, uint64_t bytes, double secs, double gbps);
 /* [v0, v1, ...] (report.c) */
 json_t *u64_array(const uint64_t *v, unsigned n);
 

@@ -387,3 +387,49 @@ def test_every_qp_sends_under_frequent_pfc_pauses(engine):
     pauses = sum(sum(p["pfc_xoff_tx"]) for s in rep["fabric"]["switches"] for p in s["ports"] if p["port"].startswith("h"))
     assert pauses > 1000, pauses                                   # the condition under test
     assert sent[0] > 0 and sent[0] >= sent[len(sent) // 2] / 5, (sent[0], sent[len(sent) // 2], sent[-1])
+
+
+# ---- the fabric in /metrics, and the utilisation over intervals -----------------------------------
+
+def test_fabric_metrics_parse_and_match_the_report(tmp_path):
+    """/metrics (read by prometheus_client's parser) has every link direction, and once the run
+    ended its numbers are the report's."""
+    from test_http_exporter import free_port, samples, value, wait_http
+    from conftest import engine_path
+    import re
+    import time
+
+    port = free_port()
+    cfg = tmp_path / "m.cfg"
+    cfg.write_text((ROOT / "configs" / "fabric-pfc-spread.cfg").read_text().replace(
+        "run = { duration_s = 5.0; };", 'run = { duration_s = 1.5; http = "127.0.0.1:%d"; http_linger_s = 4.0; };' % port))
+    report = tmp_path / "m.json"
+    proc = subprocess.Popen([str(engine_path()), "-f", str(cfg), "-q", "-r", str(report)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    end = time.monotonic() + 60
+    while True:
+        _, _, text = wait_http("http://127.0.0.1:%d/metrics" % port, proc)
+        if re.search(r"^roce_run_active 0$", text, re.M) or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    rep = json.loads(report.read_text())
+    smp = samples(text)
+    for l in rep["fabric"]["links"]:
+        for d in ("a_to_b", "b_to_a"):
+            x = l[d]
+            lab = dict(link=l["name"], **{"from": x["from"], "to": x["to"]})
+            assert value(smp, "roce_fabric_link_tx_bytes_total", **lab) == x["bytes"]
+            assert value(smp, "roce_fabric_link_tx_frames_total", **lab) == x["frames"]
+            assert abs(value(smp, "roce_fabric_link_paused_seconds_total", **lab) - sum(x["paused_ns"]) / 1e9) < 1e-6
+            if x["pfc_xoff_sent"] is not None:
+                assert value(smp, "roce_fabric_link_pfc_xoff_sent_total", **lab) == sum(x["pfc_xoff_sent"])
+                assert value(smp, "roce_fabric_link_rx_dropped_total", **lab) == x["dropped"]
+            # the utilisation's distribution over the 10 ms samples frames its mean
+            assert x["samples"] >= 0.5 * rep["duration_s"] / 0.010
+            assert x["utilization_p95"] <= x["utilization_max"]
+            assert x["utilization_max"] >= x["utilization"] - 0.05
+    for s in rep["fabric"]["switches"]:
+        assert ("roce_fabric_switch_buffer_used_bytes", frozenset({("switch", s["name"])})) in smp
+    assert value(smp, "roce_fabric_deadlocks_total") == rep["fabric"]["deadlocks_found"]
