@@ -684,6 +684,8 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	 * turn takes longer than a frame's time. */
 	if (o->next_free_fp < now_fp) {
 		bool idle = pick_class(s, o, now) < 0;
+		if (!idle && o->next_free_fp + s->lag_fp < now_fp) /* the link's time the CPU took: lost */
+			STAT_ADD(o->c.cpu_lost_tsc, (now_fp - s->lag_fp - o->next_free_fp) >> PACE_SHIFT);
 		if (idle || o->next_free_fp + s->lag_fp < now_fp)
 			o->next_free_fp = idle ? now_fp : now_fp - s->lag_fp;
 	}

@@ -68,6 +68,9 @@ struct sw_port_counters {
 	uint64_t drop_vlan;          /* tagged frames whose VLAN does not join the ingress and egress ports */
 	uint64_t drop_watchdog;      /* frames for an egress queue in a PFC storm (watchdog action drop) */
 	uint64_t drop_link_down;     /* frames into or out of a link that is down (fabric.events) */
+	uint64_t cpu_lost_tsc;       /* time the link had frames to send but its lcore was held up for
+				      * longer than the link may catch up (LINK_LAG_US): the machine's, not
+				      * the network's, and lost from its rate */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
 	uint64_t pfc_rx[SW_TCS];

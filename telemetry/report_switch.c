@@ -83,6 +83,7 @@ static json_t *switch_port_json(const struct run_view *run, const struct switch_
 	json_object_set_new(o, "pfc_rx", u64_array(p->c.pfc_rx, SW_TCS));
 	json_object_set_new(o, "paused_ns", u64_array(paused, SW_TCS));
 	json_object_set_new(o, "pfc_tx_failed", json_integer((json_int_t)p->c.pfc_tx_failed));
+	json_object_set_new(o, "cpu_lost_ms", json_real((double)stat_read(&p->c.cpu_lost_tsc) * 1e3 / (double)s->tsc_hz));
 	if (s->wd.action != PFC_WD_OFF)
 		json_object_set_new(o, "watchdog", watchdog_json(run, s, p));
 	return o;
@@ -152,6 +153,7 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 	d->from = tx_sw ? tx_sw->name : run->cfg->ports[cl->b].name;
 	d->to = rx_sw ? rx_sw->name : run->cfg->ports[cl->b].name;
 	d->to_switch = r != NULL;
+	d->from_switch = t != NULL;
 	d->frames = t ? stat_read(&t->c.tx_frames) : stat_read(&r->c.rx_frames);
 	d->bytes = t ? stat_read(&t->c.tx_bytes) : stat_read(&r->c.rx_bytes);
 	for (unsigned k = 0; k < SW_TCS; k++) {
@@ -161,6 +163,7 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 		d->xoff_sent[k] = r ? stat_read(&r->c.pfc_xoff_tx[k]) : 0;
 	}
 	d->dropped = r ? drops_total(&r->c) : 0;
+	d->cpu_lost_tsc = t ? stat_read(&t->c.cpu_lost_tsc) : 0;
 }
 
 double fabric_link_utilization(uint64_t frames, uint64_t bytes, double secs, double gbps)
@@ -185,6 +188,9 @@ static json_t *direction_json(const struct run_view *run, unsigned l, bool a_to_
 		json_object_set_new(o, "utilization_max", u->n ? json_real(u->max_pct / 100.0) : json_null());
 		json_object_set_new(o, "samples", json_integer(u->n));
 	}
+	/* the share of the run the sending switch port could not send for the lcore (not the network) */
+	json_object_set_new(o, "cpu_lost_share", d.from_switch && secs > 0
+		? json_real((double)d.cpu_lost_tsc / (double)run->tsc_hz / secs) : json_null());
 	json_object_set_new(o, "paused_ns", u64_array(d.paused_ns, SW_TCS));
 	/* PFC the receiving switch sent back to stop this direction (a NIC's own PFC is in its port's report) */
 	json_object_set_new(o, "pfc_xoff_sent", d.to_switch ? u64_array(d.xoff_sent, SW_TCS) : json_null());
@@ -338,6 +344,29 @@ static json_t *events_json(const struct run_view *run, const struct fabric_lab *
 	return a;
 }
 
+/* What the machine took from the fabric: the worst link direction's time lost to its lcore, and
+ * whether that is enough (1 % of the run) that a rate or a queue may be the CPU's, not the
+ * network's: results should then be read with it (docs/fabric.md, "The machine's share"). */
+static json_t *machine_json(const struct run_view *run, const struct fabric_lab *fl, double secs)
+{
+	double worst = 0;
+	const char *where = NULL;
+	static char buf[2 * CFG_NAME_LEN + 8];
+
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++) {
+			double share = secs > 0 ? (double)stat_read(&fl->sw[s]->port[k].c.cpu_lost_tsc) /
+							  (double)run->tsc_hz / secs : 0;
+			if (share > worst) {
+				worst = share;
+				snprintf(buf, sizeof(buf), "%s:%s", fl->sw[s]->name, fl->sw[s]->port[k].name);
+				where = buf;
+			}
+		}
+	return json_pack("{s:f,s:s?,s:b}", "worst_cpu_lost_share", worst, "worst_port", where, "machine_limited",
+			 worst > 0.01);
+}
+
 json_t *report_fabric_json(const struct run_view *run, double secs)
 {
 	const struct fabric_lab *fl = run->fab;
@@ -353,9 +382,10 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
-	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
 			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
 			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
 			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl), "events",
-			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms, "sample_ms", fl->cfg->sample_ms);
+			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms, "sample_ms", fl->cfg->sample_ms,
+			 "machine", machine_json(run, fl, secs));
 }

@@ -22,7 +22,8 @@ struct fab_link_dir {
 	const char *from, *to;
 	uint64_t frames, bytes, marked, dropped;
 	uint64_t paused_ns[8], xoff_sent[8];
-	bool to_switch;
+	uint64_t cpu_lost_tsc;        /* the sending switch port's time lost to its lcore */
+	bool to_switch, from_switch;
 };
 void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now_tsc,
 			    struct fab_link_dir *d);

@@ -9,7 +9,9 @@
 #include "congestion.h"
 #include "counters.h"
 #include "stats.h"
+#include "fabric_lab.h"
 #include "histogram.h"
+#include "report_switch.h"
 #include "timeseries.h"
 
 /* What the previous row saw, so that a row gives the interval's amounts. */
@@ -23,12 +25,17 @@ struct group_prev {
 	uint64_t tx_bytes, rx_payload, cnps;
 };
 
+struct link_prev {
+	uint64_t frames, bytes, xoff, paused_ns;
+};
+
 struct timeseries {
 	FILE *f;
 	double last_s;
 	unsigned long rows;
 	struct port_prev port[CFG_MAX_PORTS];
 	struct group_prev group[CFG_MAX_FLOW_GROUPS];
+	struct link_prev link[2 * CFG_FAB_MAX_LINKS]; /* a fabric's link directions: [2l] a -> b */
 };
 
 struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t errlen, int *failed)
@@ -135,6 +142,23 @@ static void group_row(struct timeseries *ts, const struct run_view *run, unsigne
 	*gv = now->c;
 }
 
+/* A fabric link direction ("LINK:FROM>TO"): its rate, the XOFF its receiver sent (pfc_rx: what the
+ * sender received) and the time its sender was paused. */
+static void link_row(struct timeseries *ts, const struct run_view *run, unsigned l, bool a_to_b, double t_s, double dt)
+{
+	struct link_prev *lv = &ts->link[2 * l + (a_to_b ? 0 : 1)], now;
+	struct fab_link_dir d;
+
+	report_fabric_link_dir(run, l, a_to_b, rte_rdtsc(), &d);
+	now = (struct link_prev){.frames = d.frames, .bytes = d.bytes};
+	for (unsigned k = 0; k < 8; k++)
+		now.xoff += d.xoff_sent[k], now.paused_ns += d.paused_ns[k];
+	fprintf(ts->f, "%.3f,link,%s:%s>%s,%.6f,%.6f,,,,,%llu,%.3f,,,,\n", t_s, run->fab->cfg->links[l].name, d.from, d.to,
+		rate(now.bytes, lv->bytes, dt) * 8 / 1e9, rate(now.frames, lv->frames, dt) / 1e6,
+		(unsigned long long)(now.xoff - lv->xoff), (double)(now.paused_ns - lv->paused_ns) / 1e6);
+	*lv = now;
+}
+
 void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t_s)
 {
 	static struct group_now now[CFG_MAX_FLOW_GROUPS]; /* the main lcore's only */
@@ -148,6 +172,10 @@ void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t
 	sum_groups(run, now);
 	for (unsigned g = 0; g < run->cfg->n_groups; g++, ts->rows++)
 		group_row(ts, run, g, &now[g], t_s, dt);
+	for (unsigned l = 0; run->fab && l < run->fab->cfg->n_links; l++, ts->rows += 2) {
+		link_row(ts, run, l, true, t_s, dt);
+		link_row(ts, run, l, false, t_s, dt);
+	}
 	ts->last_s = t_s;
 	fflush(ts->f);
 }

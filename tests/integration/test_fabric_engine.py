@@ -93,6 +93,10 @@ def test_frames_cross_the_fabric_rewritten_hop_by_hop(engine, tmp_path):
         assert oc.icrc_v2(f[14:-4]) == int.from_bytes(f[-4:], "little"), "ICRC broken by the rewrite"
     assert sent_ttl == {64}
     assert seen[1] > 0 and seen[3] > 0
+    m = fab["machine"]                                # what the lcore lost of the links' time
+    assert 0 <= m["worst_cpu_lost_share"] <= 1 and m["machine_limited"] == (m["worst_cpu_lost_share"] > 0.01)
+    for l in fab["links"]:
+        assert (l["b_to_a"]["cpu_lost_share"] is None) == (l["tier"] == "host")   # a NIC sends: not a switch's
     # what crossed the spines is what x and y sent and got back: h0 -> h1 stays on leaf0
     q = {g: [f for f in rep["flows"] if f["group"] == g] for g in ("x", "y")}
     crossing = sum(f["tx_packets"] + f["rc"]["acks_rx"] + f["rc"]["naks_rx"] for g in q for f in q[g])
@@ -433,3 +437,31 @@ def test_fabric_metrics_parse_and_match_the_report(tmp_path):
     for s in rep["fabric"]["switches"]:
         assert ("roce_fabric_switch_buffer_used_bytes", frozenset({("switch", s["name"])})) in smp
     assert value(smp, "roce_fabric_deadlocks_total") == rep["fabric"]["deadlocks_found"]
+
+
+def test_time_series_has_every_link_direction(engine, tmp_path):
+    import csv
+    ts = tmp_path / "ts.csv"
+    text = (ROOT / "configs" / "fabric-pfc-spread.cfg").read_text().replace(
+        "run = { duration_s = 5.0; };", 'run = { duration_s = 2.0; timeseries = "%s"; stats_interval_s = 0.25; };' % ts)
+    rc, rep, out = engine.run(text)
+    assert rc == 0, out
+    rows = [r for r in csv.DictReader(ts.open()) if r["kind"] == "link"]
+    links = rep["fabric"]["links"]
+    names = {"%s:%s>%s" % (l["name"], l[d]["from"], l[d]["to"]): l[d] for l in links for d in ("a_to_b", "b_to_a")}
+    assert {r["name"] for r in rows} == set(names)
+    times = sorted({float(r["time_s"]) for r in rows})
+    assert len(rows) == len(times) * len(names)
+    # the intervals' rates add up to what the report counted on each link direction
+    bounds = [0.0] + times
+    for name, d in names.items():
+        got = 0.0
+        for r in rows:
+            if r["name"] == name:
+                t = float(r["time_s"])
+                dt = t - bounds[bounds.index(t) - 1]
+                got += float(r["tx_gbps"]) * 1e9 / 8 * dt
+        assert abs(got - d["bytes"]) <= max(0.01 * d["bytes"], 3000), (name, got, d["bytes"])
+        xoff = sum(int(r["pfc_rx"]) for r in rows if r["name"] == name)
+        if d["pfc_xoff_sent"] is not None:
+            assert xoff == sum(d["pfc_xoff_sent"]), name

@@ -134,7 +134,7 @@ static const struct bad rows[] = {
 	{ "unknown", "switch", LAB("buffer = 100;"), 4, "switch.buffer",
 	  "unknown setting 'buffer' (allowed: buffer_kb, queue_limit_kb, alpha, pfc, ecn, delay_us" },
 	{ "unknown", "switch.pfc", LAB("pfc = { priorities = [3]; xoff = 100; };"), 4, "switch.pfc.xoff",
-	  "unknown setting 'xoff' (allowed: priorities, xoff_kb, xon_kb, headroom_kb, quanta)" },
+	  "unknown setting 'xoff' (allowed: priorities, xoff_kb, xon_kb, headroom_kb, quanta, watchdog)" },
 	{ "unknown", "switch.ecn entry", LAB("ecn = ( { tc = 3; kmin = 10; } );"), 4, "switch.ecn.[0].kmin",
 	  "unknown setting 'kmin'" },
 	{ "unknown", "switch.vlans entry", LAB("vlans = ( { vid = 5; ports = [\"s0\"]; pvid = 1; } );"), 4,
