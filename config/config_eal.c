@@ -367,8 +367,6 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 	static const enum cfg_role role_of[] = { CFG_ROLE_TX, CFG_ROLE_RX, CFG_ROLE_TXRX, CFG_ROLE_REFLECT,
 						 CFG_ROLE_SWITCH };
 	const config_setting_t *s;
-	char buf[64];
-	long long lc;
 	int i;
 
 	if (cr_want_type(&ld->r, rs, CONFIG_TYPE_GROUP, "a group { lcore = ...; port = ...; role = ...; }") ||
@@ -376,15 +374,8 @@ static int parse_role(struct loader *ld, const config_setting_t *rs, struct cfg_
 		return -1;
 	r->line = config_setting_source_line(rs);
 	s = cr_required(&ld->r, rs, "lcore", "an lcore id from eal.lcores");
-	if (!s || cr_int_range(&ld->r, s, 0, MAX_LCORE, false, &lc))
+	if (!s || ld_worker_lcore(ld, s, &r->lcore))
 		return -1;
-	if (!lcore_in(ld->lcore_set, (unsigned long)lc))
-		return cr_fail(&ld->r, s, "lcore %lld is not in eal.lcores \"%s\" (add it there)", lc,
-			       cr_shown(ld->cfg->eal.lcores, buf));
-	if (lc == ld->cfg->eal.main_lcore)
-		return cr_fail(&ld->r, s, "lcore %lld is the main lcore, which prints the stats (use another lcore of "
-			       "eal.lcores, or set eal.main_lcore)", lc);
-	r->lcore = (unsigned)lc;
 	i = ld_port_ref(ld, rs);
 	if (i < 0)
 		return -1;
