@@ -2,7 +2,8 @@
 # The virtual lab's main job: runs roce-engine on a lab config (default: the 4:1 DCQCN incast
 # through the lab's switch, configs/lab-incast-dcqcn.cfg) in a new results folder
 # results/lab-YYYYmmdd-HHMMSS/ with live statistics every second, then plots it
-# (scripts/plot-lab.py: rates, queues, CNPs, PFC, summary PNGs) and prints the folder and the
+# (scripts/plot-lab.py: rates, queues, CNPs, PFC, summary PNGs; for a fabric config,
+# scripts/plot-fabric.py: topology, ECMP groups, links over time) and prints the folder and the
 # summary. It installs and builds nothing: scripts/demo.sh (the README's first command) runs
 # scripts/install-deps.sh and scripts/build.sh before it. docs/virtual-lab.md reads the results.
 #
@@ -52,18 +53,30 @@ done
 cp "$config" "$out/" # for the record (and plot-lab.py's ECN thresholds)
 config=$(realpath "$config") # run in place: its @include files are found beside it
 
+fabric=false # a fabric config: its time series (the links per interval), and plot-fabric.py
+if grep -qE '^[[:space:]]*fabric[[:space:]]*[=:]' "$config"; then fabric=true; fi
 echo "lab: $config -> $out"
 rc=0
-(cd "$out" && "$engine" -f "$config" -r report.json -i 1 "$@") || rc=$?
+if $fabric; then
+  (cd "$out" && "$engine" -f "$config" -r report.json -T timeseries.csv -i 1 "$@") || rc=$?
+else
+  (cd "$out" && "$engine" -f "$config" -r report.json -i 1 "$@") || rc=$?
+fi
 if [ "$rc" -ne 0 ]; then
   echo "lab: roce-engine failed (exit status $rc); what it wrote is in $repo/$out" >&2
   exit "$rc"
 fi
 
 echo
-if ! "$python" scripts/plot-lab.py "$out"; then
+plot=scripts/plot-lab.py
+$fabric && plot=scripts/plot-fabric.py
+if ! "$python" "$plot" "$out"; then
   echo "lab: plotting failed; the engine's results are in $repo/$out" >&2
   exit 1
 fi
 echo
-echo "lab: results in $repo/$out (report.json, cc-trace.csv, switch-queues.csv, summary.txt, *.png)"
+if $fabric; then
+  echo "lab: results in $repo/$out (report.json, timeseries.csv, summary.txt, topology.png, ecmp.png, links.png)"
+else
+  echo "lab: results in $repo/$out (report.json, cc-trace.csv, switch-queues.csv, summary.txt, *.png)"
+fi

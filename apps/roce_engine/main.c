@@ -32,6 +32,7 @@ struct cli {
 	const char *report;
 	const char *latency_samples;
 	const char *capture;
+	const char *timeseries;
 	double sample_every;       /* 0: the config's */
 	bool http_set;             /* --http: listen there (parsed into the fields below) */
 	char http_addr[64];
@@ -56,6 +57,8 @@ static void usage(FILE *out)
 		"                             overrides run.duration_s\n"
 		"  -r, --report FILE.json     write the JSON report there (docs/report.md); overrides run.report\n"
 		"  -i, --stats-interval SEC   live statistics period, default 1; overrides run.stats_interval_s\n"
+		"  -T, --timeseries FILE.csv  write the per-interval time series there (docs/monitoring.md);\n"
+		"                             overrides run.timeseries\n"
 		"  -S, --latency-samples FILE.csv\n"
 		"                             write raw latency samples there (docs/latency.md); overrides\n"
 		"                             run.latency_samples\n"
@@ -103,17 +106,19 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"help", no_argument, NULL, 'h'},         {"latency-samples", required_argument, NULL, 'S'},
 		{"latency-sample-every", required_argument, NULL, 'E'}, {"capture", required_argument, NULL, 'C'},
 		{"http", required_argument, NULL, 'H'},   {"http-linger", required_argument, NULL, 'L'},
-		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+		{"version", no_argument, NULL, 'V'},      {"timeseries", required_argument, NULL, 'T'},
+		{NULL, 0, NULL, 0},
 	};
 	int ch;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "f:d:r:i:S:qch", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:d:r:i:S:T:qch", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': c->config = optarg; break;
 		case 'r': c->report = optarg; break;
 		case 'S': c->latency_samples = optarg; break;
 		case 'C': c->capture = optarg; break;
+		case 'T': c->timeseries = optarg; break;
 		case 'H': {
 			char why[160];
 			if (config_parse_listen(optarg, c->http_addr, sizeof(c->http_addr), &c->http_port, why, sizeof(why))) {
@@ -187,6 +192,14 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 			return -1;
 		}
 		snprintf(cfg->capture, sizeof(cfg->capture), "%s", c->capture);
+	}
+	if (c->timeseries) {
+		if (strlen(c->timeseries) >= sizeof(cfg->timeseries)) {
+			fprintf(stderr, "roce-engine: --timeseries: the path is longer than %zu characters\n",
+				sizeof(cfg->timeseries) - 1);
+			return -1;
+		}
+		snprintf(cfg->timeseries, sizeof(cfg->timeseries), "%s", c->timeseries);
 	}
 	if (c->sample_every > 0)
 		cfg->latency_sample_every = (unsigned)c->sample_every;

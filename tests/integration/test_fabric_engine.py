@@ -465,3 +465,20 @@ def test_time_series_has_every_link_direction(engine, tmp_path):
         xoff = sum(int(r["pfc_rx"]) for r in rows if r["name"] == name)
         if d["pfc_xoff_sent"] is not None:
             assert xoff == sum(d["pfc_xoff_sent"]), name
+
+
+def test_plot_fabric_draws_the_run(engine, tmp_path):
+    """scripts/plot-fabric.py on a PFC-spread run (what scripts/lab.sh runs for a fabric config):
+    the three PNGs, and a summary naming the paused links."""
+    text = (ROOT / "configs" / "fabric-pfc-spread.cfg").read_text()
+    rc, rep, out = engine.run(text, "-d", "1", "-T", str(tmp_path / "timeseries.csv"), "-i", "0.25")
+    assert rc == 0, out
+    (tmp_path / "report.json").write_text(json.dumps(rep))
+    r = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "plot-fabric.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for name in ("topology.png", "ecmp.png", "links.png"):
+        data = (tmp_path / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000, name
+    assert "links paused > 5 % of the run:" in r.stdout and "leaf1-spine0" in r.stdout, r.stdout
+    assert (tmp_path / "summary.txt").read_text() == r.stdout
