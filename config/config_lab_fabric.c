@@ -136,6 +136,16 @@ static void switch_port(const struct fabric *f, unsigned first_nic_port, const s
 	memcpy(o->next_mac, fp->to_nic ? f->nics[fp->peer].mac : f->ports[f->switches[fp->peer].first_port + fp->peer_port].mac, 6);
 }
 
+/* Switch s's equal-cost ports toward switch d's subnet in r, into ports: how many (0: no route). */
+static uint8_t group_ports(const struct fab_routes *r, unsigned s, unsigned d, uint8_t ports[CFG_FAB_MAX_SW_PORTS])
+{
+	const struct fab_group *grp = &r->group[(size_t)s * r->n_dst + (unsigned)r->dst_of_switch[d]];
+
+	for (unsigned m = 0; m < grp->n; m++)
+		ports[m] = (uint8_t)r->members[grp->first + m];
+	return (uint8_t)grp->n;
+}
+
 /* Switch s's routes: a /32 per NIC cabled to it, then every other switch's subnet with its group. */
 static int switch_routes(struct loader *ld, const config_setting_t *g, const struct fabric *f,
 			 const struct fab_routes *r, unsigned s, struct cfg_fab_switch *o)
@@ -150,21 +160,13 @@ static int switch_routes(struct loader *ld, const config_setting_t *g, const str
 									  .nic_link = fp->link};
 	}
 	for (unsigned d = 0; d < f->n_switches; d++) {
-		const struct fab_group *grp;
-		struct cfg_fab_route *e;
-		if (d == s || r->dst_of_switch[d] < 0)
-			continue;
-		grp = &r->group[(size_t)s * r->n_dst + (unsigned)r->dst_of_switch[d]];
-		if (!grp->n)
+		struct cfg_fab_route e = {.prefix = f->switches[d].subnet, .len = f->switches[d].prefix_len, .dst_switch = (int)d};
+		if (d == s || r->dst_of_switch[d] < 0 || !(e.n = group_ports(r, s, d, e.ports)))
 			continue;
 		if (o->n_routes == CFG_FAB_MAX_ROUTES)
 			return cr_fail(&ld->r, g, "switch %s needs more than %d routes (the engine's lab holds %d per switch; "
 				       "plan larger fabrics with roce-fabric)", fs->name, CFG_FAB_MAX_ROUTES, CFG_FAB_MAX_ROUTES);
-		e = &o->routes[o->n_routes++];
-		*e = (struct cfg_fab_route){.prefix = f->switches[d].subnet, .len = f->switches[d].prefix_len,
-					    .n = (uint8_t)grp->n, .dst_switch = (int)d};
-		for (unsigned m = 0; m < grp->n; m++)
-			e->ports[m] = (uint8_t)r->members[grp->first + m];
+		o->routes[o->n_routes++] = e;
 	}
 	return 0;
 }
@@ -182,16 +184,12 @@ static int routes_after(struct loader *ld, const config_setting_t *e, const stru
 		for (unsigned i = 0; i < o->sw[s].n_routes; i++) {
 			const struct cfg_fab_route *rt = &o->sw[s].routes[i];
 			struct cfg_fab_next *nx = &o->sw[s].after[k][i];
-			const struct fab_group *g;
 			if (rt->dst_switch < 0) { /* a NIC cabled here: reachable while its link is up */
 				nx->n = down[rt->nic_link] ? 0 : 1;
 				nx->ports[0] = rt->ports[0];
-				continue;
+			} else {
+				nx->n = group_ports(&r, s, (unsigned)rt->dst_switch, nx->ports);
 			}
-			g = &r.group[(size_t)s * r.n_dst + (unsigned)r.dst_of_switch[rt->dst_switch]];
-			nx->n = (uint8_t)g->n;
-			for (unsigned m = 0; m < g->n; m++)
-				nx->ports[m] = (uint8_t)r.members[g->first + m];
 		}
 	fab_routes_free(&r);
 	return 0;

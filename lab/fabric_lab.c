@@ -65,37 +65,33 @@ static int port_rings(const struct fabric_lab *fl, unsigned s, unsigned k, struc
 
 /* ---- link utilisation samples ---------------------------------------------------------------- */
 
-#define WIRE_OVERHEAD 24 /* preamble, FCS, inter-frame gap */
-
 static void init_samples(struct fabric_lab *fl, double sample_s)
 {
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		for (int d = 0; d < 2; d++) {
 			struct fab_link_samples *u = &fl->util[2 * l + d];
-			const struct switch_rt *sw;
-			unsigned port;
-			bool switch_sends = fabric_lab_link_end(fl, l, d == 0, &sw, &port);
-			if (switch_sends) {
-				u->frames = &sw->port[port].c.tx_frames;
-				u->bytes = &sw->port[port].c.tx_bytes;
-			} else { /* the NIC sends: its leaf's port receives */
-				fabric_lab_link_end(fl, l, true, &sw, &port);
-				u->frames = &sw->port[port].c.rx_frames;
-				u->bytes = &sw->port[port].c.rx_bytes;
-			}
+			struct fab_dir_ports x;
+			fabric_lab_dir_ports(fl, l, d == 0, &x);
+			/* what the sending switch port sent, or (a NIC sends) what its leaf's port received */
+			u->frames = x.tx ? &x.tx->c.tx_frames : &x.rx->c.rx_frames;
+			u->bytes = x.tx ? &x.tx->c.tx_bytes : &x.rx->c.rx_bytes;
 			u->per_wire_byte = 8.0 * 100.0 / (sample_s * fl->cfg->links[l].gbps * 1e9);
 		}
 }
 
-static void sample_links(struct fabric_lab *fl)
+/* Each link direction's use since the last look, into its histogram when record (the first look
+ * only takes the counters' start). */
+static void sample_links(struct fabric_lab *fl, bool record)
 {
 	for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++) {
 		struct fab_link_samples *u = &fl->util[i];
 		uint64_t f = *u->frames, b = *u->bytes;
-		double pct = (double)(b - u->last_bytes + WIRE_OVERHEAD * (f - u->last_frames)) * u->per_wire_byte;
+		double pct = (double)(b - u->last_bytes + SW_WIRE_OVERHEAD * (f - u->last_frames)) * u->per_wire_byte;
 		unsigned bin = pct >= FAB_UTIL_BINS - 1 ? FAB_UTIL_BINS - 1 : (unsigned)(pct + 0.5);
 		u->last_frames = f;
 		u->last_bytes = b;
+		if (!record)
+			continue;
 		__atomic_store_n(&u->hist[bin], u->hist[bin] + 1, __ATOMIC_RELAXED);
 		if ((uint32_t)(pct + 0.5) > u->max_pct)
 			__atomic_store_n(&u->max_pct, (uint32_t)(pct + 0.5), __ATOMIC_RELAXED);
@@ -235,12 +231,11 @@ static uint64_t lost_now(const struct fabric_lab *fl)
 /* Both ends of link l (a NIC's: the switch's end) go down or up. */
 static void set_link(struct fabric_lab *fl, unsigned l, bool up)
 {
-	const struct switch_rt *sw;
-	unsigned port;
+	const struct cfg_fab_link *cl = &fl->cfg->links[l];
 
-	for (int end = 0; end < 2; end++)
-		if (fabric_lab_link_end(fl, l, end == 0, &sw, &port))
-			((struct switch_rt *)sw)->port[port].down = !up;
+	fl->sw[cl->sw]->port[cl->port].down = !up;
+	if (!cl->to_nic)
+		fl->sw[cl->b]->port[cl->b_port].down = !up;
 }
 
 static void note_losses(struct fabric_lab *fl, uint64_t now)
@@ -286,11 +281,7 @@ void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		switch_poll(fl->sw[s], now);
 	if (fl->start_tsc && now >= fl->next_sample_tsc && now >= __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE)) {
-		if (fl->next_sample_tsc) /* the first look only takes the counters' start */
-			sample_links(fl);
-		else
-			for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++)
-				fl->util[i].last_frames = *fl->util[i].frames, fl->util[i].last_bytes = *fl->util[i].bytes;
+		sample_links(fl, fl->next_sample_tsc != 0);
 		fl->next_sample_tsc = (fl->next_sample_tsc ? fl->next_sample_tsc : now) + fl->sample_tsc;
 		if (fl->next_sample_tsc < now) /* held up: no catching up with empty samples */
 			fl->next_sample_tsc = now + fl->sample_tsc;
@@ -321,19 +312,12 @@ void fabric_lab_flush(struct fabric_lab *fl)
 			}
 }
 
-bool fabric_lab_link_end(const struct fabric_lab *fl, unsigned link, bool end_a, const struct switch_rt **sw,
-			 unsigned *port)
+void fabric_lab_dir_ports(const struct fabric_lab *fl, unsigned link, bool a_to_b, struct fab_dir_ports *d)
 {
 	const struct cfg_fab_link *l = &fl->cfg->links[link];
+	const struct switch_rt *a = fl->sw[l->sw], *b = l->to_nic ? NULL : fl->sw[l->b];
+	const struct sw_port *ap = &a->port[l->port], *bp = b ? &b->port[l->b_port] : NULL;
 
-	if (end_a) {
-		*sw = fl->sw[l->sw];
-		*port = l->port;
-		return true;
-	}
-	if (l->to_nic)
-		return false;
-	*sw = fl->sw[l->b];
-	*port = l->b_port;
-	return true;
+	*d = a_to_b ? (struct fab_dir_ports){.tx_sw = a, .tx = ap, .rx_sw = b, .rx = bp}
+		    : (struct fab_dir_ports){.tx_sw = b, .tx = bp, .rx_sw = a, .rx = ap};
 }

@@ -88,9 +88,12 @@ void fabric_lab_poll(struct fabric_lab *fl, uint64_t now_tsc);
 /* After the lcores stopped: what the switches hold and the links between them carry goes back to
  * its pools (counted). */
 void fabric_lab_flush(struct fabric_lab *fl);
-/* The switch and its port at end a (to_b) or end b of a link between switches; false for a NIC's
- * link at end b (the NIC is a port of the engine). */
-bool fabric_lab_link_end(const struct fabric_lab *fl, unsigned link, bool end_a, const struct switch_rt **sw,
-			 unsigned *port);
+/* The switch ports a link direction leaves (tx) and enters (rx), and their switches; NULL for the
+ * end that is a NIC (a NIC's link: its end b). */
+struct fab_dir_ports {
+	const struct switch_rt *tx_sw, *rx_sw;
+	const struct sw_port *tx, *rx;
+};
+void fabric_lab_dir_ports(const struct fabric_lab *fl, unsigned link, bool a_to_b, struct fab_dir_ports *d);
 
 #endif

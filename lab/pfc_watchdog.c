@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include "counters.h"
 #include "pfc_watchdog.h"
-
-/* counters the main lcore reads while this lcore writes them */
-#define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
 
 uint8_t pfc_wd_check(struct pfc_wd *w, const struct pfc_wd_params *p, const struct pfc_pause *pause, uint64_t now)
 {

@@ -20,7 +20,6 @@
 
 #define SW_NONE UINT32_MAX
 #define SW_BURST 32
-#define WIRE_OVERHEAD 24  /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on the link */
 #define TRACE_RING 65536
 #define LINK_LAG_US 1000  /* how far behind a busy emulated link may fall and still catch up */
 
@@ -523,9 +522,9 @@ static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_
 	struct sw_port *o = &s->port[out];
 
 	for (unsigned tc = 0; tc < SW_TCS; tc++) {
-		struct sw_queue *q = &o->q[tc], kept = {.head = SW_NONE, .tail = SW_NONE};
-		uint32_t d = q->head;
+		uint32_t d = o->q[tc].head;
 
+		o->q[tc] = (struct sw_queue){.head = SW_NONE, .tail = SW_NONE}; /* what stays is queued again */
 		while (d != SW_NONE) {
 			struct sw_pkt *x = &s->pkts[d];
 			uint32_t next = x->next;
@@ -549,17 +548,10 @@ static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_
 				x->next = s->free_head;
 				s->free_head = d;
 			} else {
-				x->next = SW_NONE;
-				if (kept.tail == SW_NONE)
-					kept.head = d;
-				else
-					s->pkts[kept.tail].next = d;
-				kept.tail = d;
-				kept.n++;
+				enqueue(s, out, tc, d);
 			}
 			d = next;
 		}
-		*q = kept;
 	}
 }
 
@@ -628,7 +620,7 @@ static struct rte_mbuf *dequeue(struct switch_rt *s, unsigned out, unsigned tc, 
 	}
 	if (x->flow >= 0)
 		STAT_ADD(s->flows[x->flow].sent, 1);
-	o->next_free_fp += o->fp_per_byte * (uint64_t)(x->len + WIRE_OVERHEAD);
+	o->next_free_fp += o->fp_per_byte * (uint64_t)(x->len + SW_WIRE_OVERHEAD);
 	x->next = s->free_head;
 	s->free_head = d;
 	return m;
@@ -683,11 +675,12 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	 * LINK_LAG_US: resetting it to now would make the link slower than its rate whenever a loop
 	 * turn takes longer than a frame's time. */
 	if (o->next_free_fp < now_fp) {
-		bool idle = pick_class(s, o, now) < 0;
-		if (!idle && o->next_free_fp + s->lag_fp < now_fp) /* the link's time the CPU took: lost */
+		if (pick_class(s, o, now) < 0) {
+			o->next_free_fp = now_fp;
+		} else if (o->next_free_fp + s->lag_fp < now_fp) { /* the link's time the CPU took: lost */
 			STAT_ADD(o->c.cpu_lost_tsc, (now_fp - s->lag_fp - o->next_free_fp) >> PACE_SHIFT);
-		if (idle || o->next_free_fp + s->lag_fp < now_fp)
-			o->next_free_fp = idle ? now_fp : now_fp - s->lag_fp;
+			o->next_free_fp = now_fp - s->lag_fp;
+		}
 	}
 	/* frames whose transmission starts by now (the link is free at next_free) */
 	while (n < SW_BURST && o->next_free_fp <= now_fp + (o->fp_per_byte * 64) && (tc = pick_class(s, o, now)) >= 0) {

@@ -33,6 +33,8 @@
 #include "switch_mmu.h"
 
 #define SW_MAX_PORTS MMU_MAX_PORTS
+#define SW_WIRE_OVERHEAD 24         /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on a link
+				     * beyond its bytes */
 #define SW_TCS 8
 #define SW_MAX_FLOWS 65536          /* the lab switch's flow table */
 #define SW_FABRIC_FLOWS 4096        /* each fabric switch's */

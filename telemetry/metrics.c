@@ -594,7 +594,28 @@ static void write_switch(struct metrics_text *t, const struct run_view *run)
 /* Every link direction's counters (report_switch.h's view of it), one family at a time. */
 enum link_metric { LINK_BYTES, LINK_FRAMES, LINK_ECN, LINK_PAUSED, LINK_XOFF, LINK_DROPPED, LINK_METRICS };
 
-static void fabric_link_family(struct metrics_text *t, const struct run_view *run, uint64_t now, enum link_metric m)
+static uint64_t link_value(const struct fab_link_dir *x, enum link_metric m)
+{
+	uint64_t sum = 0;
+
+	switch (m) {
+	case LINK_BYTES: return x->bytes;
+	case LINK_FRAMES: return x->frames;
+	case LINK_ECN: return x->marked;
+	case LINK_DROPPED: return x->dropped;
+	case LINK_PAUSED:
+	case LINK_XOFF:
+		for (unsigned k = 0; k < 8; k++)
+			sum += m == LINK_PAUSED ? x->paused_ns[k] : x->xoff_sent[k];
+		return sum;
+	case LINK_METRICS: break;
+	}
+	return 0;
+}
+
+/* dirs[2l + d]: link l's direction a -> b (d 0) and b -> a, as counted for this page */
+static void fabric_link_family(struct metrics_text *t, const struct run_view *run, const struct fab_link_dir *dirs,
+			       enum link_metric m)
 {
 	static const char *const names[LINK_METRICS][3] = {
 		{"roce_fabric_link_tx_bytes_total", "counter", "Bytes sent over the link in this direction."},
@@ -607,33 +628,32 @@ static void fabric_link_family(struct metrics_text *t, const struct run_view *ru
 	const struct fabric_lab *fl = run->fab;
 
 	family(t, names[m][0], names[m][1], names[m][2]);
-	for (unsigned l = 0; l < fl->cfg->n_links; l++)
-		for (int d = 0; d < 2; d++) {
-			struct fab_link_dir x;
-			uint64_t v = 0;
-			report_fabric_link_dir(run, l, d == 0, now, &x);
-			if ((m == LINK_XOFF || m == LINK_DROPPED) && !x.to_switch)
-				continue; /* a NIC receives: its port's own families have it */
-			for (unsigned k = 0; k < 8; k++)
-				v += m == LINK_PAUSED ? x.paused_ns[k] : m == LINK_XOFF ? x.xoff_sent[k] : 0;
-			v = m == LINK_BYTES ? x.bytes : m == LINK_FRAMES ? x.frames : m == LINK_ECN ? x.marked
-			  : m == LINK_DROPPED ? x.dropped : v;
-			if (m == LINK_PAUSED) {
-				put(t, "%s{link=\"%s\",from=\"%s\",to=\"%s\"} ", names[m][0], fl->cfg->links[l].name, x.from, x.to);
-				put_seconds(t, v);
-			} else {
-				put(t, "%s{link=\"%s\",from=\"%s\",to=\"%s\"} %" PRIu64 "\n", names[m][0], fl->cfg->links[l].name,
-				    x.from, x.to, v);
-			}
-		}
+	for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++) {
+		const struct fab_link_dir *x = &dirs[i];
+		if ((m == LINK_XOFF || m == LINK_DROPPED) && !x->to_switch)
+			continue; /* a NIC receives: its port's own families have it */
+		put(t, "%s{link=\"%s\",from=\"%s\",to=\"%s\"} ", names[m][0], fl->cfg->links[i / 2].name, x->from, x->to);
+		if (m == LINK_PAUSED)
+			put_seconds(t, link_value(x, m));
+		else
+			put(t, "%" PRIu64 "\n", link_value(x, m));
+	}
 }
 
 static void write_fabric(struct metrics_text *t, const struct run_view *run, uint64_t now)
 {
 	const struct fabric_lab *fl = run->fab;
+	struct fab_link_dir *dirs = malloc(sizeof(*dirs) * 2 * fl->cfg->n_links + 1);
 
+	if (!dirs) {
+		t->failed = true;
+		return;
+	}
+	for (unsigned i = 0; i < 2 * fl->cfg->n_links; i++) /* each direction counted once for every family */
+		report_fabric_link_dir(run, i / 2, i % 2 == 0, now, &dirs[i]);
 	for (enum link_metric m = 0; m < LINK_METRICS; m++)
-		fabric_link_family(t, run, now, m);
+		fabric_link_family(t, run, dirs, m);
+	free(dirs);
 	family(t, "roce_fabric_switch_buffer_used_bytes", "gauge", "Bytes of the switch's shared buffer in use.");
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		put(t, "roce_fabric_switch_buffer_used_bytes{switch=\"%s\"} %" PRIu64 "\n", fl->sw[s]->name,

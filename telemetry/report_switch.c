@@ -8,7 +8,6 @@
 #include "switch.h"
 #include "switch_route.h"
 
-#define WIRE_OVERHEAD 24 /* preamble, FCS, inter-frame gap: what a frame takes on a link beyond its bytes */
 
 static uint64_t sent_total(const struct switch_rt *s)
 {
@@ -135,23 +134,16 @@ static double jfi(const uint64_t *x, unsigned n)
 
 void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now, struct fab_link_dir *d)
 {
-	const struct fabric_lab *fl = run->fab;
-	const struct cfg_fab_link *cl = &fl->cfg->links[link];
-	const struct switch_rt *a, *b, *tx_sw, *rx_sw;
+	const struct cfg_fab_link *cl = &run->fab->cfg->links[link];
+	struct fab_dir_ports x;
 	const struct sw_port *t, *r;
-	unsigned ap, bp;
-	bool b_switch;
 
-	fabric_lab_link_end(fl, link, true, &a, &ap);
-	b_switch = fabric_lab_link_end(fl, link, false, &b, &bp);
-	/* sent by a switch port, or by a NIC (then: what its switch port received) */
-	tx_sw = a_to_b ? a : b_switch ? b : NULL;
-	rx_sw = a_to_b ? (b_switch ? b : NULL) : a;
-	t = tx_sw ? &tx_sw->port[a_to_b ? ap : bp] : NULL;
-	r = rx_sw ? &rx_sw->port[a_to_b ? bp : ap] : NULL;
+	fabric_lab_dir_ports(run->fab, link, a_to_b, &x);
+	t = x.tx; /* NULL: a NIC sends (then: what its switch port received) */
+	r = x.rx;
 	memset(d, 0, sizeof(*d));
-	d->from = tx_sw ? tx_sw->name : run->cfg->ports[cl->b].name;
-	d->to = rx_sw ? rx_sw->name : run->cfg->ports[cl->b].name;
+	d->from = t ? x.tx_sw->name : run->cfg->ports[cl->b].name;
+	d->to = r ? x.rx_sw->name : run->cfg->ports[cl->b].name;
 	d->to_switch = r != NULL;
 	d->from_switch = t != NULL;
 	d->frames = t ? stat_read(&t->c.tx_frames) : stat_read(&r->c.rx_frames);
@@ -168,7 +160,7 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 
 double fabric_link_utilization(uint64_t frames, uint64_t bytes, double secs, double gbps)
 {
-	return secs > 0 && gbps > 0 ? (double)(bytes + WIRE_OVERHEAD * frames) * 8 / secs / (gbps * 1e9) : 0.0;
+	return secs > 0 && gbps > 0 ? (double)(bytes + SW_WIRE_OVERHEAD * frames) * 8 / secs / (gbps * 1e9) : 0.0;
 }
 
 static json_t *direction_json(const struct run_view *run, unsigned l, bool a_to_b, double secs)
