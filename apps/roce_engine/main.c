@@ -173,6 +173,19 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* An output path from option --NAME (none: the config's stays) into the config's field of len. */
+static int output_path(const char *name, const char *path, char *field, size_t len)
+{
+	if (!path)
+		return 0;
+	if (strlen(path) >= len) {
+		fprintf(stderr, "roce-engine: --%s: the path is longer than %zu characters\n", name, len - 1);
+		return -1;
+	}
+	snprintf(field, len, "%s", path);
+	return 0;
+}
+
 /* Command line over config: the config's run section gives the defaults. */
 static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 {
@@ -186,21 +199,9 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 		}
 		snprintf(cfg->latency_samples, sizeof(cfg->latency_samples), "%s", c->latency_samples);
 	}
-	if (c->capture) {
-		if (strlen(c->capture) >= sizeof(cfg->capture)) {
-			fprintf(stderr, "roce-engine: --capture: the path is longer than %zu characters\n", sizeof(cfg->capture) - 1);
-			return -1;
-		}
-		snprintf(cfg->capture, sizeof(cfg->capture), "%s", c->capture);
-	}
-	if (c->timeseries) {
-		if (strlen(c->timeseries) >= sizeof(cfg->timeseries)) {
-			fprintf(stderr, "roce-engine: --timeseries: the path is longer than %zu characters\n",
-				sizeof(cfg->timeseries) - 1);
-			return -1;
-		}
-		snprintf(cfg->timeseries, sizeof(cfg->timeseries), "%s", c->timeseries);
-	}
+	if (output_path("capture", c->capture, cfg->capture, sizeof(cfg->capture)) ||
+	    output_path("timeseries", c->timeseries, cfg->timeseries, sizeof(cfg->timeseries)))
+		return -1;
 	if (c->sample_every > 0)
 		cfg->latency_sample_every = (unsigned)c->sample_every;
 	if (c->http_set) {
