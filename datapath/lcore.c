@@ -454,7 +454,7 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 
 /* Frames are gathered and accounted together (rx_frames); a multi-segment frame is copied to the
  * lcore's one scratch buffer, so the frames before it are accounted first, then it alone. */
-static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
+static uint16_t rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 {
 	struct pfc_watch *watch = w->watch[r->port];
 	struct rte_mbuf *burst[ENGINE_BURST], *ms[ENGINE_BURST];
@@ -505,6 +505,22 @@ static void rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 		if (b.xoff | b.xon)
 			send_pfc(w, r->port, b.xoff, b.xon);
 	}
+	return n;
+}
+
+/* After the virtual fabric replayed a hold-up (fabric_lab_poll), the hosts' cables hold what
+ * the switches sent them meanwhile: the receivers read on until their rings are empty, or a PFC
+ * frame behind that backlog would reach its host turns later, and the host would send into the
+ * headroom what a NIC, reading PFC as it arrives, does not. */
+#define RX_CATCH_UP_BURSTS 32 /* a cable's 1,024 descriptors */
+
+static void rx_roles_poll(struct lcore_work *w)
+{
+	unsigned bursts = w->fab && w->fab->replayed ? RX_CATCH_UP_BURSTS : 1;
+
+	for (unsigned i = 0; i < w->n_rx; i++)
+		for (unsigned k = 0; k < bursts && rx_role_poll(w, &w->rx[i]) == ENGINE_BURST; k++)
+			;
 }
 
 /* ---- the loop ------------------------------------------------------------------------------- */
@@ -519,6 +535,15 @@ static void __rte_noinline held_up(struct lcore_work *w, uint64_t gap)
 		__atomic_store_n(&w->held_up_max_tsc, gap, __ATOMIC_RELAXED);
 }
 
+/* After a hold-up, before the hosts send again: the fabric lives through the missed time and the
+ * hosts read what it sent them meanwhile, PFC among it. Sending first, a host would take a pause
+ * that its switch refreshed in the missed time for one that lapsed, and send into the headroom. */
+static void fabric_first(struct lcore_work *w, uint64_t now)
+{
+	fabric_lab_poll(w->fab, now);
+	rx_roles_poll(w);
+}
+
 int lcore_main(void *arg)
 {
 	struct lcore_work *w = arg;
@@ -528,8 +553,11 @@ int lcore_main(void *arg)
 	while (!__atomic_load_n(&w->stop->rx, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
 
-		if (unlikely(now - last > w->held_up_min_tsc))
+		if (unlikely(now - last > w->held_up_min_tsc)) {
 			held_up(w, now - last);
+			if (w->fab)
+				fabric_first(w, now);
+		}
 		last = now;
 
 		if (w->cc && !tx_done)
@@ -549,8 +577,7 @@ int lcore_main(void *arg)
 				__atomic_store_n(&w->tx_finished, true, __ATOMIC_RELEASE);
 			}
 		}
-		for (unsigned i = 0; i < w->n_rx; i++)
-			rx_role_poll(w, &w->rx[i]);
+		rx_roles_poll(w);
 		for (unsigned i = 0; i < w->n_reflect; i++)
 			reflect_poll(&w->reflect[i]);
 		if (w->sw)

@@ -14,6 +14,8 @@
 #define LINK_RING 1024  /* frames a link between switches holds: the far switch polls it every turn */
 #define PFC_POOL 4095
 #define PFC_DATA 256    /* a PFC frame is 64 bytes */
+#define REPLAY_STEP_US 5      /* a held-up lcore's missed time is replayed in steps this long, */
+#define REPLAY_MAX_STEPS 64   /* or longer when it would take more than this many */
 
 static int link_rings(struct fabric_lab *fl, unsigned socket, char *err, size_t errlen)
 {
@@ -111,6 +113,8 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 	fl->cfg = &env->cfg->fab;
 	fl->window_tsc = (uint64_t)(fl->cfg->deadlock_ms * 1e-3 * (double)env->tsc_hz);
 	fl->check_every_tsc = env->tsc_hz / 1000; /* a look every millisecond */
+	fl->step_tsc = env->tsc_hz * REPLAY_STEP_US / 1000000;
+	fl->replay_tsc = env->tsc_hz * SW_LINK_LAG_US / 1000000;
 	fl->convergence_tsc = (uint64_t)(fl->cfg->convergence_ms * 1e-3 * (double)env->tsc_hz);
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
@@ -276,10 +280,44 @@ static void link_events(struct fabric_lab *fl, uint64_t now)
 	}
 }
 
-void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
+static void poll_switches(struct fabric_lab *fl, uint64_t now)
 {
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		switch_poll(fl->sw[s], now);
+}
+
+/* When the lcore was held up (the host took the CPU), each link would catch up on its own, all at
+ * once: one switch sends a millisecond's frames before the next has drained any, and queues, PFC
+ * and headroom see a burst the network never made (a fabric effect the CPU caused). Instead the
+ * switches live through the missed time together, in steps of REPLAY_STEP_US or more, as far back
+ * as a link may catch up (SW_LINK_LAG_US); time before that is lost to every link alike (counted
+ * as cpu_lost). At most REPLAY_MAX_STEPS polls: a replay must take less time than it replays.
+ * The NICs' frames are not replayed (switch_replay): the hosts, on this lcore, sent them after
+ * the hold-up, so they come in at the poll of now, as many as one poll takes. */
+static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
+{
+	uint64_t t = fl->last_poll_tsc, step = fl->step_tsc;
+
+	if (!t || now - t <= 2 * step)
+		return false;
+	if (now - t > fl->replay_tsc) {
+		t = now - fl->replay_tsc;
+		for (unsigned s = 0; s < fl->n_switches; s++)
+			switch_lose_time_until(fl->sw[s], t);
+	}
+	if ((now - t) / REPLAY_MAX_STEPS > step)
+		step = (now - t) / REPLAY_MAX_STEPS;
+	for (t += step; t < now; t += step)
+		for (unsigned s = 0; s < fl->n_switches; s++)
+			switch_replay(fl->sw[s], t);
+	return true;
+}
+
+void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
+{
+	fl->replayed = replay_held_up_time(fl, now);
+	poll_switches(fl, now);
+	fl->last_poll_tsc = now;
 	if (fl->start_tsc && now >= fl->next_sample_tsc && now >= __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE)) {
 		sample_links(fl, fl->next_sample_tsc != 0);
 		fl->next_sample_tsc = (fl->next_sample_tsc ? fl->next_sample_tsc : now) + fl->sample_tsc;

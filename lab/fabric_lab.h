@@ -72,6 +72,9 @@ struct fabric_lab {
 	/* every link direction's utilisation, sampled every sample_tsc ([2l]: a -> b, [2l+1]: b -> a) */
 	uint64_t sample_tsc, next_sample_tsc;
 	struct fab_link_samples util[2 * CFG_FAB_MAX_LINKS];
+	/* the switches' clock: after a hold-up the missed time is replayed in steps (fabric_lab_poll) */
+	uint64_t last_poll_tsc, step_tsc, replay_tsc;
+	bool replayed;                /* the last poll replayed a hold-up: the NICs' cables hold a backlog */
 };
 
 /* Percentile q (0..1) of a link direction's samples, in percent of its rate (-1: none yet). */

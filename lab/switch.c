@@ -21,7 +21,6 @@
 #define SW_NONE UINT32_MAX
 #define SW_BURST 32
 #define TRACE_RING 65536
-#define LINK_LAG_US 1000  /* how far behind a busy emulated link may fall and still catch up */
 
 /* A port's cable: an ethdev queue (the lab switch), or a pair of rings (a fabric switch's). */
 static inline uint16_t port_rx(const struct sw_port *p, struct rte_mbuf **b, uint16_t n)
@@ -150,7 +149,7 @@ static int switch_common(struct switch_rt *s, const struct switch_env *env, unsi
 						.pmax_q16 = (uint32_t)(c->red[t].pmax * 65536.0 + 0.5)};
 	}
 	s->rng = c->seed;
-	s->lag_fp = (env->tsc_hz * LINK_LAG_US / 1000000) << PACE_SHIFT;
+	s->lag_fp = (env->tsc_hz * SW_LINK_LAG_US / 1000000) << PACE_SHIFT;
 	s->quanta = c->pfc_quanta;
 	s->pfc_priorities = c->pfc_priorities;
 	/* XOFF again after half its pause time at the slowest port (the pause must not lapse) */
@@ -221,6 +220,7 @@ static void init_fabric_port(struct switch_rt *s, const struct switch_env *env, 
 	memcpy(p->mac, cp->mac, 6);
 	p->gbps = cp->gbps;
 	p->delay_tsc = (uint64_t)(cp->delay_us * 1e-6 * (double)env->tsc_hz);
+	p->to_nic = cp->to_nic;
 	/* a NIC's frames are classified as its port's QoS map says; between switches, by DSCP */
 	p->map = cp->to_nic ? &env->qos_map[cp->peer] : &s->dscp_map;
 	p->pool = pool;
@@ -672,7 +672,7 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	 * empty, paused by PFC, or their frames not yet through the link's delay (a paused link that
 	 * banked credit would burst a millisecond's worth the moment XON came). A busy one whose lcore
 	 * was held up (the host took the CPU) sends what the link would have sent meanwhile, up to
-	 * LINK_LAG_US: resetting it to now would make the link slower than its rate whenever a loop
+	 * SW_LINK_LAG_US: resetting it to now would make the link slower than its rate whenever a loop
 	 * turn takes longer than a frame's time. */
 	if (o->next_free_fp < now_fp) {
 		if (pick_class(s, o, now) < 0) {
@@ -725,13 +725,14 @@ static void trace(struct switch_rt *s, uint64_t now)
 	}
 }
 
-void switch_poll(struct switch_rt *s, uint64_t now)
+static void poll_at(struct switch_rt *s, uint64_t now, bool from_nics)
 {
 	/* ingress ports take turns at going first, as a switch's ingress arbitration does: with one
 	 * fixed order the first port would win every slot a full queue frees */
 	s->rx_first = s->rx_first + 1 < s->n_ports ? s->rx_first + 1 : 0;
 	for (unsigned k = 0, i = s->rx_first; k < s->n_ports; k++, i = i + 1 < s->n_ports ? i + 1 : 0)
-		rx_port(s, i, now);
+		if (from_nics || !s->port[i].to_nic)
+			rx_port(s, i, now);
 	for (unsigned i = 0; i < s->n_ports; i++)
 		tx_port(s, i, now);
 	if (s->pfc_priorities)
@@ -745,6 +746,29 @@ void switch_poll(struct switch_rt *s, uint64_t now)
 		s->next_trace_tsc = (s->next_trace_tsc ? s->next_trace_tsc : now) + s->trace_every_tsc;
 		if (s->next_trace_tsc < now)
 			s->next_trace_tsc = now + s->trace_every_tsc;
+	}
+}
+
+void switch_poll(struct switch_rt *s, uint64_t now)
+{
+	poll_at(s, now, true);
+}
+
+void switch_replay(struct switch_rt *s, uint64_t t)
+{
+	poll_at(s, t, false);
+}
+
+void switch_lose_time_until(struct switch_rt *s, uint64_t t)
+{
+	const uint64_t t_fp = t << PACE_SHIFT;
+
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		struct sw_port *o = &s->port[i];
+		if (o->next_free_fp < t_fp && pick_class(s, o, t) >= 0) {
+			STAT_ADD(o->c.cpu_lost_tsc, (t_fp - o->next_free_fp) >> PACE_SHIFT);
+			o->next_free_fp = t_fp;
+		}
 	}
 }
 

@@ -35,6 +35,7 @@
 #define SW_MAX_PORTS MMU_MAX_PORTS
 #define SW_WIRE_OVERHEAD 24         /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on a link
 				     * beyond its bytes */
+#define SW_LINK_LAG_US 1000         /* how far behind a busy emulated link may fall and still catch up */
 #define SW_TCS 8
 #define SW_MAX_FLOWS 65536          /* the lab switch's flow table */
 #define SW_FABRIC_FLOWS 4096        /* each fabric switch's */
@@ -71,7 +72,7 @@ struct sw_port_counters {
 	uint64_t drop_watchdog;      /* frames for an egress queue in a PFC storm (watchdog action drop) */
 	uint64_t drop_link_down;     /* frames into or out of a link that is down (fabric.events) */
 	uint64_t cpu_lost_tsc;       /* time the link had frames to send but its lcore was held up for
-				      * longer than the link may catch up (LINK_LAG_US): the machine's, not
+				      * longer than the link may catch up (SW_LINK_LAG_US): the machine's, not
 				      * the network's, and lost from its rate */
 	uint64_t ecn_marked[SW_TCS];
 	uint64_t pfc_xoff_tx[SW_TCS], pfc_xon_tx[SW_TCS], pfc_tx_failed;
@@ -91,6 +92,7 @@ struct sw_port {
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
 	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
 	bool down;                   /* its link is down: what it would send or receive is lost */
+	bool to_nic;                 /* a fabric switch's port to a NIC (switch_replay takes nothing in) */
 	uint64_t xoff_refresh_tsc[SW_TCS]; /* when XOFF toward this port is sent again */
 	const struct qos_map *map;
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
@@ -140,7 +142,7 @@ struct switch_rt {
 	struct red_params red[SW_TCS];
 	uint64_t rng;
 	uint64_t delay_tsc, refresh_tsc, tsc_hz;
-	uint64_t lag_fp;             /* LINK_LAG_US in TSC << PACE_SHIFT */
+	uint64_t lag_fp;             /* SW_LINK_LAG_US in TSC << PACE_SHIFT */
 	uint16_t quanta;
 	uint8_t pfc_priorities;
 	struct pfc_wd_params wd;     /* the ports' PFC watchdog */
@@ -181,6 +183,13 @@ struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned in
 void switch_free(struct switch_rt *s);
 /* The lcore loop: receive, forward, drain the egress links, PFC refreshes, trace. */
 void switch_poll(struct switch_rt *s, uint64_t now_tsc);
+/* A moment t in the past lived through after the lcore was held up (fabric_lab_poll): as
+ * switch_poll, but nothing comes in from the NICs. Their lcore was held up too: what their cables
+ * hold now they sent after the hold-up, and it arrives at the poll of now. */
+void switch_replay(struct switch_rt *s, uint64_t t);
+/* The lcore was held up until t and the time before t will not be lived through: each busy
+ * link's time up to t is lost (cpu_lost) and it sends from t on, not SW_LINK_LAG_US before. */
+void switch_lose_time_until(struct switch_rt *s, uint64_t t);
 /* After the lcores stopped: the frames still queued go back to their pools (counted per flow as
  * queued at the end). */
 void switch_flush(struct switch_rt *s);

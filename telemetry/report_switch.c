@@ -264,7 +264,9 @@ static double since_start_s(const struct run_view *run, uint64_t tsc)
 	return tsc > run->start_tsc ? (double)(tsc - run->start_tsc) / (double)run->tsc_hz : 0.0;
 }
 
-/* Deadlocks found: when, how long (until the run's end if still on), what was held and paused. */
+/* Deadlocks found: when, how long (until the run's end if still on), what was held and paused.
+ * The switches are polled on while the run drains: a deadlock that ended then was on at the
+ * run's end, and one found then is not the run's. */
 static json_t *deadlocks_json(const struct run_view *run, const struct fabric_lab *fl)
 {
 	json_t *a = json_array();
@@ -272,7 +274,10 @@ static json_t *deadlocks_json(const struct run_view *run, const struct fabric_la
 
 	for (unsigned i = 0; i < fl->n_deadlocks && i < FAB_MAX_DEADLOCKS; i++) {
 		const struct fab_deadlock *d = &fl->deadlock[i];
-		uint64_t end = d->end_tsc ? d->end_tsc : run->end_tsc;
+		bool on_at_end = !d->end_tsc || d->end_tsc > run->end_tsc;
+		uint64_t end = on_at_end ? run->end_tsc : d->end_tsc;
+		if (d->start_tsc >= run->end_tsc)
+			continue;
 		json_t *q = json_array();
 		for (unsigned k = 0; k < d->n_paused && k < FAB_DEADLOCK_QUEUES; k++) {
 			const struct switch_rt *s = fl->sw[d->paused[k].sw];
@@ -280,8 +285,8 @@ static json_t *deadlocks_json(const struct run_view *run, const struct fabric_la
 			json_array_append_new(q, json_string(name));
 		}
 		json_array_append_new(a, json_pack("{s:f,s:o,s:f,s:b,s:I,s:i,s:o}", "start_s", since_start_s(run, d->start_tsc),
-			"end_s", d->end_tsc ? json_real(since_start_s(run, d->end_tsc)) : json_null(), "duration_s",
-			end > d->start_tsc ? (double)(end - d->start_tsc) / (double)run->tsc_hz : 0.0, "on_at_end", !d->end_tsc,
+			"end_s", on_at_end ? json_null() : json_real(since_start_s(run, d->end_tsc)), "duration_s",
+			end > d->start_tsc ? (double)(end - d->start_tsc) / (double)run->tsc_hz : 0.0, "on_at_end", on_at_end,
 			"bytes_held", (json_int_t)d->bytes_held, "paused_queues", (int)d->n_paused, "first_paused", q));
 	}
 	return a;

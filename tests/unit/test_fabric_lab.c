@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * lab/fabric_lab.c, the engine's virtual fabric, made from a config text as the engine makes it:
+ * h0 - s0 - s1 - h1, every link 1 Gb/s, no delay. The test sends frames from h0's end of its
+ * cable, calls fabric_lab_poll at times of its own choosing and reads what reaches h1: no lcore of
+ * its own, nothing timed by the machine. The TSC rate is 1 GHz, so a byte takes 8 cycles on a
+ * link and a frame of FRAME_LEN bytes (plus 24 of preamble, FCS and gap) FRAME_TIME cycles.
+ *
+ * What it shows: a poll that comes late (the lcore was held up) does not let each link catch up
+ * on its own, all at once (s0 sending the missed time's frames before s1 has forwarded any would
+ * fill s1's queue, a burst the network never made); the switches live through the missed time
+ * together, and what is older than SW_LINK_LAG_US is lost to the links (cpu_lost).
+ *
+ * EAL without hugepages, PCI or shared files, under a file prefix of this process's own.
+ */
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "config.h"
+#include "fabric_lab.h"
+#include "port.h"
+#include "test_eal.h"
+#include "test_frame.h"
+#include "testlib.h"
+
+#define TSC_HZ 1000000000ull
+#define PAYLOAD 940                       /* a multiple of 4: no pad */
+#define FRAME_LEN (58 + PAYLOAD)          /* Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 */
+#define FRAME_TIME (8 * (FRAME_LEN + 24)) /* cycles on a 1 Gb/s link */
+#define T0 1000000ull                     /* the first poll's time */
+
+static const char config_text[] =
+	"eal = { lcores = \"0-1\"; memory_mb = 256; };\n"
+	"fabric = {\n"
+	"  kind = \"custom\";\n"
+	"  switches = ( { name = \"s0\"; }, { name = \"s1\"; } );\n"
+	"  hosts = [\"h0\", \"h1\"];\n"
+	"  links = ( { a = \"s0\"; b = \"h0\"; gbps = 1.0; delay_us = 0.0; }, { a = \"s1\"; b = \"h1\"; gbps = 1.0; delay_us = 0.0; },\n"
+	"            { a = \"s0\"; b = \"s1\"; gbps = 1.0; delay_us = 0.0; } );\n"
+	"  nic = { rx_desc = 1024; tx_desc = 1024; };\n"
+	"};\n"
+	"switch = { buffer_kb = 2048; };\n";
+
+static struct engine_config cfg;
+static struct port_info ports[2];
+static struct qos_map qos_map[2];
+
+static struct fabric_lab *make_fabric(void)
+{
+	char err[256] = "";
+	struct fabric_lab *fl = fabric_lab_create(
+		&(struct switch_env){.cfg = &cfg, .ports = ports, .qos_map = qos_map, .tsc_hz = TSC_HZ}, 1, err, sizeof(err));
+
+	if (!fl)
+		printf("  fabric_lab_create: %s\n", err);
+	CHECK(fl != NULL);
+	return fl;
+}
+
+/* n frames from h0 to h1 (through its gateway, s0), in bursts its cable takes; how many it took. */
+static unsigned send_h0_to_h1(unsigned n)
+{
+	struct wire_roce_spec s;
+	unsigned sent = 0;
+
+	test_frame_spec(&s, 0, 1);
+	memcpy(s.l2.src, ports[0].mac, 6);
+	memcpy(s.l2.dst, cfg.fab.nic[0].gateway_mac, 6);
+	memcpy(s.ip.src, cfg.ports[0].ipv4, 4);
+	memcpy(s.ip.dst, cfg.ports[1].ipv4, 4);
+	s.bth.opcode = WIRE_OP_UC_SEND_ONLY;
+	s.bth.dqpn = 0x100;
+	s.payload_len = PAYLOAD;
+	while (sent < n) {
+		struct rte_mbuf *m[16];
+		unsigned k = n - sent < 16 ? n - sent : 16;
+		if (rte_pktmbuf_alloc_bulk(ports[0].pool, m, k) != 0)
+			break;
+		for (unsigned i = 0; i < k; i++) {
+			s.bth.psn = sent + i;
+			int len = wire_build_roce(&s, rte_pktmbuf_mtod(m[i], uint8_t *), rte_pktmbuf_tailroom(m[i]));
+			m[i]->data_len = m[i]->pkt_len = (uint32_t)(len > 0 ? len : 0);
+		}
+		uint16_t took = rte_eth_tx_burst(ports[0].port_id, 0, m, (uint16_t)k);
+		if (took < k)
+			rte_pktmbuf_free_bulk(m + took, k - took);
+		sent += took;
+		if (took < k)
+			break;
+	}
+	return sent;
+}
+
+static unsigned receive_h1(void)
+{
+	struct rte_mbuf *m[32];
+	unsigned total = 0;
+	uint16_t n;
+
+	while ((n = rte_eth_rx_burst(ports[1].port_id, 0, m, 32)) > 0) {
+		rte_pktmbuf_free_bulk(m, n);
+		total += n;
+	}
+	return total;
+}
+
+/* s0's port to h0 (to_nic) or to s1, and the bytes s1 holds for h1 (s1's port to h1, every class). */
+static const struct sw_port *s0_port(const struct fabric_lab *fl, bool to_nic)
+{
+	for (unsigned k = 0; k < fl->sw[0]->n_ports; k++)
+		if (cfg.fab.sw[0].ports[k].to_nic == to_nic)
+			return &fl->sw[0]->port[k];
+	return NULL;
+}
+
+static const struct sw_port *s0_uplink(const struct fabric_lab *fl)
+{
+	return s0_port(fl, false);
+}
+
+static uint64_t s1_queued_for_h1(const struct fabric_lab *fl)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned k = 0; k < fl->sw[1]->n_ports; k++)
+		if (cfg.fab.sw[1].ports[k].to_nic)
+			for (unsigned tc = 0; tc < SW_TCS; tc++)
+				bytes += fl->sw[1]->mmu.queue[k][tc];
+	return bytes;
+}
+
+/* h0's frames into s0's queue to s1, all at T0 (no time passes: one leaves, the rest wait). The
+ * fabric is polled once idle first, as the engine's lcore polls it before traffic starts: a link
+ * never polled has no time of its own yet. */
+static struct fabric_lab *fabric_with_queue(unsigned frames)
+{
+	struct fabric_lab *fl = make_fabric();
+	const struct sw_port *from_h0 = s0_port(fl, true);
+
+	fabric_lab_poll(fl, T0);
+	CHECK_EQ(send_h0_to_h1(frames), frames);
+	for (unsigned turn = 0; turn < frames && from_h0->c.rx_frames < frames; turn++)
+		fabric_lab_poll(fl, T0);
+	CHECK_EQ(from_h0->c.rx_frames, frames);
+	CHECK_EQ(s0_uplink(fl)->c.tx_frames, 1);
+	return fl;
+}
+
+static void end_fabric(struct fabric_lab *fl)
+{
+	fabric_lab_flush(fl);
+	receive_h1();
+	fabric_lab_free(fl);
+}
+
+/* A poll every frame time: the frames go through at the link's rate, s1 holding at most one. */
+static void test_frames_cross_at_the_link_rate(void)
+{
+	struct fabric_lab *fl = fabric_with_queue(64);
+	uint64_t most = 0;
+	unsigned got = receive_h1();
+
+	for (unsigned i = 1; i <= 40; i++) {
+		fabric_lab_poll(fl, T0 + i * FRAME_TIME);
+		got += receive_h1();
+		if (s1_queued_for_h1(fl) > most)
+			most = s1_queued_for_h1(fl);
+	}
+	CHECK(got >= 40 && got <= 41);
+	CHECK(most <= FRAME_LEN);
+	end_fabric(fl);
+}
+
+/* One poll 50 frame times late: what the links would have carried meanwhile comes out, and s1's
+ * queue stays as short as when polled on time (each link catching up alone, s1 would hold ~49). */
+static void test_a_late_poll_is_lived_through_together(void)
+{
+	struct fabric_lab *fl = fabric_with_queue(100);
+	unsigned got;
+
+	receive_h1();
+	fabric_lab_poll(fl, T0 + 50 * FRAME_TIME);
+	got = receive_h1();
+	CHECK(got >= 48 && got <= 51);
+	CHECK(s1_queued_for_h1(fl) <= 2 * FRAME_LEN);
+	CHECK_EQ(s0_uplink(fl)->c.cpu_lost_tsc, 0);
+	end_fabric(fl);
+}
+
+/* Held up 5 ms: only the last SW_LINK_LAG_US is lived through (its frames come out, in steps of
+ * 1 ms / 64, about two frames); the rest is the machine's, counted as the links' lost time. */
+static void test_a_long_hold_up_loses_the_time_before_the_lag(void)
+{
+	const uint64_t held = 5000000, lag = SW_LINK_LAG_US * 1000ull, step = lag / 64;
+	struct fabric_lab *fl = fabric_with_queue(200);
+	uint64_t lost;
+	unsigned got;
+
+	receive_h1();
+	fabric_lab_poll(fl, T0 + held);
+	got = receive_h1();
+	lost = s0_uplink(fl)->c.cpu_lost_tsc;
+	CHECK(got + 2 >= lag / FRAME_TIME && got <= lag / FRAME_TIME + 2);
+	CHECK(lost + step + FRAME_TIME >= held - lag && lost <= held - lag);
+	CHECK(s1_queued_for_h1(fl) <= (step / FRAME_TIME + 2) * FRAME_LEN);
+	end_fabric(fl);
+}
+
+static int setup(void)
+{
+	char err[512] = "";
+
+	if (config_load_string(config_text, "t.cfg", &cfg, err, sizeof(err))) {
+		printf("config: %s\n", err);
+		return -1;
+	}
+	for (unsigned p = 0; p < 2; p++) {
+		if (port_setup(&cfg.ports[p], 1, &ports[p], err, sizeof(err))) {
+			printf("port_setup: %s\n", err);
+			return -1;
+		}
+		qos_map_default(&qos_map[p]);
+	}
+	return 0;
+}
+
+int main(void)
+{
+	if (test_eal_start("test_fabric_lab", "0-1"))
+		return 1;
+	if (setup())
+		return 1;
+	RUN(test_frames_cross_at_the_link_rate);
+	RUN(test_a_late_poll_is_lived_through_together);
+	RUN(test_a_long_hold_up_loses_the_time_before_the_lag);
+	for (unsigned p = 0; p < 2; p++)
+		port_teardown(&ports[p]);
+	test_eal_stop();
+	return testlib_finish("test_fabric_lab");
+}
