@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -115,6 +116,7 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 	fl->check_every_tsc = env->tsc_hz / 1000; /* a look every millisecond */
 	fl->step_tsc = env->tsc_hz * REPLAY_STEP_US / 1000000;
 	fl->replay_tsc = env->tsc_hz * SW_LINK_LAG_US / 1000000;
+	fl->replay_steps = REPLAY_MAX_STEPS;
 	fl->convergence_tsc = (uint64_t)(fl->cfg->convergence_ms * 1e-3 * (double)env->tsc_hz);
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
@@ -294,6 +296,17 @@ static void poll_switches(struct fabric_lab *fl, uint64_t now)
  * as cpu_lost). At most REPLAY_MAX_STEPS polls: a replay must take less time than it replays.
  * The NICs' frames are not replayed (switch_replay): the hosts, on this lcore, sent them after
  * the hold-up, so they come in at the poll of now, as many as one poll takes. */
+/* A replay that took more than a quarter of the time it replayed (a slow machine, a sanitizer's
+ * build) would leave the lcore further behind each time: fewer steps next time; more again, up
+ * to REPLAY_MAX_STEPS, while it takes less than a sixteenth. */
+static void fit_replay_steps(struct fabric_lab *fl, uint64_t replayed, uint64_t took)
+{
+	if (took > replayed / 4 && fl->replay_steps > 4)
+		fl->replay_steps /= 2;
+	else if (took < replayed / 16 && fl->replay_steps < REPLAY_MAX_STEPS)
+		fl->replay_steps *= 2;
+}
+
 static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
 {
 	uint64_t t = fl->last_poll_tsc, step = fl->step_tsc;
@@ -305,11 +318,13 @@ static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
 		for (unsigned s = 0; s < fl->n_switches; s++)
 			switch_lose_time_until(fl->sw[s], t);
 	}
-	if ((now - t) / REPLAY_MAX_STEPS > step)
-		step = (now - t) / REPLAY_MAX_STEPS;
+	if ((now - t) / fl->replay_steps > step)
+		step = (now - t) / fl->replay_steps;
+	const uint64_t replayed = now - t, began = rte_rdtsc();
 	for (t += step; t < now; t += step)
 		for (unsigned s = 0; s < fl->n_switches; s++)
 			switch_replay(fl->sw[s], t);
+	fit_replay_steps(fl, replayed, rte_rdtsc() - began);
 	return true;
 }
 

@@ -74,6 +74,7 @@ struct fabric_lab {
 	struct fab_link_samples util[2 * CFG_FAB_MAX_LINKS];
 	/* the switches' clock: after a hold-up the missed time is replayed in steps (fabric_lab_poll) */
 	uint64_t last_poll_tsc, step_tsc, replay_tsc;
+	unsigned replay_steps;        /* at most (REPLAY_MAX_STEPS, fewer on a slow machine) */
 	bool replayed;                /* the last poll replayed a hold-up: the NICs' cables hold a backlog */
 };
 

@@ -75,5 +75,7 @@ def engine(tmp_path):
 
 def pytest_configure(config):
     # Tests of outside tools (a Prometheus server, a browser) that exercise no engine code the other
-    # tests do not: scripts/run-tests.sh runs them on the release build only (-m "not release_only").
+    # tests do not, and claims of timing fidelity that need the release build's speed (a sanitizer's
+    # build turns the lcore loop too slowly for frame-time emulation): scripts/run-tests.sh runs
+    # them on the release build only (-m "not release_only").
     config.addinivalue_line("markers", "release_only: run on the release build only")

@@ -390,6 +390,7 @@ def held_up_run(engine, text, hold_s, every_s, after_s=0.8):
     return json.loads(rep.read_text()), held
 
 
+@pytest.mark.release_only  # equal shares within 2 % need loop turns shorter than a frame's time
 def test_a_held_up_lcore_makes_no_fabric_effect(engine):
     """Stopped 8 ms at a time, the switches' lcore must not come back to links that each send a
     millisecond's frames at once: the switches live through the missed time together (docs/fabric.md,
