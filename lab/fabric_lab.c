@@ -288,14 +288,6 @@ static void poll_switches(struct fabric_lab *fl, uint64_t now)
 		switch_poll(fl->sw[s], now);
 }
 
-/* When the lcore was held up (the host took the CPU), each link would catch up on its own, all at
- * once: one switch sends a millisecond's frames before the next has drained any, and queues, PFC
- * and headroom see a burst the network never made (a fabric effect the CPU caused). Instead the
- * switches live through the missed time together, in steps of REPLAY_STEP_US or more, as far back
- * as a link may catch up (SW_LINK_LAG_US); time before that is lost to every link alike (counted
- * as cpu_lost). At most REPLAY_MAX_STEPS polls: a replay must take less time than it replays.
- * The NICs' frames are not replayed (switch_replay): the hosts, on this lcore, sent them after
- * the hold-up, so they come in at the poll of now, as many as one poll takes. */
 /* A replay that took more than a quarter of the time it replayed (a slow machine, a sanitizer's
  * build) would leave the lcore further behind each time: fewer steps next time; more again, up
  * to REPLAY_MAX_STEPS, while it takes less than a sixteenth. */
@@ -307,6 +299,14 @@ static void fit_replay_steps(struct fabric_lab *fl, uint64_t replayed, uint64_t 
 		fl->replay_steps *= 2;
 }
 
+/* When the lcore was held up (the host took the CPU), each link would catch up on its own, all at
+ * once: one switch sends a millisecond's frames before the next has drained any, and queues, PFC
+ * and headroom see a burst the network never made (a fabric effect the CPU caused). Instead the
+ * switches live through the missed time together, in steps of REPLAY_STEP_US or more, as far back
+ * as a link may catch up (SW_LINK_LAG_US); time before that is lost to every link alike (counted
+ * as cpu_lost). At most fl->replay_steps polls: a replay must take less time than it replays.
+ * The NICs' frames are not replayed (switch_replay): the hosts, on this lcore, sent them after
+ * the hold-up, so they come in at the poll of now, as many as one poll takes. */
 static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
 {
 	uint64_t t = fl->last_poll_tsc, step = fl->step_tsc;
@@ -318,9 +318,9 @@ static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
 		for (unsigned s = 0; s < fl->n_switches; s++)
 			switch_lose_time_until(fl->sw[s], t);
 	}
-	if ((now - t) / fl->replay_steps > step)
-		step = (now - t) / fl->replay_steps;
 	const uint64_t replayed = now - t, began = rte_rdtsc();
+	if (replayed / fl->replay_steps > step)
+		step = replayed / fl->replay_steps;
 	for (t += step; t < now; t += step)
 		for (unsigned s = 0; s < fl->n_switches; s++)
 			switch_replay(fl->sw[s], t);

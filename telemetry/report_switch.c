@@ -274,10 +274,10 @@ static json_t *deadlocks_json(const struct run_view *run, const struct fabric_la
 
 	for (unsigned i = 0; i < fl->n_deadlocks && i < FAB_MAX_DEADLOCKS; i++) {
 		const struct fab_deadlock *d = &fl->deadlock[i];
-		bool on_at_end = !d->end_tsc || d->end_tsc > run->end_tsc;
-		uint64_t end = on_at_end ? run->end_tsc : d->end_tsc;
 		if (d->start_tsc >= run->end_tsc)
 			continue;
+		bool on_at_end = !d->end_tsc || d->end_tsc > run->end_tsc;
+		uint64_t end = on_at_end ? run->end_tsc : d->end_tsc;
 		json_t *q = json_array();
 		for (unsigned k = 0; k < d->n_paused && k < FAB_DEADLOCK_QUEUES; k++) {
 			const struct switch_rt *s = fl->sw[d->paused[k].sw];

@@ -20,6 +20,7 @@
 #include "fabric_lab.h"
 #include "port.h"
 #include "test_eal.h"
+#include "test_ports.h"
 #include "test_frame.h"
 #include "testlib.h"
 
@@ -206,35 +207,16 @@ static void test_a_long_hold_up_loses_the_time_before_the_lag(void)
 	end_fabric(fl);
 }
 
-static int setup(void)
-{
-	char err[512] = "";
-
-	if (config_load_string(config_text, "t.cfg", &cfg, err, sizeof(err))) {
-		printf("config: %s\n", err);
-		return -1;
-	}
-	for (unsigned p = 0; p < 2; p++) {
-		if (port_setup(&cfg.ports[p], 1, &ports[p], err, sizeof(err))) {
-			printf("port_setup: %s\n", err);
-			return -1;
-		}
-		qos_map_default(&qos_map[p]);
-	}
-	return 0;
-}
-
 int main(void)
 {
 	if (test_eal_start("test_fabric_lab", "0-1"))
 		return 1;
-	if (setup())
+	if (test_ports_setup(config_text, &cfg, ports, qos_map, 2))
 		return 1;
 	RUN(test_frames_cross_at_the_link_rate);
 	RUN(test_a_late_poll_is_lived_through_together);
 	RUN(test_a_long_hold_up_loses_the_time_before_the_lag);
-	for (unsigned p = 0; p < 2; p++)
-		port_teardown(&ports[p]);
+	test_ports_teardown(ports, 2);
 	test_eal_stop();
 	return testlib_finish("test_fabric_lab");
 }

@@ -17,6 +17,7 @@
 #include "port.h"
 #include "switch.h"
 #include "test_eal.h"
+#include "test_ports.h"
 #include "testlib.h"
 #include "wire.h"
 
@@ -344,29 +345,11 @@ static void test_pfc_pauses_egress(void)
 	switch_free(s);
 }
 
-static int setup(void)
-{
-	char err[512] = "";
-
-	if (config_load_string(config_text, "t.cfg", &cfg, err, sizeof(err))) {
-		printf("config: %s\n", err);
-		return -1;
-	}
-	for (unsigned p = 0; p < N_PORTS; p++) {
-		if (port_setup(&cfg.ports[p], 1, &ports[p], err, sizeof(err))) {
-			printf("port_setup: %s\n", err);
-			return -1;
-		}
-		qos_map_default(&qos_map[p]);
-	}
-	return 0;
-}
-
 int main(void)
 {
 	if (test_eal_start("test_switch", "0"))
 		return 1;
-	if (setup())
+	if (test_ports_setup(config_text, &cfg, ports, qos_map, N_PORTS))
 		return 1;
 	RUN(test_forwards_by_destination_mac);
 	RUN(test_unknown_destination_dropped);
@@ -375,8 +358,7 @@ int main(void)
 	RUN(test_queue_limit_drops);
 	RUN(test_ecn_marking);
 	RUN(test_pfc_pauses_egress);
-	for (unsigned p = 0; p < N_PORTS; p++)
-		port_teardown(&ports[p]);
+	test_ports_teardown(ports, N_PORTS);
 	test_eal_stop();
 	return testlib_finish("test_switch");
 }
