@@ -107,6 +107,11 @@ static int nic_port(struct loader *ld, const config_setting_t *g, const config_s
 	for (int b = 0; b < 4; b++)
 		p->ipv4[b] = (uint8_t)(nic->ip >> (24 - 8 * b));
 	p->link_speed_gbps = f->links[nic->link].gbps;
+	/* a NIC cannot send faster than its link: its QPs share the link's rate (the egress
+	 * scheduler, docs/qos.md), or a shape below it that `nic.qos.egress` asks for. Unpaced, 15
+	 * QPs at line rate each would put 15 links' worth into the leaf's ingress buffer. */
+	if (!(p->egress_gbps > 0) || p->egress_gbps > p->link_speed_gbps)
+		p->egress_gbps = p->link_speed_gbps;
 	snprintf(c->fab.nic[n].host, sizeof(c->fab.nic[n].host), "%s", f->hosts[nic->host].name);
 	c->fab.nic[n].rail = nic->rail;
 	memcpy(c->fab.nic[n].gateway_mac, f->ports[f->switches[nic->sw].first_port + nic->port].mac, 6);

@@ -31,8 +31,6 @@ static int port_egress(struct loader *ld, const config_setting_t *qs, struct cfg
 	long long k;
 	int rc;
 
-	for (unsigned i = 0; i < 8; i++)
-		p->ets_weight[i] = 1;
 	if ((rc = cr_opt_group(&ld->r, qs, "egress", &es)) <= 0)
 		return rc;
 	if (cr_known_keys(&ld->r, es, keys))
@@ -128,8 +126,10 @@ int ld_port_qos(struct loader *ld, const config_setting_t *ps, struct cfg_port *
 
 	for (unsigned d = 0; d < 64; d++)
 		p->dscp_to_priority[d] = (uint8_t)(d >> 3);
-	for (unsigned i = 0; i < 8; i++)
+	for (unsigned i = 0; i < 8; i++) {
 		p->priority_to_tc[i] = (uint8_t)i;
+		p->ets_weight[i] = 1; /* the egress scheduler's, also where the fabric paces a NIC */
+	}
 	p->honour_pfc = true;
 	if ((rc = cr_opt_group(&ld->r, ps, "qos", &qs)) <= 0)
 		return rc;

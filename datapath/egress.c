@@ -76,8 +76,16 @@ static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m
 	struct qp_tx *qp = q->slots[q->rr].qp;
 	unsigned n = 0;
 
-	if (qp_ready(r, qp, now_tsc, now_fp))
+	if (qp_ready(r, qp, now_tsc, now_fp)) {
+		/* time paused earns no credit (as on the heap's path, lcore.c): the QP's rate counts
+		 * from the end of its priority's last pause, not in a burst of the time it missed */
+		uint64_t resumed_fp = r->pause ? pfc_until(r->pause, qp->prio) << PACE_SHIFT : 0;
+		if (qp->next_fp < resumed_fp)
+			qp->next_fp = resumed_fp;
 		n = qp_tx_fill(qp, m, max, now_tsc, now_fp);
+		if (n == 0 && !qp->done && qp->next_fp < now_fp) /* RC window full, RNR wait: no credit either */
+			qp->next_fp = now_fp;
+	}
 	if (qp->done) {
 		q->slots[q->rr] = q->slots[--q->n];
 		r->pq.heap_n--;
@@ -98,7 +106,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 
 	if (r->pq.heap_n == 0)
 		return 0;
-	if (eg->link_next_fp + eg->burst_fp < now_fp) /* an idle link stores no more than a burst */
+	if (eg->link_next_fp + eg->burst_fp < now_fp) /* a busy link catches up no more than a burst */
 		eg->link_next_fp = now_fp - eg->burst_fp;
 	if (eg->link_next_fp > now_fp)
 		return 0;
@@ -112,8 +120,14 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		uint64_t bytes = 0, per_byte;
 		unsigned k;
 
-		if (c < 0)
+		if (c < 0) {
+			/* nothing may go (paused, or no QP due): the link is idle and keeps no credit. A
+			 * paused NIC that banked it would put a burst at once into the switch after XON,
+			 * faster than its link: XOFF again at once, every time */
+			if (n == 0 && eg->link_next_fp < now_fp)
+				eg->link_next_fp = now_fp;
 			break;
+		}
 		q = &eg->tc[c];
 		k = visit(r, q, burst + n, RTE_MIN(8u, ENGINE_BURST - n), now_tsc, now_fp);
 		for (unsigned i = 0; i < k; i++)

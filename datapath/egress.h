@@ -34,7 +34,7 @@ struct tc_queue {
 
 struct egress {
 	uint64_t link_next_fp, link_fp_per_byte;
-	uint64_t burst_fp;        /* a link idle longer keeps no more credit than this */
+	uint64_t burst_fp;        /* how far a busy link may fall behind and catch up (an idle one keeps none) */
 	uint8_t strict;           /* bit n: class n is strict */
 	unsigned cur;             /* the ETS class whose DRR turn it is */
 	struct tc_queue tc[QOS_PRIORITIES];

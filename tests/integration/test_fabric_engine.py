@@ -277,6 +277,11 @@ def test_shipped_leaf_spine_ecmp_collides_and_spraying_balances(engine, tmp_path
     for l in fab["links"]:
         for d in ("a_to_b", "b_to_a"):
             assert l[d]["dropped"] in (None, 0), (l["name"], d, l[d])
+    # a NIC's fifteen QPs share its link's rate (the egress scheduler paces it): never above it
+    ports = {p["name"]: p for p in rep["ports"]}
+    for l in (l for l in fab["links"] if l["tier"] == "host"):
+        assert ports[l["b"]]["egress"]["shape_gbps"] == l["gbps"], (l["name"], ports[l["b"]]["egress"])
+        assert l["b_to_a"]["utilization"] <= 1.0, (l["name"], l["b_to_a"])
     ooo = sum(q["out_of_order"] for q in rep["flows"])
     worst = max(g["mmr"] or float("inf") for g in groups)
     if lb == "spray":
