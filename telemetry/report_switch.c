@@ -252,9 +252,10 @@ static json_t *nics_json(const struct run_view *run, const struct fabric_lab *fl
 		if (!cl->to_nic)
 			continue;
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", p->ipv4[0], p->ipv4[1], p->ipv4[2], p->ipv4[3]);
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "name", p->name, "host",
-			fl->cfg->nic[cl->b - fl->cfg->first_port].host, "mac", mac_str(p->mac, mac), "ipv4", ip, "switch",
-			fl->cfg->sw[cl->sw].name, "gateway_mac", mac_str(fl->cfg->sw[cl->sw].ports[cl->port].mac, gw)));
+		unsigned n = cl->b - fl->cfg->first_port;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "name", p->name, "host",
+			fl->cfg->nic[n].host, "rail", (int)fl->cfg->nic[n].rail, "mac", mac_str(p->mac, mac), "ipv4", ip, "switch", fl->cfg->sw[cl->sw].name,
+			"gateway_mac", mac_str(fl->cfg->sw[cl->sw].ports[cl->port].mac, gw)));
 	}
 	return a;
 }

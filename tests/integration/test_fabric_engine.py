@@ -290,6 +290,32 @@ def test_shipped_leaf_spine_ecmp_collides_and_spraying_balances(engine, tmp_path
         assert worst > 1.3 and ooo == 0, (worst, ooo)
 
 
+def test_shipped_rail_keeps_the_ring_on_its_rail_and_the_cross_flows_share_the_thin_tier(engine):
+    """NIC r of every host on leaf r; the ring on each rail never crosses the spine (the leaf-spine
+    links carry exactly the cross flows' frames one way and their CNPs the other), and the four
+    cross flows share leaf0's one uplink: a quarter each at most, fairly, losing nothing."""
+    rc, rep, out = engine.run_file(ROOT / "configs" / "fabric-rail.cfg", "-d", "3")
+    assert rc == 0, out
+    fab = rep["fabric"]
+    assert len(fab["nics"]) == 8
+    for n in fab["nics"]:
+        host, rail = n["name"].split("-r")
+        assert n["host"] == host and n["rail"] == int(rail) and n["switch"] == "leaf" + rail, n
+    links = by_name(fab["links"])
+    for l in links.values():
+        for d in ("a_to_b", "b_to_a"):
+            assert l[d]["dropped"] in (None, 0), (l["name"], d, l[d])
+    flows = [q for q in rep["flows"] if q["group"].startswith("cross")]
+    ring = [q for q in rep["flows"] if q["group"].startswith("ring")]
+    assert len(flows) == 4 and len(ring) == 8 and fab["in_flight_at_end"] == 0
+    assert links["leaf0-spine0"]["a_to_b"]["frames"] == sum(q["tx_packets"] for q in flows)
+    assert links["leaf1-spine0"]["b_to_a"]["frames"] == sum(q["tx_packets"] for q in flows)
+    assert links["leaf0-spine0"]["b_to_a"]["frames"] == sum(q["cnp_rx"] for q in flows)
+    cross = [q["goodput_gbps"] for q in flows]
+    assert max(cross) < 0.25 and min(cross) > 0.8 * max(cross), cross  # 1 Gb/s less headers, by 4
+    assert all(q["rx_packets"] > 0 and q["lost"] == 0 for q in ring), ring
+
+
 # ---- PFC deadlock and the watchdog ----------------------------------------------------------------
 
 # a 1 Gb/s link's share for the RoCE payload of 1,024-byte UC writes: 14 Ethernet + 20 IPv4 + 8 UDP +
