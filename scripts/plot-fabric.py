@@ -111,8 +111,8 @@ def plot_ecmp(rep, out):
             ax.bar(x + m * width / n, b / 1e6, width / n, color="C%d" % (m % 10))
             ax.annotate(member, (x + m * width / n, b / 1e6), ha="center", va="bottom", fontsize=6, rotation=90)
         ticks.append(x + width / 2 - width / (2 * n))
-        mmr = "%.2f" % g["mmr"] if g["mmr"] is not None else "inf"
-        labels.append("%s\n%s\nMMR %s JFI %.2f" % (g["switch"], g["prefix"], mmr, g["jfi"]))
+        labels.append("%s\n%s\nMMR %.2f (flows %.2f) JFI %.2f" % (g["switch"], g["prefix"], g["mmr"], g["mmr_flows"],
+                                                                  g["jfi"]))
         x += 1
     ax.set_xticks(ticks)
     ax.set_xticklabels(labels, fontsize=6)
@@ -165,10 +165,10 @@ def summary(rep):
                                                                   len(fab["links"]), rep["duration_s"])]
     busiest = sorted(fab["links"], key=busier, reverse=True)[:5]
     lines.append("busiest links: " + ", ".join("%s %.0f %%" % (l["name"], 100 * busier(l)) for l in busiest))
-    mmrs = [g["mmr"] for g in fab["ecmp_groups"] if g["mmr"] is not None]
     if fab["ecmp_groups"]:
-        lines.append("ECMP groups: %d, worst MMR %s, lowest JFI %.3f" % (
-            len(fab["ecmp_groups"]), "%.2f" % max(mmrs) if mmrs else "n/a", min(g["jfi"] for g in fab["ecmp_groups"])))
+        lines.append("ECMP groups: %d, worst MMR %.2f (of flows %.2f), lowest JFI %.3f; the flows' JFI %.3f" % (
+            len(fab["ecmp_groups"]), max(g["mmr"] for g in fab["ecmp_groups"]),
+            max(g["mmr_flows"] for g in fab["ecmp_groups"]), min(g["jfi"] for g in fab["ecmp_groups"]), fab["jfi"]))
     paused = [l for l in fab["links"] if paused_share(l, rep["duration_s"]) > 0.05]
     lines.append("links paused > 5 %% of the run: %d%s" % (len(paused), (" (" + ", ".join(l["name"] for l in paused[:6])
                                                                     + (", ..." if len(paused) > 6 else "") + ")") if paused else ""))

@@ -675,7 +675,7 @@ static void write_fabric(struct metrics_text *t, const struct run_view *run, uin
 			    fl->sw[s]->port[k].name, n);
 		}
 	family(t, "roce_fabric_deadlocks_total", "counter", "Deadlocks found (no frame moved while paused queues held frames).");
-	put(t, "roce_fabric_deadlocks_total %u\n", __atomic_load_n(&fl->n_deadlocks, __ATOMIC_ACQUIRE));
+	put(t, "roce_fabric_deadlocks_total %u\n", report_fabric_deadlocks(run));
 	family(t, "roce_fabric_link_events_total", "counter", "Link events (fabric.events) applied so far.");
 	put(t, "roce_fabric_link_events_total %u\n", __atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE));
 }

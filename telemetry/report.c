@@ -306,6 +306,22 @@ static json_t *cc_trace_json(const struct run_view *run)
 			 (json_int_t)snapshot_cc_trace_dropped(run));
 }
 
+/* Jain's fairness index of the flows' goodputs (the report's, as printed): the fabric's fairness
+ * over every QP; 1 when all are equal. */
+static double goodput_jfi(const json_t *flows)
+{
+	double sum = 0, sq = 0;
+	size_t i;
+	const json_t *f;
+
+	json_array_foreach (flows, i, f) {
+		double x = json_real_value(json_object_get(f, "goodput_gbps"));
+		sum += x;
+		sq += x * x;
+	}
+	return sq > 0 ? sum * sum / ((double)json_array_size(flows) * sq) : 1.0;
+}
+
 static const char *transport_name(enum cfg_transport t) { return t == CFG_RC ? "rc" : t == CFG_UC ? "uc" : "ud"; }
 
 static json_t *flow_json(const struct run_view *run, const struct qp_tx *qp, double secs)
@@ -529,8 +545,11 @@ static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 		json_object_set_new(root, "cc_trace", cc_trace_json(run));
 	if (run->sw)
 		json_object_set_new(root, "switch", report_switch_json(run, run->sw));
-	if (run->fab)
-		json_object_set_new(root, "fabric", report_fabric_json(run, secs));
+	if (run->fab) {
+		json_t *fab = report_fabric_json(run, secs);
+		json_object_set_new(fab, "jfi", json_real(goodput_jfi(flows)));
+		json_object_set_new(root, "fabric", fab);
+	}
 	if (run->cfg->n_sla)
 		json_object_set_new(root, "sla", sla_json(run, sla));
 	if (run->ts)

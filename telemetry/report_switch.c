@@ -207,8 +207,54 @@ static const char *prefix_str(const struct cfg_fab_route *e, char buf[24])
 	return buf;
 }
 
+/* Max over mean (the methodology's MMR, ../docs/fabric.md): 1 when even; 0 when all are 0. */
+static double max_over_mean(const uint64_t *x, unsigned n)
+{
+	uint64_t sum = 0, max = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		sum += x[i];
+		max = x[i] > max ? x[i] : max;
+	}
+	return sum ? (double)max * n / (double)sum : 0;
+}
+
+/* Whether the run has a QP sending to destination QP dqpn at an address inside the route's
+ * prefix: what tells a switch's (port, destination QP) entry of a data flow the route carried. */
+static bool route_carries_qp(const struct run_view *run, const struct cfg_fab_route *e, uint32_t dqpn)
+{
+	uint32_t mask = e->len ? ~0u << (32 - e->len) : 0;
+
+	for (unsigned q = 0; q < run->n_qps; q++) {
+		const struct qp_tx *qp = &run->qps[q];
+		const uint8_t *ip = qp->group->dst_ip;
+		uint32_t dst = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
+
+		if (qp->dest_qpn == dqpn && qp->group->ip_version == 4 && (dst & mask) == e->prefix)
+			return true;
+	}
+	return false;
+}
+
+/* How many of the run's data flows left by each member of route g (a flow sprayed counts on each
+ * member it used; answers, CNPs and other switches' flows are not counted). */
+static void flows_per_member(const struct run_view *run, const struct switch_rt *sw, const struct cfg_fab_route *e,
+			     uint64_t flows[])
+{
+	for (unsigned m = 0; m < e->n; m++)
+		flows[m] = 0;
+	for (uint32_t i = 0; i < sw->flow_cap; i++) {
+		const struct sw_flow *f = &sw->flows[i];
+		if (!f->admitted)
+			continue;
+		for (unsigned m = 0; m < e->n; m++)
+			if (f->out == e->ports[m] && route_carries_qp(run, e, f->dqpn))
+				flows[m]++;
+	}
+}
+
 /* Each route of more than one port: what each member carried, and how evenly. */
-static void ecmp_groups_json(const struct fabric_lab *fl, unsigned s, json_t *out)
+static void ecmp_groups_json(const struct run_view *run, const struct fabric_lab *fl, unsigned s, json_t *out)
 {
 	const struct cfg_fab_switch *c = &fl->cfg->sw[s];
 	const struct switch_rt *sw = fl->sw[s];
@@ -216,21 +262,24 @@ static void ecmp_groups_json(const struct fabric_lab *fl, unsigned s, json_t *ou
 
 	for (unsigned g = 0; g < c->n_routes; g++) {
 		const struct cfg_fab_route *e = &c->routes[g];
-		uint64_t bytes[CFG_FAB_MAX_SW_PORTS], frames[CFG_FAB_MAX_SW_PORTS], lo = UINT64_MAX, hi = 0;
-		json_t *members;
+		uint64_t bytes[CFG_FAB_MAX_SW_PORTS], frames[CFG_FAB_MAX_SW_PORTS], flows[CFG_FAB_MAX_SW_PORTS];
+		json_t *members, *o;
 		if (e->n < 2)
 			continue;
 		members = json_array();
 		for (unsigned m = 0; m < e->n; m++) {
 			bytes[m] = stat_read(&sw->route->load[g].bytes[m]);
 			frames[m] = stat_read(&sw->route->load[g].frames[m]);
-			lo = bytes[m] < lo ? bytes[m] : lo;
-			hi = bytes[m] > hi ? bytes[m] : hi;
 			json_array_append_new(members, json_string(sw->port[e->ports[m]].name));
 		}
-		json_array_append_new(out, json_pack("{s:s,s:s,s:o,s:o,s:o,s:o,s:f}", "switch", c->name, "prefix",
-			prefix_str(e, buf), "members", members, "bytes", u64_array(bytes, e->n), "frames", u64_array(frames, e->n),
-			"mmr", lo > 0 ? json_real((double)hi / (double)lo) : json_null(), "jfi", jfi(bytes, e->n)));
+		flows_per_member(run, sw, e, flows);
+		o = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "switch", c->name, "prefix", prefix_str(e, buf), "members",
+			      members, "bytes", u64_array(bytes, e->n), "frames", u64_array(frames, e->n), "flows",
+			      u64_array(flows, e->n));
+		json_object_set_new(o, "mmr", json_real(max_over_mean(bytes, e->n)));
+		json_object_set_new(o, "mmr_flows", json_real(max_over_mean(flows, e->n)));
+		json_object_set_new(o, "jfi", json_real(jfi(bytes, e->n)));
+		json_array_append_new(out, o);
 	}
 }
 
@@ -291,6 +340,16 @@ static json_t *deadlocks_json(const struct run_view *run, const struct fabric_la
 			"bytes_held", (json_int_t)d->bytes_held, "paused_queues", (int)d->n_paused, "first_paused", q));
 	}
 	return a;
+}
+
+unsigned report_fabric_deadlocks(const struct run_view *run)
+{
+	const struct fabric_lab *fl = run->fab;
+	unsigned n = 0, found = __atomic_load_n(&fl->n_deadlocks, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < found; i++)
+		n += i >= FAB_MAX_DEADLOCKS || !run->end_tsc || fl->deadlock[i].start_tsc < run->end_tsc;
+	return n;
 }
 
 static bool in_range(uint32_t q, uint32_t first, uint32_t step, unsigned count)
@@ -376,14 +435,14 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 		json_object_set_new(o, "tier", json_string(fabric_tier_name(fl->cfg->sw[s].tier)));
 		json_object_set_new(o, "load_balance", json_string(fabric_lb_name(fl->cfg->sw[s].lb.lb)));
 		json_array_append_new(switches, o);
-		ecmp_groups_json(fl, s, groups);
+		ecmp_groups_json(run, fl, s, groups);
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
 	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
 			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
 			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
-			 "deadlocks_found", (int)fl->n_deadlocks, "deadlocks", deadlocks_json(run, fl), "events",
+			 "deadlocks_found", (int)report_fabric_deadlocks(run), "deadlocks", deadlocks_json(run, fl), "events",
 			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms, "sample_ms", fl->cfg->sample_ms,
 			 "machine", machine_json(run, fl, secs));
 }

@@ -14,6 +14,9 @@
 struct switch_rt;
 
 json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s);
+/* The deadlocks the run found: all so far while it runs, then those that began before its end
+ * (the drain's are not the run's; those beyond the list's room count as found). */
+unsigned report_fabric_deadlocks(const struct run_view *run);
 /* secs: the run's duration (links' rates and utilisation) */
 json_t *report_fabric_json(const struct run_view *run, double secs);
 /* One direction of a fabric link as counted at now: sent by a switch port, or by a NIC (what its

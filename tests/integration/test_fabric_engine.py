@@ -238,6 +238,7 @@ def test_patterns_expand_and_every_link_carries_what_roce_fabric_plans(engine, t
         mine = [e for e in rep["fabric"]["ecmp_groups"] if e["switch"] == g["switch"]]
         assert mine and all(e["members"] == g["members"] for e in mine)
         assert [sum(e["frames"][m] for e in mine) for m in range(len(g["members"]))] == [40 * f for f in g["flows"]]
+        assert [sum(e["flows"][m] for e in mine) for m in range(len(g["members"]))] == g["flows"]
 
 
 # ---- the shipped fabric configs ------------------------------------------------------------------------
@@ -283,10 +284,20 @@ def test_shipped_leaf_spine_ecmp_collides_and_spraying_balances(engine, tmp_path
         assert ports[l["b"]]["egress"]["shape_gbps"] == l["gbps"], (l["name"], ports[l["b"]]["egress"])
         assert l["b_to_a"]["utilization"] <= 1.0, (l["name"], l["b_to_a"])
     ooo = sum(q["out_of_order"] for q in rep["flows"])
-    worst = max(g["mmr"] or float("inf") for g in groups)
+    assert all(sum(g["flows"]) == (32 if lb == "spray" else 16) for g in groups), groups  # 4 x 4 hosts
+    for g in groups:  # MMR: max over mean; Jain's index
+        assert g["mmr"] == pytest.approx(max(g["bytes"]) / (sum(g["bytes"]) / 2), rel=1e-9)
+        assert g["mmr_flows"] == pytest.approx(max(g["flows"]) / (sum(g["flows"]) / 2), rel=1e-9)
+        assert g["jfi"] == pytest.approx(sum(g["bytes"]) ** 2 / (2 * sum(b * b for b in g["bytes"])), rel=1e-9)
+    goodput = [q["goodput_gbps"] for q in rep["flows"]]
+    assert fab["jfi"] == pytest.approx(sum(goodput) ** 2 / (len(goodput) * sum(x * x for x in goodput)), rel=1e-6)
+    worst = max(g["mmr"] for g in groups)
     if lb == "spray":
-        assert worst < 1.1 and ooo > 0, (worst, ooo)
+        assert worst < 1.05 and ooo > 0, (worst, ooo)
+        assert all(g["mmr_flows"] == 1.0 for g in groups)       # every flow on both uplinks
     else:
+        # the hash puts 3 and 13 of one group's 16 flows on its two uplinks (roce-fabric plans it)
+        assert max(g["mmr_flows"] for g in groups) == pytest.approx(13 / 8)
         assert worst > 1.3 and ooo == 0, (worst, ooo)
 
 
@@ -348,6 +359,7 @@ def test_ring_deadlocks_without_the_watchdog(engine):
     fab = rep["fabric"]
     found = fab["deadlocks"]
     assert found and found[-1]["on_at_end"] and found[-1]["end_s"] is None, found
+    assert fab["deadlocks_found"] == len(found)                  # (one the drain found is not the run's)
     if len(found) > 1:                                            # one ended: the machine let a pause lapse
         assert longest_held_up_s(rep) >= REFRESH_S, (found, longest_held_up_s(rep))
     else:
@@ -372,6 +384,7 @@ def test_the_watchdog_breaks_each_deadlock_within_its_detection_time(engine):
     storms, dropped, counted = storms_and_drops(rep)
     assert storms > 0 and dropped > 0 and dropped == counted
     assert fab["deadlocks_found"] >= 1                             # the cycle forms again and again
+    assert fab["deadlocks_found"] == len(fab["deadlocks"]) or len(fab["deadlocks"]) == 16
     slack = 0.020 + 0.005 + longest_held_up_s(rep)
     for d in fab["deadlocks"]:
         if d["on_at_end"]:                                         # one may be on when the run ends
