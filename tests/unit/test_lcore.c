@@ -4,7 +4,8 @@
  * planned from a config text by the engine's own planning (engine/plan.c) and lcore_main runs on
  * worker lcore 1 as the engine launches it, while the main lcore waits, stops it and reads the
  * counters. What is checked is counted, not timed: frames and bytes as computed by hand, what the
- * RX role accounted, that the loop ends.
+ * RX role accounted, that the loop ends (the egress case bounds what was sent by the time that
+ * passed, as measured: upper bounds, which a busy machine only loosens).
  *
  * Each case runs in a child process of its own, with an EAL of its own (no hugepages, PCI or
  * shared files, a file prefix of its own): a plan names its pools, rings and tables, and two
@@ -18,6 +19,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "egress.h"
 #include "engine_internal.h"
 #include "lcore.h"
 #include "test_eal.h"
@@ -303,6 +305,102 @@ static void case_rc_acks_through_the_loop(void)
 	CHECK(e->run.qps[0].done);
 }
 
+/* The egress scheduler (qos.egress) after a PFC pause: time paused earns no credit. Port a is
+ * shaped to its link's 1 Gb/s, its one QP paced at 0.2 Gb/s; b sends a real PFC frame pausing
+ * the QP's priority for 25 ms (a's RX role honours it). Nothing leaves while paused; after XON
+ * the QP resumes at its own rate from the pause's end: by any time t it sent at most
+ * rate x (t - end) and a burst. (A QP that earned credit while paused sent at the link's rate
+ * until it had caught up the 25 ms: ~600 KB in the 5 ms after XON, not ~125.) And the paused,
+ * idle link keeps no credit: its next send time follows the clock (it used to stay a burst
+ * behind, a burst to go at once after XON). That lag is seen only while the lcore runs, so the
+ * pause is repeated (up to 8 times) until the main lcore saw it run; the pause's first
+ * millisecond is not looked at (the link may still have been busy). */
+#define PACED_RATE_GBPS 0.2 /* the flow's rate_gbps */
+#define PACED_FRAME 1098 /* UC WRITE_ONLY of 1024: 14 + 20 + 8 + 12 + RETH 16 + 1024 + 4 */
+
+static struct rte_mempool *pfc_pool;
+
+/* One pause of 25 ms from b and the 5 ms (at least) after it; the link's least lag while paused
+ * taken into *min_lag. */
+static void pause_and_resume(const struct qp_tx *qp, const struct egress *eg, uint64_t *min_lag)
+{
+	static const uint8_t b_mac[6] = {2, 0, 0, 0, 0, 2};
+	const struct pfc_pause *pause = &e->run.pause[0];
+	const uint64_t hz = rte_get_tsc_hz(), last = pfc_until(pause, qp->prio);
+	uint16_t quanta[QOS_PRIORITIES] = {0};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pfc_pool);
+	uint64_t until, before, during, after = 0, now, window, bound;
+	bool resumed = false;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	quanta[qp->prio] = 48828; /* x 512 ns at 1 Gb/s: 25 ms */
+	m->data_len = m->pkt_len = (uint32_t)wire_build_pfc(b_mac, NULL, (uint8_t)(1u << qp->prio), quanta,
+								rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_tailroom(m));
+	CHECK_EQ(rte_eth_tx_burst(e->run.ports[1].port_id, 0, &m, 1), 1);
+	now = rte_rdtsc();
+	while ((until = pfc_until(pause, qp->prio)) == last && seconds(rte_rdtsc() - now) < TIMEOUT_S)
+		;
+	CHECK(until != last);
+	before = during = __atomic_load_n(&eg->tc[qp->tc].bytes, __ATOMIC_RELAXED);
+	for (;;) {
+		uint64_t link_fp = __atomic_load_n(&eg->link_next_fp, __ATOMIC_RELAXED);
+		uint64_t bytes = __atomic_load_n(&eg->tc[qp->tc].bytes, __ATOMIC_RELAXED);
+
+		now = rte_rdtsc();
+		if (now >= until)
+			break;
+		during = bytes; /* read before the pause's end */
+		if (now > __atomic_load_n(&pause->since[qp->prio], __ATOMIC_RELAXED) + hz / 1000)
+			*min_lag = RTE_MIN(*min_lag, (now << PACE_SHIFT) > link_fp ? (now << PACE_SHIFT) - link_fp : 0);
+	}
+	CHECK_EQ(during, before);
+	while (!resumed || now < until + hz / 200) {
+		after = __atomic_load_n(&eg->tc[qp->tc].bytes, __ATOMIC_RELAXED);
+		now = rte_rdtsc(); /* (after the read: the bound only loosens) */
+		resumed = after > before;
+		if (seconds(now - until) > TIMEOUT_S)
+			break;
+	}
+	CHECK(resumed);
+	window = now - until;
+	bound = (uint64_t)(PACED_RATE_GBPS * 1e9 / 8 * seconds(window)) + (ENGINE_BURST + 4) * PACED_FRAME;
+	printf("  after XON: %" PRIu64 " bytes in %.2f ms (bound %" PRIu64 "); the idle link's least lag %.1f us (a burst: %.1f us)\n",
+	       after - before, seconds(window) * 1e3, bound, seconds(*min_lag >> PACE_SHIFT) * 1e6,
+	       seconds(eg->burst_fp >> PACE_SHIFT) * 1e6);
+	CHECK(after - before <= bound);
+}
+
+static void case_egress_resumes_at_its_rate_after_pfc(void)
+{
+	uint64_t min_lag = UINT64_MAX;
+	struct egress *eg;
+
+	if (!plan_and_launch(
+		    "eal = { lcores = \"0-1\"; };\n"
+		    "ports = (\n"
+		    "  { name = \"a\"; device = \"ring:tl:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";\n"
+		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; qos = { egress = { shape_gbps = 1.0; }; }; },\n"
+		    "  { name = \"b\"; device = \"ring:tl:b\"; mac = \"02:00:00:00:00:02\"; ipv4 = \"10.0.0.2\";\n"
+		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; });\n"
+		    "lcores = ({ lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"rx\"; });\n"
+		    "flows = ({ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.2;\n"
+		    "  qpn = 0x100; dest_qpn = 0x200; });\n"))
+		return;
+	eg = worker()->tx[0].egress;
+	pfc_pool = test_eal_mbuf_pool("pfc", 63);
+	CHECK(eg != NULL && pfc_pool != NULL);
+	expected_at_b = 50; /* running (~2 ms), then 10 ms more at its rate */
+	CHECK(wait_for(b_has_all));
+	rte_delay_us_sleep(10000);
+	for (unsigned i = 0; eg && pfc_pool && i < 8 && min_lag >= eg->burst_fp / 2; i++)
+		pause_and_resume(&e->run.qps[0], eg, &min_lag);
+	CHECK(eg && min_lag < eg->burst_fp / 2); /* (before the change: a burst or more) */
+	stop_and_join();
+}
+
 /* ---- each case in a child with its own EAL ---------------------------------------------------- */
 
 static int child(void (*body)(void))
@@ -333,6 +431,7 @@ static void test_tx_only_lcore_returns_when_done(void) { in_child(case_tx_only_l
 static void test_full_ring_frames_wait_as_pending(void) { in_child(case_full_ring_frames_wait_as_pending); }
 static void test_stop_requests_end_the_loop(void) { in_child(case_stop_requests_end_the_loop); }
 static void test_rc_acks_through_the_loop(void) { in_child(case_rc_acks_through_the_loop); }
+static void test_egress_resumes_at_its_rate_after_pfc(void) { in_child(case_egress_resumes_at_its_rate_after_pfc); }
 
 int main(void)
 {
@@ -341,5 +440,6 @@ int main(void)
 	RUN(test_full_ring_frames_wait_as_pending);
 	RUN(test_stop_requests_end_the_loop);
 	RUN(test_rc_acks_through_the_loop);
+	RUN(test_egress_resumes_at_its_rate_after_pfc);
 	return testlib_finish("test_lcore");
 }
