@@ -29,6 +29,7 @@
 #include "config.h"
 #include "pfc.h"
 #include "pfc_watchdog.h"
+#include "qp_index.h"
 #include "red.h"
 #include "switch_mmu.h"
 
@@ -44,7 +45,6 @@
 struct rte_mbuf;
 struct rte_mempool;
 struct rte_ring;
-struct qp_map;
 struct qos_map;
 struct sw_route;
 
@@ -148,12 +148,13 @@ struct switch_rt {
 	struct pfc_wd_params wd;     /* the ports' PFC watchdog */
 	uint64_t wd_every_tsc, next_wd_tsc;
 	unsigned n_fdb;
-	struct { uint8_t mac[6]; uint8_t port; } fdb[SW_FDB];
+	struct { uint64_t mac; uint8_t port; } fdb[SW_FDB]; /* mac: its 6 bytes as an integer (one compare) */
 	bool vlans;                  /* VLAN segments configured */
 	uint64_t vlan_member[SW_MAX_PORTS][64]; /* bit vid: the port belongs to VLAN vid */
 	struct sw_pkt *pkts;         /* descriptors: as many as the buffer can hold frames */
 	uint32_t n_pkts, free_head;
 	struct qp_map *flow_index;   /* (egress port, destination QPN) -> flows[]: a flow's first frame adds it */
+	struct qp_cache flow_cache;  /* in front of flow_index */
 	struct sw_flow *flows;
 	uint32_t flow_cap, n_flows;  /* flow_cap: the flow table's size */
 	uint64_t flow_table_full;

@@ -1,9 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <string.h>
+
+#include <rte_common.h>
 #include <rte_hash.h>
-#include <rte_jhash.h>
+#include <rte_hash_crc.h>
 #include <rte_malloc.h>
 
 #include "qp_index.h"
+
+/* rte_hash compares keys of other lengths than its 16, 32, ... bytes with memcmp: for the 4-byte
+ * key, one integer compare instead (a frame's lookups are the switch's and the RX path's). */
+static int key_differs(const void *a, const void *b, size_t len)
+{
+	uint32_t x, y;
+
+	(void)len;
+	memcpy(&x, a, sizeof(x));
+	memcpy(&y, b, sizeof(y));
+	return x != y;
+}
 
 static struct qp_map *map_create(const char *name, unsigned capacity, int socket, uint8_t flags)
 {
@@ -13,7 +28,7 @@ static struct qp_map *map_create(const char *name, unsigned capacity, int socket
 		/* every key up to the capacity must fit: a full bucket chains instead of refusing it */
 		.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE | flags,
 		.key_len = sizeof(uint32_t),
-		.hash_func = rte_jhash,
+		.hash_func = rte_hash_crc, /* CRC32 instructions where the CPU has them (SSE4.2, ARMv8) */
 		.socket_id = socket,
 	};
 	struct qp_map *m = rte_zmalloc_socket("qp_map", sizeof(*m), 0, socket);
@@ -26,6 +41,7 @@ static struct qp_map *map_create(const char *name, unsigned capacity, int socket
 		rte_free(m);
 		return NULL;
 	}
+	rte_hash_set_cmp_func(m->hash, key_differs);
 	return m;
 }
 
@@ -47,6 +63,23 @@ void qp_map_free(struct qp_map *m)
 		return;
 	rte_hash_free(m->hash);
 	rte_free(m);
+}
+
+int qp_cache_init(struct qp_cache *c, unsigned qps, int socket)
+{
+	c->mask = rte_align32pow2(RTE_MIN(RTE_MAX(qps, 64u), (unsigned)QP_CACHE_MAX)) - 1;
+	c->slots = rte_malloc_socket("qp_cache", sizeof(*c->slots) * (c->mask + 1), RTE_CACHE_LINE_SIZE, socket);
+	if (!c->slots)
+		return -1;
+	for (uint32_t i = 0; i <= c->mask; i++)
+		c->slots[i] = (struct qp_cache_slot){.key = 0, .pos = -1};
+	return 0;
+}
+
+void qp_cache_free(struct qp_cache *c)
+{
+	rte_free(c->slots);
+	c->slots = NULL;
 }
 
 unsigned qp_map_capacity(const struct qp_map *m) { return m->capacity; }

@@ -49,6 +49,26 @@ static inline int32_t qp_map_find(const struct qp_map *m, uint16_t port, uint32_
  * port is out of range). The owner's lcore only. */
 int32_t qp_map_add(struct qp_map *m, uint16_t port, uint32_t qpn);
 
+/* A direct-mapped cache in front of a qp_map, owned by one lcore: flows number their QPs
+ * consecutively, so (mostly) one slot per QP, and a hit costs one load and one compare instead of
+ * a hash lookup. Slot (QPN + port x 0x9E3779B1) mod size; size a power of two >= the QPs it is
+ * for, at most QP_CACHE_MAX. */
+struct qp_cache_slot {
+	uint32_t key; /* qp_map_key */
+	int32_t pos;  /* the map's position; -1: empty */
+};
+#define QP_CACHE_MAX 65536
+struct qp_cache {
+	struct qp_cache_slot *slots;
+	uint32_t mask;
+};
+
+int qp_cache_init(struct qp_cache *c, unsigned qps, int socket);
+void qp_cache_free(struct qp_cache *c);
+/* The cached position of (port, qpn), or -1: look it up in the map, then qp_cache_fill. */
+static inline int32_t qp_cache_find(const struct qp_cache *c, uint16_t port, uint32_t qpn);
+static inline void qp_cache_fill(struct qp_cache *c, uint16_t port, uint32_t qpn, int32_t pos);
+
 struct qp_tx;
 struct resp_qp;
 
@@ -105,6 +125,23 @@ static inline const struct qp_roles *qp_index_find(const struct qp_index *ix, ui
 	if (!ix || (pos = qp_map_find(ix->map, port, qpn)) < 0)
 		return NULL;
 	return &ix->roles[pos];
+}
+
+static inline struct qp_cache_slot *qp_cache_slot(const struct qp_cache *c, uint16_t port, uint32_t qpn)
+{
+	return &c->slots[(qpn + port * 0x9E3779B1u) & c->mask];
+}
+
+static inline int32_t qp_cache_find(const struct qp_cache *c, uint16_t port, uint32_t qpn)
+{
+	const struct qp_cache_slot *slot = qp_cache_slot(c, port, qpn);
+
+	return slot->key == qp_map_key(port, qpn) ? slot->pos : -1;
+}
+
+static inline void qp_cache_fill(struct qp_cache *c, uint16_t port, uint32_t qpn, int32_t pos)
+{
+	*qp_cache_slot(c, port, qpn) = (struct qp_cache_slot){.key = qp_map_key(port, qpn), .pos = pos};
 }
 
 #endif

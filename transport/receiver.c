@@ -9,18 +9,9 @@
 #include "qp_index.h"
 #include "receiver.h"
 
-/* A direct-mapped cache in front of the hash table: flows number their QPs consecutively, so
- * (mostly) one slot per QP, and a hit costs one load and one compare instead of a hash lookup. */
-struct qp_slot {
-	uint32_t key; /* port << 24 | qpn */
-	int32_t pos;  /* in qps[]; -1: empty */
-};
-#define QP_CACHE_MAX 65536
-
 struct rx_ctx {
 	struct qp_map *index;        /* (port, qpn) -> position in qps[]; positions taken on first frames */
-	struct qp_slot *cache;
-	uint32_t cache_mask;
+	struct qp_cache cache;       /* in front of index */
 	unsigned max_qps;
 	unsigned n_ports;
 	struct rx_qp *qps;           /* by hash position */
@@ -41,15 +32,10 @@ struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps,
 	ctx->max_qps = ctx->index ? qp_map_capacity(ctx->index) : 0;
 	ctx->qps = rte_zmalloc_socket("rx_qps", sizeof(struct rx_qp) * ctx->max_qps, RTE_CACHE_LINE_SIZE, socket);
 	ctx->ports = rte_zmalloc_socket("rx_ports", sizeof(struct rx_port_counters) * n_ports, RTE_CACHE_LINE_SIZE, socket);
-	ctx->cache_mask = rte_align32pow2(RTE_MIN(RTE_MAX(max_qps, 64u), (unsigned)QP_CACHE_MAX)) - 1;
-	ctx->cache = rte_malloc_socket("rx_qp_cache", sizeof(struct qp_slot) * (ctx->cache_mask + 1), RTE_CACHE_LINE_SIZE,
-				       socket);
-	if (!ctx->index || !ctx->qps || !ctx->ports || !ctx->cache) {
+	if (!ctx->index || !ctx->qps || !ctx->ports || qp_cache_init(&ctx->cache, max_qps, socket)) {
 		rx_ctx_free(ctx);
 		return NULL;
 	}
-	for (uint32_t i = 0; i <= ctx->cache_mask; i++)
-		ctx->cache[i] = (struct qp_slot){.key = 0, .pos = -1};
 	return ctx;
 }
 
@@ -58,7 +44,7 @@ void rx_ctx_free(struct rx_ctx *ctx)
 	if (!ctx)
 		return;
 	qp_map_free(ctx->index);
-	rte_free(ctx->cache);
+	qp_cache_free(&ctx->cache);
 	rte_free(ctx->qps);
 	rte_free(ctx->ports);
 	rte_free(ctx);
@@ -66,12 +52,10 @@ void rx_ctx_free(struct rx_ctx *ctx)
 
 static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, uint32_t qpn)
 {
-	uint32_t key = (uint32_t)port << 24 | qpn;
-	struct qp_slot *slot = &ctx->cache[(qpn + port * 0x9E3779B1u) & ctx->cache_mask];
-	int32_t pos;
+	int32_t pos = qp_cache_find(&ctx->cache, port, qpn);
 
-	if (likely(slot->key == key && slot->pos >= 0))
-		return &ctx->qps[slot->pos];
+	if (likely(pos >= 0))
+		return &ctx->qps[pos];
 	pos = qp_map_find(ctx->index, port, qpn);
 	if (pos < 0) {
 		pos = qp_map_add(ctx->index, port, qpn);
@@ -82,7 +66,7 @@ static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uin
 		ctx->qps[pos].port = port;
 		ctx->qps[pos].qpn = qpn;
 	}
-	*slot = (struct qp_slot){.key = key, .pos = pos};
+	qp_cache_fill(&ctx->cache, port, qpn, pos);
 	return &ctx->qps[pos];
 }
 
