@@ -238,6 +238,10 @@ struct cfg_fab_link {
 struct cfg_fabric {
 	bool present;
 	enum fab_kind kind;
+	/* switch.leaf / spine / core: a tier's buffer, ECN and PFC over the `switch` group's
+	 * (tier_sw[t] stands for tier t's switches when bit t of tier_set is set) */
+	uint8_t tier_set;
+	struct cfg_switch tier_sw[FAB_TIERS];
 	unsigned lcore;               /* the switches' lcore */
 	double deadlock_ms;           /* no frame leaves any switch this long while paused queues hold
 				       * frames: a deadlock (default 50) */

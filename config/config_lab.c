@@ -5,6 +5,8 @@
  */
 #include "config_internal.h"
 
+#include <string.h>
+
 /* ecn = ( { tc; kmin_kb; kmax_kb; pmax; }, ... ): RED marking per traffic class */
 static int switch_ecn(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
 {
@@ -17,6 +19,7 @@ static int switch_ecn(struct loader *ld, const config_setting_t *ss, struct cfg_
 		return 0;
 	if (!config_setting_is_list(ls))
 		return cr_fail(&ld->r, ls, "must be a list ( { tc = N; kmin_kb = X; kmax_kb = Y; pmax = P; }, ... )");
+	memset(w->has_red, 0, sizeof(w->has_red)); /* a tier's list replaces the switch group's */
 	for (int i = 0; i < config_setting_length(ls); i++) {
 		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
 		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { tc; kmin_kb; kmax_kb; pmax; }") ||
@@ -153,6 +156,17 @@ static int switch_vlans(struct loader *ld, const config_setting_t *ss, struct cf
 }
 
 /* The switch roles: all on one lcore, and only where a `switch` group says how to switch. */
+/* The most any fabric switch buffers (its tier's or the switch group's). */
+static uint64_t fabric_buffer_bytes(const struct engine_config *c)
+{
+	uint64_t most = c->sw.buffer_bytes;
+
+	for (unsigned t = 0; t < FAB_TIERS; t++)
+		if (c->fab.tier_set >> t & 1 && c->fab.tier_sw[t].buffer_bytes > most)
+			most = c->fab.tier_sw[t].buffer_bytes;
+	return most;
+}
+
 static int switch_roles(struct loader *ld, const config_setting_t *root)
 {
 	struct engine_config *c = ld->cfg;
@@ -187,22 +201,75 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 	}
 	/* a fabric NIC's frames may wait in its own leaf, a spine and the far leaf at once */
 	for (unsigned n = 0; c->fab.present && n < c->fab.n_nics; n++)
-		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(3 * c->sw.buffer_bytes / 512);
+		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(3 * fabric_buffer_bytes(c) / 512);
 	if (c->sw.present && !c->fab.present && c->sw.n_ports < 2)
 		return cr_fail_member(&ld->r, root, "switch", "a switch needs at least two ports with role \"switch\" in "
 				      "lcores (it has %u)", c->sw.n_ports);
 	return 0;
 }
 
+/* buffer_kb, queue_limit_kb, alpha, pfc, ecn of group ss, over what w holds (the defaults, or
+ * for a fabric tier the switch group's): what is not given stays. */
+static int switch_buffer(struct loader *ld, const config_setting_t *ss, struct cfg_switch *w)
+{
+	double buffer = (double)w->buffer_bytes / 1024, limit = (double)w->queue_limit_bytes / 1024;
+
+	if (cr_opt_float(&ld->r, ss, "buffer_kb", 1, false, 1 << 20, &buffer) < 0 ||
+	    cr_opt_float(&ld->r, ss, "queue_limit_kb", 0, false, 1 << 20, &limit) < 0 ||
+	    cr_opt_float(&ld->r, ss, "alpha", 0, false, 64, &w->alpha) < 0 || switch_pfc(ld, ss, w) || switch_ecn(ld, ss, w))
+		return -1;
+	if (limit > buffer)
+		return cr_fail_member(&ld->r, ss, "queue_limit_kb", "%g is above buffer_kb %g", limit, buffer);
+	w->buffer_bytes = (uint64_t)(buffer * 1024);
+	w->queue_limit_bytes = (uint64_t)(limit * 1024);
+	if (w->pfc_priorities && w->xoff_bytes + w->headroom_bytes > w->buffer_bytes)
+		return cr_fail_member(&ld->r, ss, "pfc", "xoff_kb + headroom_kb exceed buffer_kb: one port could fill the "
+				      "buffer before its PFC takes effect");
+	return 0;
+}
+
+/* switch.leaf / spine / core = { buffer_kb; queue_limit_kb; alpha; pfc; ecn; }: the switches of a
+ * fabric tier, over the switch group's settings. */
+static int switch_tiers(struct loader *ld, const config_setting_t *ss)
+{
+	static const char *const names[FAB_TIERS] = { [FAB_TIER_LEAF] = "leaf", [FAB_TIER_SPINE] = "spine",
+						      [FAB_TIER_CORE] = "core" };
+	static const char *const keys[] = { "buffer_kb", "queue_limit_kb", "alpha", "pfc", "ecn", NULL };
+	struct cfg_fabric *f = &ld->cfg->fab;
+
+	for (unsigned t = FAB_TIER_LEAF; t < FAB_TIERS; t++) {
+		const config_setting_t *ts;
+		unsigned n = 0;
+		int rc;
+
+		if ((rc = cr_opt_group(&ld->r, ss, names[t], &ts)) <= 0) {
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		if (!f->present)
+			return cr_fail(&ld->r, ts, "a fabric tier's settings, but the file has no fabric");
+		for (unsigned s = 0; s < f->n_switches; s++)
+			n += f->sw[s].tier == t;
+		if (!n)
+			return cr_fail(&ld->r, ts, "the fabric has no %s switches", names[t]);
+		f->tier_sw[t] = ld->cfg->sw;
+		f->tier_sw[t].line = config_setting_source_line(ts);
+		if (cr_known_keys(&ld->r, ts, keys) || switch_buffer(ld, ts, &f->tier_sw[t]))
+			return -1;
+		f->tier_set |= (uint8_t)(1u << t);
+	}
+	return 0;
+}
+
 /* switch = { buffer_kb; queue_limit_kb; alpha; pfc = {...}; ecn = (...); delay_us; trace;
- * trace_interval_us; seed; } */
+ * trace_interval_us; seed; leaf / spine / core = { ... }; } */
 int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "buffer_kb", "queue_limit_kb", "alpha", "pfc", "ecn", "delay_us", "trace",
-					    "trace_interval_us", "seed", "fdb", "vlans", NULL };
+					    "trace_interval_us", "seed", "fdb", "vlans", "leaf", "spine", "core", NULL };
 	struct cfg_switch *w = &ld->cfg->sw;
 	const config_setting_t *ss;
-	double buffer = 2048, limit = 0;
 	long long seed;
 	int rc;
 
@@ -210,30 +277,20 @@ int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 	w->delay_us = 1;
 	w->trace_interval_us = 100;
 	w->seed = 1;
-	w->buffer_bytes = (uint64_t)(buffer * 1024);
+	w->buffer_bytes = 2048 * 1024;
 	if ((rc = cr_opt_group(&ld->r, root, "switch", &ss)) < 0)
 		return -1;
 	if (rc == 1) {
 		w->present = true;
 		w->line = config_setting_source_line(ss);
-		if (cr_known_keys(&ld->r, ss, keys) || cr_opt_float(&ld->r, ss, "buffer_kb", 1, false, 1 << 20, &buffer) < 0 ||
-		    cr_opt_float(&ld->r, ss, "queue_limit_kb", 0, false, 1 << 20, &limit) < 0 ||
-		    cr_opt_float(&ld->r, ss, "alpha", 0, false, 64, &w->alpha) < 0 ||
+		if (cr_known_keys(&ld->r, ss, keys) || switch_buffer(ld, ss, w) ||
 		    cr_opt_float(&ld->r, ss, "delay_us", 0, false, 1e6, &w->delay_us) < 0 ||
 		    ld_opt_str(ld, ss, "trace", w->trace, sizeof(w->trace)) < 0 ||
 		    cr_opt_float(&ld->r, ss, "trace_interval_us", 1, false, 1e9, &w->trace_interval_us) < 0 ||
-		    (rc = cr_opt_int(&ld->r, ss, "seed", 1, (long long)1 << 62, false, &seed)) < 0 ||
-		    switch_pfc(ld, ss, w) || switch_ecn(ld, ss, w))
+		    (rc = cr_opt_int(&ld->r, ss, "seed", 1, (long long)1 << 62, false, &seed)) < 0 || switch_tiers(ld, ss))
 			return -1;
 		if (rc == 1)
 			w->seed = (uint64_t)seed;
-		if (limit > buffer)
-			return cr_fail_member(&ld->r, ss, "queue_limit_kb", "%g is above buffer_kb %g", limit, buffer);
-		w->buffer_bytes = (uint64_t)(buffer * 1024);
-		w->queue_limit_bytes = (uint64_t)(limit * 1024);
-		if (w->pfc_priorities && w->xoff_bytes + w->headroom_bytes > w->buffer_bytes)
-			return cr_fail_member(&ld->r, ss, "pfc", "xoff_kb + headroom_kb exceed buffer_kb: one port could "
-					      "fill the buffer before its PFC takes effect");
 	}
 	if (switch_roles(ld, root))
 		return -1;

@@ -142,12 +142,12 @@ static struct switch_rt *switch_alloc(const struct switch_env *env, const char *
 	return s;
 }
 
-/* What every switch has once its ports are set: the buffer, RED, PFC's timing, the tables. */
-static int switch_common(struct switch_rt *s, const struct switch_env *env, unsigned socket, bool trace, char *err,
-			 size_t errlen)
+/* What every switch has once its ports are set: the buffer, RED, PFC's timing, the tables (from
+ * c: the switch group, or a fabric tier's settings). */
+static int switch_common(struct switch_rt *s, const struct switch_env *env, const struct cfg_switch *c, unsigned socket,
+			 bool trace, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = env->cfg;
-	const struct cfg_switch *c = &cfg->sw;
 	struct mmu_params mp = {.buffer_bytes = c->buffer_bytes, .queue_limit = c->queue_limit_bytes, .alpha = c->alpha,
 				.pfc_priorities = c->pfc_priorities, .xoff_bytes = c->xoff_bytes,
 				.xon_bytes = c->xon_bytes, .headroom_bytes = c->headroom_bytes};
@@ -203,7 +203,7 @@ struct switch_rt *switch_create(const struct switch_env *env, unsigned lcore, ch
 	for (unsigned i = 0; i < cfg->n_roles; i++)
 		if (cfg->roles[i].role == CFG_ROLE_SWITCH && s->n_ports < SW_MAX_PORTS)
 			init_port(s, env, s->n_ports++, cfg->roles[i].port, cfg->roles[i].queue);
-	if (switch_common(s, env, socket, true, err, errlen)) {
+	if (switch_common(s, env, c, socket, true, err, errlen)) {
 		switch_free(s);
 		return NULL;
 	}
@@ -244,6 +244,12 @@ static void init_fabric_port(struct switch_rt *s, const struct switch_env *env, 
 	p->pool = pool;
 }
 
+/* A fabric switch's buffer, ECN and PFC: its tier's (switch.leaf, ...), else the switch group's. */
+static const struct cfg_switch *tier_settings(const struct engine_config *cfg, unsigned tier)
+{
+	return tier < FAB_TIERS && cfg->fab.tier_set >> tier & 1 ? &cfg->fab.tier_sw[tier] : &cfg->sw;
+}
+
 struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned index, struct rte_ring *const rx[],
 				       struct rte_ring *const tx[], struct rte_mempool *pool, unsigned lcore, char *err,
 				       size_t errlen)
@@ -261,7 +267,7 @@ struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned in
 	qos_map_default(&s->dscp_map);
 	for (unsigned k = 0; k < c->n_ports; k++)
 		init_fabric_port(s, env, c, k, rx[k], tx[k], pool);
-	if (switch_common(s, env, socket, false, err, errlen) ||
+	if (switch_common(s, env, tier_settings(env->cfg, c->tier), socket, false, err, errlen) ||
 	    !(s->route = sw_route_create(c, index, (int)socket, err, errlen))) {
 		switch_free(s);
 		return NULL;

@@ -237,6 +237,15 @@ static void check_qpns(const struct engine_config *c)
 		}
 }
 
+
+/* A switch's buffer, PFC and ECN as the loader leaves them (the switch group's, or a tier's). */
+static void check_buffer(const struct cfg_switch *w)
+{
+	REQUIRE(w->buffer_bytes >= 1024 && w->queue_limit_bytes <= w->buffer_bytes && in(w->alpha, 0, 64));
+	REQUIRE(!w->pfc_priorities || (w->xon_bytes <= w->xoff_bytes && w->xoff_bytes + w->headroom_bytes <= w->buffer_bytes));
+	for (unsigned t = 0; t < 8; t++)
+		REQUIRE(!w->has_red[t] || (w->red[t].kmin_bytes <= w->red[t].kmax_bytes && in(w->red[t].pmax, 0, 1)));
+}
 static void check_config(const struct engine_config *c)
 {
 	REQUIRE(TERMINATED(c->file) && !strcmp(c->file, NAME));
@@ -335,20 +344,19 @@ static void check_config(const struct engine_config *c)
 		}
 		for (unsigned n = 0; n < c->fab.n_nics; n++)
 			REQUIRE(c->ports[c->fab.first_port + n].has_ipv4 && c->ports[c->fab.first_port + n].extra_mbufs);
+		check_buffer(&c->sw);
+		for (unsigned t = 0; t < FAB_TIERS; t++)
+			if (c->fab.tier_set >> t & 1)
+				check_buffer(&c->fab.tier_sw[t]);
 	} else if (c->sw.present) {
 		unsigned n = 0;
 
 		for (unsigned p = 0; p < c->n_ports; p++)
 			n += c->ports[p].is_switch_port;
 		REQUIRE(c->sw.n_ports >= 2 && n >= 2 && n <= c->sw.n_ports);
-		REQUIRE(c->sw.buffer_bytes >= 1024 && c->sw.queue_limit_bytes <= c->sw.buffer_bytes);
-		REQUIRE(in(c->sw.alpha, 0, 64) && in(c->sw.delay_us, 0, 1e6) && in(c->sw.trace_interval_us, 1, 1e9));
+		check_buffer(&c->sw);
+		REQUIRE(in(c->sw.delay_us, 0, 1e6) && in(c->sw.trace_interval_us, 1, 1e9));
 		REQUIRE(c->sw.seed >= 1);
-		REQUIRE(!c->sw.pfc_priorities ||
-			(c->sw.xon_bytes <= c->sw.xoff_bytes && c->sw.xoff_bytes + c->sw.headroom_bytes <= c->sw.buffer_bytes));
-		for (unsigned t = 0; t < 8; t++)
-			REQUIRE(!c->sw.has_red[t] || (c->sw.red[t].kmin_bytes <= c->sw.red[t].kmax_bytes &&
-						      in(c->sw.red[t].pmax, 0, 1)));
 		REQUIRE(c->sw.n_fdb <= CFG_MAX_FDB && c->sw.n_vlans <= CFG_MAX_VLANS);
 		for (unsigned k = 0; k < c->sw.n_fdb; k++)
 			REQUIRE(c->sw.fdb[k].port < c->n_ports && c->ports[c->sw.fdb[k].port].is_switch_port);

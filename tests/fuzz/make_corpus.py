@@ -322,6 +322,14 @@ CONFIG_VALID = {
         'flows = ( { name = "f0"; port = "h0"; dst_mac = "02:00:00:0a:00:02"; dst_ip = "10.1.0.2"; qpn = 0x100; dest_qpn = 0x200;\n'
         '            transport = "uc"; ops = { write = 1; }; cc = "dcqcn"; rate_gbps = 1.5; } );\n'
         'run = { http = 9100; };\n',
+    "valid_fabric_tiers": 'eal = { lcores = "0-1"; memory_mb = 1024; };\n'
+        'fabric = { kind = "leaf-spine"; leaves = 2; spines = 1; hosts_per_leaf = 2; host_gbps = 1.0; uplink_gbps = 1.0; };\n'
+        'switch = { buffer_kb = 1024; pfc = { priorities = [3]; xoff_kb = 64; xon_kb = 48; headroom_kb = 128; };\n'
+        '           leaf = { buffer_kb = 512; queue_limit_kb = 256; alpha = 0.5; };\n'
+        '           spine = { buffer_kb = 4096; pfc = { priorities = [3, 4]; xoff_kb = 256; xon_kb = 200; headroom_kb = 256; };\n'
+        '                     ecn = ( { tc = 3; kmin_kb = 100; kmax_kb = 400; pmax = 0.1; } ); }; };\n'
+        'flows = ( { name = "x"; port = "h0"; dst = "h2"; transport = "uc"; ops = { write = 1; }; message_size = 4096;\n'
+        '            qpn = 0x100; dest_qpn = 0x200; } );\n',
 }
 
 # One broken configuration per kind of fault (the unit tests hold the full tables).

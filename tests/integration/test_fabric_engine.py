@@ -174,6 +174,11 @@ def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
     (('switch = { buffer_kb = 1024; pfc', 'switch = { buffer_kb = 1024; trace = "q.csv"; pfc'), "switch.trace: not with a fabric"),
     (('lcores = "0-1";', 'lcores = "0";'), "no lcore besides the main one"),
     (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; watchdog = { action = "alert"; }; };'), "'alert'"),
+    (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; }; core = { buffer_kb = 512; };'),
+     "switch.core: the fabric has no core switches"),
+    (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; }; spine = { delay_us = 2; };'), "switch.spine.delay_us"),
+    (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; }; leaf = { buffer_kb = 128; };'),
+     "switch.leaf.pfc: xoff_kb + headroom_kb exceed buffer_kb"),
 ])
 def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, message):
     text = fabric_cfg([flow("x", "h0", "h2", 0x100)])
@@ -182,6 +187,23 @@ def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, messa
     assert rc != 0
     assert message in out, out
     assert "run%d.cfg:" % engine.n in out, out
+
+
+def test_a_tier_has_its_own_buffer_ecn_and_pfc(engine):
+    """switch.spine over the switch group: the spine's buffer is 2 MB and only it marks ECN (the
+    PFC spread example, whose leaves and spine fill); the leaves keep the group's 1 MB, no ECN."""
+    text = (ROOT / "configs" / "fabric-pfc-spread.cfg").read_text()
+    pfc = "pfc = { priorities = [3]; xoff_kb = 64; xon_kb = 48; headroom_kb = 128; };"
+    assert pfc in text
+    text = text.replace(pfc, pfc + ' spine = { buffer_kb = 2048; ecn = ( { tc = 3; kmin_kb = 8; kmax_kb = 32; } ); };')
+    rc, rep, out = engine.run(text, "-d", "2")
+    assert rc == 0, out
+    sw = by_name(rep["fabric"]["switches"])
+    marked = {n: sum(sum(p["ecn_marked"]) for p in s["ports"]) for n, s in sw.items()}
+    assert sw["spine0"]["buffer_bytes"] == 2048 * 1024 and marked["spine0"] > 0, (sw["spine0"]["buffer_bytes"], marked)
+    for leaf in ("leaf0", "leaf1", "leaf2"):
+        assert sw[leaf]["buffer_bytes"] == 1024 * 1024 and marked[leaf] == 0, (leaf, marked)
+        assert sum(sum(p["pfc_xoff_tx"]) for p in sw[leaf]["ports"]) > 0   # the group's PFC still
 
 
 def test_a_fabric_config_that_checks_starts(engine):

@@ -155,6 +155,8 @@ def test_two_bottlenecks_and_pfc_victim_flow(engine):
      [role(1, "a", "switch"), role(1, "b", "switch")], "switch.fdb.[0].port: no port named 'zz'"),
     ('switch = { buffer_kb = 64; fdb = ( { mac = "02:00:00:00:00:0"; port = "a"; } ); };',
      [role(1, "a", "switch"), role(1, "b", "switch")], "is not a MAC address"),
+    ("switch = { buffer_kb = 64; leaf = { buffer_kb = 32; }; };",
+     [role(1, "a", "switch"), role(1, "b", "switch")], "switch.leaf: a fabric tier's settings, but the file has no fabric"),
 ])
 def test_switch_config_errors(engine, switch, roles, msg):
     ports, _ = pair_ports("swerr")
