@@ -11,9 +11,10 @@ fabric config so). Writes, in the same folder:
                 was paused by PFC for more than 5 % of the run dashed, and a link that went down
                 (fabric.events) crossed out
   ecmp.png      per ECMP group (switch, destination subnet), the bytes each member carried, with
-                the group's max/min ratio (MMR) and Jain's index
-  links.png     per tier (host, leaf-spine, spine-core), every link direction's rate over time
-                and the time its sender was paused per interval (from timeseries.csv)
+                the group's max/mean ratio (MMR) of bytes and of flows, and Jain's index
+  links.png     per tier (host, leaf-spine, spine-core), every link direction's rate over time,
+                the time its sender was paused per interval and the sending switch port's queue
+                at each interval's end (from timeseries.csv)
   summary.txt   the text summary, also printed
 
 docs/fabric.md ("Plots") explains how to read them.
@@ -136,11 +137,12 @@ def read_links(folder):
 def plot_links(rep, rows, out):
     tier_of = {l["name"]: l["tier"] for l in rep["fabric"]["links"]}
     tiers = [t for t in ("host", "leaf", "spine") if t in tier_of.values()]
-    fig, axes = plt.subplots(2, len(tiers), figsize=(5 * len(tiers), 6), squeeze=False, sharex=True)
+    fig, axes = plt.subplots(3, len(tiers), figsize=(5 * len(tiers), 8.5), squeeze=False, sharex=True)
     series = {}
-    for r in rows:
+    for r in rows:  # queue_kb: None where a NIC sends (its queue is not a switch's)
+        q = r.get("queue_kb")
         series.setdefault(r["name"], []).append((float(r["time_s"]), float(r["tx_gbps"] or 0),
-                                                 float(r["paused_ms"] or 0)))
+                                                 float(r["paused_ms"] or 0), float(q) if q else None))
     for i, tier in enumerate(tiers):
         for name, pts in sorted(series.items()):
             if tier_of.get(name.split(":", 1)[0]) != tier:
@@ -148,10 +150,13 @@ def plot_links(rep, rows, out):
             t = [p[0] for p in pts]
             axes[0][i].plot(t, [p[1] for p in pts], linewidth=0.8, label=name.split(":", 1)[1])
             axes[1][i].plot(t, [p[2] for p in pts], linewidth=0.8)
+            if any(p[3] is not None for p in pts):
+                axes[2][i].plot(t, [p[3] for p in pts], linewidth=0.8)
         axes[0][i].set_title({"host": "NIC links", "leaf": "leaf-spine links", "spine": "spine-core links"}[tier])
         axes[0][i].set_ylabel("Gb/s")
         axes[1][i].set_ylabel("sender paused, ms per interval")
-        axes[1][i].set_xlabel("s")
+        axes[2][i].set_ylabel("sending switch port queued, KB")
+        axes[2][i].set_xlabel("s")
         if len(series) <= 24:
             axes[0][i].legend(fontsize=5, ncol=2)
     fig.tight_layout()

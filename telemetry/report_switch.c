@@ -153,6 +153,7 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 		d->paused_ns[k] = t ? pfc_paused_ns(&t->pause, k, now) : pfc_paused_ns(&run->pause[cl->b], k, now);
 		d->marked += t ? stat_read(&t->c.ecn_marked[k]) : 0;
 		d->xoff_sent[k] = r ? stat_read(&r->c.pfc_xoff_tx[k]) : 0;
+		d->queue_bytes += t ? __atomic_load_n(&x.tx_sw->mmu.queue[t - x.tx_sw->port][k], __ATOMIC_RELAXED) : 0;
 	}
 	d->dropped = r ? drops_total(&r->c) : 0;
 	d->cpu_lost_tsc = t ? stat_read(&t->c.cpu_lost_tsc) : 0;

@@ -55,7 +55,7 @@ struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t
 	for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
 		lat_stats_init(&ts->port[p].lat);
 	fprintf(ts->f, "time_s,kind,name,tx_gbps,tx_mpps,rx_gbps,rx_mpps,goodput_gbps,cnp_rx,pfc_rx,paused_ms,"
-		       "lat_p50_ns,lat_p99_ns,lat_samples,cc_rate_gbps\n");
+		       "lat_p50_ns,lat_p99_ns,lat_samples,cc_rate_gbps,queue_kb\n");
 	return ts;
 }
 
@@ -83,12 +83,12 @@ static void port_row(struct timeseries *ts, const struct run_view *run, unsigned
 		lat_hist_interval(&iv, &now.h, &pv->lat.h);
 		pv->lat = now;
 		if (iv.count)
-			fprintf(ts->f, ",%llu,%llu,%llu,\n", (unsigned long long)hist_percentile(&iv, 50),
+			fprintf(ts->f, ",%llu,%llu,%llu,,\n", (unsigned long long)hist_percentile(&iv, 50),
 				(unsigned long long)hist_percentile(&iv, 99), (unsigned long long)iv.count);
 		else
-			fprintf(ts->f, ",,,0,\n");
+			fprintf(ts->f, ",,,0,,\n");
 	} else {
-		fprintf(ts->f, ",,,,\n");
+		fprintf(ts->f, ",,,,,\n");
 	}
 	pv->t = t;
 	pv->paused_ns = paused;
@@ -138,12 +138,13 @@ static void group_row(struct timeseries *ts, const struct run_view *run, unsigne
 	fprintf(ts->f, ",%llu,,,,,,", (unsigned long long)(now->c.cnps - gv->cnps));
 	if (now->n_cc)
 		fprintf(ts->f, "%.6f", now->cc_sum / now->n_cc);
-	fputc('\n', ts->f);
+	fputs(",\n", ts->f);
 	*gv = now->c;
 }
 
 /* A fabric link direction ("LINK:FROM>TO"): its rate, the XOFF its receiver sent (pfc_rx: what the
- * sender received) and the time its sender was paused. */
+ * sender received), the time its sender was paused and, sent by a switch, what its port had
+ * queued at the interval's end (every class; a NIC's queue is its QPs' and is not sampled). */
 static void link_row(struct timeseries *ts, const struct run_view *run, unsigned l, bool a_to_b, double t_s, double dt)
 {
 	struct link_prev *lv = &ts->link[2 * l + (a_to_b ? 0 : 1)], now;
@@ -153,9 +154,12 @@ static void link_row(struct timeseries *ts, const struct run_view *run, unsigned
 	now = (struct link_prev){.frames = d.frames, .bytes = d.bytes};
 	for (unsigned k = 0; k < 8; k++)
 		now.xoff += d.xoff_sent[k], now.paused_ns += d.paused_ns[k];
-	fprintf(ts->f, "%.3f,link,%s:%s>%s,%.6f,%.6f,,,,,%llu,%.3f,,,,\n", t_s, run->fab->cfg->links[l].name, d.from, d.to,
+	fprintf(ts->f, "%.3f,link,%s:%s>%s,%.6f,%.6f,,,,,%llu,%.3f,,,,,", t_s, run->fab->cfg->links[l].name, d.from, d.to,
 		rate(now.bytes, lv->bytes, dt) * 8 / 1e9, rate(now.frames, lv->frames, dt) / 1e6,
 		(unsigned long long)(now.xoff - lv->xoff), (double)(now.paused_ns - lv->paused_ns) / 1e6);
+	if (d.from_switch)
+		fprintf(ts->f, "%.3f", (double)d.queue_bytes / 1024);
+	fputc('\n', ts->f);
 	*lv = now;
 }
 

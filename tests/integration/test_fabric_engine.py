@@ -600,6 +600,18 @@ def test_time_series_has_every_link_direction(engine, tmp_path):
         xoff = sum(int(r["pfc_rx"]) for r in rows if r["name"] == name)
         if d["pfc_xoff_sent"] is not None:
             assert xoff == sum(d["pfc_xoff_sent"]), name
+    # a switch-sent direction's queue at each interval's end: never above its port's deepest
+    # queues (per class, the report's max_queue_bytes); the hot port's (leaf0 to h0) holds bytes
+    ports = {(s["name"], p["port"]): p for s in rep["fabric"]["switches"] for p in s["ports"]}  # named by peer
+    deepest = {}
+    for name, x in names.items():
+        queued = [r["queue_kb"] for r in rows if r["name"] == name]
+        if (x["from"], x["to"]) not in ports:
+            assert all(q == "" for q in queued), name                  # a NIC sends: no switch queue
+            continue
+        deepest[name] = max(float(q) for q in queued)
+        assert deepest[name] <= sum(ports[(x["from"], x["to"])]["max_queue_bytes"]) / 1024, name
+    assert deepest["h0-leaf0:leaf0>h0"] > 16, deepest                  # the hot port: 64 KB xoff; tens of KB wait
 
 
 def test_plot_fabric_draws_the_run(engine, tmp_path):
