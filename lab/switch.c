@@ -417,18 +417,12 @@ static void note_lost(struct switch_rt *s, const struct wire_pkt *p)
 /* A fabric switch's: by the route to the destination IP (the frame rewritten for the hop). */
 static int route(struct switch_rt *s, struct sw_port *in, struct rte_mbuf *m, const struct wire_pkt *p, uint64_t now)
 {
-	uint64_t queued[SW_MAX_PORTS];
 	enum sw_route_verdict why;
 	int out;
 
-	if (s->route->lb.lb == FAB_LB_FLOWLET) /* the least loaded member: its queued bytes */
-		for (unsigned k = 0; k < s->n_ports; k++) {
-			queued[k] = 0;
-			for (unsigned tc = 0; tc < SW_TCS; tc++)
-				queued[k] += s->mmu.queue[k][tc];
-		}
+	/* a flowlet goes to the least loaded member: the bytes queued on each port, every class */
 	out = sw_route_frame(s->route, rte_pktmbuf_mtod(m, uint8_t *), m->data_len, m->pkt_len, p, clock_tsc_to_ns(now),
-			     queued, &why);
+			     s->mmu.port_queue, &why);
 	if (why == SW_NOT_IPV4)
 		STAT_ADD(in->c.drop_not_ipv4, 1);
 	else if (why == SW_NO_ROUTE)

@@ -107,6 +107,7 @@ enum mmu_verdict mmu_enqueue(struct switch_mmu *m, unsigned in, unsigned prio, u
 		m->c.admitted++;
 		m->used += bytes;
 		m->queue[out][tc] += bytes;
+		m->port_queue[out] += bytes;
 		m->ingress[in][prio] += bytes;
 		if (m->used > m->max_used)
 			m->max_used = m->used;
@@ -134,6 +135,7 @@ void mmu_dequeue(struct switch_mmu *m, unsigned in, unsigned prio, unsigned out,
 	assert(m->used >= bytes && m->queue[out][tc] >= bytes && m->ingress[in][prio] >= bytes);
 	m->used -= bytes;
 	m->queue[out][tc] -= bytes;
+	m->port_queue[out] -= bytes;
 	m->ingress[in][prio] -= bytes;
 	/* xoff is only ever set for lossless priorities: no need to test pfc_priorities here */
 	if (m->xoff[in][prio] && m->ingress[in][prio] <= m->p.xon_bytes) {

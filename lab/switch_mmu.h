@@ -49,6 +49,7 @@ struct switch_mmu {
 	uint32_t alpha_q16;                                 /* p.alpha · 2^16, rounded (mmu_init); 0: static */
 	uint64_t used, max_used;
 	uint64_t queue[MMU_MAX_PORTS][MMU_PRIORITIES];     /* egress (port, tc) bytes */
+	uint64_t port_queue[MMU_MAX_PORTS];               /* egress port bytes, every class (flowlets' load) */
 	uint64_t max_queue[MMU_MAX_PORTS][MMU_PRIORITIES];
 	uint64_t ingress[MMU_MAX_PORTS][MMU_PRIORITIES];   /* ingress (port, priority) bytes */
 	uint64_t max_ingress[MMU_MAX_PORTS][MMU_PRIORITIES];

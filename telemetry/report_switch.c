@@ -435,6 +435,7 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 		json_object_set_new(o, "name", json_string(fl->sw[s]->name));
 		json_object_set_new(o, "tier", json_string(fabric_tier_name(fl->cfg->sw[s].tier)));
 		json_object_set_new(o, "load_balance", json_string(fabric_lb_name(fl->cfg->sw[s].lb.lb)));
+		json_object_set_new(o, "flowlets", json_integer((json_int_t)fl->sw[s]->route->st.flowlets));
 		json_array_append_new(switches, o);
 		ecmp_groups_json(run, fl, s, groups);
 	}

@@ -2,8 +2,9 @@
  *
  * Unit tests of the lab switch's shared-buffer MMU (lab/switch_mmu.c): static and dynamic (alpha)
  * queue thresholds, the shared buffer, PFC hysteresis and headroom of lossless priorities,
- * counters and maxima, and a random enqueue/dequeue run against a reference model. Values are
- * worked out by hand in the comments; "lossy" is priority 0, "lossless" priority 3 unless said.
+ * counters and maxima (and each port's queued bytes, every class), and a random enqueue/dequeue
+ * run against a reference model. Values are worked out by hand in the comments; "lossy" is
+ * priority 0, "lossless" priority 3 unless said.
  */
 #include <math.h>
 
@@ -483,6 +484,13 @@ static void check_invariants(const bool ref_xoff[MMU_MAX_PORTS][MMU_PRIORITIES],
 {
 	uint64_t sum_q = 0, sum_in = 0;
 
+	for (unsigned p = 0; p < n_ports; p++) {
+		uint64_t port_q = 0;
+
+		for (unsigned i = 0; i < MMU_PRIORITIES; i++)
+			port_q += M.queue[p][i];
+		CHECK_EQ(M.port_queue[p], port_q); /* a port's load, every class (the flowlet choice's) */
+	}
 	for (unsigned p = 0; p < n_ports; p++)
 		for (unsigned i = 0; i < MMU_PRIORITIES; i++) {
 			sum_q += M.queue[p][i];
