@@ -41,6 +41,7 @@
 #include <libconfig.h>
 
 #include "config.h"
+#include "fuzz_sanitizers.h"
 
 static const char *cur_err = ""; /* printed with a violated invariant */
 
@@ -54,13 +55,8 @@ static const char *cur_err = ""; /* printed with a violated invariant */
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-const char *__asan_default_options(void);
 const char *__lsan_default_suppressions(void);
 
-/* UBSan only prints a report and goes on unless told to stop: a finding must fail the run. */
-const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
-const char *__asan_default_options(void) { return "abort_on_error=1:detect_leaks=1"; }
 /* libconfig 1.5 leaks a string token its parser discards on some syntax errors (docs/config.md,
  * "Known limitation of libconfig 1.5"): not ours, and only on the error path. The token comes
  * from its lexer: strbuf_append() for most strings, calloc() in libconfig_yylex() for "". */
@@ -236,7 +232,6 @@ static void check_qpns(const struct engine_config *c)
 					REQUIRE(x->qpn + i * x->qpn_step != y->qpn + j * y->qpn_step);
 		}
 }
-
 
 /* A switch's buffer, PFC and ECN as the loader leaves them (the switch group's, or a tier's). */
 static void check_buffer(const struct cfg_switch *w)

@@ -29,16 +29,12 @@
 #include "wire.h"
 
 #include "fuzz_require.h"
+#include "fuzz_sanitizers.h"
 
 #define CUT_EVERY_BYTE_UP_TO 160
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-const char *__asan_default_options(void);
-
-const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
-const char *__asan_default_options(void) { return "abort_on_error=1:detect_leaks=1"; }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -23,14 +23,11 @@
 
 #include "config_fabric.h"
 #include "fuzz_require.h"
+#include "fuzz_sanitizers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-const char *__asan_default_options(void);
 const char *__lsan_default_suppressions(void);
 
-const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
-const char *__asan_default_options(void) { return "abort_on_error=1:detect_leaks=1"; }
 /* libconfig 1.5's lexer leaks a discarded string token on some syntax errors (fuzz_config.c) */
 const char *__lsan_default_suppressions(void) { return "leak:strbuf_append\nleak:libconfig_yylex\n"; }
 

@@ -33,15 +33,10 @@
 #include "wire.h"
 
 #include "fuzz_require.h"
+#include "fuzz_sanitizers.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-const char *__ubsan_default_options(void);
-const char *__asan_default_options(void);
-
-/* UBSan only prints a report and goes on unless told to stop: a finding must fail the run. */
-const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stacktrace=1"; }
-const char *__asan_default_options(void) { return "abort_on_error=1:detect_leaks=1"; }
 
 static enum rte_net_crc_alg default_alg = RTE_NET_CRC_SCALAR;
 
