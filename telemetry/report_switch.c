@@ -156,6 +156,8 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 		d->queue_bytes += t ? __atomic_load_n(&x.tx_sw->mmu.queue[t - x.tx_sw->port][k], __ATOMIC_RELAXED) : 0;
 	}
 	d->dropped = r ? drops_total(&r->c) : 0;
+	d->rx_sw = r ? x.rx_sw : NULL;
+	d->rx_port = r;
 	d->cpu_lost_tsc = t ? stat_read(&t->c.cpu_lost_tsc) : 0;
 }
 
@@ -188,6 +190,7 @@ static json_t *direction_json(const struct run_view *run, unsigned l, bool a_to_
 	/* PFC the receiving switch sent back to stop this direction (a NIC's own PFC is in its port's report) */
 	json_object_set_new(o, "pfc_xoff_sent", d.to_switch ? u64_array(d.xoff_sent, SW_TCS) : json_null());
 	json_object_set_new(o, "dropped", d.to_switch ? json_integer((json_int_t)d.dropped) : json_null());
+	json_object_set_new(o, "drops", d.to_switch ? drops_json(d.rx_sw, &d.rx_port->c) : json_null()); /* by reason */
 	return o;
 }
 

@@ -27,6 +27,8 @@ struct fab_link_dir {
 	uint64_t paused_ns[8], xoff_sent[8];
 	uint64_t cpu_lost_tsc;        /* the sending switch port's time lost to its lcore */
 	uint64_t queue_bytes;         /* what the sending switch port has queued now, every class */
+	const struct switch_rt *rx_sw; /* the receiving switch and port, or NULL (a NIC receives) */
+	const struct sw_port *rx_port;
 	bool to_switch, from_switch;
 };
 void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now_tsc,

@@ -503,6 +503,10 @@ def test_link_failure_loses_frames_until_the_routes_converge(engine):
     assert up["frames_lost"] == 0 and up["flows_hit"] == []
     ports = [p for s in fab["switches"] for p in s["ports"]]
     assert down["frames_lost"] == sum(p["dropped"]["link_down"] + p["dropped"]["no_route"] for p in ports)
+    # each link direction's drops by reason add up to its dropped; the dead link's are link_down
+    dirs = [l[d] for l in fab["links"] for d in ("a_to_b", "b_to_a") if l[d]["drops"] is not None]
+    assert all(sum(x["drops"].values()) == x["dropped"] for x in dirs)
+    assert sum(x["drops"]["link_down"] + x["drops"]["no_route"] for x in dirs) == down["frames_lost"]
     # RC got every message through: the QPs that timed out are of the flows the event hit
     assert all(not q["rc"]["error"] for q in rep["flows"])
     hit = {q["group"] for q in rep["flows"] if q["rc"]["timeouts"]}
