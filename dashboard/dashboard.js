@@ -1,7 +1,8 @@
 // roce-engine live dashboard: reads /api/run once (what runs) and /metrics every second (the
 // Prometheus text the engine serves), turns counters into per-second rates from the engine's own
 // clock (roce_run_elapsed_seconds) and latency histograms into percentiles of the last second,
-// fills the tables and the uPlot charts. Everything it shows is a metric of
+// fills the tables and the uPlot charts, and with a fabric draws its links by use and pauses.
+// Everything it shows is a metric of
 // docs/monitoring.md#metrics; nothing is computed that the report does not also have.
 'use strict';
 
@@ -82,9 +83,9 @@ class LiveChart {
 // ---- the page -------------------------------------------------------------------------------
 
 const dash = {
-  run: null, prev: null, updates: 0, lastMetrics: null, charts: {},
+  run: null, prev: null, updates: 0, lastMetrics: null, charts: {}, fabric: null,
 };
-window.roceDashboard = dash; // tests read it (updates, lastMetrics, charts)
+window.roceDashboard = dash; // tests read it (updates, lastMetrics, charts, fabric)
 
 function fmt(v, digits = 3) {
   if (v === null || v === undefined || Number.isNaN(v)) return '–';
@@ -158,6 +159,70 @@ function histogramQuantile(m, prev, name, match, q) {
     lower = le; below = cum;
   }
   return lower;
+}
+
+// ---- the fabric: its switches by tier, each link by its use and pauses --------------------------
+
+const SVG = 'http://www.w3.org/2000/svg';
+const TIER_ROW = { core: 0, spine: 1, leaf: 2, nic: 3 };
+
+function svgEl(tag, attrs) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+// Lays the fabric out once: a row per tier (NICs at the bottom), each row spread over the width.
+function drawFabric(fabric) {
+  const svg = document.getElementById('fabric-view');
+  document.getElementById('fabric').hidden = false;
+  const tierOf = Object.fromEntries(fabric.switches.map(s => [s.name, s.tier]));
+  const rows = [[], [], [], []];
+  for (const s of fabric.switches) rows[TIER_ROW[s.tier] ?? 2].push(s.name);
+  for (const l of fabric.links) if (!(l.b in tierOf) && !rows[3].includes(l.b)) rows[3].push(l.b);
+  const used = rows.filter(r => r.length), width = 1000, height = 360, pos = {};
+  svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  used.forEach((row, i) => row.forEach((name, j) => {
+    pos[name] = [(j + 0.5) * width / row.length, 30 + i * (height - 60) / Math.max(1, used.length - 1)];
+  }));
+  const links = {};
+  for (const l of fabric.links) {
+    const [x1, y1] = pos[l.a], [x2, y2] = pos[l.b];
+    const line = svgEl('line', { x1, y1, x2, y2, stroke: '#9c9', 'stroke-width': 1, 'data-link': l.name });
+    line.appendChild(svgEl('title', {})).textContent = l.name;
+    svg.appendChild(line);
+    links[l.name] = { line, gbps: l.gbps, util: 0, paused: 0 };
+  }
+  for (const [name, [x, y]] of Object.entries(pos)) {
+    const nic = !(name in tierOf), w = Math.max(36, 8 * name.length);
+    svg.appendChild(svgEl('rect', { x: x - w / 2, y: y - 10, width: w, height: 20, rx: 4, class: nic ? 'nic' : 'switch' }));
+    svg.appendChild(svgEl('text', { x, y })).textContent = name;
+  }
+  return links;
+}
+
+// Each link's busier direction over the last second: its share of the link's rate (frame bytes)
+// and of the time its sender was paused; the line's width and colour, dashed when paused > 5 %.
+function updateFabric(m, pm, dt) {
+  if (!dash.fabric || !(dt > 0)) return;
+  const busiest = {};
+  for (const s of m.get('roce_fabric_link_tx_bytes_total') || []) {
+    const { link, from, to } = s.labels, l = dash.fabric[link];
+    if (!l) continue;
+    const q = { link, from, to };
+    const util = (rate(m, pm, dt, 'roce_fabric_link_tx_bytes_total', q) || 0) * 8 / (l.gbps * 1e9);
+    const paused = rate(m, pm, dt, 'roce_fabric_link_paused_seconds_total', q) || 0;
+    const b = busiest[link] || (busiest[link] = { util: 0, paused: 0 });
+    b.util = Math.max(b.util, util); b.paused = Math.max(b.paused, paused);
+  }
+  for (const [name, b] of Object.entries(busiest)) {
+    const l = dash.fabric[name], u = Math.min(1, Math.max(0, b.util));
+    l.util = b.util; l.paused = b.paused;
+    l.line.setAttribute('stroke-width', (1 + 7 * u).toFixed(1));
+    l.line.setAttribute('stroke', `hsl(${Math.round(120 * (1 - u))}, 70%, 42%)`);
+    l.line.setAttribute('stroke-dasharray', b.paused > 0.05 ? '6 4' : 'none');
+    l.line.dataset.util = b.util.toFixed(3); l.line.dataset.paused = b.paused.toFixed(3);
+  }
 }
 
 function update(m) {
@@ -241,6 +306,7 @@ function update(m) {
     dash.charts.sw.push(t, sw);
   }
   if (dt > 0 || !prev) { dash.charts.lat.push(t, lat); dash.charts.cc.push(t, cc, ccOpts); }
+  updateFabric(m, pm, dt);
   dash.prev = { t, m };
   dash.lastMetrics = m;
   dash.updates++;
@@ -253,6 +319,7 @@ async function poll() {
       const r = await fetch('api/run', { cache: 'no-store' });
       if (!r.ok) throw new Error(`api/run: HTTP ${r.status}`);
       dash.run = await r.json();
+      if (dash.run.fabric) dash.fabric = drawFabric(dash.run.fabric);
     }
     const r = await fetch('metrics', { cache: 'no-store' });
     if (!r.ok) throw new Error(`metrics: HTTP ${r.status}`);

@@ -20,6 +20,7 @@
 #include "control.h"
 #include "stats.h"
 #include "exporter.h"
+#include "fabric_lab.h"
 #include "metrics.h"
 #include "switch.h"
 
@@ -71,6 +72,27 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *c, struct exporter *
 	return reply(c, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", t.buf, t.len, MHD_RESPMEM_MUST_FREE);
 }
 
+/* A fabric's shape for the dashboard's view: its switches by tier, its links and their ends. */
+static json_t *fabric_json(const struct run_view *run)
+{
+	const struct fabric_lab *fl = run->fab;
+	json_t *switches = json_array(), *links = json_array();
+
+	if (!fl)
+		return json_null();
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		json_array_append_new(switches, json_pack("{s:s,s:s}", "name", fl->cfg->sw[s].name, "tier",
+							  fabric_tier_name(fl->cfg->sw[s].tier)));
+	for (unsigned l = 0; l < fl->cfg->n_links; l++) {
+		const struct cfg_fab_link *cl = &fl->cfg->links[l];
+		json_array_append_new(links, json_pack("{s:s,s:s,s:s,s:s,s:f}", "name", cl->name, "tier",
+						       fabric_tier_name(cl->tier), "a", fl->cfg->sw[cl->sw].name, "b",
+						       cl->to_nic ? run->cfg->ports[cl->b].name : fl->cfg->sw[cl->b].name,
+						       "gbps", cl->gbps));
+	}
+	return json_pack("{s:o,s:o}", "switches", switches, "links", links);
+}
+
 /* The dashboard's layout: what runs, so the page can lay out its charts before the numbers. */
 static json_t *run_json(const struct run_view *run)
 {
@@ -87,9 +109,9 @@ static json_t *run_json(const struct run_view *run)
 						       grp->cc == CFG_CC_NONE ? "none" : congestion_algo_name(grp->cc), "latency",
 						       grp->latency != CFG_LAT_OFF));
 	}
-	return json_pack("{s:b,s:f,s:f,s:o,s:o,s:b}", "active", !run->finished, "stats_interval_s",
+	return json_pack("{s:b,s:f,s:f,s:o,s:o,s:b,s:o}", "active", !run->finished, "stats_interval_s",
 			 run->cfg->stats_interval_s, "duration_s", run->cfg->duration_s, "ports", ports, "flows", flows,
-			 "switch", run->sw != NULL);
+			 "switch", run->sw != NULL, "fabric", fabric_json(run));
 }
 
 static enum MHD_Result serve_run(struct MHD_Connection *c)

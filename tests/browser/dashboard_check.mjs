@@ -2,7 +2,8 @@
 // playwright-core) and prints what it saw as JSON, for tests/integration/test_dashboard.py:
 //   node dashboard_check.mjs URL [SCREENSHOT.png]
 // {console_errors, page_errors, updates, chart_points_running: {chart: [n, n later]}, canvases,
-//  state_running, state_final, ports: {name: {field: text}}, flows: {...}}
+//  state_running, state_final, ports: {name: {field: text}}, flows: {...},
+//  fabric: null or {links: {name: {util, paused, width, dashed}}, boxes, hidden}}
 // The engine must run with run.http_linger_s long enough for the page to see the final numbers.
 import { chromium } from 'playwright-core';
 
@@ -36,6 +37,17 @@ try {
   const after = await points();
   for (const k of Object.keys(before)) out.chart_points_running[k] = [before[k], after[k]];
   out.canvases = await page.evaluate(() => document.querySelectorAll('canvas').length);
+  // a fabric's view, while traffic runs: each link's last second, as drawn
+  out.fabric = await page.evaluate(() => {
+    const f = window.roceDashboard.fabric;
+    if (!f) return null;
+    const links = {};
+    for (const [name, l] of Object.entries(f))
+      links[name] = { util: l.util, paused: l.paused, width: Number(l.line.getAttribute('stroke-width')),
+                      dashed: l.line.getAttribute('stroke-dasharray') !== 'none' };
+    return { links, boxes: document.querySelectorAll('#fabric-view rect').length,
+             hidden: document.getElementById('fabric').hidden };
+  });
 
   // the run ends: the page shows the final numbers
   await page.waitForFunction(() => document.querySelector('#state').textContent.startsWith('finished'), null,

@@ -556,6 +556,46 @@ def test_dashboard_in_headless_chromium(tmp_path):
     assert (tmp_path / "dashboard.png").stat().st_size > 10000
 
 
+@pytest.mark.release_only
+def test_dashboard_draws_the_fabric(tmp_path):
+    """The PFC-spread fabric on the page: every switch and NIC a box, every link a line; the hot
+    port's link (leaf0 to h0) drawn busy and the links PFC pauses drawn dashed, as the report's
+    utilisation and paused time say over the run."""
+    node = shutil.which("node")
+    script = ROOT / "tests" / "browser" / "dashboard_check.mjs"
+    assert node and (ROOT / "tests" / "browser" / "node_modules" / "playwright-core").exists()
+    port = free_port()
+    report = tmp_path / "fab.json"
+    proc = subprocess.Popen([str(engine_path()), "-f", str(ROOT / "configs" / "fabric-pfc-spread.cfg"), "-q", "-d", "8",
+                             "--http", "127.0.0.1:%d" % port, "--http-linger", "8", "-r", str(report)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_http("http://127.0.0.1:%d/metrics" % port, proc)
+        r = subprocess.run([node, str(script), "http://127.0.0.1:%d/" % port, str(tmp_path / "fabric.png")],
+                           capture_output=True, text=True, timeout=120)
+    finally:
+        out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert "failure" not in seen and seen["console_errors"] == [] and seen["page_errors"] == [], seen
+    rep = json.loads(report.read_text())["fabric"]
+    view = seen["fabric"]
+    assert view and not view["hidden"]
+    assert view["boxes"] == len(rep["switches"]) + len(rep["nics"])
+    assert set(view["links"]) == {l["name"] for l in rep["links"]}
+    for l in rep["links"]:
+        drawn = view["links"][l["name"]]
+        busy = max(l[d]["utilization"] for d in ("a_to_b", "b_to_a"))
+        paused = max(sum(l[d]["paused_ns"]) for d in ("a_to_b", "b_to_a")) / 1e9 / json.loads(report.read_text())["duration_s"]
+        if busy > 0.8:       # the hot port's link: busy every second
+            assert drawn["util"] > 0.5 and drawn["width"] > 4, (l["name"], drawn, busy)
+        if busy < 0.05:
+            assert drawn["width"] < 2, (l["name"], drawn, busy)
+        if paused > 0.3:     # paused most of the run: paused in the second the page drew
+            assert drawn["dashed"], (l["name"], drawn, paused)
+
+
 def test_command_line_overrides(tmp_path):
     text = CONFIG % {"prefix": "hcli%d" % os.getpid(), "duration": 2.0, "linger": 0, "listen": "1"}
     cfg = tmp_path / "cli.cfg"
