@@ -76,10 +76,12 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *c, struct exporter *
 static json_t *fabric_json(const struct run_view *run)
 {
 	const struct fabric_lab *fl = run->fab;
-	json_t *switches = json_array(), *links = json_array();
+	json_t *switches, *links;
 
 	if (!fl)
 		return json_null();
+	switches = json_array();
+	links = json_array();
 	for (unsigned s = 0; s < fl->n_switches; s++)
 		json_array_append_new(switches, json_pack("{s:s,s:s}", "name", fl->cfg->sw[s].name, "tier",
 							  fabric_tier_name(fl->cfg->sw[s].tier)));
