@@ -3,10 +3,12 @@
 #include <string.h>
 
 #include "counters.h"
+#include "fab_fluid.h"
 #include "fabric_lab.h"
 #include "report_switch.h"
 #include "switch.h"
 #include "switch_route.h"
+#include "wire.h"
 
 
 static uint64_t sent_total(const struct switch_rt *s)
@@ -120,18 +122,6 @@ json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s
 
 /* ---- the fabric ---------------------------------------------------------------------------------- */
 
-/* Jain's fairness index of n values: (sum x)^2 / (n sum x^2); 1 when all are equal. */
-static double jfi(const uint64_t *x, unsigned n)
-{
-	double sum = 0, sq = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		sum += (double)x[i];
-		sq += (double)x[i] * (double)x[i];
-	}
-	return sq > 0 ? sum * sum / ((double)n * sq) : 1.0;
-}
-
 void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to_b, uint64_t now, struct fab_link_dir *d)
 {
 	const struct cfg_fab_link *cl = &run->fab->cfg->links[link];
@@ -211,18 +201,6 @@ static const char *prefix_str(const struct cfg_fab_route *e, char buf[24])
 	return buf;
 }
 
-/* Max over mean (the methodology's MMR, ../docs/fabric.md): 1 when even; 0 when all are 0. */
-static double max_over_mean(const uint64_t *x, unsigned n)
-{
-	uint64_t sum = 0, max = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		sum += x[i];
-		max = x[i] > max ? x[i] : max;
-	}
-	return sum ? (double)max * n / (double)sum : 0;
-}
-
 /* Whether the run has a QP sending to destination QP dqpn at an address inside the route's
  * prefix: what tells a switch's (port, destination QP) entry of a data flow the route carried. */
 static bool route_carries_qp(const struct run_view *run, const struct cfg_fab_route *e, uint32_t dqpn)
@@ -231,10 +209,7 @@ static bool route_carries_qp(const struct run_view *run, const struct cfg_fab_ro
 
 	for (unsigned q = 0; q < run->n_qps; q++) {
 		const struct qp_tx *qp = &run->qps[q];
-		const uint8_t *ip = qp->group->dst_ip;
-		uint32_t dst = (uint32_t)ip[0] << 24 | (uint32_t)ip[1] << 16 | (uint32_t)ip[2] << 8 | ip[3];
-
-		if (qp->dest_qpn == dqpn && qp->group->ip_version == 4 && (dst & mask) == e->prefix)
+		if (qp->dest_qpn == dqpn && qp->group->ip_version == 4 && (wire_get32(qp->group->dst_ip) & mask) == e->prefix)
 			return true;
 	}
 	return false;
@@ -267,6 +242,7 @@ static void ecmp_groups_json(const struct run_view *run, const struct fabric_lab
 	for (unsigned g = 0; g < c->n_routes; g++) {
 		const struct cfg_fab_route *e = &c->routes[g];
 		uint64_t bytes[CFG_FAB_MAX_SW_PORTS], frames[CFG_FAB_MAX_SW_PORTS], flows[CFG_FAB_MAX_SW_PORTS];
+		double b[CFG_FAB_MAX_SW_PORTS], fw[CFG_FAB_MAX_SW_PORTS];
 		json_t *members, *o;
 		if (e->n < 2)
 			continue;
@@ -280,9 +256,12 @@ static void ecmp_groups_json(const struct run_view *run, const struct fabric_lab
 		o = json_pack("{s:s,s:s,s:o,s:o,s:o,s:o}", "switch", c->name, "prefix", prefix_str(e, buf), "members",
 			      members, "bytes", u64_array(bytes, e->n), "frames", u64_array(frames, e->n), "flows",
 			      u64_array(flows, e->n));
-		json_object_set_new(o, "mmr", json_real(max_over_mean(bytes, e->n)));
-		json_object_set_new(o, "mmr_flows", json_real(max_over_mean(flows, e->n)));
-		json_object_set_new(o, "jfi", json_real(jfi(bytes, e->n)));
+		/* max over mean and Jain's index as roce-fabric computes them (fabric/fab_fluid.h) */
+		for (unsigned m = 0; m < e->n; m++)
+			b[m] = (double)bytes[m], fw[m] = (double)flows[m];
+		json_object_set_new(o, "mmr", json_real(fab_mmr(b, e->n)));
+		json_object_set_new(o, "mmr_flows", json_real(fab_mmr(fw, e->n)));
+		json_object_set_new(o, "jfi", json_real(fab_jfi(b, e->n)));
 		json_array_append_new(out, o);
 	}
 }
