@@ -177,7 +177,7 @@ struct cfg_switch {
  * it and every other leaf's subnet with its equal-cost ports. Fixed sizes: a lab fabric is small
  * (ports <= CFG_MAX_PORTS); larger ones are planned with roce-fabric and simulated in roce-ccsim. */
 #define CFG_FAB_MAX_SWITCHES 32
-#define CFG_FAB_MAX_SW_PORTS 16       /* = MMU_MAX_PORTS: a switch's buffer accounts this many */
+#define CFG_FAB_MAX_SW_PORTS 16       /* = SW_MAX_PORTS: a lab switch's ports */
 #define CFG_FAB_MAX_ROUTES 48         /* per switch */
 #define CFG_FAB_MAX_LINKS 256
 #define CFG_FAB_LINK_NAME (2 * CFG_NAME_LEN + 12)

@@ -19,6 +19,9 @@
 #include "switch_route.h"
 #include "wire.h"
 
+_Static_assert(SW_MAX_PORTS <= MMU_MAX_PORTS, "every lab switch port needs its buffer accounting");
+_Static_assert(CFG_FAB_MAX_SW_PORTS == SW_MAX_PORTS, "a fabric switch of the lab is a lab switch");
+
 #define SW_NONE UINT32_MAX
 #define SW_BURST 32
 #define TRACE_RING 65536

@@ -33,7 +33,7 @@
 #include "red.h"
 #include "switch_mmu.h"
 
-#define SW_MAX_PORTS MMU_MAX_PORTS
+#define SW_MAX_PORTS 16             /* <= MMU_MAX_PORTS */
 #define SW_WIRE_OVERHEAD 24         /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on a link
 				     * beyond its bytes */
 #define SW_LINK_LAG_US 1000         /* how far behind a busy emulated link may fall and still catch up */

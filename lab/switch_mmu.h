@@ -23,7 +23,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define MMU_MAX_PORTS 16
+/* Ports one buffer accounts: the lab's switches have up to 16 (lab/switch.h), roce-ccsim's fabric
+ * switches up to 64 (a 1,024-host leaf-spine's leaf: 32 hosts and 16 or more spines). */
+#define MMU_MAX_PORTS 64
 #define MMU_PRIORITIES 8
 
 struct mmu_params {

@@ -17,6 +17,8 @@ struct ev {
 	uint64_t x;                   /* per type: a generation, a send time */
 	uint32_t idx;                 /* flow or port */
 	uint32_t bytes;
+	uint32_t aux;                 /* the fabric's: the directed link a packet arrives by, a priority */
+	uint32_t psn;                 /* the fabric's: a packet's or an ACK's sequence number */
 	uint8_t type;
 	uint8_t flags;
 };

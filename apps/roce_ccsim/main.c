@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fab_report.h"
+#include "fab_scenario.h"
+#include "fabsim.h"
 #include "replay.h"
 #include "report.h"
 #include "roce_version.h"
@@ -146,6 +149,38 @@ static int run_network(const struct opts *o, const struct scenario *sc)
 	return rc;
 }
 
+static int run_fabric(const struct opts *o, struct scenario *sc)
+{
+	FILE *csv = o->csv ? open_out(o->csv) : NULL, *sum = NULL;
+	struct fabsim *s = calloc(1, sizeof(*s));
+	char err[1600];
+	int rc = 0;
+
+	if (!s || (o->csv && !csv)) {
+		free(s);
+		return 1;
+	}
+	if (fab_flows_generate(sc, sc->seed, err, sizeof(err)) || fabsim_init(s, sc, csv, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		fabsim_free(s);
+		free(s);
+		return 1;
+	}
+	fabsim_run(s);
+	if (csv && close_out(csv, o->csv))
+		rc = 1;
+	if (o->summary) {
+		sum = open_out(o->summary);
+		if (!sum || fab_report_json(sum, s) || close_out(sum, o->summary))
+			rc = 1;
+	}
+	if (!o->quiet)
+		fab_report_table(csv == stdout ? stderr : stdout, s);
+	fabsim_free(s);
+	free(s);
+	return rc;
+}
+
 static int run_replay(const struct opts *o, const struct scenario *sc)
 {
 	const char *path = o->csv ? o->csv : "-";
@@ -183,7 +218,7 @@ int main(int argc, char **argv)
 	}
 	if (o.seed_set)
 		sc.seed = o.seed;
-	rc = sc.type == SC_RP_REPLAY ? run_replay(&o, &sc) : run_network(&o, &sc);
+	rc = sc.type == SC_RP_REPLAY ? run_replay(&o, &sc) : sc.type == SC_FABRIC ? run_fabric(&o, &sc) : run_network(&o, &sc);
 	scenario_free(&sc);
 	return rc;
 }

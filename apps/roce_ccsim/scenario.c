@@ -18,15 +18,10 @@
 
 #include "cc_params.h"
 #include "config_read.h"
+#include "fab_scenario.h"
+#include "scenario_parse.h"
 
-#define MAX_DURATION_US 60e6     /* 60 s of simulated time */
-#define MAX_RATE_GBPS 1600.0
-#define MAX_DELAY_US 1e6
 
-struct loader {
-	struct config_reader r;       /* file name, error line, prescan state (config_read.h) */
-	struct scenario *sc;
-};
 
 const char *sc_cc_name(enum sc_cc cc)
 {
@@ -36,30 +31,30 @@ const char *sc_cc_name(enum sc_cc cc)
 /* ---- values in simulator units, names, lists ------------------------------------------------ */
 
 /* Simulator units: µs -> ns and Gb/s -> kb/s, rounded to the nearest unit. */
-static uint64_t us_to_ns(double us) { return (uint64_t)(us * 1000.0 + 0.5); }
-static uint64_t gbps_to_kbps(double g) { return (uint64_t)(g * 1e6 + 0.5); }
+uint64_t sc_us_to_ns(double us) { return (uint64_t)(us * 1000.0 + 0.5); }
+uint64_t sc_gbps_to_kbps(double g) { return (uint64_t)(g * 1e6 + 0.5); }
 
-static int opt_us(struct loader *ld, const config_setting_t *g, const char *key, double lo, bool lo_open, double hi,
+int sc_opt_us(struct loader *ld, const config_setting_t *g, const char *key, double lo, bool lo_open, double hi,
 		  uint64_t *ns)
 {
 	double v = 0;
 	int rc = cr_opt_float(&ld->r, g, key, lo, lo_open, hi, &v);
 
 	if (rc == 1)
-		*ns = us_to_ns(v);
+		*ns = sc_us_to_ns(v);
 	return rc;
 }
 
 /* A rate: > 0, at most MAX_RATE_GBPS, and at least 1 kb/s once converted. */
-static int opt_gbps(struct loader *ld, const config_setting_t *g, const char *key, uint64_t *kbps)
+int sc_opt_gbps(struct loader *ld, const config_setting_t *g, const char *key, uint64_t *kbps)
 {
 	double v = 0;
 	int rc = cr_opt_float(&ld->r, g, key, 0, true, MAX_RATE_GBPS, &v);
 
-	if (rc == 1 && gbps_to_kbps(v) == 0)
+	if (rc == 1 && sc_gbps_to_kbps(v) == 0)
 		return cr_fail_member(&ld->r, g, key, "%g is below the simulator's unit of 1 kb/s (1e-6 Gb/s)", v);
 	if (rc == 1)
-		*kbps = gbps_to_kbps(v);
+		*kbps = sc_gbps_to_kbps(v);
 	return rc;
 }
 
@@ -69,7 +64,7 @@ static int opt_name(struct loader *ld, const config_setting_t *g, const char *ke
 }
 
 /* A member that must be a list ( {...}, ... ) of groups, with 1..max of them. */
-static int group_list(struct loader *ld, const config_setting_t *s, unsigned max)
+int sc_group_list(struct loader *ld, const config_setting_t *s, unsigned max)
 {
 	int n = config_setting_length(s);
 
@@ -84,7 +79,7 @@ static int group_list(struct loader *ld, const config_setting_t *s, unsigned max
 }
 
 /* An array or list of numbers: each element through float_range. Returns the count or -1. */
-static int number_list(struct loader *ld, const config_setting_t *s, unsigned max)
+int sc_number_list(struct loader *ld, const config_setting_t *s, unsigned max)
 {
 	int n = config_setting_length(s);
 
@@ -98,7 +93,7 @@ static int number_list(struct loader *ld, const config_setting_t *s, unsigned ma
 /* A list of priorities/classes [p, ...] -> bit mask. */
 static int class_mask(struct loader *ld, const config_setting_t *s, uint8_t *mask)
 {
-	int n = number_list(ld, s, 64);
+	int n = sc_number_list(ld, s, 64);
 	long long v = 0;
 
 	if (n < 0)
@@ -226,7 +221,7 @@ static int parse_timely(struct loader *ld, const config_setting_t *g, struct sc_
 		return 0;
 	if (set_params(ld, g, cc_timely_params, -1, extra, &f->timely))
 		return -1;
-	if (opt_gbps(ld, g, "start_gbps", &f->timely_start_kbps) < 0 ||
+	if (sc_opt_gbps(ld, g, "start_gbps", &f->timely_start_kbps) < 0 ||
 	    cr_opt_u32(&ld->r, g, "segment_bytes", 1, 1LL << 30, &f->timely_segment_bytes) < 0)
 		return -1;
 	if (f->timely_start_kbps > f->line_kbps)
@@ -247,12 +242,12 @@ static int parse_times(struct loader *ld, const config_setting_t *root)
 	double a = 0, b = 0;
 
 	if (!cr_required(&ld->r, root, "duration_us", "simulated time, µs") ||
-	    opt_us(ld, root, "duration_us", 0, true, MAX_DURATION_US, &sc->duration_ns) < 0)
+	    sc_opt_us(ld, root, "duration_us", 0, true, MAX_DURATION_US, &sc->duration_ns) < 0)
 		return -1;
 	if (sc->duration_ns == 0)
 		return cr_fail_member(&ld->r, root, "duration_us", "rounds to 0 ns (allowed: at least 0.001)");
 	sc->sample_ns = 10000;
-	if (opt_us(ld, root, "sample_us", 0, true, MAX_DURATION_US, &sc->sample_ns) < 0)
+	if (sc_opt_us(ld, root, "sample_us", 0, true, MAX_DURATION_US, &sc->sample_ns) < 0)
 		return -1;
 	if (sc->sample_ns == 0 || sc->sample_ns > sc->duration_ns)
 		return cr_fail_member(&ld->r, root, "sample_us", "must be 0.001 .. duration_us (%g)",
@@ -262,32 +257,33 @@ static int parse_times(struct loader *ld, const config_setting_t *root)
 	w = config_setting_get_member(root, "window_us");
 	if (!w)
 		return 0;
-	if (number_list(ld, w, 2) < 0)
+	if (sc_number_list(ld, w, 2) < 0)
 		return -1;
 	if (config_setting_length(w) != 2)
 		return cr_fail(&ld->r, w, "must be [start, end] (two numbers, µs)");
 	if (cr_float_range(&ld->r, config_setting_get_elem(w, 0), 0, false, MAX_DURATION_US, &a) ||
 	    cr_float_range(&ld->r, config_setting_get_elem(w, 1), 0, false, MAX_DURATION_US, &b))
 		return -1;
-	if (!(a < b) || us_to_ns(b) > sc->duration_ns || us_to_ns(a) == us_to_ns(b))
+	if (!(a < b) || sc_us_to_ns(b) > sc->duration_ns || sc_us_to_ns(a) == sc_us_to_ns(b))
 		return cr_fail(&ld->r, w, "[%g, %g] is not a window (allowed: 0 <= start < end <= duration_us = %g)",
 			       a, b, (double)sc->duration_ns / 1000);
-	sc->win_start_ns = us_to_ns(a);
-	sc->win_end_ns = us_to_ns(b);
+	sc->win_start_ns = sc_us_to_ns(a);
+	sc->win_end_ns = sc_us_to_ns(b);
 	return 0;
 }
 
 /* ---- switch ------------------------------------------------------------------------------------- */
 
-static int parse_pfc(struct loader *ld, const config_setting_t *g)
+/* switch.pfc; fabric scenarios may also give headroom_bytes (the shared MMU's). */
+static int parse_pfc(struct loader *ld, const config_setting_t *g, struct sc_switch *sw, bool fabric)
 {
 	static const char *const keys[] = { "enabled", "priorities", "xoff_bytes", "xon_bytes", NULL };
-	struct sc_switch *sw = &ld->sc->sw;
+	static const char *const fab_keys[] = { "enabled", "priorities", "xoff_bytes", "xon_bytes", "headroom_bytes", NULL };
 	const config_setting_t *p;
 
 	sw->pfc = true;
 	sw->pfc_prio_mask = 0xFF;
-	if (cr_known_keys(&ld->r, g, keys) || cr_opt_bool(&ld->r, g, "enabled", &sw->pfc) < 0)
+	if (cr_known_keys(&ld->r, g, fabric ? fab_keys : keys) || cr_opt_bool(&ld->r, g, "enabled", &sw->pfc) < 0)
 		return -1;
 	if (!sw->pfc)
 		return 0;
@@ -297,8 +293,10 @@ static int parse_pfc(struct loader *ld, const config_setting_t *g)
 	if (!cr_required(&ld->r, g, "xoff_bytes", "bytes of an ingress port's priority that send XOFF") ||
 	    !cr_required(&ld->r, g, "xon_bytes", "bytes at or below which XON is sent") ||
 	    cr_opt_u64(&ld->r, g, "xoff_bytes", 1, LLONG_MAX, &sw->xoff_bytes) < 0 ||
-	    cr_opt_u64(&ld->r, g, "xon_bytes", 0, LLONG_MAX, &sw->xon_bytes) < 0)
+	    cr_opt_u64(&ld->r, g, "xon_bytes", 0, LLONG_MAX, &sw->xon_bytes) < 0 ||
+	    cr_opt_u64(&ld->r, g, "headroom_bytes", 0, LLONG_MAX, &sw->headroom_bytes) < 0)
 		return -1;
+	sw->headroom_set = config_setting_get_member(g, "headroom_bytes") != NULL;
 	if (sw->xon_bytes > sw->xoff_bytes)
 		return cr_fail_member(&ld->r, g, "xon_bytes", "%llu is above xoff_bytes (allowed: 0..%llu)",
 				      (unsigned long long)sw->xon_bytes, (unsigned long long)sw->xoff_bytes);
@@ -306,10 +304,9 @@ static int parse_pfc(struct loader *ld, const config_setting_t *g)
 }
 
 /* One ECN group: { classes = [...]; kmin_bytes; kmax_bytes; pmax }. */
-static int parse_ecn_group(struct loader *ld, const config_setting_t *g)
+static int parse_ecn_group(struct loader *ld, const config_setting_t *g, struct sc_switch *sw)
 {
 	static const char *const keys[] = { "classes", "kmin_bytes", "kmax_bytes", "pmax", NULL };
-	struct sc_switch *sw = &ld->sc->sw;
 	struct red_params r = { 0 };
 	const config_setting_t *c = config_setting_get_member(g, "classes");
 	uint8_t mask = 0xFF;
@@ -341,39 +338,53 @@ static int parse_ecn_group(struct loader *ld, const config_setting_t *g)
 }
 
 /* switch.ecn: one group (for its classes) or a list of groups. */
-static int parse_ecn(struct loader *ld, const config_setting_t *e)
+static int parse_ecn(struct loader *ld, const config_setting_t *e, struct sc_switch *sw)
 {
 	int n;
 
+	memset(sw->ecn, 0, sizeof(sw->ecn)); /* a tier's ecn replaces the switch group's */
 	if (config_setting_type(e) == CONFIG_TYPE_GROUP)
-		return parse_ecn_group(ld, e);
-	if ((n = group_list(ld, e, SC_CLASSES)) < 0)
+		return parse_ecn_group(ld, e, sw);
+	if ((n = sc_group_list(ld, e, SC_CLASSES)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (parse_ecn_group(ld, config_setting_get_elem(e, (unsigned)i)))
+		if (parse_ecn_group(ld, config_setting_get_elem(e, (unsigned)i), sw))
 			return -1;
+	return 0;
+}
+
+int sc_parse_switch_group(struct loader *ld, const config_setting_t *g, struct sc_switch *sw, bool fabric,
+			  const char *const *tier_keys)
+{
+	static const char *const keys[] = { "buffer_bytes", "pfc", "ecn", NULL };
+	const char *fab_keys[16] = { "buffer_bytes", "pfc", "ecn", "alpha", "queue_limit_bytes", NULL };
+	const config_setting_t *p, *e;
+	int rc;
+
+	for (unsigned i = 0, k = 5; tier_keys && tier_keys[i] && k < 15; i++)
+		fab_keys[k++] = tier_keys[i];
+	if (cr_known_keys(&ld->r, g, fabric ? fab_keys : keys) ||
+	    cr_opt_u64(&ld->r, g, "buffer_bytes", 0, LLONG_MAX, &sw->buffer_bytes) < 0 ||
+	    cr_opt_u64(&ld->r, g, "queue_limit_bytes", 0, LLONG_MAX, &sw->queue_limit_bytes) < 0 ||
+	    cr_opt_float(&ld->r, g, "alpha", 0, false, 64, &sw->alpha) < 0)
+		return -1;
+	if ((rc = cr_opt_group(&ld->r, g, "pfc", &p)) < 0 || (rc == 1 && parse_pfc(ld, p, sw, fabric)))
+		return -1;
+	e = config_setting_get_member(g, "ecn");
+	if (e && parse_ecn(ld, e, sw))
+		return -1;
 	return 0;
 }
 
 static int parse_switch(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "buffer_bytes", "pfc", "ecn", NULL };
-	struct sc_switch *sw = &ld->sc->sw;
-	const config_setting_t *g, *p, *e;
+	const config_setting_t *g;
 	int rc;
 
-	sw->buffer_bytes = 12000000;
+	ld->sc->sw.buffer_bytes = 12000000;
 	if ((rc = cr_opt_group(&ld->r, root, "switch", &g)) <= 0)
 		return rc;
-	if (cr_known_keys(&ld->r, g, keys) ||
-	    cr_opt_u64(&ld->r, g, "buffer_bytes", 0, LLONG_MAX, &sw->buffer_bytes) < 0)
-		return -1;
-	if ((rc = cr_opt_group(&ld->r, g, "pfc", &p)) < 0 || (rc == 1 && parse_pfc(ld, p)))
-		return -1;
-	e = config_setting_get_member(g, "ecn");
-	if (e && parse_ecn(ld, e))
-		return -1;
-	return 0;
+	return sc_parse_switch_group(ld, g, &ld->sc->sw, false, NULL);
 }
 
 /* ---- receivers ---------------------------------------------------------------------------------- */
@@ -391,8 +402,8 @@ static int parse_receiver(struct loader *ld, const config_setting_t *g, unsigned
 	np_params_default(&r->np);
 	if (cr_known_keys(&ld->r, g, keys) || opt_name(ld, g, "name", r->name, sizeof(r->name)) < 0 ||
 	    !cr_required(&ld->r, g, "rate_gbps", "the switch port's rate toward this receiver, Gb/s") ||
-	    opt_gbps(ld, g, "rate_gbps", &r->rate_kbps) < 0 ||
-	    opt_us(ld, g, "delay_us", 0, false, MAX_DELAY_US, &r->delay_ns) < 0)
+	    sc_opt_gbps(ld, g, "rate_gbps", &r->rate_kbps) < 0 ||
+	    sc_opt_us(ld, g, "delay_us", 0, false, MAX_DELAY_US, &r->delay_ns) < 0)
 		return -1;
 	for (unsigned i = 0; i < idx; i++)
 		if (!strcmp(ld->sc->rx[i].name, r->name))
@@ -411,7 +422,7 @@ static int parse_receivers(struct loader *ld, const config_setting_t *root)
 						"a list of receivers ( { rate_gbps = ...; } )");
 	int n;
 
-	if (!l || (n = group_list(ld, l, SC_MAX_RECEIVERS)) < 0)
+	if (!l || (n = sc_group_list(ld, l, SC_MAX_RECEIVERS)) < 0)
 		return -1;
 	ld->sc->rx = calloc((size_t)n, sizeof(*ld->sc->rx));
 	if (!ld->sc->rx)
@@ -450,8 +461,9 @@ static int flow_receiver(struct loader *ld, const config_setting_t *g, unsigned 
 	return 0;
 }
 
-/* The settings shared by the `count` copies of a flow entry. */
-static int flow_common(struct loader *ld, const config_setting_t *g, struct sc_flow *f)
+/* A flow's congestion control and packets: cc (default dcqcn) with its dcqcn / timely group,
+ * priority, mtu_bytes, jitter_us. f->line_kbps is set (TIMELY's start rate is checked against it). */
+int sc_parse_flow_cc(struct loader *ld, const config_setting_t *g, struct sc_flow *f)
 {
 	static const char *const ccs[] = { "none", "dcqcn", "timely", NULL };
 	static const enum sc_cc cc_of[] = { CC_NONE, CC_DCQCN, CC_TIMELY };
@@ -466,16 +478,9 @@ static int flow_common(struct loader *ld, const config_setting_t *g, struct sc_f
 	}
 	f->priority = 3;
 	f->mtu_bytes = 1024;
-	f->delay_ns = 1000;
-	if (flow_receiver(ld, g, &f->receiver) ||
-	    cr_opt_u32(&ld->r, g, "priority", 0, SC_CLASSES - 1, &f->priority) < 0 ||
-	    cr_opt_u32(&ld->r, g, "mtu_bytes", 64, 65535, &f->mtu_bytes) < 0)
-		return -1;
-	if (!cr_required(&ld->r, g, "rate_gbps", "the sender's line rate, Gb/s") ||
-	    opt_gbps(ld, g, "rate_gbps", &f->line_kbps) < 0 ||
-	    opt_us(ld, g, "delay_us", 0, false, MAX_DELAY_US, &f->delay_ns) < 0 ||
-	    opt_us(ld, g, "jitter_us", 0, false, 1000, &f->jitter_ns) < 0 ||
-	    cr_opt_u64(&ld->r, g, "size_bytes", 0, LLONG_MAX, &f->size_bytes) < 0 ||
+	if (cr_opt_u32(&ld->r, g, "priority", 0, SC_CLASSES - 1, &f->priority) < 0 ||
+	    cr_opt_u32(&ld->r, g, "mtu_bytes", 64, 65535, &f->mtu_bytes) < 0 ||
+	    sc_opt_us(ld, g, "jitter_us", 0, false, 1000, &f->jitter_ns) < 0 ||
 	    cr_opt_group(&ld->r, g, "dcqcn", &dq) < 0 || cr_opt_group(&ld->r, g, "timely", &tm) < 0)
 		return -1;
 	if (dq && f->cc != CC_DCQCN)
@@ -485,6 +490,19 @@ static int flow_common(struct loader *ld, const config_setting_t *g, struct sc_f
 	if (parse_dcqcn(ld, dq, &f->dcqcn) || (f->cc == CC_TIMELY && parse_timely(ld, tm, f)))
 		return -1;
 	return 0;
+}
+
+/* The settings shared by the `count` copies of a flow entry. */
+static int flow_common(struct loader *ld, const config_setting_t *g, struct sc_flow *f)
+{
+	f->delay_ns = 1000;
+	if (flow_receiver(ld, g, &f->receiver) ||
+	    !cr_required(&ld->r, g, "rate_gbps", "the sender's line rate, Gb/s") ||
+	    sc_opt_gbps(ld, g, "rate_gbps", &f->line_kbps) < 0 ||
+	    sc_opt_us(ld, g, "delay_us", 0, false, MAX_DELAY_US, &f->delay_ns) < 0 ||
+	    cr_opt_u64(&ld->r, g, "size_bytes", 0, LLONG_MAX, &f->size_bytes) < 0)
+		return -1;
+	return sc_parse_flow_cc(ld, g, f);
 }
 
 static bool flow_name_taken(const struct scenario *sc, unsigned n, const char *name)
@@ -508,8 +526,8 @@ static int parse_flow_entry(struct loader *ld, const config_setting_t *g, unsign
 
 	if (cr_known_keys(&ld->r, g, keys) || opt_name(ld, g, "name", base, sizeof(base) - 6) < 0 ||
 	    cr_opt_u64(&ld->r, g, "count", 1, SC_MAX_FLOWS, &count) < 0 ||
-	    opt_us(ld, g, "start_us", 0, false, MAX_DURATION_US, &start) < 0 ||
-	    opt_us(ld, g, "start_step_us", 0, false, MAX_DURATION_US, &step) < 0 || flow_common(ld, g, &f))
+	    sc_opt_us(ld, g, "start_us", 0, false, MAX_DURATION_US, &start) < 0 ||
+	    sc_opt_us(ld, g, "start_step_us", 0, false, MAX_DURATION_US, &step) < 0 || flow_common(ld, g, &f))
 		return -1;
 	if (*n_flows + count > SC_MAX_FLOWS)
 		return cr_fail_member(&ld->r, g, "count", "makes more than %u flows in all", SC_MAX_FLOWS);
@@ -537,7 +555,7 @@ static int parse_flows(struct loader *ld, const config_setting_t *root)
 	unsigned total = 0;
 	int n;
 
-	if (!l || (n = group_list(ld, l, SC_MAX_FLOWS)) < 0)
+	if (!l || (n = sc_group_list(ld, l, SC_MAX_FLOWS)) < 0)
 		return -1;
 	ld->sc->flows = calloc(SC_MAX_FLOWS, sizeof(*ld->sc->flows));
 	if (!ld->sc->flows)
@@ -565,7 +583,7 @@ static int parse_cnp_times(struct loader *ld, const config_setting_t *rp)
 
 	if (!l)
 		return 0;
-	if ((n = number_list(ld, l, SC_MAX_CNP_TIMES)) < 0)
+	if ((n = sc_number_list(ld, l, SC_MAX_CNP_TIMES)) < 0)
 		return -1;
 	r->cnp_ns = calloc((size_t)n + 1, sizeof(*r->cnp_ns));
 	if (!r->cnp_ns)
@@ -575,7 +593,7 @@ static int parse_cnp_times(struct loader *ld, const config_setting_t *rp)
 
 		if (cr_float_range(&ld->r, e, 0, false, (double)ld->sc->duration_ns / 1000, &v))
 			return -1;
-		r->cnp_ns[i] = us_to_ns(v);
+		r->cnp_ns[i] = sc_us_to_ns(v);
 		if (i && r->cnp_ns[i] < r->cnp_ns[i - 1])
 			return cr_fail(&ld->r, e,
 				       "%g comes before the time listed ahead of it (allowed: ascending times)", v);
@@ -594,12 +612,12 @@ static int parse_rp(struct loader *ld, const config_setting_t *root)
 	r->packet_bytes = 1024;
 	if (!g || cr_want_type(&ld->r, g, CONFIG_TYPE_GROUP, "a group { ... }") || cr_known_keys(&ld->r, g, keys) ||
 	    !cr_required(&ld->r, g, "rate_gbps", "the QP's line rate, Gb/s") ||
-	    opt_gbps(ld, g, "rate_gbps", &r->line_kbps) < 0 ||
+	    sc_opt_gbps(ld, g, "rate_gbps", &r->line_kbps) < 0 ||
 	    cr_opt_float(&ld->r, g, "send_gbps", 0, false, MAX_RATE_GBPS, &send) < 0 ||
 	    cr_opt_u32(&ld->r, g, "mtu_bytes", 64, 65535, &r->packet_bytes) < 0 || parse_cnp_times(ld, g) ||
 	    cr_opt_group(&ld->r, g, "dcqcn", &dq) < 0 || parse_dcqcn(ld, dq, &r->dcqcn))
 		return -1;
-	r->send_kbps = gbps_to_kbps(send);
+	r->send_kbps = sc_gbps_to_kbps(send);
 	return 0;
 }
 
@@ -607,7 +625,7 @@ static int parse_rp(struct loader *ld, const config_setting_t *root)
 
 static int parse_kind(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const types[] = { "network", "rp_replay", NULL };
+	static const char *const types[] = { "network", "rp_replay", "fabric", NULL };
 	static const char *const net_keys[] = { "scenario", "seed", "duration_us", "sample_us", "window_us",
 						"switch", "receivers", "flows", NULL };
 	static const char *const rp_keys[] = { "scenario", "seed", "duration_us", "rp", NULL };
@@ -618,7 +636,7 @@ static int parse_kind(struct loader *ld, const config_setting_t *root)
 	if (s && (t = cr_pick(&ld->r, s, types, NULL)) < 0)
 		return -1;
 	ld->sc->type = (enum sc_type)t;
-	if (cr_known_keys(&ld->r, root, t == SC_NETWORK ? net_keys : rp_keys))
+	if (cr_known_keys(&ld->r, root, t == SC_NETWORK ? net_keys : t == SC_RP_REPLAY ? rp_keys : fab_scenario_keys))
 		return -1;
 	ld->sc->seed = 1;
 	if (cr_opt_int(&ld->r, root, "seed", 0, LLONG_MAX, false, &seed) < 0)
@@ -636,6 +654,8 @@ static int load_root(void *arg, const config_setting_t *root)
 		return -1;
 	if (ld->sc->type == SC_RP_REPLAY)
 		return parse_rp(ld, root);
+	if (ld->sc->type == SC_FABRIC)
+		return fab_scenario_parse(ld, root);
 	return parse_switch(ld, root) || parse_receivers(ld, root) || parse_flows(ld, root) ? -1 : 0;
 }
 
@@ -644,6 +664,8 @@ void scenario_free(struct scenario *sc)
 	free(sc->rx);
 	free(sc->flows);
 	free(sc->rp.cnp_ns);
+	fab_scenario_free(sc->fab);
+	free(sc->fab);
 	memset(sc, 0, sizeof(*sc));
 }
 

@@ -21,7 +21,9 @@
 #define SC_MAX_CNP_TIMES 100000
 #define SC_NAME_LEN 32
 
-enum sc_type { SC_NETWORK, SC_RP_REPLAY };
+struct fab_scenario;
+
+enum sc_type { SC_NETWORK, SC_RP_REPLAY, SC_FABRIC };
 enum sc_cc { CC_NONE, CC_DCQCN, CC_TIMELY };
 
 struct sc_flow {
@@ -55,6 +57,11 @@ struct sc_switch {
 	uint64_t xoff_bytes, xon_bytes; /* per ingress port and priority */
 	bool ecn[SC_CLASSES];
 	struct red_params red[SC_CLASSES];
+	/* fabric scenarios only (the shared MMU's, lab/switch_mmu.h) */
+	double alpha;                 /* dynamic queue threshold; 0: static (queue_limit_bytes) */
+	uint64_t queue_limit_bytes;   /* 0: the buffer */
+	uint64_t headroom_bytes;      /* per ingress (port, priority) above xoff */
+	bool headroom_set;            /* else from the links (fab_scenario.h) */
 };
 
 struct sc_replay {
@@ -78,6 +85,7 @@ struct scenario {
 	struct sc_flow *flows;
 	unsigned n_flows;
 	struct sc_replay rp;
+	struct fab_scenario *fab;     /* SC_FABRIC: the fabric, its switches and traffic (fab_scenario.h) */
 };
 
 /* 0, or -1 with one line "FILE:LINE: SETTING: what is wrong (what is allowed)" in err. */
