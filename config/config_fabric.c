@@ -403,6 +403,13 @@ int cfab_load(struct config_reader *r, const config_setting_t *g, struct fab_spe
 
 const char *const cfab_pattern_keys[] = { "pattern", "hosts", "dst", "seed", "rail", "pairs", NULL };
 
+const char *const cfab_engine_traffic_keys[] = { "flow", NULL };
+const char *const cfab_ccsim_traffic_keys[] = { "cc",       "dcqcn",    "timely",  "priority",   "mtu_bytes", "jitter_us",
+						"rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf",  "load", NULL };
+const char *const cfab_program_traffic_keys[] = { "flow",      "cc",       "dcqcn",   "timely",     "priority", "mtu_bytes",
+						  "jitter_us", "rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf",
+						  "load",      NULL };
+
 static int host_named(struct config_reader *r, const config_setting_t *s, const struct fabric *f, unsigned *out)
 {
 	const char *v = config_setting_get_string(s);

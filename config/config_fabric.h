@@ -44,6 +44,13 @@ struct cfab_traffic {
 };
 #define CFAB_QPN_ROOM 65536      /* an entry's QPNs by default: the next starts this far on */
 
+/* The keys each program adds to a traffic entry (docs/fabric.md#traffic-patterns): the engine's
+ * (`flow`: the engine flow settings of its flows), roce-ccsim's (congestion control, sizes,
+ * arrivals: docs/ccsim.md), and both (what roce-fabric, reading either file, leaves to them). */
+extern const char *const cfab_engine_traffic_keys[];
+extern const char *const cfab_ccsim_traffic_keys[];
+extern const char *const cfab_program_traffic_keys[];
+
 /* Entry e into t (p->hosts malloc'ed: fab_pattern's), its QPNs from next_qpn unless it says;
  * extra_keys: the caller's own keys of an entry (NULL-terminated, or NULL). 0, or -1 with the
  * error written. */

@@ -472,7 +472,6 @@ static int entry_template(struct loader *ld, const config_setting_t *e, const st
 
 static int traffic_entry(struct loader *ld, const config_setting_t *e, uint32_t *next_qpn)
 {
-	static const char *const engine_keys[] = { "flow", NULL };
 	struct cfab_traffic t;
 	struct fab_pair *pairs = calloc(FAB_MAX_PATTERN_PAIRS, sizeof(*pairs));
 	struct cfg_flow_group tmpl;
@@ -481,7 +480,7 @@ static int traffic_entry(struct loader *ld, const config_setting_t *e, uint32_t 
 
 	if (!pairs)
 		return cr_fail(&ld->r, e, "out of memory");
-	if (cfab_traffic(&ld->r, e, ld->fabric, engine_keys, *next_qpn, &t))
+	if (cfab_traffic(&ld->r, e, ld->fabric, cfab_engine_traffic_keys, *next_qpn, &t))
 		goto out;
 	if ((n = fab_pattern_pairs(ld->fabric, &t.pattern, pairs, FAB_MAX_PATTERN_PAIRS, err, sizeof(err))) < 0) {
 		cr_fail(&ld->r, e, "%s", err);

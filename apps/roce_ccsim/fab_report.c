@@ -185,44 +185,25 @@ static bool same_group(const struct fab_routes *r, const struct fab_group *a, co
 	return a->n == b->n && !memcmp(&r->members[a->first], &r->members[b->first], a->n * sizeof(*r->members));
 }
 
-/* Flows leaving by each member of a group, as their hashes route them (ECMP switches). */
-static void group_flows(const struct fabsim *s, unsigned sw, const struct fab_group *g, double *flows)
-{
-	const struct fab_routes *r = &s->fs->routes;
-
-	for (unsigned m = 0; m < g->n; m++)
-		flows[m] = 0;
-	if (s->f->switches[sw].lb.lb != FAB_LB_ECMP)
-		return;
-	for (unsigned i = 0; i < s->n_qp; i++) {
-		const uint16_t *ports;
-		unsigned n = fab_next_ports(s->f, r, sw, s->qp[i].cfg->dst, &ports);
-
-		if (n != g->n || ports != &r->members[g->first] || !s->qp[i].sent_pkts)
-			continue;
-		flows[fab_member(s->sw[sw].lb.hash.fn, fab_hash(&s->sw[sw].lb.hash, &s->qp[i].cfg->key), n)]++;
-	}
-}
-
 static json_t *ecmp_group_json(const struct fabsim *s, unsigned sw, const struct fab_group *g)
 {
 	const struct fab_routes *r = &s->fs->routes;
 	double bytes[FS_MAX_SWITCH_PORTS], flows[FS_MAX_SWITCH_PORTS];
 	json_t *names = json_array(), *b = json_array(), *fl = json_array();
 
-	group_flows(s, sw, g, flows);
 	for (unsigned m = 0; m < g->n; m++) {
 		unsigned p = r->members[g->first + m];
 		const struct fs_dlink *l = &s->dl[s->sw[sw].out[p]];
 
 		bytes[m] = (double)l->bytes;
+		flows[m] = l->flows;
 		json_array_append_new(names, json_string(fabric_peer_name(s->f, &s->f->ports[s->f->switches[sw].first_port + p])));
 		json_array_append_new(b, json_integer((json_int_t)l->bytes));
-		json_array_append_new(fl, json_integer((json_int_t)flows[m]));
+		json_array_append_new(fl, json_integer((json_int_t)l->flows));
 	}
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:f, s:f}", "switch", s->f->switches[sw].name, "load_balance",
 			 fabric_lb_name(s->f->switches[sw].lb.lb), "members", names, "bytes", b, "flows", fl, "mmr",
-			 fab_mmr(bytes, g->n), "mmr_flows", s->f->switches[sw].lb.lb == FAB_LB_ECMP ? fab_mmr(flows, g->n) : 0,
+			 fab_mmr(bytes, g->n), "mmr_flows", fab_mmr(flows, g->n),
 			 "jfi", fab_jfi(bytes, g->n));
 }
 

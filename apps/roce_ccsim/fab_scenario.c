@@ -144,13 +144,11 @@ static double max_host_gbps(const struct fabric *f)
 
 static int parse_traffic_entry(struct loader *ld, const config_setting_t *e, uint32_t next_qpn, struct fs_traffic *t)
 {
-	static const char *const extra[] = { "cc",	"dcqcn",      "timely",	  "priority", "mtu_bytes", "jitter_us",
-					     "rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf", "load", NULL };
 	struct fab_scenario *fs = ld->sc->fab;
 	const config_setting_t *cdf;
 	double load = 0;
 
-	if (cfab_traffic(&ld->r, e, &fs->f, extra, next_qpn, &t->c))
+	if (cfab_traffic(&ld->r, e, &fs->f, cfab_ccsim_traffic_keys, next_qpn, &t->c))
 		return -1;
 	t->proto.line_kbps = sc_gbps_to_kbps(t->c.gbps > 0 ? t->c.gbps : max_host_gbps(&fs->f));
 	if (sc_opt_gbps(ld, e, "rate_gbps", &t->proto.line_kbps) < 0)

@@ -689,6 +689,7 @@ static int init_path(struct fabsim *s, struct fab_tracer *t, struct fs_qp *q, st
 		const struct fs_dlink *l = &s->dl[hops[h].dlink];
 		double kbps = (double)(l->kbps < q->line_kbps ? l->kbps : q->line_kbps);
 
+		s->dl[hops[h].dlink].flows++;
 		prop += hops[h].share * (double)l->delay_ns;
 		first += hops[h].share * pkt1 * 8e6 / kbps;
 		if (slowest == 0 || kbps < slowest)

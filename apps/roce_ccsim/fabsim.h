@@ -66,6 +66,7 @@ struct fs_dlink {
 	uint64_t pause_rx[8], paused_ns[8], paused_since[8];
 	uint64_t xoff_tx;             /* XOFF frames the far end sent toward this transmitter */
 	uint64_t max_q[8];
+	uint32_t flows;               /* flows whose path crosses it (a sprayed flow: each it may take) */
 	uint64_t sample_bytes;        /* at the last sample */
 	float *util;                  /* per sample interval: the share of the link's rate it carried */
 };

@@ -72,11 +72,10 @@ static int parse_args(int argc, char **argv, struct fr_opts *o)
 static int traffic_entry(struct config_reader *r, const config_setting_t *e, const struct fabric *f, struct an_traffic *t,
 			 uint32_t next_qpn)
 {
-	static const char *const engine_keys[] = { "flow", NULL }; /* the engine's flow settings: not a plan's */
 	struct cfab_traffic c;
 
 	memset(t, 0, sizeof(*t));
-	if (cfab_traffic(r, e, f, engine_keys, next_qpn, &c)) {
+	if (cfab_traffic(r, e, f, cfab_program_traffic_keys, next_qpn, &c)) { /* the programs' keys: not a plan's */
 		t->pattern = c.pattern; /* its hosts are freed with the others */
 		return -1;
 	}
