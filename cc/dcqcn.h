@@ -46,6 +46,7 @@
 #define ROCE_CC_DCQCN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "timer_wheel.h"
@@ -152,6 +153,16 @@ static inline bool dcqcn_on_bytes(struct dcqcn_qp *q, struct timer_wheel *w, uin
 bool dcqcn_catch_up(struct dcqcn_qp *q, struct timer_wheel *w, uint64_t now_ns);
 /* The earliest due time of the QP's armed timers, or UINT64_MAX. */
 uint64_t dcqcn_next_due(const struct dcqcn_qp *q);
+/* The QP a timer of the wheel belongs to (its kind says which of the three it is): what a wheel's
+ * callback needs to find the QP, and from it, its owner (container_of on the QP). */
+static inline struct dcqcn_qp *dcqcn_qp_of_timer(struct tw_timer *t)
+{
+	size_t off = t->kind == DCQCN_TIMER_ALPHA	 ? offsetof(struct dcqcn_qp, t_alpha)
+		     : t->kind == DCQCN_TIMER_DECREASE ? offsetof(struct dcqcn_qp, t_dec)
+						       : offsetof(struct dcqcn_qp, t_inc);
+
+	return (struct dcqcn_qp *)(void *)((char *)t - off);
+}
 /* One of the QP's timers fired (from the wheel's callback; due_ns as the wheel gives it). */
 bool dcqcn_on_timer(struct dcqcn_qp *q, struct timer_wheel *w, struct tw_timer *t, uint64_t due_ns);
 /* α now, in the profile's fixed point (NVIDIA: brings the lazily computed α up to now_ns). */

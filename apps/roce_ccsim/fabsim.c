@@ -500,22 +500,10 @@ static void ev_rx(struct fabsim *s, const struct ev *e)
 
 /* ---- timers and samples ------------------------------------------------------------------------ */
 
-static struct fs_qp *qp_of_timer(struct tw_timer *t)
-{
-	struct dcqcn_qp *q;
-
-	switch (t->kind) {
-	case DCQCN_TIMER_ALPHA: q = container_of(t, struct dcqcn_qp, t_alpha); break;
-	case DCQCN_TIMER_DECREASE: q = container_of(t, struct dcqcn_qp, t_dec); break;
-	default: q = container_of(t, struct dcqcn_qp, t_inc); break;
-	}
-	return container_of(q, struct fs_qp, dcqcn);
-}
-
 static void on_timer(struct tw_timer *t, uint64_t due_ns, void *arg)
 {
 	struct fabsim *s = arg;
-	struct fs_qp *q = qp_of_timer(t);
+	struct fs_qp *q = container_of(dcqcn_qp_of_timer(t), struct fs_qp, dcqcn);
 
 	if (dcqcn_on_timer(&q->dcqcn, s->w, t, due_ns))
 		set_rate(s, q, q->dcqcn.rc_kbps);
@@ -523,12 +511,9 @@ static void on_timer(struct tw_timer *t, uint64_t due_ns, void *arg)
 
 static void ensure_tick(struct fabsim *s)
 {
-	uint64_t t;
-
 	if (s->tick_pending || !s->w->armed)
 		return;
-	t = s->w->next_tick * SIM_TICK_NS;
-	push(s, (struct ev){ .t = t > s->now ? t : s->now, .type = EV_TICK });
+	push(s, (struct ev){ .t = sim_next_tick_ns(s->w, s->now), .type = EV_TICK });
 	s->tick_pending = true;
 }
 

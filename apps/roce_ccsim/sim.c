@@ -333,28 +333,10 @@ static void ev_rx(struct sim *s, const struct pkt *p)
 
 /* ---- timers and samples ---------------------------------------------------------------------- */
 
-static struct flow *flow_of_timer(struct tw_timer *t)
-{
-	struct dcqcn_qp *q;
-
-	switch (t->kind) {
-	case DCQCN_TIMER_ALPHA:
-		q = container_of(t, struct dcqcn_qp, t_alpha);
-		break;
-	case DCQCN_TIMER_DECREASE:
-		q = container_of(t, struct dcqcn_qp, t_dec);
-		break;
-	default:
-		q = container_of(t, struct dcqcn_qp, t_inc);
-		break;
-	}
-	return container_of(q, struct flow, dcqcn);
-}
-
 static void on_timer(struct tw_timer *t, uint64_t due_ns, void *arg)
 {
 	struct sim *s = arg;
-	struct flow *f = flow_of_timer(t);
+	struct flow *f = container_of(dcqcn_qp_of_timer(t), struct flow, dcqcn);
 
 	if (dcqcn_on_timer(&f->dcqcn, s->w, t, due_ns))
 		set_rate(s, f, f->dcqcn.rc_kbps);
@@ -364,12 +346,9 @@ static void on_timer(struct tw_timer *t, uint64_t due_ns, void *arg)
  * at the first boundary at or after its due time (the cc code gets the exact due time). */
 static void ensure_tick(struct sim *s)
 {
-	uint64_t t;
-
 	if (s->tick_pending || !s->w->armed)
 		return;
-	t = s->w->next_tick * SIM_TICK_NS;
-	push(s, t > s->now ? t : s->now, EV_TICK, 0, 0);
+	push(s, sim_next_tick_ns(s->w, s->now), EV_TICK, 0, 0);
 	s->tick_pending = true;
 }
 

@@ -95,6 +95,15 @@ int sim_init(struct sim *s, const struct scenario *sc, FILE *csv);
 void sim_run(struct sim *s);
 void sim_free(struct sim *s);
 
+/* When the wheel runs next: its next tick boundary, or now if that has passed. Both simulations
+ * run the wheel at tick boundaries while it holds timers, as the engine polls it. */
+static inline uint64_t sim_next_tick_ns(const struct timer_wheel *w, uint64_t now)
+{
+	uint64_t t = w->next_tick * SIM_TICK_NS;
+
+	return t > now ? t : now;
+}
+
 /* The xorshift state for a seed (never 0). */
 uint64_t sim_rng_seed(uint64_t seed);
 

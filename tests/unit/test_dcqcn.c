@@ -22,22 +22,10 @@ static struct dcqcn_params P;
 static struct dcqcn_qp Q;
 static unsigned rate_changes;           /* dcqcn_on_timer returned true */
 
-static struct dcqcn_qp *owner(struct tw_timer *t)
-{
-	switch (t->kind) {
-	case DCQCN_TIMER_ALPHA:
-		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_alpha));
-	case DCQCN_TIMER_DECREASE:
-		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_dec));
-	default:
-		return (struct dcqcn_qp *)((char *)t - offsetof(struct dcqcn_qp, t_inc));
-	}
-}
-
 static void fire(struct tw_timer *t, uint64_t due_ns, void *arg)
 {
 	(void)arg;
-	if (dcqcn_on_timer(owner(t), &wheel, t, due_ns))
+	if (dcqcn_on_timer(dcqcn_qp_of_timer(t), &wheel, t, due_ns))
 		rate_changes++;
 }
 
