@@ -24,12 +24,26 @@ static const unsigned tier_of_key[] = { FAB_TIER_LEAF, FAB_TIER_SPINE, FAB_TIER_
 
 /* ---- fabric, switch, np, transport ------------------------------------------------------------- */
 
+/* The fabric group's settings that only the engine's lab runs (config_lab_fabric.c): a scenario
+ * that gives one would silently lose it here. */
+static int engine_only(struct loader *ld, const config_setting_t *g)
+{
+	static const char *const keys[] = { "lcore", "host_lcores", "nic", "deadlock_ms", "events", "convergence_ms",
+					    "sample_ms", NULL };
+
+	for (unsigned i = 0; keys[i]; i++)
+		if (config_setting_get_member(g, keys[i]))
+			return cr_fail_member(&ld->r, g, keys[i], "is the engine's lab setting; roce-ccsim does not simulate it "
+				"(docs/ccsim.md#limits)");
+	return 0;
+}
+
 static int parse_fabric(struct loader *ld, const config_setting_t *root)
 {
 	struct fab_scenario *fs = ld->sc->fab;
 	const config_setting_t *g = cr_required(&ld->r, root, "fabric", "the fabric's group (docs/fabric.md)");
 
-	if (!g || cfab_load(&ld->r, g, &fs->spec, &fs->f, &fs->routes))
+	if (!g || cfab_load(&ld->r, g, &fs->spec, &fs->f, &fs->routes) || engine_only(ld, g))
 		return -1;
 	for (unsigned s = 0; s < fs->f.n_switches; s++)
 		if (fs->f.switches[s].n_ports > FS_MAX_SWITCH_PORTS)

@@ -304,6 +304,23 @@ def test_one_switch_fabric_agrees_with_the_single_switch_model(sim):
     assert cnps == pytest.approx(n["cnps"], rel=0.1)
 
 
+def test_a_tiers_settings_apply_to_its_switches_only(sim):
+    """ECN on the spines alone (switch.spine.ecn): the four senders of leaf1 into h0 overload
+    the spines' ports toward leaf0 (up to 400 Gb/s onto 2 x 100) and only those mark."""
+    tr = '{ pattern = "incast"; dst = "h0"; hosts = ["h0", "h4", "h5", "h6", "h7"]; cc = "dcqcn"; }'
+    sw = PFC + ' spine = { buffer_bytes = 2000000; %s };' % ECN
+    rc, _, err, s, _ = sim.run(text=scenario(LEAF_SPINE % (2, 2, 4, ""), tr, switch=sw, duration=1000, sample=50))
+    assert rc == 0, err
+    marked = {}
+    for l in s["fabric"]["links"]:
+        for d, frm in (("a_to_b", l["a"]), ("b_to_a", l["b"])):
+            if l[d]["ecn_marked"]:
+                marked[frm] = marked.get(frm, 0) + l[d]["ecn_marked"]
+    assert marked and all(k.startswith("spine") for k in marked), marked
+    sw = {w["name"]: w for w in s["fabric"]["switches"]}
+    assert sw["spine0"]["buffer_bytes"] == 2000000 and sw["leaf0"]["buffer_bytes"] == 32000000
+
+
 # ---- flow completion times ---------------------------------------------------------------------------
 
 
@@ -404,6 +421,8 @@ def test_the_1024_host_fat_tree_polarises_without_per_switch_seeds(sim):
     (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "all_to_all"; colour = 1; }', "traffic.[0].colour: unknown setting"),
     (LEAF_SPINE % (2, 33, 40, ""), "", '{ pattern = "all_to_all"; }', "switch leaf0 has 73 ports; roce-ccsim's switches have at most 64"),
     (LEAF_SPINE % (2, 1, 2, ""), "alpha = 100;", '{ pattern = "all_to_all"; }', "switch.alpha"),
+    (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.0001; link = "leaf0-spine0"; state = "down"; } );'), "",
+     '{ pattern = "all_to_all"; }', "fabric.events: is the engine's lab setting; roce-ccsim does not simulate it"),
 ])
 def test_bad_scenarios_name_the_line_and_setting(sim, fabric, switch, traffic, want):
     rc, out, err, _, _ = sim.run(text=scenario(fabric, traffic, switch=switch))
