@@ -557,3 +557,57 @@ int cfab_traffic(struct config_reader *r, const config_setting_t *e, const struc
 	t->sport_step = (uint16_t)step;
 	return traffic_sport(r, e, t);
 }
+
+/* ---- link events ------------------------------------------------------------------------------ */
+
+static int event_entry(struct config_reader *r, const config_setting_t *e, const struct fabric *f, struct cfab_event *ev)
+{
+	static const char *const keys[] = { "at_s", "link", "state", NULL };
+	static const char *const states[] = { "down", "up", NULL };
+	const config_setting_t *s;
+	char buf[64];
+	int l, st;
+
+	if (cr_want_type(r, e, CONFIG_TYPE_GROUP, "a group { at_s; link; state; }") || cr_known_keys(r, e, keys) ||
+	    !cr_required(r, e, "at_s", "seconds after the flows start") || cr_opt_float(r, e, "at_s", 0, false, 1e6, &ev->at_s) < 0 ||
+	    !(s = cr_required(r, e, "link", "a link's name, e.g. \"leaf0-spine1\"")) ||
+	    cr_want_type(r, s, CONFIG_TYPE_STRING, "a link's name") || !cr_required(r, e, "state", "down or up") ||
+	    (st = cr_pick(r, config_setting_get_member(e, "state"), states, NULL)) < 0)
+		return -1;
+	if ((l = fabric_link_by_name(f, config_setting_get_string(s))) < 0)
+		return cr_fail(r, s, "no link '%s' in the fabric (names as roce-fabric lists them: %s, ...)",
+			       cr_shown(config_setting_get_string(s), buf), f->links[0].name);
+	ev->link = (unsigned)l;
+	ev->up = st == 1;
+	ev->line = (unsigned)config_setting_source_line(e);
+	return 0;
+}
+
+int cfab_events(struct config_reader *r, const config_setting_t *g, const struct fabric *f, struct cfab_event *out,
+		unsigned max, double *convergence_ms)
+{
+	const config_setting_t *ls = config_setting_get_member(g, "events");
+	int n;
+
+	*convergence_ms = 50;
+	if (cr_opt_float(r, g, "convergence_ms", 0, false, 60000, convergence_ms) < 0)
+		return -1;
+	if (!ls)
+		return 0;
+	if (config_setting_type(ls) != CONFIG_TYPE_LIST)
+		return cr_fail(r, ls, "must be a list ( { at_s = ...; link = ...; state = \"down\"; }, ... ), not %s",
+			       cr_type_name(ls));
+	n = config_setting_length(ls);
+	if (n < 1 || (unsigned)n > max)
+		return cr_fail(r, ls, "%d events (allowed: 1..%u)", n, max);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
+
+		if (event_entry(r, e, f, &out[i]))
+			return -1;
+		if (i && out[i].at_s < out[i - 1].at_s)
+			return cr_fail_member(r, e, "at_s", "%g is before the event above (%g): list them in time order",
+					      out[i].at_s, out[i - 1].at_s);
+	}
+	return n;
+}

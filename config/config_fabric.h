@@ -44,6 +44,20 @@ struct cfab_traffic {
 };
 #define CFAB_QPN_ROOM 65536      /* an entry's QPNs by default: the next starts this far on */
 
+/* A link event of `fabric.events` (docs/fabric.md#link-events). */
+struct cfab_event {
+	double at_s;                 /* the engine: after the flows start; roce-ccsim: after the run starts */
+	unsigned link;               /* the fabric's link */
+	bool up;
+	unsigned line;               /* where the file lists it */
+};
+
+/* g's `events` = ( { at_s; link; state = "down" | "up"; }, ... ) in time order into out (at most
+ * max) and `convergence_ms` (default 50) into *convergence_ms: how many events, or -1 with the
+ * error written. */
+int cfab_events(struct config_reader *r, const config_setting_t *g, const struct fabric *f, struct cfab_event *out,
+		unsigned max, double *convergence_ms);
+
 /* The keys each program adds to a traffic entry (docs/fabric.md#traffic-patterns): the engine's
  * (`flow`: the engine flow settings of its flows), roce-ccsim's (congestion control, sizes,
  * arrivals: docs/ccsim.md), and both (what roce-fabric, reading either file, leaves to them). */

@@ -200,47 +200,22 @@ static int routes_after(struct loader *ld, const config_setting_t *e, const stru
 	return 0;
 }
 
-/* events = ( { at_s = 1.0; link = "leaf0-spine1"; state = "down"; }, ... ), in time order */
+/* events = ( { at_s = 1.0; link = "leaf0-spine1"; state = "down"; }, ... ), in time order (the
+ * shared parser's), each with the routes once converged after it */
 static int fabric_events(struct loader *ld, const config_setting_t *g, const struct fabric *f)
 {
-	static const char *const keys[] = { "at_s", "link", "state", NULL };
-	static const char *const states[] = { "down", "up", NULL };
-	const config_setting_t *ls = config_setting_get_member(g, "events"), *s;
 	struct cfg_fabric *o = &ld->cfg->fab;
+	struct cfab_event ev[CFG_FAB_MAX_EVENTS];
 	bool down[CFG_FAB_MAX_LINKS] = {false};
-	char buf[64];
-	int n, l, st;
+	int n = cfab_events(&ld->r, g, f, ev, CFG_FAB_MAX_EVENTS, &o->convergence_ms);
 
-	o->convergence_ms = 50;
-	if (cr_opt_float(&ld->r, g, "convergence_ms", 0, false, 60000, &o->convergence_ms) < 0)
-		return -1;
-	if (!ls)
-		return 0;
-	if ((n = ld_list_length(ld, ls, "( { at_s = ...; link = ...; state = \"down\"; }, ... )", "events", 1,
-				CFG_FAB_MAX_EVENTS)) < 0)
+	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
-		const config_setting_t *e = config_setting_get_elem(ls, (unsigned)i);
-		struct cfg_fab_event *ev = &o->events[i];
-		if (cr_want_type(&ld->r, e, CONFIG_TYPE_GROUP, "a group { at_s; link; state; }") || cr_known_keys(&ld->r, e, keys) ||
-		    !cr_required(&ld->r, e, "at_s", "seconds after the flows start") ||
-		    cr_opt_float(&ld->r, e, "at_s", 0, false, 1e6, &ev->at_s) < 0 ||
-		    !(s = cr_required(&ld->r, e, "link", "a link's name, e.g. \"leaf0-spine1\"")) ||
-		    cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a link's name") ||
-		    !cr_required(&ld->r, e, "state", "down or up") || (st = cr_pick(&ld->r, config_setting_get_member(e, "state"),
-										     states, NULL)) < 0)
-			return -1;
-		if ((l = fabric_link_by_name(f, config_setting_get_string(s))) < 0)
-			return cr_fail(&ld->r, s, "no link '%s' in the fabric (names as roce-fabric lists them: %s, ...)",
-				       cr_shown(config_setting_get_string(s), buf), f->links[0].name);
-		if (i && ev->at_s < o->events[i - 1].at_s)
-			return cr_fail_member(&ld->r, e, "at_s", "%g is before the event above (%g): list them in time order",
-					      ev->at_s, o->events[i - 1].at_s);
-		ev->link = (unsigned)l;
-		ev->up = st == 1;
-		ev->line = config_setting_source_line(e);
-		down[l] = !ev->up;
-		if (routes_after(ld, e, f, down, (unsigned)i))
+		o->events[i] = (struct cfg_fab_event){ .at_s = ev[i].at_s, .link = ev[i].link, .up = ev[i].up, .line = ev[i].line };
+		down[ev[i].link] = !ev[i].up;
+		if (routes_after(ld, config_setting_get_elem(config_setting_get_member(g, "events"), (unsigned)i), f, down,
+				 (unsigned)i))
 			return -1;
 		o->n_events++;
 	}

@@ -155,9 +155,10 @@ static json_t *direction_json(const struct fabsim *s, const struct fs_dlink *l, 
 	o = json_pack("{s:I, s:I, s:{s:f, s:f, s:f}, s:I}", "bytes", (json_int_t)l->bytes, "frames", (json_int_t)l->pkts,
 		      "utilization", "mean", s->n_samples ? sum / s->n_samples : 0, "p95", pct(tmp, s->n_samples, 95),
 		      "max", s->n_samples ? tmp[s->n_samples - 1] : 0, "ecn_marked", (json_int_t)l->marked);
-	json_object_set_new(o, "dropped", json_pack("{s:I, s:I, s:I, s:I}", "buffer", (json_int_t)l->drop_buffer, "queue",
-						    (json_int_t)l->drop_queue, "headroom", (json_int_t)l->drop_headroom,
-						    "no_route", (json_int_t)l->drop_no_route));
+	json_object_set_new(o, "dropped", json_pack("{s:I, s:I, s:I, s:I, s:I}", "buffer", (json_int_t)l->drop_buffer,
+						    "queue", (json_int_t)l->drop_queue, "headroom", (json_int_t)l->drop_headroom,
+						    "no_route", (json_int_t)l->drop_no_route, "link_down",
+						    (json_int_t)l->drop_link_down));
 	json_object_set_new(o, "pauses_received", pfc);
 	json_object_set_new(o, "paused_us", paused);
 	return o;
@@ -255,6 +256,25 @@ static json_t *switches_json(const struct fabsim *s)
 	return a;
 }
 
+/* Each link event: when, which link, what it cost until the next event. */
+static json_t *events_json(const struct fabsim *s)
+{
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < s->fs->n_events; k++) {
+		const struct cfab_event *e = &s->fs->events[k];
+		const struct fs_event_cost *c = &s->ev[k];
+		uint64_t at = (uint64_t)(e->at_s * 1e9 + 0.5);
+		json_t *o = json_pack("{s:f, s:s, s:s, s:I, s:I, s:f}", "at_us", us(at), "link", s->f->links[e->link].name,
+				      "state", e->up ? "up" : "down", "frames_lost", (json_int_t)c->lost, "flows_hit",
+				      (json_int_t)c->flows_hit, "loss_duration_us", c->lost ? us(c->last_loss_ns - at) : 0.0);
+
+		json_object_set_new(o, "converged_us", c->converged ? json_real(us(c->converged_ns)) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* ---- flows and totals --------------------------------------------------------------------------- */
 
 struct totals {
@@ -343,6 +363,7 @@ int fab_report_json(FILE *out, const struct fabsim *s)
 	json_object_set_new(fab, "links", links_json(s, tmp));
 	json_object_set_new(fab, "ecmp_groups", ecmp_groups_json(s));
 	json_object_set_new(fab, "switches", switches_json(s));
+	json_object_set_new(fab, "events", events_json(s));
 	json_object_set_new(o, "fabric", fab);
 	tr = json_array();
 	for (unsigned i = 0; i < s->fs->n_traffic; i++)

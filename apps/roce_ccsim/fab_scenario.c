@@ -28,8 +28,7 @@ static const unsigned tier_of_key[] = { FAB_TIER_LEAF, FAB_TIER_SPINE, FAB_TIER_
  * that gives one would silently lose it here. */
 static int engine_only(struct loader *ld, const config_setting_t *g)
 {
-	static const char *const keys[] = { "lcore", "host_lcores", "nic", "deadlock_ms", "events", "convergence_ms",
-					    "sample_ms", NULL };
+	static const char *const keys[] = { "lcore", "host_lcores", "nic", "deadlock_ms", "sample_ms", NULL };
 
 	for (unsigned i = 0; keys[i]; i++)
 		if (config_setting_get_member(g, keys[i]))
@@ -42,9 +41,20 @@ static int parse_fabric(struct loader *ld, const config_setting_t *root)
 {
 	struct fab_scenario *fs = ld->sc->fab;
 	const config_setting_t *g = cr_required(&ld->r, root, "fabric", "the fabric's group (docs/fabric.md)");
+	double conv_ms = 0;
+	int n;
 
 	if (!g || cfab_load(&ld->r, g, &fs->spec, &fs->f, &fs->routes) || engine_only(ld, g))
 		return -1;
+	if ((n = cfab_events(&ld->r, g, &fs->f, fs->events, FS_MAX_EVENTS, &conv_ms)) < 0)
+		return -1;
+	fs->n_events = (unsigned)n;
+	fs->convergence_ns = sc_us_to_ns(conv_ms * 1000);
+	for (unsigned i = 0; i < fs->n_events; i++)
+		if (sc_us_to_ns(fs->events[i].at_s * 1e6) >= ld->sc->duration_ns)
+			return cr_fail(&ld->r, config_setting_get_elem(config_setting_get_member(g, "events"), i),
+				       "at_s = %g is not before duration_us (%g)", fs->events[i].at_s,
+				       (double)ld->sc->duration_ns / 1000);
 	for (unsigned s = 0; s < fs->f.n_switches; s++)
 		if (fs->f.switches[s].n_ports > FS_MAX_SWITCH_PORTS)
 			return cr_fail(&ld->r, g, "switch %s has %u ports; roce-ccsim's switches have at most %u",

@@ -24,6 +24,7 @@
 #define FS_MAX_TRAFFIC 16
 #define FS_MAX_CDF 256
 #define FS_MAX_SWITCH_PORTS 64   /* = MMU_MAX_PORTS: what one switch's buffer accounts */
+#define FS_MAX_EVENTS 64
 
 struct loader;
 
@@ -67,6 +68,9 @@ struct fab_scenario {
 	unsigned n_traffic;
 	struct fs_flow *flows;
 	unsigned n_flows;
+	struct cfab_event events[FS_MAX_EVENTS]; /* fabric.events: links down and up (at_s from the run's start) */
+	unsigned n_events;
+	uint64_t convergence_ns;      /* the routes change this long after each event */
 	uint64_t flows_seed;          /* the seed the flows were drawn with */
 	unsigned max_mtu;
 };

@@ -43,6 +43,8 @@ enum {
 	EV_RTO,       /* idx qp */
 	EV_TICK,
 	EV_SAMPLE,
+	EV_LINK,      /* idx: fabric.events[idx] happens */
+	EV_CONVERGE,  /* idx: the routes after it */
 };
 
 #define container_of(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
@@ -124,6 +126,23 @@ static void tx_next(struct fabsim *s, uint32_t d, bool back_to_back)
 
 /* Puts packet p on link d: it is serialised from the transmitter's free time (back to back) or
  * now, and reaches the far end one delay after its last bit. Returns its start, ps. */
+/* A frame of flow `flow` lost to a dead link: counted on the link, the flow and the event. */
+static void lose(struct fabsim *s, struct fs_dlink *l, uint32_t flow)
+{
+	struct fs_qp *q = &s->qp[flow];
+
+	l->drop_link_down++;
+	q->drops++;
+	if (s->cur_event < 0)
+		return;
+	s->ev[s->cur_event].lost++;
+	s->ev[s->cur_event].last_loss_ns = s->now;
+	if (q->hit_event != s->cur_event + 1) {
+		q->hit_event = (uint16_t)(s->cur_event + 1);
+		s->ev[s->cur_event].flows_hit++;
+	}
+}
+
 static uint64_t transmit(struct fabsim *s, uint32_t d, const struct fs_pkt *p, bool back_to_back)
 {
 	struct fs_dlink *l = &s->dl[d];
@@ -131,9 +150,13 @@ static uint64_t transmit(struct fabsim *s, uint32_t d, const struct fs_pkt *p, b
 
 	l->free_ps = start + ser_ps(p->bytes, l->kbps);
 	l->busy = true;
+	push(s, (struct ev){ .t = ceil_ns(l->free_ps), .type = EV_TX_DONE, .idx = d });
+	if (l->down) { /* the port sends into a dead link: the frame is lost */
+		lose(s, l, p->flow);
+		return start;
+	}
 	l->bytes += p->bytes;
 	l->pkts++;
-	push(s, (struct ev){ .t = ceil_ns(l->free_ps), .type = EV_TX_DONE, .idx = d });
 	push(s, (struct ev){ .t = ceil_ns(l->free_ps + l->delay_ns * 1000), .type = l->to_nic ? EV_RX : EV_ARRIVE,
 			     .idx = p->flow, .aux = d, .psn = p->psn, .bytes = p->bytes, .flags = p->flags,
 			     .x = p->send_ns });
@@ -416,18 +439,22 @@ static void count_drop(struct fs_dlink *l, enum mmu_verdict v)
 
 static void ev_arrive(struct fabsim *s, const struct ev *e)
 {
-	const struct fs_dlink *in = &s->dl[e->aux];
+	struct fs_dlink *in = &s->dl[e->aux];
 	struct fs_qp *q = &s->qp[e->idx];
 	unsigned sw = in->to, prio = q->cc->priority, out;
 	struct fs_switch *w = &s->sw[sw];
 	const uint16_t *ports;
-	unsigned n = fab_next_ports(s->f, &s->fs->routes, sw, q->cfg->dst, &ports);
+	unsigned n = fab_next_ports(s->f, s->routes, sw, q->cfg->dst, &ports);
 	struct fs_pkt p = { .send_ns = e->x, .flow = e->idx, .psn = e->psn, .bytes = e->bytes,
 			    .in_port = (uint16_t)in->to_port, .flags = e->flags };
 	enum mmu_verdict v;
 	struct fs_dlink *l;
 	bool change;
 
+	if (in->down) { /* it was on the wire when the link died */
+		lose(s, in, e->idx);
+		return;
+	}
 	if (n == 0) {
 		s->dl[e->aux].drop_no_route++;
 		q->drops++;
@@ -465,6 +492,10 @@ static void ev_rx(struct fabsim *s, const struct ev *e)
 	struct fs_qp *q = &s->qp[e->idx];
 	bool rtt = e->flags & FS_PKT_ACKREQ;
 
+	if (s->dl[e->aux].down) {
+		lose(s, &s->dl[e->aux], e->idx);
+		return;
+	}
 	if (e->flags & FS_PKT_CE) {
 		q->ce_pkts++;
 		if (q->cc->cc == CC_DCQCN && np_on_ce(&q->np, &s->fs->np, s->now))
@@ -543,6 +574,53 @@ static void ev_sample(struct fabsim *s)
 		push(s, (struct ev){ .t = s->now + span, .type = EV_SAMPLE });
 }
 
+/* ---- link events ------------------------------------------------------------------------------- */
+
+/* A link goes down or up, both ways at once; a dead link's transmitters forget the pauses they
+ * had (no XON will come over it), as a port that loses its link does. */
+static void ev_link(struct fabsim *s, unsigned k)
+{
+	const struct cfab_event *e = &s->fs->events[k];
+
+	s->cur_event = (int)k;
+	for (unsigned d = 2 * e->link; d < 2 * e->link + 2; d++) {
+		struct fs_dlink *l = &s->dl[d];
+
+		l->down = !e->up;
+		for (unsigned c = 0; c < 8 && l->down; c++)
+			if (l->paused & (1u << c))
+				l->paused_ns[c] += s->now - l->paused_since[c];
+		if (l->down)
+			l->paused = 0;
+		else if (!l->busy)
+			tx_next(s, d, false);
+	}
+	push(s, (struct ev){ .t = s->now + s->fs->convergence_ns, .type = EV_CONVERGE, .idx = k });
+}
+
+/* The routes over the links up now (a destination no route reaches: its frames are dropped). */
+static void ev_converge(struct fabsim *s, unsigned k)
+{
+	bool *down = calloc(s->f->n_links, sizeof(*down));
+	struct fab_routes r;
+	char err[256];
+
+	s->ev[k].converged = true;
+	s->ev[k].converged_ns = s->now;
+	if (!down)
+		return;
+	for (unsigned l = 0; l < s->f->n_links; l++)
+		down[l] = s->dl[2 * l].down;
+	if (fabric_routes(s->f, down, true, &r, err, sizeof(err)) == 0) {
+		if (s->have_converged)
+			fab_routes_free(&s->converged);
+		s->converged = r;
+		s->have_converged = true;
+		s->routes = &s->converged;
+	}
+	free(down);
+}
+
 /* ---- the loop ---------------------------------------------------------------------------------- */
 
 static void dispatch(struct fabsim *s, const struct ev *e)
@@ -565,6 +643,8 @@ static void dispatch(struct fabsim *s, const struct ev *e)
 		tw_advance(s->w, s->now, on_timer, s);
 		break;
 	case EV_SAMPLE: ev_sample(s); break;
+	case EV_LINK: ev_link(s, e->idx); break;
+	case EV_CONVERGE: ev_converge(s, e->idx); break;
 	}
 }
 
@@ -749,6 +829,13 @@ int fabsim_init(struct fabsim *s, const struct scenario *sc, FILE *csv, char *er
 	init_links(s);
 	if (init_switches(s, err, errlen) || init_qps(s, err, errlen))
 		return -1;
+	s->routes = &sc->fab->routes;
+	s->cur_event = -1;
+	s->ev = calloc(sc->fab->n_events + 1, sizeof(*s->ev));
+	if (!s->ev)
+		return -1;
+	for (unsigned k = 0; k < sc->fab->n_events; k++)
+		push(s, (struct ev){ .t = (uint64_t)(sc->fab->events[k].at_s * 1e9 + 0.5), .type = EV_LINK, .idx = k });
 	if (csv)
 		fprintf(csv, "time_us,link,direction,gbps,queue_bytes,paused_classes\n");
 	push(s, (struct ev){ .t = sc->sample_ns, .type = EV_SAMPLE });
@@ -767,6 +854,9 @@ void fabsim_free(struct fabsim *s)
 	for (unsigned n = 0; s->nic && n < s->f->n_nics; n++)
 		for (unsigned c = 0; c < 8; c++)
 			free(s->nic[n].ready[c].a);
+	if (s->have_converged)
+		fab_routes_free(&s->converged);
+	free(s->ev);
 	free(s->qp);
 	free(s->nic);
 	free(s->sw);

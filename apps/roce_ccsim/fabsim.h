@@ -52,6 +52,7 @@ struct fs_ring {
 struct fs_dlink {
 	uint64_t kbps, delay_ns;
 	bool from_nic, to_nic;
+	bool down;                    /* fabric.events: what is sent into it, or on it, is lost */
 	uint32_t from, from_port;     /* switch and local port, or the NIC (port 0) */
 	uint32_t to, to_port;
 	uint32_t back;                /* the dlink the other way (PFC toward this transmitter comes by it) */
@@ -62,7 +63,7 @@ struct fs_dlink {
 	struct fs_fifo q[8];          /* a switch port's egress queues, by class */
 	/* counters */
 	uint64_t bytes, pkts, marked, win_bytes;
-	uint64_t drop_buffer, drop_queue, drop_headroom, drop_no_route;
+	uint64_t drop_buffer, drop_queue, drop_headroom, drop_no_route, drop_link_down;
 	uint64_t pause_rx[8], paused_ns[8], paused_since[8];
 	uint64_t xoff_tx;             /* XOFF frames the far end sent toward this transmitter */
 	uint64_t max_q[8];
@@ -111,6 +112,14 @@ struct fs_qp {
 	uint64_t sent_pkts, retx_pkts, rx_bytes, rx_pkts, ooo_pkts, dup_pkts, drops, ce_pkts;
 	uint64_t cnp_rx, naks, timeouts, win_rx_bytes;
 	uint64_t completion_ns;       /* UINT64_MAX: not complete */
+	uint16_t hit_event;           /* 1 + the last link event whose window it lost frames in */
+};
+
+/* What each link event cost: frames lost from it to the next event, the flows that lost any,
+ * the last loss, and when the routes converged. */
+struct fs_event_cost {
+	uint64_t lost, flows_hit, last_loss_ns, converged_ns;
+	bool converged;
 };
 
 struct fabsim {
@@ -127,6 +136,11 @@ struct fabsim {
 	struct fs_nic *nic;
 	struct fs_qp *qp;
 	unsigned n_qp;
+	const struct fab_routes *routes; /* the scenario's, or after a link event the converged ones */
+	struct fab_routes converged;
+	bool have_converged;
+	struct fs_event_cost *ev;
+	int cur_event;                /* the last link event so far, -1 before the first */
 	unsigned n_samples, max_samples;
 	FILE *csv;
 };

@@ -321,6 +321,44 @@ def test_a_tiers_settings_apply_to_its_switches_only(sim):
     assert sw["spine0"]["buffer_bytes"] == 2000000 and sw["leaf0"]["buffer_bytes"] == 32000000
 
 
+def test_a_link_failure_loses_frames_until_the_routes_converge(sim):
+    """leaf0's four hosts send 4 MB each to leaf1's over 2 spines; leaf0-spine0 dies at 200 µs
+    and comes back at 600, the routes converging 100 µs after each. Frames sent into the dead
+    link are lost until the routes leave it, the flows hashed to it go back N and complete."""
+    ev = ('events = ( { at_s = 0.0002; link = "leaf0-spine0"; state = "down"; }, '
+          '{ at_s = 0.0006; link = "leaf0-spine0"; state = "up"; } ); convergence_ms = 0.1;')
+    tr = ('{ pattern = "pairs"; pairs = ( ["h0", "h4"], ["h1", "h5"], ["h2", "h6"], ["h3", "h7"] ); cc = "dcqcn"; '
+          'size_bytes = 4000000; }')
+    rc, _, err, s, text = sim.run(text=scenario(LEAF_SPINE % (2, 2, 4, ev), tr, switch=PFC + ECN, duration=2000,
+                                                sample=50), csv=True)
+    assert rc == 0, err
+    down, up = s["fabric"]["events"]
+    assert (down["state"], down["at_us"], down["converged_us"]) == ("down", 200, 300)
+    assert (up["state"], up["at_us"], up["converged_us"], up["frames_lost"]) == ("up", 600, 700, 0)
+    l = link(s, "leaf0-spine0")
+    lost = l["a_to_b"]["dropped"]["link_down"] + l["b_to_a"]["dropped"]["link_down"]
+    hit = [f for f in s["flows"] if f["counters"]["dropped"]]
+    assert down["frames_lost"] == lost == sum(f["counters"]["dropped"] for f in s["flows"]) > 0
+    group = next(g for g in s["fabric"]["ecmp_groups"] if g["switch"] == "leaf0")
+    assert down["flows_hit"] == len(hit) == group["flows"][group["members"].index("spine0")] > 0
+    assert 90 < down["loss_duration_us"] <= 101  # until the routes leave it (+ the frames on the wire)
+    rows = [r for r in csv_rows(text) if r["link"] == "leaf0-spine0" and r["direction"] == "a_to_b"]
+    rate = {float(r["time_us"]): float(r["gbps"]) for r in rows}
+    # what the link carried just before it died, for the 100 µs until the routes left it
+    assert lost == pytest.approx(rate[200] * 1e3 * 100 / (1024 * 8), rel=0.25)
+    assert all(rate[t] == 0 for t in rate if 350 <= t <= 700)  # converged away; back after 700
+    assert any(rate[t] > 0 for t in rate if t >= 750)
+    for f in s["flows"]:
+        assert f["rx_bytes"] == 4000000 and f["completion_us"] is not None
+    for f in hit:
+        assert f["counters"]["retransmitted"] >= f["counters"]["dropped"] and f["counters"]["naks"] >= 1
+
+
+def csv_rows(text):
+    import csv as _csv
+    return list(_csv.DictReader(text.splitlines()))
+
+
 # ---- flow completion times ---------------------------------------------------------------------------
 
 
@@ -421,8 +459,12 @@ def test_the_1024_host_fat_tree_polarises_without_per_switch_seeds(sim):
     (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "all_to_all"; colour = 1; }', "traffic.[0].colour: unknown setting"),
     (LEAF_SPINE % (2, 33, 40, ""), "", '{ pattern = "all_to_all"; }', "switch leaf0 has 73 ports; roce-ccsim's switches have at most 64"),
     (LEAF_SPINE % (2, 1, 2, ""), "alpha = 100;", '{ pattern = "all_to_all"; }', "switch.alpha"),
-    (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.0001; link = "leaf0-spine0"; state = "down"; } );'), "",
-     '{ pattern = "all_to_all"; }', "fabric.events: is the engine's lab setting; roce-ccsim does not simulate it"),
+    (LEAF_SPINE % (2, 1, 2, 'lcore = 2;'), "", '{ pattern = "all_to_all"; }',
+     "fabric.lcore: is the engine's lab setting; roce-ccsim does not simulate it"),
+    (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.001; link = "leaf0-spine0"; state = "down"; } );'), "",
+     '{ pattern = "all_to_all"; }', "fabric.events.[0]: at_s = 0.001 is not before duration_us (200)"),
+    (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.0001; link = "leaf9-spine0"; state = "down"; } );'), "",
+     '{ pattern = "all_to_all"; }', "fabric.events.[0].link: no link 'leaf9-spine0' in the fabric"),
 ])
 def test_bad_scenarios_name_the_line_and_setting(sim, fabric, switch, traffic, want):
     rc, out, err, _, _ = sim.run(text=scenario(fabric, traffic, switch=switch))
