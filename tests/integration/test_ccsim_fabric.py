@@ -354,6 +354,31 @@ def test_a_link_failure_loses_frames_until_the_routes_converge(sim):
         assert f["counters"]["retransmitted"] >= f["counters"]["dropped"] and f["counters"]["naks"] >= 1
 
 
+def test_plot_script_draws_a_fabric_run(sim, tmp_path):
+    """scripts/plot-ccsim-fabric.py on a run with sized flows and a link event: its three PNGs
+    and a summary that repeats the run's own figures."""
+    ev = 'events = ( { at_s = 0.0002; link = "leaf0-spine0"; state = "down"; } ); convergence_ms = 0.05;'
+    tr = '{ pattern = "all_to_all"; cc = "dcqcn"; size_bytes = 200000; }'
+    text = scenario(LEAF_SPINE % (2, 2, 4, ev), tr, switch=PFC + ECN, duration=1000, sample=50)
+    (tmp_path / "s.cfg").write_text(text)
+    r = subprocess.run([str(ccsim_path()), "-q", "-s", str(tmp_path / "summary.json"), "-c", str(tmp_path / "links.csv"),
+                        str(tmp_path / "s.cfg")], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    p = subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "plot-ccsim-fabric.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    for png in ("links.png", "ecmp.png", "flows.png"):
+        assert (tmp_path / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    s = json.loads((tmp_path / "summary.json").read_text())
+    e = s["fabric"]["events"][0]
+    assert "link leaf0-spine0 down at 200.0 us: %d frames lost" % e["frames_lost"] in p.stdout
+    assert "%d of %d sized flows completed" % (s["traffic"][0]["completed"], 56) in p.stdout
+    assert (tmp_path / "summary.txt").read_text() == p.stdout
+    (tmp_path / "links.csv").unlink()
+    assert subprocess.run(["/usr/bin/python3", str(ROOT / "scripts" / "plot-ccsim-fabric.py"), str(tmp_path), "--quiet"],
+                          capture_output=True, text=True, timeout=120).returncode == 1
+
+
 def csv_rows(text):
     import csv as _csv
     return list(_csv.DictReader(text.splitlines()))
