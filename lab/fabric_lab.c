@@ -118,6 +118,9 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 	fl->replay_tsc = env->tsc_hz * SW_LINK_LAG_US / 1000000;
 	fl->replay_steps = REPLAY_MAX_STEPS;
 	fl->convergence_tsc = (uint64_t)(fl->cfg->convergence_ms * 1e-3 * (double)env->tsc_hz);
+	memcpy(fl->ev, fl->cfg->events, sizeof(fl->ev));
+	fl->n_events = fl->cfg->n_events;
+	rte_spinlock_init(&fl->ev_lock);
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
 		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
@@ -261,8 +264,8 @@ static void link_events(struct fabric_lab *fl, uint64_t now)
 {
 	uint64_t start = __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE);
 
-	if (fl->events_done < fl->cfg->n_events) {
-		const struct cfg_fab_event *e = &fl->cfg->events[fl->events_done];
+	if (fl->events_done < __atomic_load_n(&fl->n_events, __ATOMIC_ACQUIRE)) {
+		const struct cfg_fab_event *e = &fl->ev[fl->events_done];
 		if (now >= start + (uint64_t)(e->at_s * (double)fl->sw[0]->tsc_hz)) {
 			struct fab_event_rt *ev = &fl->event[fl->events_done];
 			note_losses(fl, now); /* what came before is the previous event's */
@@ -280,6 +283,110 @@ static void link_events(struct fabric_lab *fl, uint64_t now)
 		__atomic_store_n(&fl->event[fl->converged].converged_tsc, now, __ATOMIC_RELEASE);
 		fl->converged++;
 	}
+}
+
+/* ---- link events from a command ---------------------------------------------------------------- */
+
+void fabric_lab_routes_over(const struct cfg_fabric *c, const bool *up, unsigned s, struct cfg_fab_next *out)
+{
+	static const uint16_t far = UINT16_MAX;
+	uint16_t dist[CFG_FAB_MAX_SWITCHES];
+	unsigned queue[CFG_FAB_MAX_SWITCHES];
+
+	for (unsigned i = 0; i < c->sw[s].n_routes; i++) {
+		const struct cfg_fab_route *rt = &c->sw[s].routes[i];
+		unsigned head = 0, tail = 0, m = 0;
+
+		if (rt->dst_switch < 0) { /* a NIC cabled here: reachable while its link is up */
+			out[i].n = up[rt->nic_link] ? 1 : 0;
+			out[i].ports[0] = rt->ports[0];
+			continue;
+		}
+		for (unsigned w = 0; w < c->n_switches; w++) /* hops to the destination, breadth first */
+			dist[w] = far;
+		dist[rt->dst_switch] = 0;
+		queue[tail++] = (unsigned)rt->dst_switch;
+		while (head < tail) {
+			unsigned w = queue[head++];
+			for (unsigned k = 0; k < c->sw[w].n_ports; k++) {
+				const struct cfg_fab_port *p = &c->sw[w].ports[k];
+				if (!p->to_nic && up[p->link] && dist[p->peer] == far) {
+					dist[p->peer] = (uint16_t)(dist[w] + 1);
+					queue[tail++] = p->peer;
+				}
+			}
+		}
+		for (unsigned k = 0; k < c->sw[s].n_ports && dist[s] != far; k++) {
+			const struct cfg_fab_port *p = &c->sw[s].ports[k];
+			if (!p->to_nic && up[p->link] && dist[p->peer] + 1 == dist[s])
+				out[i].ports[m++] = (uint8_t)k;
+		}
+		out[i].n = (uint8_t)m;
+	}
+}
+
+static void set_after(struct sw_route *r, const struct cfg_fabric *c, const bool *up, unsigned s, unsigned k)
+{
+	struct cfg_fab_next next[CFG_FAB_MAX_ROUTES];
+
+	fabric_lab_routes_over(c, up, s, next);
+	for (unsigned i = 0; i < c->sw[s].n_routes; i++) {
+		r->after[k][i].n = next[i].n;
+		for (unsigned m = 0; m < next[i].n; m++)
+			r->after[k][i].ports[m] = next[i].ports[m];
+	}
+}
+
+bool fabric_lab_link_up(const struct fabric_lab *fl, unsigned l)
+{
+	unsigned n = __atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE);
+	bool up = true;
+
+	for (unsigned k = 0; k < n; k++)
+		if (fl->ev[k].link == l)
+			up = fl->ev[k].up;
+	return up;
+}
+
+static int refuse(char *why, size_t len, const char *text)
+{
+	snprintf(why, len, "%s", text);
+	return -1;
+}
+
+int fabric_lab_link_event(struct fabric_lab *fl, unsigned link, bool up, uint64_t now_tsc, unsigned *k, char *why,
+			  size_t len)
+{
+	uint64_t start = fl->start_tsc ? __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE) : 0;
+	bool link_up[CFG_FAB_MAX_LINKS];
+	unsigned n;
+	int rc = 0;
+
+	if (link >= fl->cfg->n_links)
+		return refuse(why, len, "no such link");
+	if (!start || now_tsc < start)
+		return refuse(why, len, "the flows have not started");
+	rte_spinlock_lock(&fl->ev_lock);
+	n = fl->n_events;
+	if (__atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE) < n)
+		rc = refuse(why, len, "an event is still to happen (fabric.events or the last command's): try again after it");
+	else if (n == CFG_FAB_MAX_EVENTS)
+		rc = refuse(why, len, "the run's link events are used up (8 in all, fabric.events included)");
+	else if (fabric_lab_link_up(fl, link) == up)
+		rc = refuse(why, len, up ? "the link is up already" : "the link is down already");
+	if (rc == 0) {
+		for (unsigned l = 0; l < fl->cfg->n_links; l++)
+			link_up[l] = fabric_lab_link_up(fl, l);
+		link_up[link] = up;
+		for (unsigned s = 0; s < fl->n_switches; s++) /* slot n: no switch reads it before n_events says so */
+			set_after(fl->sw[s]->route, fl->cfg, link_up, s, n);
+		fl->ev[n] = (struct cfg_fab_event){ .at_s = (double)(now_tsc - start) / (double)fl->sw[0]->tsc_hz,
+						    .link = link, .up = up };
+		__atomic_store_n(&fl->n_events, n + 1, __ATOMIC_RELEASE);
+		*k = n;
+	}
+	rte_spinlock_unlock(&fl->ev_lock);
+	return rc;
 }
 
 static void poll_switches(struct fabric_lab *fl, uint64_t now)
@@ -341,7 +448,7 @@ void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 	}
 	if (now >= fl->next_check_tsc) {
 		deadlock_check(fl, now);
-		if (fl->cfg->n_events) {
+		if (__atomic_load_n(&fl->n_events, __ATOMIC_RELAXED)) {
 			note_losses(fl, now);
 			if (fl->start_tsc)
 				link_events(fl, now);

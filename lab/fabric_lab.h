@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include <rte_spinlock.h>
+
 #include "config.h"
 #include "switch.h"
 
@@ -66,6 +68,9 @@ struct fabric_lab {
 	/* link events (fabric.events), in time from *start_tsc (the run's start) */
 	const uint64_t *start_tsc;
 	uint64_t convergence_tsc, lost_total;
+	struct cfg_fab_event ev[CFG_FAB_MAX_EVENTS]; /* fabric.events, then those a command adds */
+	unsigned n_events;                           /* published with release, read with acquire */
+	rte_spinlock_t ev_lock;                      /* the commands adding events, one at a time */
 	unsigned events_done, converged;             /* events applied; routes converged up to */
 	struct fab_event_rt event[CFG_FAB_MAX_EVENTS];
 	struct sw_lost lost_before;                  /* QPs of frames lost before any event (no route) */
@@ -84,6 +89,18 @@ int fabric_lab_util_percentile(const struct fab_link_samples *u, double q);
 /* The fabric of env->cfg, once the NICs' ports are up (their cables exist), on `lcore`. NULL with
  * err on failure. */
 struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen);
+/* A link goes down or up now (the control command /roce/link): the event after those listed,
+ * with the routes over the links up once it has happened, computed here (any thread) and taken
+ * by every switch convergence_ms later, as a listed event's. Refused (-1, why) before the flows
+ * start, while a listed event is still to come, for a link already in that state, or when the
+ * run's CFG_FAB_MAX_EVENTS events are used up. 0: *k is the event's index. */
+int fabric_lab_link_event(struct fabric_lab *fl, unsigned link, bool up, uint64_t now_tsc, unsigned *k, char *why,
+			  size_t len);
+/* Whether link l is up after the events applied so far. */
+bool fabric_lab_link_up(const struct fabric_lab *fl, unsigned l);
+/* Switch s's routes (cfg's, by index) over the links up in `up`: shortest paths in switch hops,
+ * the ports toward the next switches in port order, as fabric_routes() computes them at load. */
+void fabric_lab_routes_over(const struct cfg_fabric *c, const bool *up, unsigned s, struct cfg_fab_next *out);
 /* Link events are timed from *start_tsc (the run's start, final once the flows start). */
 void fabric_lab_set_start(struct fabric_lab *fl, const uint64_t *start_tsc);
 void fabric_lab_free(struct fabric_lab *fl);

@@ -12,6 +12,7 @@
 #include "cc_params.h"
 #include "control.h"
 #include "egress.h"
+#include "fabric_lab.h"
 #include "stats.h"
 
 /* Each port's counters at the previous /roce/ports (any client's), for the live rates. */
@@ -721,6 +722,60 @@ static int cmd_pfc_run(struct run_view *run, const char *params, struct rte_tel_
 }
 GUARDED(cmd_pfc)
 
+/* ---- /roce/link ---------------------------------------------------------------------------- */
+
+/* Every link of the fabric and whether it is up, with the events so far. */
+static int link_list(const struct fabric_lab *fl, struct rte_tel_data *d)
+{
+	struct rte_tel_data *x = rte_tel_data_alloc();
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "events", __atomic_load_n(&fl->n_events, __ATOMIC_ACQUIRE));
+	rte_tel_data_add_dict_u64(d, "events_done", __atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE));
+	if (!x)
+		return 0;
+	rte_tel_data_start_dict(x);
+	for (unsigned l = 0; l < fl->cfg->n_links; l++) {
+		struct rte_tel_data *o = named_dict(fl->cfg->links[l].name);
+		if (o)
+			rte_tel_data_add_dict_string(o, "state", fabric_lab_link_up(fl, l) ? "up" : "down");
+		add_indexed(x, l, o);
+	}
+	add_container(d, "links", x);
+	return 0;
+}
+
+/* /roce/link[,LINK,down|up] */
+static int cmd_link_run(struct run_view *run, const char *params, struct rte_tel_data *d)
+{
+	struct fabric_lab *fl = run->fab;
+	char name[CFG_FAB_LINK_NAME] = "", state[8] = "", why[RTE_TEL_MAX_STRING_LEN];
+	unsigned l, k;
+	int used = 0;
+
+	if (!fl)
+		return reply_error(d, "the run has no fabric");
+	if (!params || !*params)
+		return link_list(fl, d);
+	if (sscanf(params, "%75[^,],%7s%n", name, state, &used) != 2 || params[used] ||
+	    (strcmp(state, "down") && strcmp(state, "up")))
+		return reply_error(d, "usage: /roce/link[,LINK,down|up] (LINK as the report names it)");
+	for (l = 0; l < fl->cfg->n_links && strcmp(fl->cfg->links[l].name, name); l++)
+		;
+	if (l == fl->cfg->n_links)
+		return reply_error(d, "no link of that name in the fabric (see /roce/link)");
+	if (fabric_lab_link_event(fl, l, !strcmp(state, "up"), rte_rdtsc(), &k, why, sizeof(why)))
+		return reply_error_text(d, why);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "link", name);
+	rte_tel_data_add_dict_string(d, "state", state);
+	rte_tel_data_add_dict_u64(d, "event", k);
+	add_number(d, "at_s", fl->ev[k].at_s);
+	add_number(d, "converges_in_ms", fl->cfg->convergence_ms);
+	return 0;
+}
+GUARDED(cmd_link)
+
 /* Registers the commands; once per process (DPDK keeps them until it exits). */
 static void register_commands(void)
 {
@@ -748,6 +803,9 @@ static void register_commands(void)
 		{"/roce/pfc", cmd_pfc,
 		 "Per port: PFC received, XOFF, paused ns, sent per priority; generator and pfc_xoff counts. "
 		 "No parameters"},
+		{"/roce/link", cmd_link,
+		 "The fabric's links and their state; with a link, takes it down or up now. "
+		 "Parameters: [LINK,down|up]"},
 	};
 
 	for (unsigned i = 0; i < RTE_DIM(cmds); i++)

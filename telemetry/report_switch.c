@@ -363,12 +363,14 @@ static json_t *events_json(const struct run_view *run, const struct fabric_lab *
 {
 	json_t *a = json_array();
 
-	for (unsigned k = 0; k < fl->cfg->n_events; k++) {
-		const struct cfg_fab_event *e = &fl->cfg->events[k];
+	unsigned n = __atomic_load_n(&fl->n_events, __ATOMIC_ACQUIRE);
+
+	for (unsigned k = 0; k < n; k++) {
+		const struct cfg_fab_event *e = &fl->ev[k];
 		const struct fab_event_rt *ev = &fl->event[k];
 		bool ran = k < fl->events_done;
-		json_t *o = json_pack("{s:f,s:s,s:s,s:b}", "at_s", e->at_s, "link", fl->cfg->links[e->link].name, "state",
-				      e->up ? "up" : "down", "applied", ran);
+		json_t *o = json_pack("{s:f,s:s,s:s,s:b,s:s}", "at_s", e->at_s, "link", fl->cfg->links[e->link].name, "state",
+				      e->up ? "up" : "down", "applied", ran, "from", k < fl->cfg->n_events ? "config" : "command");
 		if (ran) {
 			json_object_set_new(o, "applied_s", json_real(since_start_s(run, ev->at_tsc)));
 			json_object_set_new(o, "converged_s",

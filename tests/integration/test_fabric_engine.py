@@ -514,6 +514,53 @@ def test_link_failure_loses_frames_until_the_routes_converge(engine):
     assert all(q["goodput_gbps"] > 0 for q in rep["flows"])
 
 
+def test_a_control_command_takes_a_link_down_and_up(tmp_path):
+    """configs/fabric-link-failure.cfg without its events, the link taken down and up by
+    /roce/link while it runs: the same loss window as the listed events make."""
+    import os
+    import re
+    from test_control import _telemetry
+    prefix = "roce-link-%d" % os.getpid()
+    text = (ROOT / "configs" / "fabric-link-failure.cfg").read_text()
+    text = re.sub(r"events = \(.*?\);", "", text, flags=re.S).replace(
+        'eal = { lcores = "0-1"; memory_mb = 1024; };', 'eal = { lcores = "0-1"; memory_mb = 1024; file_prefix = "%s"; };' % prefix)
+    assert "events = (" not in text and prefix in text
+    (tmp_path / "c.cfg").write_text(text)
+    proc = subprocess.Popen([str(engine_path()), "-f", str(tmp_path / "c.cfg"), "-r", str(tmp_path / "r.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        links = _telemetry(prefix, "/roce/link")["/roce/link"]
+        assert {l["name"]: l["state"] for l in links["links"].values()}["leaf0-spine1"] == "up"
+        assert "usage" in _telemetry(prefix, "/roce/link,leaf0-spine1,sideways")["/roce/link"]["error"]
+        assert "no link" in _telemetry(prefix, "/roce/link,leaf0-spine9,down")["/roce/link"]["error"]
+        time.sleep(1.0)
+        got = _telemetry(prefix, "/roce/link,leaf0-spine1,down")["/roce/link"]
+        assert got["link"] == "leaf0-spine1" and got["state"] == "down" and got["event"] == 0, got
+        time.sleep(0.5)
+        assert "down already" in _telemetry(prefix, "/roce/link,leaf0-spine1,down")["/roce/link"]["error"]
+        states = {l["name"]: l["state"] for l in _telemetry(prefix, "/roce/link")["/roce/link"]["links"].values()}
+        assert states["leaf0-spine1"] == "down" and states["leaf0-spine0"] == "up"
+        got = _telemetry(prefix, "/roce/link,leaf0-spine1,up")["/roce/link"]
+        assert got["event"] == 1, got
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, out
+    rep = json.loads((tmp_path / "r.json").read_text())
+    down, up = rep["fabric"]["events"]
+    slack = 0.003 + longest_held_up_s(rep)
+    assert down["from"] == up["from"] == "command" and down["applied"] and up["applied"]
+    assert 0.9 < down["at_s"] < up["at_s"] < 2.9
+    assert abs(down["applied_s"] - down["at_s"]) <= slack + 0.01
+    assert 0.050 <= down["converged_s"] - down["applied_s"] <= 0.050 + slack
+    assert down["frames_lost"] > 0 and up["frames_lost"] == 0
+    assert down["loss_duration_s"] <= down["converged_s"] - down["applied_s"] + 0.002
+    assert all(not q["rc"]["error"] for q in rep["flows"])
+    hit = {q["group"] for q in rep["flows"] if q["rc"]["timeouts"]}
+    assert hit and hit <= set(down["flows_hit"])
+
+
 @pytest.mark.parametrize("events, message", [
     ('{ at_s = 1.0; link = "leaf0-spine9"; state = "down"; }', "no link 'leaf0-spine9'"),
     ('{ at_s = 2.0; link = "leaf0-spine1"; state = "down"; }, { at_s = 1.0; link = "leaf0-spine1"; state = "up"; }',

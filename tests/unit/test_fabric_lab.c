@@ -13,6 +13,8 @@
  *
  * EAL without hugepages, PCI or shared files, under a file prefix of this process's own.
  */
+#include <stdlib.h>
+
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
@@ -207,6 +209,94 @@ static void test_a_long_hold_up_loses_the_time_before_the_lag(void)
 	end_fabric(fl);
 }
 
+/* ---- routes after link events: computed at run time (a command's) as at load (fabric.events) ---- */
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *t = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (t = calloc(1, (size_t)n + 1)))
+		if (fread(t, 1, (size_t)n, f) != (size_t)n) {
+			free(t);
+			t = NULL;
+		}
+	fclose(f);
+	return t;
+}
+
+/* The shipped config `name` with `events` (and a short convergence) in its fabric group. */
+static bool load_with_events(const char *name, const char *events, struct engine_config *c)
+{
+	char path[512], err[512] = "", *text, *with, *at;
+	bool ok = false;
+
+	snprintf(path, sizeof(path), "%s/configs/%s", SOURCE_ROOT, name);
+	text = read_file(path);
+	with = text ? malloc(strlen(text) + strlen(events) + 64) : NULL;
+	at = text ? strstr(text, "fabric = {") : NULL;
+	if (with && at) {
+		size_t head = (size_t)(at - text) + strlen("fabric = {");
+		memcpy(with, text, head);
+		sprintf(with + head, "\n  %s%s\n%s", events, *events ? " convergence_ms = 1;" : "", text + head);
+		ok = config_load_string(with, path, c, err, sizeof(err)) == 0;
+		if (!ok)
+			printf("  %s: %s\n", name, err);
+	}
+	free(with);
+	free(text);
+	return ok;
+}
+
+/* Every switch's routes after each listed event, as fabric_lab_routes_over() computes them over
+ * the links up then (what /roce/link uses), against those the loader computed with fabric/'s
+ * fabric_routes() (cfg.fab.sw[s].after[k]). */
+static unsigned check_routes_after_events(const struct engine_config *c)
+{
+	bool up[CFG_FAB_MAX_LINKS];
+	struct cfg_fab_next next[CFG_FAB_MAX_ROUTES];
+	unsigned differ = 0, groups = 0;
+
+	for (unsigned l = 0; l < CFG_FAB_MAX_LINKS; l++)
+		up[l] = true;
+	for (unsigned k = 0; k < c->fab.n_events; k++) {
+		up[c->fab.events[k].link] = c->fab.events[k].up;
+		for (unsigned s = 0; s < c->fab.n_switches; s++) {
+			fabric_lab_routes_over(&c->fab, up, s, next);
+			for (unsigned i = 0; i < c->fab.sw[s].n_routes; i++) {
+				const struct cfg_fab_next *want = &c->fab.sw[s].after[k][i];
+				groups += want->n > 1;
+				if (next[i].n != want->n || memcmp(next[i].ports, want->ports, want->n))
+					differ++;
+			}
+		}
+	}
+	CHECK(c->fab.n_events > 0);
+	CHECK(differ == 0);
+	if (differ)
+		printf("  %u routes differ\n", differ);
+	return groups; /* routes with two or more equal-cost ports compared */
+}
+
+static void test_routes_after_a_command_match_the_loaders(void)
+{
+	static struct engine_config c;
+
+	CHECK(load_with_events("fabric-link-failure.cfg", "", &c)); /* its own events */
+	check_routes_after_events(&c);
+	CHECK(load_with_events("fabric-leaf-spine-ecmp.cfg",
+			       "events = ( { at_s = 0.1; link = \"leaf0-spine0\"; state = \"down\"; },"
+			       " { at_s = 0.2; link = \"leaf1-spine1\"; state = \"down\"; },"
+			       " { at_s = 0.3; link = \"h5-leaf1\"; state = \"down\"; },"
+			       " { at_s = 0.4; link = \"leaf0-spine0\"; state = \"up\"; },"
+			       " { at_s = 0.5; link = \"leaf0-spine1\"; state = \"down\"; } );",
+			       &c));
+	CHECK(check_routes_after_events(&c) > 0);
+}
+
 int main(void)
 {
 	if (test_eal_start("test_fabric_lab", "0-1"))
@@ -216,6 +306,7 @@ int main(void)
 	RUN(test_frames_cross_at_the_link_rate);
 	RUN(test_a_late_poll_is_lived_through_together);
 	RUN(test_a_long_hold_up_loses_the_time_before_the_lag);
+	RUN(test_routes_after_a_command_match_the_loaders);
 	test_ports_teardown(ports, 2);
 	test_eal_stop();
 	return testlib_finish("test_fabric_lab");
