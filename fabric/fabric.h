@@ -59,7 +59,8 @@ struct fab_hash {
 	enum fab_hash_fn fn;
 	uint32_t seed;
 	uint8_t fields;
-	bool per_switch;             /* each switch's seed: seed + its index x 0x9E3779B1 (no polarisation) */
+	bool per_switch;             /* each switch's seed: seed + its index x 0x9E3779B1 (less polarisation:
+				      * a CRC's seed XORs one constant into every hash, docs/fabric.md) */
 };
 
 struct fab_lb_opts {
