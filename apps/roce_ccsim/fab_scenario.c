@@ -101,7 +101,7 @@ static int parse_switches(struct loader *ld, const config_setting_t *root)
 static int parse_np_transport(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const np_keys[] = { "min_time_between_cnps", NULL };
-	static const char *const tr_keys[] = { "ack_every", "ack_us", "rto_us", NULL };
+	static const char *const tr_keys[] = { "ack_every", "ack_us", "rto_us", "reorder_window", NULL };
 	struct fab_scenario *fs = ld->sc->fab;
 	const config_setting_t *g;
 	int rc;
@@ -118,7 +118,8 @@ static int parse_np_transport(struct loader *ld, const config_setting_t *root)
 	    (rc == 1 && (cr_known_keys(&ld->r, g, tr_keys) ||
 			 cr_opt_u32(&ld->r, g, "ack_every", 1, 65536, &fs->ack_every) < 0 ||
 			 sc_opt_us(ld, g, "ack_us", 0, false, MAX_DURATION_US, &fs->ack_ns) < 0 ||
-			 sc_opt_us(ld, g, "rto_us", 1, false, MAX_DURATION_US, &fs->rto_ns) < 0)))
+			 sc_opt_us(ld, g, "rto_us", 1, false, MAX_DURATION_US, &fs->rto_ns) < 0 ||
+			 cr_opt_u32(&ld->r, g, "reorder_window", 0, FS_REORDER_MAX, &fs->reorder_window) < 0)))
 		return -1;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #define FS_MAX_CDF 256
 #define FS_MAX_SWITCH_PORTS 64   /* = MMU_MAX_PORTS: what one switch's buffer accounts */
 #define FS_MAX_EVENTS 64
+#define FS_REORDER_MAX 256      /* fabsim's placed[] bits */
 
 struct loader;
 
@@ -64,6 +65,7 @@ struct fab_scenario {
 	uint32_t ack_every;           /* the receiver ACKs every this many packets in order, */
 	uint64_t ack_ns;              /* or a packet in order this long after its last ACK (0: never) */
 	uint64_t rto_ns;              /* the sender goes back to the oldest unacknowledged packet */
+	uint32_t reorder_window;      /* packets ahead of the expected PSN a receiver places (0: go-back-N) */
 	struct fs_traffic traffic[FS_MAX_TRAFFIC];
 	unsigned n_traffic;
 	struct fs_flow *flows;

@@ -13,8 +13,9 @@
  * strict priority over the classes not paused, RED/ECN on the queue it leaves behind. An XOFF /
  * XON of the MMU reaches the transmitter behind port `in` one link delay later.
  * Receiver: the PSN it expects is accepted (CE: the notification point may send a CNP); a gap
- * sends one NAK until the expected PSN arrives (go-back-N, as RC responders do), duplicates are
- * counted; an ACK every ack_every packets or ack_ns after the last, at the flow's end and for
+ * sends one NAK until the expected PSN arrives (go-back-N, as RC responders do), unless the
+ * packet is within transport.reorder_window of it (then placed, as a NIC placing out of order
+ * does, and the expected PSN moves past it once the gap fills); duplicates are counted; an ACK every ack_every packets or ack_ns after the last, at the flow's end and for
  * TIMELY's RTT requests.
  * ACKs, NAKs and CNPs come back after the path's propagation delay, not queued. The sender goes
  * back to the NAK's PSN, or to its oldest unacknowledged packet when rto_ns passes without
@@ -487,10 +488,48 @@ static void reply(struct fabsim *s, const struct fs_qp *q, uint8_t type, uint32_
 			     .flags = flags });
 }
 
+/* A packet the receiver takes: its bytes count (goodput) when it is placed. */
+static void place(struct fabsim *s, struct fs_qp *q, uint32_t bytes)
+{
+	q->rx_bytes += bytes;
+	q->rx_pkts++;
+	if (s->now >= s->sc->win_start_ns && s->now <= s->sc->win_end_ns)
+		q->win_rx_bytes += bytes;
+}
+
+static bool placed(const struct fs_qp *q, uint32_t psn) { return q->placed[psn / 64 % 4] >> (psn % 64) & 1; }
+static void set_placed(struct fs_qp *q, uint32_t psn, bool v)
+{
+	uint64_t bit = 1ULL << (psn % 64);
+
+	q->placed[psn / 64 % 4] = v ? q->placed[psn / 64 % 4] | bit : q->placed[psn / 64 % 4] & ~bit;
+}
+
+/* A packet ahead of the expected one: placed when it is within transport.reorder_window (a NIC
+ * placing frames out of order), else a gap that sends one NAK until the expected packet comes. */
+static void ahead(struct fabsim *s, struct fs_qp *q, const struct ev *e)
+{
+	q->ooo_pkts++;
+	if (e->psn - q->rcv_epsn < s->fs->reorder_window) {
+		if (placed(q, e->psn)) {
+			q->dup_pkts++;
+			return;
+		}
+		set_placed(q, e->psn, true);
+		place(s, q, e->bytes);
+		return;
+	}
+	if (!q->nak_sent) {
+		q->nak_sent = true;
+		reply(s, q, EV_NAK, q->rcv_epsn, 0, 0);
+	}
+}
+
 static void ev_rx(struct fabsim *s, const struct ev *e)
 {
 	struct fs_qp *q = &s->qp[e->idx];
 	bool rtt = e->flags & FS_PKT_ACKREQ;
+	uint32_t before = q->rcv_epsn;
 
 	if (s->dl[e->aux].down) {
 		lose(s, &s->dl[e->aux], e->idx);
@@ -501,12 +540,8 @@ static void ev_rx(struct fabsim *s, const struct ev *e)
 		if (q->cc->cc == CC_DCQCN && np_on_ce(&q->np, &s->fs->np, s->now))
 			reply(s, q, EV_CNP, 0, 0, 0);
 	}
-	if (e->psn > q->rcv_epsn) { /* a gap: one NAK until the expected packet comes */
-		q->ooo_pkts++;
-		if (!q->nak_sent) {
-			q->nak_sent = true;
-			reply(s, q, EV_NAK, q->rcv_epsn, 0, 0);
-		}
+	if (e->psn > q->rcv_epsn) {
+		ahead(s, q, e);
 		return;
 	}
 	if (e->psn < q->rcv_epsn) { /* a duplicate (the sender went back further): ACK where we are */
@@ -514,15 +549,16 @@ static void ev_rx(struct fabsim *s, const struct ev *e)
 		reply(s, q, EV_ACK, q->rcv_epsn, e->x, 0);
 		return;
 	}
+	place(s, q, e->bytes);
 	q->rcv_epsn++;
+	while (s->fs->reorder_window && placed(q, q->rcv_epsn)) { /* what was placed ahead follows */
+		set_placed(q, q->rcv_epsn, false);
+		q->rcv_epsn++;
+	}
 	q->nak_sent = false;
-	q->rx_bytes += e->bytes;
-	q->rx_pkts++;
-	if (s->now >= s->sc->win_start_ns && s->now <= s->sc->win_end_ns)
-		q->win_rx_bytes += e->bytes;
 	if (q->rcv_epsn == q->n_pkts)
 		q->completion_ns = s->now;
-	if (rtt || q->rcv_epsn % s->fs->ack_every == 0 || q->rcv_epsn == q->n_pkts ||
+	if (rtt || q->rcv_epsn / s->fs->ack_every != before / s->fs->ack_every || q->rcv_epsn == q->n_pkts ||
 	    (s->fs->ack_ns && s->now - q->last_ack_ns >= s->fs->ack_ns)) {
 		q->last_ack_ns = s->now;
 		reply(s, q, EV_ACK, q->rcv_epsn, e->x, rtt);

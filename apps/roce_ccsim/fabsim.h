@@ -102,6 +102,7 @@ struct fs_qp {
 	uint32_t last_pkt_bytes;
 	uint32_t snd_nxt, snd_una, snd_max; /* sender: next PSN, oldest unacknowledged, highest sent + 1 */
 	uint32_t rcv_epsn;            /* receiver: the PSN it expects */
+	uint64_t placed[4];           /* PSNs placed ahead of it (transport.reorder_window), by PSN mod 256 */
 	uint32_t rto_una;
 	uint64_t seg_bytes;
 	uint64_t back_ns;             /* the reverse path's propagation (ACK, NAK, CNP) */
