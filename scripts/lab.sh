@@ -4,7 +4,9 @@
 # results/lab-YYYYmmdd-HHMMSS/ with live statistics every second, then plots it
 # (scripts/plot-lab.py: rates, queues, CNPs, PFC, summary PNGs; for a fabric config,
 # scripts/plot-fabric.py: topology, ECMP groups, links over time) and prints the folder and the
-# summary. It installs and builds nothing: scripts/demo.sh (the README's first command) runs
+# summary. A roce-ccsim fabric scenario (scenario = "fabric", configs/ccsim/fabric-*.cfg) runs in
+# roce-ccsim instead (summary.json, links.csv), plotted by scripts/plot-ccsim-fabric.py; the
+# arguments after -- are then roce-ccsim's (e.g. -- --seed 2). It installs and builds nothing: scripts/demo.sh (the README's first command) runs
 # scripts/install-deps.sh and scripts/build.sh before it. docs/virtual-lab.md reads the results.
 #
 # Usage: scripts/lab.sh [CONFIG] [-- ENGINE ARGS...]     e.g. scripts/lab.sh -- -d 3
@@ -38,6 +40,11 @@ case $config in # a relative CONFIG: from where the script was called, else from
 esac
 [ -f "$config" ] || { echo "lab: $config: no such config file" >&2; exit 2; }
 engine=$repo/build/apps/roce-engine
+simulate=false # a roce-ccsim fabric scenario
+if grep -qE '^[[:space:]]*scenario[[:space:]]*[=:][[:space:]]*"fabric"' "$config"; then
+  simulate=true
+  engine=$repo/build/apps/roce-ccsim
+fi
 [ -x "$engine" ] || { echo "lab: $engine is missing: run scripts/build.sh (or scripts/demo.sh)" >&2; exit 2; }
 python=${PYTHON:-/usr/bin/python3} # Debian's, with python3-matplotlib (scripts/install-deps.sh)
 
@@ -57,6 +64,17 @@ fabric=false # a fabric config: its time series (the links per interval), and pl
 if grep -qE '^[[:space:]]*fabric[[:space:]]*[=:]' "$config"; then fabric=true; fi
 echo "lab: $config -> $out"
 rc=0
+if $simulate; then
+  (cd "$out" && "$engine" -q -s summary.json -c links.csv "$@" "$config") || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "lab: roce-ccsim failed (exit status $rc); what it wrote is in $repo/$out" >&2
+    exit "$rc"
+  fi
+  "$python" scripts/plot-ccsim-fabric.py "$out" || { echo "lab: plotting failed; the results are in $repo/$out" >&2; exit 1; }
+  echo
+  echo "lab: results in $repo/$out (summary.json, links.csv, summary.txt, links.png, ecmp.png, flows.png)"
+  exit 0
+fi
 if $fabric; then
   (cd "$out" && "$engine" -f "$config" -r report.json -T timeseries.csv -i 1 "$@") || rc=$?
 else

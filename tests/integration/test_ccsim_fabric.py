@@ -515,3 +515,28 @@ def test_a_reorder_window_beyond_the_receivers_bitmap_is_refused(sim):
     text = scenario(LEAF_SPINE % (2, 1, 2, ""), '{ pattern = "all_to_all"; }', extra="transport = { reorder_window = 257; };")
     rc, _, err, _, _ = sim.run(text=text)
     assert rc == 1 and "transport.reorder_window" in err and "257" in err, err
+
+
+def test_lab_sh_runs_a_fabric_scenario_in_roce_ccsim(tmp_path):
+    """scripts/lab.sh on a roce-ccsim fabric scenario: roce-ccsim instead of the engine, its
+    summary, CSV and plots in a new results folder."""
+    import re
+    import shutil
+    cfg = tmp_path / "small.cfg"
+    cfg.write_text(scenario(LEAF_SPINE % (2, 2, 2, ""), '{ pattern = "all_to_all"; cc = "dcqcn"; size_bytes = 100000; }',
+                            switch=PFC + ECN, duration=500, sample=50))
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "lab.sh"), str(cfg), "--", "--seed", "3"],
+                       capture_output=True, text=True, timeout=120, cwd=str(tmp_path),
+                       env=dict(os.environ, PATH="/usr/bin:/bin"))
+    m = re.search(r"lab: results in (\S+) ", r.stdout)
+    try:
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert m, r.stdout
+        out = Path(m.group(1))
+        for f in ("summary.json", "links.csv", "summary.txt", "links.png", "ecmp.png", "flows.png", "small.cfg"):
+            assert (out / f).exists(), f
+        s = json.loads((out / "summary.json").read_text())
+        assert s["seed"] == 3 and s["type"] == "fabric" and s["totals"]["completed"] == 12
+    finally:
+        if m and m.group(1).startswith(str(ROOT / "results")):
+            shutil.rmtree(m.group(1), ignore_errors=True)
