@@ -187,6 +187,9 @@ static int parse_traffic_entry(struct loader *ld, const config_setting_t *e, uin
 	    cr_opt_u64(&ld->r, e, "size_bytes", 1, LLONG_MAX, &t->size_bytes) < 0 ||
 	    cr_opt_float(&ld->r, e, "load", 0, true, 1, &load) < 0)
 		return -1;
+	if (t->size_bytes / t->proto.mtu_bytes >= FS_MAX_PACKETS)
+		return cr_fail_member(&ld->r, e, "size_bytes", "is %llu packets of mtu_bytes %u (allowed: fewer than 2^32 - 1)",
+				      (unsigned long long)(t->size_bytes / t->proto.mtu_bytes), t->proto.mtu_bytes);
 	if (t->start_ns >= ld->sc->duration_ns)
 		return cr_fail_member(&ld->r, e, "start_us", "is not before duration_us (%g)",
 				      (double)ld->sc->duration_ns / 1000);
@@ -198,6 +201,10 @@ static int parse_traffic_entry(struct loader *ld, const config_setting_t *e, uin
 			return cr_fail_member(&ld->r, e, "size_cdf", "and size_bytes both give the flows' size (give one)");
 		if (parse_cdf(ld, cdf, t))
 			return -1;
+		if (t->cdf[t->n_cdf - 1].bytes / t->proto.mtu_bytes >= FS_MAX_PACKETS)
+			return cr_fail_member(&ld->r, e, "size_cdf", "goes up to %llu packets of mtu_bytes %u (allowed: fewer than 2^32 - 1)",
+					      (unsigned long long)(t->cdf[t->n_cdf - 1].bytes / t->proto.mtu_bytes),
+					      t->proto.mtu_bytes);
 	}
 	t->load = load;
 	if (load > 0 && !t->size_bytes && !t->n_cdf)

@@ -26,6 +26,7 @@
 #define FS_MAX_SWITCH_PORTS 64   /* = MMU_MAX_PORTS: what one switch's buffer accounts */
 #define FS_MAX_EVENTS 64
 #define FS_REORDER_MAX 256      /* fabsim's placed[] bits */
+#define FS_MAX_PACKETS 0xFFFFFFFEu /* a flow's packets: PSNs are 32 bits, UINT32_MAX a long flow */
 
 struct loader;
 

@@ -179,6 +179,8 @@ static void ev_pfc(struct fabsim *s, uint32_t d, unsigned prio, bool xoff)
 	struct fs_dlink *l = &s->dl[d];
 	uint8_t bit = (uint8_t)(1u << prio);
 
+	if (l->down)
+		return; /* the PFC frame was lost with its link */
 	if (xoff && !(l->paused & bit)) {
 		l->paused |= bit;
 		l->pause_rx[prio]++;

@@ -498,6 +498,8 @@ def test_the_1024_host_fat_tree_polarises_without_per_switch_seeds(sim):
     (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "all_to_all"; colour = 1; }', "traffic.[0].colour: unknown setting"),
     (LEAF_SPINE % (2, 33, 40, ""), "", '{ pattern = "all_to_all"; }', "switch leaf0 has 73 ports; roce-ccsim's switches have at most 64"),
     (LEAF_SPINE % (2, 1, 2, ""), "alpha = 100;", '{ pattern = "all_to_all"; }', "switch.alpha"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "all_to_all"; size_bytes = 100000000000000L; }',
+     "traffic.[0].size_bytes: is 97656250000 packets of mtu_bytes 1024"),
     (LEAF_SPINE % (2, 1, 2, 'lcore = 2;'), "", '{ pattern = "all_to_all"; }',
      "fabric.lcore: is the engine's lab setting; roce-ccsim does not simulate it"),
     (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.001; link = "leaf0-spine0"; state = "down"; } );'), "",
