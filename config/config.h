@@ -172,7 +172,7 @@ struct cfg_switch {
 /* The virtual fabric (top-level `fabric = { ... }`, docs/fabric.md#the-engine-runs-it): the
  * topology of fabric/, made at load into what the engine's lab runs. Each NIC is a port named as
  * the NIC, on an in-process cable "ring:fabN:a" whose other end a fabric switch polls; the
- * switches (lab/fabric_lab.h) all run on one lcore, each with the `switch` group's buffer, ECN and
+ * switches (lab/fabric_lab.h) run on one lcore or are dealt over several, each with the `switch` group's buffer, ECN and
  * PFC, its links' rates and delays, and its routes: longest-prefix entries, a /32 per NIC cabled to
  * it and every other leaf's subnet with its equal-cost ports. Fixed sizes: a lab fabric is small
  * (ports <= CFG_MAX_PORTS); larger ones are planned with roce-fabric and simulated in roce-ccsim. */
@@ -181,6 +181,7 @@ struct cfg_switch {
 #define CFG_FAB_MAX_ROUTES 48         /* per switch */
 #define CFG_FAB_MAX_LINKS 256
 #define CFG_FAB_LINK_NAME (2 * CFG_NAME_LEN + 12)
+#define CFG_FAB_MAX_LCORES 8          /* the switches' lcores (fabric.lcores) */
 
 struct cfg_fab_port {
 	bool to_nic;                  /* the peer is a NIC (config port `peer`), else switch `peer` */
@@ -242,7 +243,8 @@ struct cfg_fabric {
 	 * (tier_sw[t] stands for tier t's switches when bit t of tier_set is set) */
 	uint8_t tier_set;
 	struct cfg_switch tier_sw[FAB_TIERS];
-	unsigned lcore;               /* the switches' lcore */
+	unsigned lcores[CFG_FAB_MAX_LCORES]; /* the switches' lcores: switch s runs on lcores[s % n_lcores] */
+	unsigned n_lcores;
 	double deadlock_ms;           /* no frame leaves any switch this long while paused queues hold
 				       * frames: a deadlock (default 50) */
 	unsigned n_events;            /* fabric.events, in time order */

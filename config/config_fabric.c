@@ -36,7 +36,7 @@ static const char *const fabric_keys[] = { "kind", "leaves", "spines", "hosts_pe
 					   "uplink_delay_us", "core_delay_us", "subnet", "subnet_len", "load_balance",
 					   "hash", "flowlet_gap_us", "switches", "links",
 					   /* the engine's (config_lab_fabric.c); roce-fabric and roce-ccsim leave them */
-					   "lcore", "host_lcores", "nic", "deadlock_ms", "events", "convergence_ms", "sample_ms",
+					   "lcore", "lcores", "host_lcores", "nic", "deadlock_ms", "events", "convergence_ms", "sample_ms",
 					   NULL };
 
 static bool listed(const char *const *names, const char *key)

@@ -6,10 +6,11 @@
  *   - a port per NIC, named as the NIC ("h3", "h0-r1"), on the in-process cable "ring:fabN:a"
  *     whose other end its switch polls; MAC, IPv4 address and link speed from the fabric, the
  *     other settings from `nic = { mtu; rx_desc; tx_desc; timestamps; qos; np; }`;
- *   - a txrx role per NIC, on `host_lcores` in turn (default: the switches' lcore);
- *   - the switches on `lcore` (default: the last worker lcore), their ports and routes
- *     (struct cfg_fabric), within the fixed sizes of config.h.
- * The fabric's own keys are read by cfab_load(); `lcore`, `host_lcores` and `nic` are the engine's.
+ *   - a txrx role per NIC, on `host_lcores` in turn (default: the switches' lcores);
+ *   - the switches on `lcore` (default: the last worker lcore), or dealt in turn over `lcores`,
+ *     their ports and routes (struct cfg_fabric), within the fixed sizes of config.h.
+ * The fabric's own keys are read by cfab_load(); `lcore`, `lcores`, `host_lcores` and `nic` are
+ * the engine's.
  */
 #include "config_internal.h"
 #include "config_fabric.h"
@@ -46,26 +47,68 @@ static int fits_the_engine(struct loader *ld, const config_setting_t *g, const s
 	return 0;
 }
 
-/* The lcores: `lcore` for the switches, `host_lcores` for the NICs' roles. */
-static int fabric_lcores(struct loader *ld, const config_setting_t *g, unsigned *host, unsigned *n_host)
+/* `lcores = [1, 2]`: the switches dealt over these in turn (leaves, spines, cores as listed). */
+static int switch_lcores(struct loader *ld, const config_setting_t *ls, const struct fabric *f)
 {
-	const config_setting_t *s = config_setting_get_member(g, "lcore"), *hs;
+	struct cfg_fabric *fb = &ld->cfg->fab;
+	int n = config_setting_length(ls);
+
+	if (config_setting_type(ls) != CONFIG_TYPE_ARRAY || n < 1 || n > CFG_FAB_MAX_LCORES)
+		return cr_fail(&ld->r, ls, "must be an array of 1..%d lcores, e.g. [1, 2] (the switches are dealt over them "
+			       "in turn)", CFG_FAB_MAX_LCORES);
+	if ((unsigned)n > f->n_switches)
+		return cr_fail(&ld->r, ls, "%d lcores for %u switches: an lcore would have none (list at most %u)", n,
+			       f->n_switches, f->n_switches);
+	for (int i = 0; i < n; i++) {
+		if (ld_worker_lcore(ld, config_setting_get_elem(ls, (unsigned)i), &fb->lcores[i]))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (fb->lcores[j] == fb->lcores[i])
+				return cr_fail(&ld->r, config_setting_get_elem(ls, (unsigned)i),
+					       "lcore %u is listed twice (one lcore polls its switches in one loop)",
+					       fb->lcores[i]);
+	}
+	fb->n_lcores = (unsigned)n;
+	return 0;
+}
+
+/* The switches' lcore (`lcore`, default the last worker lcore) or lcores (`lcores`). */
+static int fabric_switch_lcores(struct loader *ld, const config_setting_t *g, const struct fabric *f)
+{
+	const config_setting_t *s = config_setting_get_member(g, "lcore"), *ls = config_setting_get_member(g, "lcores");
+	struct cfg_fabric *fb = &ld->cfg->fab;
 	int last = ld_last_worker_lcore(ld);
 
-	if (s && ld_worker_lcore(ld, s, &ld->cfg->fab.lcore))
-		return -1;
-	if (!s && last < 0)
+	if (s && ls)
+		return cr_fail(&ld->r, ls, "give lcore (every switch on one lcore) or lcores (the switches dealt over "
+			       "several), not both");
+	if (ls)
+		return switch_lcores(ld, ls, f);
+	fb->n_lcores = 1;
+	if (s)
+		return ld_worker_lcore(ld, s, &fb->lcores[0]);
+	if (last < 0)
 		return cr_fail(&ld->r, g, "eal.lcores \"%s\" has no lcore besides the main one for the fabric's switches",
 			       ld->cfg->eal.lcores);
-	if (!s)
-		ld->cfg->fab.lcore = (unsigned)last;
+	fb->lcores[0] = (unsigned)last;
+	return 0;
+}
+
+/* The lcores: `lcore` or `lcores` for the switches, `host_lcores` for the NICs' roles. */
+static int fabric_lcores(struct loader *ld, const config_setting_t *g, const struct fabric *f, unsigned *host,
+			 unsigned *n_host)
+{
+	const config_setting_t *hs;
+
+	if (fabric_switch_lcores(ld, g, f))
+		return -1;
 	ld->cfg->fab.deadlock_ms = 50;
 	ld->cfg->fab.sample_ms = 10;
 	if (cr_opt_float(&ld->r, g, "deadlock_ms", 0, true, 60000, &ld->cfg->fab.deadlock_ms) < 0 ||
 	    cr_opt_float(&ld->r, g, "sample_ms", 0.1, false, 60000, &ld->cfg->fab.sample_ms) < 0)
 		return -1;
-	*n_host = 1;
-	host[0] = ld->cfg->fab.lcore;
+	*n_host = ld->cfg->fab.n_lcores;
+	memcpy(host, ld->cfg->fab.lcores, *n_host * sizeof(*host));
 	if (!(hs = config_setting_get_member(g, "host_lcores")))
 		return 0;
 	if (config_setting_type(hs) != CONFIG_TYPE_ARRAY || config_setting_length(hs) < 1 ||
@@ -269,7 +312,7 @@ static int make_nics(struct loader *ld, const config_setting_t *g, const struct 
 	int rc;
 
 	if ((rc = cr_opt_group(&ld->r, g, "nic", &t)) < 0 || (rc == 1 && cr_known_keys(&ld->r, t, nic_keys)) ||
-	    fabric_lcores(ld, g, host, &n_host))
+	    fabric_lcores(ld, g, f, host, &n_host))
 		return -1;
 	/* without `nic`, the fabric group itself stands for an empty one: it has none of nic's keys */
 	if (rc == 0)

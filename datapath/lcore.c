@@ -516,7 +516,7 @@ static uint16_t rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 
 static void rx_roles_poll(struct lcore_work *w)
 {
-	unsigned bursts = w->fab && w->fab->replayed ? RX_CATCH_UP_BURSTS : 1;
+	unsigned bursts = w->fab && w->fab->part[w->fab_part].replayed ? RX_CATCH_UP_BURSTS : 1;
 
 	for (unsigned i = 0; i < w->n_rx; i++)
 		for (unsigned k = 0; k < bursts && rx_role_poll(w, &w->rx[i]) == ENGINE_BURST; k++)
@@ -540,7 +540,7 @@ static void __rte_noinline held_up(struct lcore_work *w, uint64_t gap)
  * that its switch refreshed in the missed time for one that lapsed, and send into the headroom. */
 static void fabric_first(struct lcore_work *w, uint64_t now)
 {
-	fabric_lab_poll(w->fab, now);
+	fabric_lab_poll(w->fab, w->fab_part, now);
 	rx_roles_poll(w);
 }
 
@@ -583,7 +583,7 @@ int lcore_main(void *arg)
 		if (w->sw)
 			switch_poll(w->sw, now);
 		if (w->fab)
-			fabric_lab_poll(w->fab, now);
+			fabric_lab_poll(w->fab, w->fab_part, now);
 		answer(w);
 		if (tx_done && w->n_rx == 0 && w->n_reflect == 0 && !w->sw && !w->fab)
 			break;

@@ -73,7 +73,8 @@ struct lcore_work {
 	struct port_inject *rx_inject[CFG_MAX_PORTS];  /* per port: its rx_inject rules, or NULL */
 	struct cc_lcore *cc;      /* congestion control of this lcore's QPs (timers, trace), or NULL */
 	struct switch_rt *sw;     /* the virtual lab's switch, when its ports are polled here */
-	struct fabric_lab *fab;   /* the virtual fabric's switches, when they run here */
+	struct fabric_lab *fab;   /* the virtual fabric, when some of its switches run here: */
+	unsigned fab_part;        /* its part this lcore polls */
 	struct capture_lcore *cap; /* pcapng copies of this lcore's frames (--capture), or NULL */
 	bool tx_finished;         /* every QP of every TX role stopped (read by the main lcore) */
 	/* Turns of the loop that came more than held_up_min_tsc after the one before: the lcore was

@@ -624,21 +624,24 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 	return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
 }
 
-/* The virtual fabric's switches, on fabric.lcore. */
+/* The virtual fabric's switches, each part on its lcore of fabric.lcores. */
 static int plan_fabric(struct engine *e, char *err, size_t errlen)
 {
-	unsigned lcore = e->run.cfg->fab.lcore;
-	struct lcore_work *w = work_of(e, lcore, err, errlen);
+	const struct cfg_fabric *c = &e->run.cfg->fab;
 
-	if (!w)
-		return -1;
+	for (unsigned i = 0; i < c->n_lcores; i++)
+		if (!work_of(e, c->lcores[i], err, errlen))
+			return -1;
 	e->run.fab = fabric_lab_create(&(struct switch_env){.cfg = e->run.cfg, .ports = e->run.ports,
 							    .qos_map = e->qos_map, .tsc_hz = e->run.tsc_hz},
-				       lcore, err, errlen);
+				       err, errlen);
 	if (!e->run.fab)
 		return -1;
 	fabric_lab_set_start(e->run.fab, &e->run.start_tsc);
-	w->fab = e->run.fab;
+	for (unsigned i = 0; i < c->n_lcores; i++) {
+		e->run.work[c->lcores[i]]->fab = e->run.fab;
+		e->run.work[c->lcores[i]]->fab_part = i;
+	}
 	return 0;
 }
 

@@ -12,7 +12,9 @@
 #include "fabric_lab.h"
 #include "switch_route.h"
 
-#define LINK_RING 1024  /* frames a link between switches holds: the far switch polls it every turn */
+/* Frames a link between switches holds: the far switch polls it every turn. One producer (the
+ * sending switch) and one consumer (the receiving one), on one lcore or on two. */
+#define LINK_RING 1024
 #define PFC_POOL 4095
 #define PFC_DATA 256    /* a PFC frame is 64 bytes */
 #define REPLAY_STEP_US 5      /* a held-up lcore's missed time is replayed in steps this long, */
@@ -102,25 +104,54 @@ static void sample_links(struct fabric_lab *fl, bool record)
 	}
 }
 
-struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcore, char *err, size_t errlen)
+/* Switch s to part s % n_lcores; a port whose sender another lcore runs (a NIC, or a switch of
+ * another part) takes nothing in while its switch replays a hold-up (switch_replay). */
+static void deal_switches(struct fabric_lab *fl)
 {
-	unsigned socket = rte_lcore_to_socket_id(lcore);
+	const struct cfg_fabric *c = fl->cfg;
+
+	fl->n_parts = c->n_lcores ? c->n_lcores : 1;
+	for (unsigned i = 0; i < fl->n_parts; i++) {
+		fl->part[i].lcore = c->lcores[i];
+		fl->part[i].replay_steps = REPLAY_MAX_STEPS;
+	}
+	for (unsigned s = 0; s < c->n_switches; s++) {
+		struct fab_part *p = &fl->part[s % fl->n_parts];
+		fl->part_of[s] = (uint8_t)(s % fl->n_parts);
+		p->sw[p->n_sw++] = (uint16_t)s;
+	}
+}
+
+static void mark_remote_senders(struct fabric_lab *fl)
+{
+	for (unsigned s = 0; s < fl->n_switches; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++) {
+			const struct cfg_fab_port *cp = &fl->cfg->sw[s].ports[k];
+			fl->sw[s]->port[k].remote_sender = cp->to_nic || fl->part_of[cp->peer] != fl->part_of[s];
+		}
+}
+
+struct fabric_lab *fabric_lab_create(const struct switch_env *env, char *err, size_t errlen)
+{
+	const struct cfg_fabric *c = &env->cfg->fab;
+	unsigned socket = rte_lcore_to_socket_id(c->lcores[0]);
 	struct fabric_lab *fl = rte_zmalloc_socket("fabric_lab", sizeof(*fl), RTE_CACHE_LINE_SIZE, (int)socket);
 
 	if (!fl) {
 		snprintf(err, errlen, "out of memory for the fabric (raise eal.memory_mb)");
 		return NULL;
 	}
-	fl->cfg = &env->cfg->fab;
-	fl->window_tsc = (uint64_t)(fl->cfg->deadlock_ms * 1e-3 * (double)env->tsc_hz);
+	fl->cfg = c;
+	deal_switches(fl);
+	fl->window_tsc = (uint64_t)(c->deadlock_ms * 1e-3 * (double)env->tsc_hz);
 	fl->check_every_tsc = env->tsc_hz / 1000; /* a look every millisecond */
 	fl->step_tsc = env->tsc_hz * REPLAY_STEP_US / 1000000;
 	fl->replay_tsc = env->tsc_hz * SW_LINK_LAG_US / 1000000;
-	fl->replay_steps = REPLAY_MAX_STEPS;
-	fl->convergence_tsc = (uint64_t)(fl->cfg->convergence_ms * 1e-3 * (double)env->tsc_hz);
-	memcpy(fl->ev, fl->cfg->events, sizeof(fl->ev));
-	fl->n_events = fl->cfg->n_events;
+	fl->convergence_tsc = (uint64_t)(c->convergence_ms * 1e-3 * (double)env->tsc_hz);
+	memcpy(fl->ev, c->events, sizeof(fl->ev));
+	fl->n_events = c->n_events;
 	rte_spinlock_init(&fl->ev_lock);
+	/* multi-producer, multi-consumer (the default): every part's switches send and free them */
 	fl->pool = rte_pktmbuf_pool_create("fab_pfc", PFC_POOL, 32, 0, RTE_PKTMBUF_HEADROOM + PFC_DATA, (int)socket);
 	if (!fl->pool) {
 		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
@@ -128,19 +159,21 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, unsigned lcor
 	}
 	if (link_rings(fl, socket, err, errlen))
 		goto fail;
-	for (unsigned s = 0; s < fl->cfg->n_switches; s++) {
+	for (unsigned s = 0; s < c->n_switches; s++) {
 		struct rte_ring *rx[CFG_FAB_MAX_SW_PORTS], *tx[CFG_FAB_MAX_SW_PORTS];
-		for (unsigned k = 0; k < fl->cfg->sw[s].n_ports; k++)
+		unsigned part = fl->part_of[s];
+		for (unsigned k = 0; k < c->sw[s].n_ports; k++)
 			if (port_rings(fl, s, k, &rx[k], &tx[k], err, errlen))
 				goto fail;
-		fl->sw[s] = switch_create_fabric(env, s, rx, tx, fl->pool, lcore, err, errlen);
+		fl->sw[s] = switch_create_fabric(env, s, rx, tx, fl->pool, fl->part[part].lcore, err, errlen);
 		if (!fl->sw[s])
 			goto fail;
-		fl->sw[s]->lost = &fl->lost_before;
+		fl->sw[s]->lost = &fl->part[part].lost_before;
 		fl->n_switches++;
 	}
-	fl->sample_tsc = (uint64_t)(fl->cfg->sample_ms * 1e-3 * (double)env->tsc_hz);
-	init_samples(fl, fl->cfg->sample_ms * 1e-3);
+	mark_remote_senders(fl);
+	fl->sample_tsc = (uint64_t)(c->sample_ms * 1e-3 * (double)env->tsc_hz);
+	init_samples(fl, c->sample_ms * 1e-3);
 	return fl;
 fail:
 	fabric_lab_free(fl);
@@ -237,14 +270,15 @@ static uint64_t lost_now(const struct fabric_lab *fl)
 	return n;
 }
 
-/* Both ends of link l (a NIC's: the switch's end) go down or up. */
-static void set_link(struct fabric_lab *fl, unsigned l, bool up)
+/* Switch s's ends of link l (a NIC's link: the switch's end) go down or up. */
+static void set_link_ends(struct fabric_lab *fl, unsigned s, unsigned l, bool up)
 {
 	const struct cfg_fab_link *cl = &fl->cfg->links[l];
 
-	fl->sw[cl->sw]->port[cl->port].down = !up;
-	if (!cl->to_nic)
-		fl->sw[cl->b]->port[cl->b_port].down = !up;
+	if (cl->sw == s)
+		fl->sw[s]->port[cl->port].down = !up;
+	if (!cl->to_nic && cl->b == s)
+		fl->sw[s]->port[cl->b_port].down = !up;
 }
 
 static void note_losses(struct fabric_lab *fl, uint64_t now)
@@ -259,7 +293,8 @@ static void note_losses(struct fabric_lab *fl, uint64_t now)
 	fl->lost_total = lost;
 }
 
-/* The next event when its time has come; the routes convergence_ms after each. */
+/* Part 0: the next event happens when its time has come, the routes converge convergence_ms
+ * after each; every part applies them to its switches (apply_events). */
 static void link_events(struct fabric_lab *fl, uint64_t now)
 {
 	uint64_t start = __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE);
@@ -271,18 +306,33 @@ static void link_events(struct fabric_lab *fl, uint64_t now)
 			note_losses(fl, now); /* what came before is the previous event's */
 			ev->lost_at_start = fl->lost_total;
 			ev->at_tsc = now;
-			set_link(fl, e->link, e->up);
-			for (unsigned s = 0; s < fl->n_switches; s++)
-				fl->sw[s]->lost = &ev->qps;
 			__atomic_store_n(&fl->events_done, fl->events_done + 1, __ATOMIC_RELEASE);
 		}
 	}
 	if (fl->converged < fl->events_done && now >= fl->event[fl->converged].at_tsc + fl->convergence_tsc) {
-		for (unsigned s = 0; s < fl->n_switches; s++)
-			sw_route_converge(fl->sw[s]->route, fl->converged);
 		__atomic_store_n(&fl->event[fl->converged].converged_tsc, now, __ATOMIC_RELEASE);
-		fl->converged++;
+		__atomic_store_n(&fl->converged, fl->converged + 1, __ATOMIC_RELEASE);
 	}
+}
+
+/* The events and route changes part 0 published, on this part's switches: their ends of the
+ * link, where they note the frames lost from now on, their routes. */
+static void apply_events(struct fabric_lab *fl, struct fab_part *p)
+{
+	unsigned done = __atomic_load_n(&fl->events_done, __ATOMIC_ACQUIRE);
+	unsigned converged = __atomic_load_n(&fl->converged, __ATOMIC_ACQUIRE);
+	unsigned part = (unsigned)(p - fl->part);
+
+	for (; p->events_applied < done; p->events_applied++) {
+		const struct cfg_fab_event *e = &fl->ev[p->events_applied];
+		for (unsigned i = 0; i < p->n_sw; i++) {
+			set_link_ends(fl, p->sw[i], e->link, e->up);
+			fl->sw[p->sw[i]]->lost = &fl->event[p->events_applied].qps[part];
+		}
+	}
+	for (; p->routes_converged < converged; p->routes_converged++)
+		for (unsigned i = 0; i < p->n_sw; i++)
+			sw_route_converge(fl->sw[p->sw[i]]->route, p->routes_converged);
 }
 
 /* ---- link events from a command ---------------------------------------------------------------- */
@@ -389,57 +439,57 @@ int fabric_lab_link_event(struct fabric_lab *fl, unsigned link, bool up, uint64_
 	return rc;
 }
 
-static void poll_switches(struct fabric_lab *fl, uint64_t now)
+static void poll_switches(struct fabric_lab *fl, const struct fab_part *p, uint64_t now)
 {
-	for (unsigned s = 0; s < fl->n_switches; s++)
-		switch_poll(fl->sw[s], now);
+	for (unsigned i = 0; i < p->n_sw; i++)
+		switch_poll(fl->sw[p->sw[i]], now);
 }
 
 /* A replay that took more than a quarter of the time it replayed (a slow machine, a sanitizer's
  * build) would leave the lcore further behind each time: fewer steps next time; more again, up
  * to REPLAY_MAX_STEPS, while it takes less than a sixteenth. */
-static void fit_replay_steps(struct fabric_lab *fl, uint64_t replayed, uint64_t took)
+static void fit_replay_steps(struct fab_part *p, uint64_t replayed, uint64_t took)
 {
-	if (took > replayed / 4 && fl->replay_steps > 4)
-		fl->replay_steps /= 2;
-	else if (took < replayed / 16 && fl->replay_steps < REPLAY_MAX_STEPS)
-		fl->replay_steps *= 2;
+	if (took > replayed / 4 && p->replay_steps > 4)
+		p->replay_steps /= 2;
+	else if (took < replayed / 16 && p->replay_steps < REPLAY_MAX_STEPS)
+		p->replay_steps *= 2;
 }
 
 /* When the lcore was held up (the host took the CPU), each link would catch up on its own, all at
  * once: one switch sends a millisecond's frames before the next has drained any, and queues, PFC
  * and headroom see a burst the network never made (a fabric effect the CPU caused). Instead the
- * switches live through the missed time together, in steps of REPLAY_STEP_US or more, as far back
- * as a link may catch up (SW_LINK_LAG_US); time before that is lost to every link alike (counted
- * as cpu_lost). At most fl->replay_steps polls: a replay must take less time than it replays.
- * The NICs' frames are not replayed (switch_replay): the hosts, on this lcore, sent them after
- * the hold-up, so they come in at the poll of now, as many as one poll takes. */
-static bool replay_held_up_time(struct fabric_lab *fl, uint64_t now)
+ * lcore's switches live through the missed time together, in steps of REPLAY_STEP_US or more, as
+ * far back as a link may catch up (SW_LINK_LAG_US); time before that is lost to every link alike
+ * (counted as cpu_lost). At most p->replay_steps polls: a replay must take less time than it
+ * replays. What other lcores sent meanwhile is not replayed (switch_replay): the NICs' frames
+ * (the hosts on this lcore sent them after the hold-up) and those of another part's switches
+ * come in at the poll of now, as many as one poll takes. */
+static bool replay_held_up_time(struct fabric_lab *fl, struct fab_part *p, uint64_t now)
 {
-	uint64_t t = fl->last_poll_tsc, step = fl->step_tsc;
+	uint64_t t = p->last_poll_tsc, step = fl->step_tsc;
 
 	if (!t || now - t <= 2 * step)
 		return false;
 	if (now - t > fl->replay_tsc) {
 		t = now - fl->replay_tsc;
-		for (unsigned s = 0; s < fl->n_switches; s++)
-			switch_lose_time_until(fl->sw[s], t);
+		for (unsigned i = 0; i < p->n_sw; i++)
+			switch_lose_time_until(fl->sw[p->sw[i]], t);
 	}
 	const uint64_t replayed = now - t, began = rte_rdtsc();
-	if (replayed / fl->replay_steps > step)
-		step = replayed / fl->replay_steps;
+	if (replayed / p->replay_steps > step)
+		step = replayed / p->replay_steps;
 	for (t += step; t < now; t += step)
-		for (unsigned s = 0; s < fl->n_switches; s++)
-			switch_replay(fl->sw[s], t);
-	fit_replay_steps(fl, replayed, rte_rdtsc() - began);
+		for (unsigned i = 0; i < p->n_sw; i++)
+			switch_replay(fl->sw[p->sw[i]], t);
+	fit_replay_steps(p, replayed, rte_rdtsc() - began);
 	return true;
 }
 
-void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
+/* Part 0's look at the whole fabric: link samples every sample interval; deadlocks, losses and
+ * link events every millisecond. The other parts' counters are read as they stand. */
+static void lead(struct fabric_lab *fl, uint64_t now)
 {
-	fl->replayed = replay_held_up_time(fl, now);
-	poll_switches(fl, now);
-	fl->last_poll_tsc = now;
 	if (fl->start_tsc && now >= fl->next_sample_tsc && now >= __atomic_load_n(fl->start_tsc, __ATOMIC_ACQUIRE)) {
 		sample_links(fl, fl->next_sample_tsc != 0);
 		fl->next_sample_tsc = (fl->next_sample_tsc ? fl->next_sample_tsc : now) + fl->sample_tsc;
@@ -455,6 +505,20 @@ void fabric_lab_poll(struct fabric_lab *fl, uint64_t now)
 		}
 		fl->next_check_tsc = now + fl->check_every_tsc;
 	}
+}
+
+void fabric_lab_poll(struct fabric_lab *fl, unsigned part, uint64_t now)
+{
+	struct fab_part *p = &fl->part[part];
+
+	p->replayed = replay_held_up_time(fl, p, now);
+	poll_switches(fl, p, now);
+	p->last_poll_tsc = now;
+	if (part == 0)
+		lead(fl, now);
+	if (__atomic_load_n(&fl->events_done, __ATOMIC_RELAXED) != p->events_applied ||
+	    __atomic_load_n(&fl->converged, __ATOMIC_RELAXED) != p->routes_converged)
+		apply_events(fl, p);
 }
 
 void fabric_lab_flush(struct fabric_lab *fl)

@@ -241,7 +241,7 @@ static void init_fabric_port(struct switch_rt *s, const struct switch_env *env, 
 	memcpy(p->mac, cp->mac, 6);
 	p->gbps = cp->gbps;
 	p->delay_tsc = (uint64_t)(cp->delay_us * 1e-6 * (double)env->tsc_hz);
-	p->to_nic = cp->to_nic;
+	p->to_nic = p->remote_sender = cp->to_nic;
 	/* a NIC's frames are classified as its port's QoS map says; between switches, by DSCP */
 	p->map = cp->to_nic ? &env->qos_map[cp->peer] : &s->dscp_map;
 	p->pool = pool;
@@ -757,13 +757,13 @@ static void trace(struct switch_rt *s, uint64_t now)
 	}
 }
 
-static void poll_at(struct switch_rt *s, uint64_t now, bool from_nics)
+static void poll_at(struct switch_rt *s, uint64_t now, bool from_remote)
 {
 	/* ingress ports take turns at going first, as a switch's ingress arbitration does: with one
 	 * fixed order the first port would win every slot a full queue frees */
 	s->rx_first = s->rx_first + 1 < s->n_ports ? s->rx_first + 1 : 0;
 	for (unsigned k = 0, i = s->rx_first; k < s->n_ports; k++, i = i + 1 < s->n_ports ? i + 1 : 0)
-		if (from_nics || !s->port[i].to_nic)
+		if (from_remote || !s->port[i].remote_sender)
 			rx_port(s, i, now);
 	for (unsigned i = 0; i < s->n_ports; i++)
 		tx_port(s, i, now);

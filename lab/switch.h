@@ -92,7 +92,9 @@ struct sw_port {
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
 	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
 	bool down;                   /* its link is down: what it would send or receive is lost */
-	bool to_nic;                 /* a fabric switch's port to a NIC (switch_replay takes nothing in) */
+	bool to_nic;                 /* a fabric switch's port to a NIC */
+	bool remote_sender;          /* its sender runs on another lcore (a NIC; a switch of another
+				      * lcore's part): switch_replay takes nothing in */
 	uint64_t xoff_refresh_tsc[SW_TCS]; /* when XOFF toward this port is sent again */
 	const struct qos_map *map;
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
@@ -185,8 +187,8 @@ void switch_free(struct switch_rt *s);
 /* The lcore loop: receive, forward, drain the egress links, PFC refreshes, trace. */
 void switch_poll(struct switch_rt *s, uint64_t now_tsc);
 /* A moment t in the past lived through after the lcore was held up (fabric_lab_poll): as
- * switch_poll, but nothing comes in from the NICs. Their lcore was held up too: what their cables
- * hold now they sent after the hold-up, and it arrives at the poll of now. */
+ * switch_poll, but nothing comes in from the ports of remote senders (the NICs, and switches on
+ * other lcores): what their cables hold now they sent after t, and it arrives at the poll of now. */
 void switch_replay(struct switch_rt *s, uint64_t t);
 /* The lcore was held up until t and the time before t will not be lived through: each busy
  * link's time up to t is lost (cpu_lost) and it sends from t on, not SW_LINK_LAG_US before. */

@@ -340,22 +340,37 @@ static bool in_range(uint32_t q, uint32_t first, uint32_t step, unsigned count)
 	return q >= first && (q - first) % step == 0 && (q - first) / step < count;
 }
 
+static bool lost_in_group(const struct cfg_flow_group *fg, const struct sw_lost *l)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (in_range(l->qpn[i], fg->dest_qpn, fg->dest_qpn_step, fg->count) ||
+		    in_range(l->qpn[i], fg->qpn, fg->qpn_step, fg->count))
+			return true;
+	return false;
+}
+
 /* The flow groups a lost frame's destination QP belongs to: its data (the destination QPs), or
- * the ACKs and CNPs back to its requesters (their QPs). */
-static json_t *groups_hit(const struct run_view *run, const struct sw_lost *l)
+ * the ACKs and CNPs back to its requesters (their QPs); as any lcore's switches noted them. */
+static json_t *groups_hit(const struct run_view *run, const struct fabric_lab *fl, const struct fab_event_rt *ev)
 {
 	json_t *a = json_array();
 
-	for (unsigned g = 0; g < run->cfg->n_groups; g++) {
-		const struct cfg_flow_group *fg = &run->cfg->groups[g];
-		for (unsigned i = 0; i < l->n; i++)
-			if (in_range(l->qpn[i], fg->dest_qpn, fg->dest_qpn_step, fg->count) ||
-			    in_range(l->qpn[i], fg->qpn, fg->qpn_step, fg->count)) {
-				json_array_append_new(a, json_string(fg->name));
+	for (unsigned g = 0; g < run->cfg->n_groups; g++)
+		for (unsigned p = 0; p < fl->n_parts; p++)
+			if (lost_in_group(&run->cfg->groups[g], &ev->qps[p])) {
+				json_array_append_new(a, json_string(run->cfg->groups[g].name));
 				break;
 			}
-	}
 	return a;
+}
+
+static uint64_t lost_beyond_list(const struct fabric_lab *fl, const struct fab_event_rt *ev)
+{
+	uint64_t n = 0;
+
+	for (unsigned p = 0; p < fl->n_parts; p++)
+		n += ev->qps[p].more;
+	return n;
 }
 
 /* Link events as they ran: when applied and converged, the frames lost and for how long. */
@@ -378,8 +393,8 @@ static json_t *events_json(const struct run_view *run, const struct fabric_lab *
 			json_object_set_new(o, "frames_lost", json_integer((json_int_t)ev->lost));
 			json_object_set_new(o, "loss_duration_s", json_real(ev->lost && ev->last_loss_tsc > ev->at_tsc
 				? (double)(ev->last_loss_tsc - ev->at_tsc) / (double)run->tsc_hz : 0.0));
-			json_object_set_new(o, "flows_hit", groups_hit(run, &ev->qps));
-			json_object_set_new(o, "qps_hit_beyond_list", json_integer((json_int_t)ev->qps.more));
+			json_object_set_new(o, "flows_hit", groups_hit(run, fl, ev));
+			json_object_set_new(o, "qps_hit_beyond_list", json_integer((json_int_t)lost_beyond_list(fl, ev)));
 		}
 		json_array_append_new(a, o);
 	}
@@ -418,6 +433,7 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 		json_t *o = report_switch_json(run, fl->sw[s]);
 		json_object_set_new(o, "name", json_string(fl->sw[s]->name));
 		json_object_set_new(o, "tier", json_string(fabric_tier_name(fl->cfg->sw[s].tier)));
+		json_object_set_new(o, "lcore", json_integer(fl->part[fl->part_of[s]].lcore));
 		json_object_set_new(o, "load_balance", json_string(fabric_lb_name(fl->cfg->sw[s].lb.lb)));
 		json_object_set_new(o, "flowlets", json_integer((json_int_t)fl->sw[s]->route->st.flowlets));
 		json_array_append_new(switches, o);
@@ -425,8 +441,11 @@ json_t *report_fabric_json(const struct run_view *run, double secs)
 	}
 	for (unsigned l = 0; l < fl->cfg->n_links; l++)
 		json_array_append_new(links, link_json(run, fl, l, secs));
-	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
-			 (int)fl->cfg->lcore, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
+	json_t *lcores = json_array();
+	for (unsigned p = 0; p < fl->n_parts; p++)
+		json_array_append_new(lcores, json_integer(fl->part[p].lcore));
+	return json_pack("{s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:I,s:f,s:i,s:o,s:o,s:f,s:f,s:o}", "kind", fabric_kind_name(fl->cfg->kind), "lcore",
+			 (int)fl->part[0].lcore, "lcores", lcores, "nics", nics_json(run, fl), "switches", switches, "links", links, "ecmp_groups",
 			 groups, "in_flight_at_end", (json_int_t)fl->in_flight_at_end, "deadlock_ms", fl->cfg->deadlock_ms,
 			 "deadlocks_found", (int)report_fabric_deadlocks(run), "deadlocks", deadlocks_json(run, fl), "events",
 			 events_json(run, fl), "convergence_ms", fl->cfg->convergence_ms, "sample_ms", fl->cfg->sample_ms,

@@ -28,7 +28,7 @@ static const unsigned tier_of_key[] = { FAB_TIER_LEAF, FAB_TIER_SPINE, FAB_TIER_
  * that gives one would silently lose it here. */
 static int engine_only(struct loader *ld, const config_setting_t *g)
 {
-	static const char *const keys[] = { "lcore", "host_lcores", "nic", "deadlock_ms", "sample_ms", NULL };
+	static const char *const keys[] = { "lcore", "lcores", "host_lcores", "nic", "deadlock_ms", "sample_ms", NULL };
 
 	for (unsigned i = 0; keys[i]; i++)
 		if (config_setting_get_member(g, keys[i]))

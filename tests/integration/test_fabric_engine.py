@@ -179,9 +179,23 @@ def test_bth_aware_hashing_follows_the_destination_qp(engine, tmp_path):
     (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; }; spine = { delay_us = 2; };'), "switch.spine.delay_us"),
     (('pfc = { priorities = [3]; };', 'pfc = { priorities = [3]; }; leaf = { buffer_kb = 128; };'),
      "switch.leaf.pfc: xoff_kb + headroom_kb exceed buffer_kb"),
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcore = 1; lcores = [1];'), "give lcore (every switch on one"),
+    (('lcores = "0-1";', 'lcores = "0-2";'), None),   # not refused: three lcores, the switches on two
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = [1, 1];'), "lcore 1 is listed twice"),
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = [1, 2, 3];'), "lcore 3 is not in eal.lcores"),
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = [0];'), "lcore 0 is the main lcore"),
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = [1, 2, 1, 2, 1];'), "5 lcores for 4 switches"),
+    (('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = 1;'), "fabric.lcores: must be an array of 1..8"),
 ])
 def test_bad_fabric_configs_are_refused_at_check(engine, tmp_path, change, message):
     text = fabric_cfg([flow("x", "h0", "h2", 0x100)])
+    if message is None:  # three lcores, and fabric.lcores [1, 2] starts
+        text = text.replace(change[0], change[1]).replace('load_balance = "ecmp";', 'load_balance = "ecmp"; lcores = [1, 2];')
+        rc, _, out = engine.run(text, "--check", report=False)
+        assert rc == 0, out
+        return
+    if "lcores = [" in change[1]:
+        text = text.replace('lcores = "0-1";', 'lcores = "0-2";')
     assert change[0] in text
     rc, _, out = engine.run(text.replace(change[0], change[1]), "--check", report=False)
     assert rc != 0
@@ -234,14 +248,28 @@ run = { duration_s = 20; };
 """
 
 
-def test_patterns_expand_and_every_link_carries_what_roce_fabric_plans(engine, tmp_path):
+# the switches on one lcore, or dealt over two (three lcores on two CPUs: the main lcore, mostly
+# asleep, shares CPU 0 with the second part's)
+TWO_SWITCH_LCORES = ('lcores = "0-1";', 'lcores = "0@0,1@1,2@0";'), ("hash = {", "lcores = [1, 2]; hash = {")
+
+
+@pytest.mark.parametrize("switch_lcores", [1, 2])
+def test_patterns_expand_and_every_link_carries_what_roce_fabric_plans(engine, tmp_path, switch_lcores):
     """An all-to-all of 8 hosts, 2 QPs a pair (112 QPs), each sending 10 messages of 4 packets:
     on every link and direction the engine's frames are 40 x the flows roce-fabric routes there
-    (its ECMP paths, from the same file: patterns, QPNs and UDP ports planned as the engine sends)."""
+    (its ECMP paths, from the same file: patterns, QPNs and UDP ports planned as the engine sends).
+    With the switches dealt over two lcores, every frame still crosses every hop."""
     cfg = tmp_path / "plan.cfg"
-    cfg.write_text(PLAN)
+    text = PLAN
+    for old, new in TWO_SWITCH_LCORES if switch_lcores == 2 else ():
+        text = text.replace(old, new)
+    cfg.write_text(text)
     rc, rep, out = engine.run_file(cfg)
     assert rc == 0, out
+    expect = {"leaf0": 1, "leaf1": 2, "spine0": 1, "spine1": 2} if switch_lcores == 2 else dict.fromkeys(
+        ("leaf0", "leaf1", "spine0", "spine1"), 1)
+    assert {s["name"]: s["lcore"] for s in rep["fabric"]["switches"]} == expect
+    assert rep["fabric"]["lcores"] == sorted(set(expect.values()))
     groups = sorted({q["group"] for q in rep["flows"]})
     assert len(groups) == 56 and "a2a-h0-h1" in groups and "a2a-h7-h6" in groups
     assert len(rep["flows"]) == 112

@@ -9,7 +9,9 @@
  * What it shows: a poll that comes late (the lcore was held up) does not let each link catch up
  * on its own, all at once (s0 sending the missed time's frames before s1 has forwarded any would
  * fill s1's queue, a burst the network never made); the switches live through the missed time
- * together, and what is older than SW_LINK_LAG_US is lost to the links (cpu_lost).
+ * together, and what is older than SW_LINK_LAG_US is lost to the links (cpu_lost). With the
+ * switches dealt over two lcores (fabric.lcores), each part is polled on its own: frames cross
+ * from one to the other, and a link event reaches each part's switches at that part's poll.
  *
  * EAL without hugepages, PCI or shared files, under a file prefix of this process's own.
  */
@@ -52,7 +54,7 @@ static struct fabric_lab *make_fabric(void)
 {
 	char err[256] = "";
 	struct fabric_lab *fl = fabric_lab_create(
-		&(struct switch_env){.cfg = &cfg, .ports = ports, .qos_map = qos_map, .tsc_hz = TSC_HZ}, 1, err, sizeof(err));
+		&(struct switch_env){.cfg = &cfg, .ports = ports, .qos_map = qos_map, .tsc_hz = TSC_HZ}, err, sizeof(err));
 
 	if (!fl)
 		printf("  fabric_lab_create: %s\n", err);
@@ -140,10 +142,10 @@ static struct fabric_lab *fabric_with_queue(unsigned frames)
 	struct fabric_lab *fl = make_fabric();
 	const struct sw_port *from_h0 = s0_port(fl, true);
 
-	fabric_lab_poll(fl, T0);
+	fabric_lab_poll(fl, 0, T0);
 	CHECK_EQ(send_h0_to_h1(frames), frames);
 	for (unsigned turn = 0; turn < frames && from_h0->c.rx_frames < frames; turn++)
-		fabric_lab_poll(fl, T0);
+		fabric_lab_poll(fl, 0, T0);
 	CHECK_EQ(from_h0->c.rx_frames, frames);
 	CHECK_EQ(s0_uplink(fl)->c.tx_frames, 1);
 	return fl;
@@ -164,7 +166,7 @@ static void test_frames_cross_at_the_link_rate(void)
 	unsigned got = receive_h1();
 
 	for (unsigned i = 1; i <= 40; i++) {
-		fabric_lab_poll(fl, T0 + i * FRAME_TIME);
+		fabric_lab_poll(fl, 0, T0 + i * FRAME_TIME);
 		got += receive_h1();
 		if (s1_queued_for_h1(fl) > most)
 			most = s1_queued_for_h1(fl);
@@ -182,7 +184,7 @@ static void test_a_late_poll_is_lived_through_together(void)
 	unsigned got;
 
 	receive_h1();
-	fabric_lab_poll(fl, T0 + 50 * FRAME_TIME);
+	fabric_lab_poll(fl, 0, T0 + 50 * FRAME_TIME);
 	got = receive_h1();
 	CHECK(got >= 48 && got <= 51);
 	CHECK(s1_queued_for_h1(fl) <= 2 * FRAME_LEN);
@@ -200,13 +202,112 @@ static void test_a_long_hold_up_loses_the_time_before_the_lag(void)
 	unsigned got;
 
 	receive_h1();
-	fabric_lab_poll(fl, T0 + held);
+	fabric_lab_poll(fl, 0, T0 + held);
 	got = receive_h1();
 	lost = s0_uplink(fl)->c.cpu_lost_tsc;
 	CHECK(got + 2 >= lag / FRAME_TIME && got <= lag / FRAME_TIME + 2);
 	CHECK(lost + step + FRAME_TIME >= held - lag && lost <= held - lag);
 	CHECK(s1_queued_for_h1(fl) <= (step / FRAME_TIME + 2) * FRAME_LEN);
 	end_fabric(fl);
+}
+
+/* ---- the switches dealt over two lcores: s0 on lcore 1 (part 0), s1 on lcore 2 (part 1) ------ */
+
+static unsigned link_between_switches(void)
+{
+	for (unsigned l = 0; l < cfg.fab.n_links; l++)
+		if (!cfg.fab.links[l].to_nic)
+			return l;
+	return 0;
+}
+
+static struct fabric_lab *make_two_part_fabric(void)
+{
+	cfg.fab.n_lcores = 2;
+	cfg.fab.lcores[0] = 1;
+	cfg.fab.lcores[1] = 2;
+	return make_fabric();
+}
+
+static void end_two_part_fabric(struct fabric_lab *fl)
+{
+	end_fabric(fl);
+	cfg.fab.n_lcores = 1;
+	cfg.fab.n_events = 0;
+}
+
+/* Each switch in its part; a port whose sender is on the other lcore (a NIC, the other switch)
+ * takes nothing in during a replay: one lcore's replay cannot go back in another's time. */
+static void test_two_lcores_each_poll_their_switches(void)
+{
+	struct fabric_lab *fl = make_two_part_fabric();
+
+	CHECK_EQ(fl->n_parts, 2);
+	CHECK_EQ(fl->part[0].n_sw, 1);
+	CHECK_EQ(fl->part[0].sw[0], 0);
+	CHECK_EQ(fl->part[1].sw[0], 1);
+	CHECK_EQ(fl->part[1].lcore, 2);
+	for (unsigned s = 0; s < 2; s++)
+		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++)
+			CHECK(fl->sw[s]->port[k].remote_sender);
+	end_two_part_fabric(fl);
+	fl = make_fabric(); /* on one lcore, a switch's sender is remote only for a NIC */
+	CHECK_EQ(fl->n_parts, 1);
+	CHECK(!s0_uplink(fl)->remote_sender);
+	CHECK(s0_port(fl, true)->remote_sender);
+	end_fabric(fl);
+}
+
+/* Both parts polled every frame time: the frames cross at the link's rate, as on one lcore. */
+static void test_frames_cross_between_two_lcores(void)
+{
+	struct fabric_lab *fl = make_two_part_fabric();
+	unsigned got = 0;
+
+	fabric_lab_poll(fl, 0, T0);
+	fabric_lab_poll(fl, 1, T0);
+	CHECK_EQ(send_h0_to_h1(64), 64);
+	for (unsigned i = 1; i <= 40; i++) {
+		fabric_lab_poll(fl, 0, T0 + i * FRAME_TIME);
+		fabric_lab_poll(fl, 1, T0 + i * FRAME_TIME);
+		got += receive_h1();
+		CHECK(s1_queued_for_h1(fl) <= FRAME_LEN);
+	}
+	CHECK(got >= 38 && got <= 41);
+	CHECK_EQ(fl->sw[1]->port[0].c.cpu_lost_tsc + fl->sw[1]->port[1].c.cpu_lost_tsc, 0);
+	end_two_part_fabric(fl);
+}
+
+/* The link s0-s1 goes down at the start: part 0 (which times events) takes its end down at its
+ * poll, s1's end stays up until part 1 polls; a frame s0 then sends into the dead link is lost
+ * and its QP noted in part 0's list of the event. */
+static void test_a_link_event_reaches_each_part_at_its_poll(void)
+{
+	const uint64_t start = T0;
+	unsigned l = link_between_switches();
+	struct fabric_lab *fl;
+	const struct sw_port *s1_from_s0;
+
+	cfg.fab.n_events = 1;
+	cfg.fab.events[0] = (struct cfg_fab_event){.at_s = 0, .link = l, .up = false};
+	fl = make_two_part_fabric();
+	s1_from_s0 = &fl->sw[1]->port[cfg.fab.links[l].sw == 1 ? cfg.fab.links[l].port : cfg.fab.links[l].b_port];
+	fabric_lab_set_start(fl, &start);
+	fabric_lab_poll(fl, 1, T0);
+	fabric_lab_poll(fl, 0, T0);
+	CHECK_EQ(fl->events_done, 1);
+	CHECK(s0_uplink(fl)->down);
+	CHECK(!s1_from_s0->down);
+	fabric_lab_poll(fl, 1, T0 + FRAME_TIME);
+	CHECK(s1_from_s0->down);
+	CHECK_EQ(send_h0_to_h1(4), 4);
+	for (unsigned i = 0; i < 4; i++)
+		fabric_lab_poll(fl, 0, T0 + (2 + i) * FRAME_TIME);
+	CHECK(s0_uplink(fl)->c.drop_link_down + s0_port(fl, true)->c.drop_link_down >= 1);
+	CHECK_EQ(fl->event[0].qps[0].n, 1);
+	CHECK_EQ(fl->event[0].qps[0].qpn[0], 0x100);
+	CHECK_EQ(fl->event[0].qps[1].n, 0);
+	end_two_part_fabric(fl);
 }
 
 /* ---- routes after link events: computed at run time (a command's) as at load (fabric.events) ---- */
@@ -306,6 +407,9 @@ int main(void)
 	RUN(test_frames_cross_at_the_link_rate);
 	RUN(test_a_late_poll_is_lived_through_together);
 	RUN(test_a_long_hold_up_loses_the_time_before_the_lag);
+	RUN(test_two_lcores_each_poll_their_switches);
+	RUN(test_frames_cross_between_two_lcores);
+	RUN(test_a_link_event_reaches_each_part_at_its_poll);
 	RUN(test_routes_after_a_command_match_the_loaders);
 	test_ports_teardown(ports, 2);
 	test_eal_stop();
