@@ -452,6 +452,15 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 		lat_batch_commit(w->lat, &lb);
 }
 
+static inline void prefetch_frame(const struct rte_mbuf *m)
+{
+	const char *f = rte_pktmbuf_mtod(m, const char *);
+
+	rte_prefetch0(f);
+	if (m->data_len > RTE_CACHE_LINE_SIZE)
+		rte_prefetch0(f + m->data_len - 1);
+}
+
 /* Frames are gathered and accounted together (rx_frames); a multi-segment frame is copied to the
  * lcore's one scratch buffer, so the frames before it are accounted first, then it alone. */
 static uint16_t rx_role_poll(struct lcore_work *w, const struct rx_role *r)
@@ -467,11 +476,15 @@ static uint16_t rx_role_poll(struct lcore_work *w, const struct rx_role *r)
 	if (unlikely(w->cap != NULL) && n)
 		capture_burst(w->cap, r->port_id, r->queue, burst, n, false, rte_rdtsc());
 
+	/* every mbuf of the burst at once, then each frame's head and tail (the ICRC) a frame ahead:
+	 * written by another CPU (a switch's lcore, a NIC's DMA), each read alone was a full miss */
+	for (uint16_t i = 0; i < n; i++)
+		rte_prefetch0(burst[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = burst[i];
 
 		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(burst[i + 1], void *));
+			prefetch_frame(burst[i + 1]);
 		if (r->drop_below && rng32(&w->rng) < r->drop_below) {
 			rx_count_injected_drop(w->rx_ctx, r->port);
 			continue;

@@ -62,7 +62,8 @@ static enum wire_kind parse_transport(const uint8_t *f, size_t bth_off, size_t e
 		return malformed(o, WIRE_ERR_TRUNCATED_BTH);
 	wire_bth_read(f + bth_off, &o->bth);
 	o->icrc_off = (uint32_t)(end - WIRE_ICRC_LEN);
-	o->icrc_wire = wire_icrc_load(f + o->icrc_off);
+	if (!(flags & WIRE_PARSE_HEADERS_ONLY) || (flags & WIRE_PARSE_CHECK_ICRC))
+		o->icrc_wire = wire_icrc_load(f + o->icrc_off);
 	if (o->bth.tver != 0)
 		return malformed(o, WIRE_ERR_BAD_BTH_VERSION);
 	op = wire_opcode_info(o->bth.opcode);

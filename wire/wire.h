@@ -440,6 +440,10 @@ const char *wire_error_name(enum wire_error e);
  * checked). A receiver's IP layer drops a datagram whose checksum is wrong before any transport
  * sees it (Linux ip_rcv, which soft-RoCE sits behind, counts it in InHdrErrors). */
 #define WIRE_PARSE_CHECK_IP_CSUM 0x2u
+/* Headers only, a forwarding hop's view: the ICRC at the frame's end is not loaded (icrc_wire
+ * stays 0) unless WIRE_PARSE_CHECK_ICRC asks for it. A switch whose frames another CPU wrote
+ * took a cache miss per frame on that one load (bench/run-fabric.sh). */
+#define WIRE_PARSE_HEADERS_ONLY 0x4u
 
 struct wire_pkt {
 	uint8_t kind;    /* enum wire_kind */

@@ -317,6 +317,41 @@ static void test_roundtrip_every_opcode(void)
 	}
 }
 
+/* WIRE_PARSE_HEADERS_ONLY (a switch's parse) leaves every field as a plain parse does but the
+ * ICRC it never loads; with WIRE_PARSE_CHECK_ICRC as well the check wins. */
+static void test_headers_only_parse(void)
+{
+	static uint8_t payload[WIRE_MAX_FRAME];
+
+	for (int op = 0; op < 256; op++) {
+		if (!wire_opcode_info((uint8_t)op))
+			continue;
+		for (int rep = 0; rep < 8; rep++) {
+			struct wire_roce_spec s;
+			struct wire_pkt full, hdr, both;
+			size_t len;
+			uint8_t *f;
+
+			random_spec(&s, (uint8_t)op, payload);
+			f = build_exact(&s, &len);
+			CHECK(f != NULL);
+			if (!f)
+				continue;
+			memset(&full, 0, sizeof(full)); /* the padding compares equal too */
+			memset(&hdr, 0, sizeof(hdr));
+			wire_parse(f, len, 0, &full);
+			wire_parse(f, len, WIRE_PARSE_HEADERS_ONLY, &hdr);
+			wire_parse(f, len, WIRE_PARSE_HEADERS_ONLY | WIRE_PARSE_CHECK_ICRC, &both);
+			CHECK(full.icrc_wire != 0 || ref_icrc(f + full.l3_off, full.icrc_off - full.l3_off) == 0);
+			CHECK_EQ(hdr.icrc_wire, 0u);
+			hdr.icrc_wire = full.icrc_wire;
+			CHECK(memcmp(&hdr, &full, sizeof(full)) == 0);
+			CHECK(both.icrc_checked && both.icrc_calc == both.icrc_wire && both.icrc_wire == full.icrc_wire);
+			free(f);
+		}
+	}
+}
+
 /* wire_icrc_many against the zlib reference (and wire_icrc_v1 for RoCEv1), for batches of every
  * size up to beyond WIRE_ICRC_MANY_MAX with lengths on both sides of what a lane takes, IPv4 and
  * IPv6 mixed, and every covered length from 60 to 300 in one batch. */
@@ -1021,6 +1056,7 @@ int main(void)
 	RUN(test_opcode_select);
 	RUN(test_aeth_syndromes);
 	RUN(test_roundtrip_every_opcode);
+	RUN(test_headers_only_parse);
 	RUN(test_icrc_many_matches_reference);
 	RUN(test_parse_burst_matches_parse);
 	RUN(test_build_rejects_bad_specs);
