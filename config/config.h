@@ -96,6 +96,8 @@ struct cfg_port {
 	double link_speed_gbps;       /* 0: read from the PMD (required for vdevs, which report none) */
 	unsigned rx_queues, tx_queues;/* default 1 */
 	unsigned rx_desc, tx_desc;    /* default 1024 */
+	unsigned cable_frames;        /* a "ring:" cable's frames each way (0: the larger of rx_desc and
+				       * tx_desc); a fabric NIC's, config_fabric_ring_frames */
 	unsigned mtu;                 /* IP MTU, default 1500 */
 	double rx_drop_probability;   /* loss injection for tests: frames dropped on RX, 0..1 */
 	enum cfg_steering {
@@ -519,5 +521,10 @@ bool config_extra_allows_pci(const struct cfg_eal *eal, const char *addr);
 int config_ring_peer(const struct engine_config *cfg, unsigned p);
 /* Index of the port called `name`, or -1. */
 int config_port_index(const struct engine_config *cfg, const char *name);
+/* Fabric switch s's buffer, ECN and PFC: its tier's (switch.leaf, ...), else the switch group's. */
+const struct cfg_switch *config_fabric_switch(const struct engine_config *cfg, unsigned s);
+/* The frames an in-process link toward fabric switch rx_sw may hold, at most `most`: half its
+ * lossless headroom in full-size frames (lab/fabric_lab.c says why), `most` without PFC. */
+unsigned config_fabric_ring_frames(const struct engine_config *cfg, unsigned rx_sw, unsigned most);
 
 #endif

@@ -262,6 +262,38 @@ static int switch_tiers(struct loader *ld, const config_setting_t *ss)
 	return 0;
 }
 
+const struct cfg_switch *config_fabric_switch(const struct engine_config *cfg, unsigned s)
+{
+	unsigned tier = cfg->fab.sw[s].tier;
+
+	return tier < FAB_TIERS && cfg->fab.tier_set >> tier & 1 ? &cfg->fab.tier_sw[tier] : &cfg->sw;
+}
+
+#define RING_FRAMES_MIN 64 /* two bursts of a switch port or a NIC's TX role */
+
+unsigned config_fabric_ring_frames(const struct engine_config *cfg, unsigned rx_sw, unsigned most)
+{
+	const struct cfg_switch *t = config_fabric_switch(cfg, rx_sw);
+	uint64_t frame = (uint64_t)cfg->ports[cfg->fab.first_port].mtu + 22; /* Ethernet, VLAN tag, FCS */
+	uint64_t n = t->headroom_bytes / 2 / frame;
+
+	if (!t->pfc_priorities || n > most)
+		return most;
+	return n < RING_FRAMES_MIN ? RING_FRAMES_MIN : (unsigned)n;
+}
+
+/* A fabric NIC's cable holds what its leaf's lossless headroom can take in at once
+ * (config_fabric_ring_frames): more, sent while the leaf's lcore was held up, would overflow it. */
+static void fabric_cables(struct engine_config *c)
+{
+	for (unsigned l = 0; c->fab.present && l < c->fab.n_links; l++) {
+		const struct cfg_fab_link *k = &c->fab.links[l];
+		struct cfg_port *p = &c->ports[k->b];
+		if (k->to_nic)
+			p->cable_frames = config_fabric_ring_frames(c, k->sw, p->rx_desc > p->tx_desc ? p->rx_desc : p->tx_desc);
+	}
+}
+
 /* switch = { buffer_kb; queue_limit_kb; alpha; pfc = {...}; ecn = (...); delay_us; trace;
  * trace_interval_us; seed; leaf / spine / core = { ... }; } */
 int ld_parse_switch(struct loader *ld, const config_setting_t *root)
@@ -300,5 +332,6 @@ int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 				return cr_fail_member(&ld->r, ss, *k, "not with a fabric: its switches route at L3 (the "
 						      "report's fabric.links[] and fabric.switches[] give every link's and "
 						      "queue's counters)");
+	fabric_cables(ld->cfg);
 	return w->present ? switch_fdb(ld, ss, w) || switch_vlans(ld, ss, w) : 0;
 }

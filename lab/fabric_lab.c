@@ -20,16 +20,26 @@
 #define REPLAY_STEP_US 5      /* a held-up lcore's missed time is replayed in steps this long, */
 #define REPLAY_MAX_STEPS 64   /* or longer when it would take more than this many */
 
-static int link_rings(struct fabric_lab *fl, unsigned socket, char *err, size_t errlen)
+/* The frames a link toward a switch may hold. Between two lcores, when the receiving one is held
+ * up (another thread took its CPU) the sender goes on filling the ring and the receiver takes it
+ * all in when it is back, before any XOFF of its can have reached the sender: with a lossless
+ * class that burst must fit the headroom, so the ring holds half the headroom's full-size frames
+ * (the other half: what the sender sends before it reads the XOFF; config_fabric_ring_frames).
+ * A full ring keeps the sender's frames in its queues (its link's time is lost to the CPU, not a
+ * frame). A NIC's cable is sized so too (config/config_lab.c). */
+static int link_rings(struct fabric_lab *fl, const struct engine_config *cfg, unsigned socket, char *err,
+		      size_t errlen)
 {
 	char name[RTE_RING_NAMESIZE];
 
 	for (unsigned l = 0; l < fl->cfg->n_links; l++) {
-		if (fl->cfg->links[l].to_nic)
+		const struct cfg_fab_link *k = &fl->cfg->links[l];
+		if (k->to_nic)
 			continue;
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < 2; d++) { /* d 0: a -> b */
 			snprintf(name, sizeof(name), "fl%u_%s", l, d ? "ba" : "ab");
-			fl->ring[l][d] = rte_ring_create(name, LINK_RING, (int)socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+			fl->ring[l][d] = rte_ring_create(name, config_fabric_ring_frames(cfg, d ? k->sw : k->b, LINK_RING), (int)socket,
+							 RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 			if (!fl->ring[l][d]) {
 				snprintf(err, errlen, "fabric: link %s: cannot create ring %s: %s", fl->cfg->links[l].name, name,
 					 rte_strerror(rte_errno));
@@ -157,7 +167,7 @@ struct fabric_lab *fabric_lab_create(const struct switch_env *env, char *err, si
 		snprintf(err, errlen, "fabric: cannot create the pool of PFC frames: %s", rte_strerror(rte_errno));
 		goto fail;
 	}
-	if (link_rings(fl, socket, err, errlen))
+	if (link_rings(fl, env->cfg, socket, err, errlen))
 		goto fail;
 	for (unsigned s = 0; s < c->n_switches; s++) {
 		struct rte_ring *rx[CFG_FAB_MAX_SW_PORTS], *tx[CFG_FAB_MAX_SW_PORTS];

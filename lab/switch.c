@@ -247,12 +247,6 @@ static void init_fabric_port(struct switch_rt *s, const struct switch_env *env, 
 	p->pool = pool;
 }
 
-/* A fabric switch's buffer, ECN and PFC: its tier's (switch.leaf, ...), else the switch group's. */
-static const struct cfg_switch *tier_settings(const struct engine_config *cfg, unsigned tier)
-{
-	return tier < FAB_TIERS && cfg->fab.tier_set >> tier & 1 ? &cfg->fab.tier_sw[tier] : &cfg->sw;
-}
-
 struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned index, struct rte_ring *const rx[],
 				       struct rte_ring *const tx[], struct rte_mempool *pool, unsigned lcore, char *err,
 				       size_t errlen)
@@ -270,7 +264,7 @@ struct switch_rt *switch_create_fabric(const struct switch_env *env, unsigned in
 	qos_map_default(&s->dscp_map);
 	for (unsigned k = 0; k < c->n_ports; k++)
 		init_fabric_port(s, env, c, k, rx[k], tx[k], pool);
-	if (switch_common(s, env, tier_settings(env->cfg, c->tier), socket, false, err, errlen) ||
+	if (switch_common(s, env, config_fabric_switch(env->cfg, index), socket, false, err, errlen) ||
 	    !(s->route = sw_route_create(c, index, (int)socket, err, errlen))) {
 		switch_free(s);
 		return NULL;

@@ -35,6 +35,15 @@ unsigned port_pool_size(const struct cfg_port *cp, unsigned n_lcores)
 	       cp->extra_mbufs;
 }
 
+/* The frames a "ring:" cable holds each way: its cable_frames (a fabric NIC's: what its leaf's
+ * headroom can take at once), else as many as the port has descriptors. */
+static unsigned cable_frames(const struct cfg_port *cp)
+{
+	if (cp->cable_frames)
+		return cp->cable_frames;
+	return cp->rx_desc > cp->tx_desc ? cp->rx_desc : cp->tx_desc;
+}
+
 /* "ring:LINK:a" and "ring:LINK:b" are the two ends of a virtual cable inside one process: two
  * rte_rings per queue, crossed, so that what end a sends end b receives and back. (DPDK's
  * net_ring vdev gives a port whose TX ring is its own RX ring: a loopback, not a pair.)
@@ -60,8 +69,8 @@ static int ring_pair_port(const struct cfg_port *cp, uint16_t *port_id, char *er
 			snprintf(rname, sizeof(rname), "%s_%s%u", link, dir ? "ba" : "ab", q);
 			r = rte_ring_lookup(rname);
 			if (!r)
-				r = rte_ring_create(rname, cp->rx_desc > cp->tx_desc ? cp->rx_desc : cp->tx_desc, SOCKET_ID_ANY,
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
+				r = rte_ring_create(rname, cable_frames(cp), SOCKET_ID_ANY,
+						    RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
 			if (!r) {
 				snprintf(err, errlen, "port %s: cannot create ring %s: %s", cp->name, rname, rte_strerror(rte_errno));
 				return -1;

@@ -278,6 +278,49 @@ static void test_frames_cross_between_two_lcores(void)
 	end_two_part_fabric(fl);
 }
 
+/* Lossless priority 0 (the test's frames), 256 KB of headroom: the s0 -> s1 ring holds half of
+ * it in full-size frames (config_fabric_ring_frames: 86 of 1,522 bytes). s1's lcore held up for
+ * 1,000 frame times while s0's sends on: s1 then takes in what the ring holds (a burst a loop
+ * turn, turns microseconds apart) before any XOFF of its can reach s0, and that must fit its
+ * headroom. With a ring of the NIC cables' 1,024
+ * frames, s1 takes in more than its xoff and headroom hold: 61 frames dropped. */
+static void test_a_held_up_lcore_takes_in_no_more_than_its_headroom(void)
+{
+	const unsigned frames = 1000;
+	struct cfg_switch was = cfg.sw;
+	struct fabric_lab *fl;
+	const struct sw_port *s1_from_s0;
+	unsigned l = link_between_switches(), sent = 0, ring;
+
+	cfg.sw.pfc_priorities = 1;
+	cfg.sw.xoff_bytes = 64 * 1024;
+	cfg.sw.xon_bytes = 48 * 1024;
+	cfg.sw.headroom_bytes = 256 * 1024;
+	ring = config_fabric_ring_frames(&cfg, 1, 1024);
+	CHECK_EQ(ring, 256 * 1024 / 2 / (cfg.ports[0].mtu + 22));
+	fl = make_two_part_fabric();
+	s1_from_s0 = &fl->sw[1]->port[cfg.fab.links[l].sw == 1 ? cfg.fab.links[l].port : cfg.fab.links[l].b_port];
+	fabric_lab_poll(fl, 0, T0);
+	fabric_lab_poll(fl, 1, T0);
+	for (unsigned i = 1; i <= frames; i++) { /* s1's lcore is away */
+		if (sent < frames)
+			sent += send_h0_to_h1(frames - sent < 16 ? frames - sent : 16);
+		fabric_lab_poll(fl, 0, T0 + i * FRAME_TIME);
+	}
+	CHECK_EQ(sent, frames);
+	/* what the ring took, and a burst (32) it refused, waiting as pending */
+	CHECK(s0_uplink(fl)->c.tx_frames >= ring && s0_uplink(fl)->c.tx_frames <= ring + 32);
+	for (uint64_t took = ~0ull; took != s1_from_s0->c.rx_frames;) { /* a burst a turn, until the ring is empty */
+		took = s1_from_s0->c.rx_frames;
+		fabric_lab_poll(fl, 1, T0 + (frames + 1) * FRAME_TIME);
+	}
+	CHECK(s1_from_s0->c.rx_frames >= ring);
+	CHECK_EQ(s1_from_s0->c.drop_headroom + s1_from_s0->c.drop_buffer + s1_from_s0->c.drop_queue, 0);
+	CHECK(s1_from_s0->c.pfc_xoff_tx[0] >= 1); /* and it told s0 to stop */
+	end_two_part_fabric(fl);
+	cfg.sw = was;
+}
+
 /* The link s0-s1 goes down at the start: part 0 (which times events) takes its end down at its
  * poll, s1's end stays up until part 1 polls; a frame s0 then sends into the dead link is lost
  * and its QP noted in part 0's list of the event. */
@@ -410,6 +453,7 @@ int main(void)
 	RUN(test_two_lcores_each_poll_their_switches);
 	RUN(test_frames_cross_between_two_lcores);
 	RUN(test_a_link_event_reaches_each_part_at_its_poll);
+	RUN(test_a_held_up_lcore_takes_in_no_more_than_its_headroom);
 	RUN(test_routes_after_a_command_match_the_loaders);
 	test_ports_teardown(ports, 2);
 	test_eal_stop();
