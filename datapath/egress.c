@@ -102,12 +102,18 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	struct egress *eg = r->egress;
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
 	const struct pick_ctx ctx = {.r = r, .eg = eg, .now_tsc = now_tsc, .now_fp = now_fp};
+	uint64_t behind_fp = 0;
 	unsigned n = 0;
+	bool idle = false;
 
-	if (r->pq.heap_n == 0)
+	if (r->pq.heap_n == 0) {
+		eg->busy = false;
 		return 0;
-	if (eg->link_next_fp + eg->burst_fp < now_fp) /* a busy link catches up no more than a burst */
+	}
+	if (eg->link_next_fp + eg->burst_fp < now_fp) { /* a busy link catches up no more than a burst */
+		behind_fp = now_fp - eg->burst_fp - eg->link_next_fp;
 		eg->link_next_fp = now_fp - eg->burst_fp;
+	}
 	if (eg->link_next_fp > now_fp)
 		return 0;
 	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
@@ -126,6 +132,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 			 * faster than its link: XOFF again at once, every time */
 			if (n == 0 && eg->link_next_fp < now_fp)
 				eg->link_next_fp = now_fp;
+			idle = true;
 			break;
 		}
 		q = &eg->tc[c];
@@ -143,5 +150,10 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	}
 	if (n < ENGINE_BURST)
 		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
+	/* busy at the last call and still sending now: the time it could not catch up was the
+	 * lcore's, not the link's (an idle link's gap is its own) */
+	if (eg->busy && n > 0)
+		STAT_ADD(eg->cpu_lost_tsc, behind_fp >> PACE_SHIFT);
+	eg->busy = !idle && (n == ENGINE_BURST || eg->link_next_fp > now_fp); /* stopped by the burst or the link */
 	return n;
 }

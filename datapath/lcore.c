@@ -572,6 +572,7 @@ int lcore_main(void *arg)
 				fabric_first(w, now);
 		}
 		last = now;
+		STAT_ADD(w->turns, 1);
 
 		if (w->cc && !tx_done)
 			congestion_poll(w->cc, now);

@@ -82,6 +82,7 @@ struct lcore_work {
 	 * lcore reads them relaxed (the report, the summary). */
 	uint64_t held_up_min_tsc;
 	uint64_t held_up_tsc, held_up_times, held_up_max_tsc;
+	uint64_t turns;           /* turns of the loop: the time not held up over them is a turn's length */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */
 	struct resp_out resp[CFG_MAX_PORTS];

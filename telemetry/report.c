@@ -135,6 +135,7 @@ static json_t *egress_json(const struct run_view *run, unsigned p)
 	json_object_set_new(o, "weights", u64_array(w, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "tc_bytes", u64_array(bytes, WIRE_PFC_PRIORITIES));
 	json_object_set_new(o, "tc_packets", u64_array(pkts, WIRE_PFC_PRIORITIES));
+	json_object_set_new(o, "cpu_lost_ms", json_real((double)snapshot_egress_cpu_lost(run, p) * 1e3 / (double)run->tsc_hz));
 	return o;
 }
 
@@ -499,19 +500,25 @@ static json_t *phases_json(const struct run_view *run)
 	return a;
 }
 
-/* The worker lcores and the time each was held up (datapath/lcore.h: off its CPU, or a turn that
- * long): what a reader needs to tell a machine that lost time from a result. */
-static json_t *lcores_json(const struct run_view *run)
+/* The worker lcores, the time each was held up (datapath/lcore.h: off its CPU, or a turn that
+ * long) and its loop's mean turn over the rest of the run: what a reader needs to tell a machine
+ * that lost time, or a loop too slow for its links, from a result. */
+static json_t *lcores_json(const struct run_view *run, double secs)
 {
 	json_t *a = json_array();
 	double ms = 1e3 / (double)run->tsc_hz;
 
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		struct lcore_held_up h;
-		if (snapshot_lcore_held_up(run, l, &h))
-			json_array_append_new(a, json_pack("{s:i,s:f,s:I,s:f}", "lcore", (int)l, "held_up_ms",
-							   (double)h.tsc * ms, "held_up_times", (json_int_t)h.times,
-							   "longest_held_up_ms", (double)h.max_tsc * ms));
+		double busy_s;
+		if (!snapshot_lcore_held_up(run, l, &h))
+			continue;
+		busy_s = secs - (double)h.tsc * ms / 1e3;
+		json_array_append_new(a, json_pack("{s:i,s:f,s:I,s:f,s:I,s:f}", "lcore", (int)l, "held_up_ms",
+						   (double)h.tsc * ms, "held_up_times", (json_int_t)h.times,
+						   "longest_held_up_ms", (double)h.max_tsc * ms, "loop_turns",
+						   (json_int_t)h.turns, "loop_turn_us",
+						   h.turns && busy_s > 0 ? busy_s * 1e6 / (double)h.turns : 0.0));
 	}
 	return a;
 }
@@ -537,7 +544,7 @@ static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 	json_object_set_new(root, "ports", ports);
 	json_object_set_new(root, "flows", flows);
 	json_object_set_new(root, "rx_qps", rxqps);
-	json_object_set_new(root, "lcores", lcores_json(run));
+	json_object_set_new(root, "lcores", lcores_json(run, secs));
 	json_object_set_new(root, "errors", errors_json(run));
 	json_object_set_new(root, "collectives", collectives_json(run));
 	json_object_set_new(root, "phases", phases_json(run));

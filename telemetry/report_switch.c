@@ -6,6 +6,7 @@
 #include "fab_fluid.h"
 #include "fabric_lab.h"
 #include "report_switch.h"
+#include "snapshot.h"
 #include "switch.h"
 #include "switch_route.h"
 #include "wire.h"
@@ -148,7 +149,7 @@ void report_fabric_link_dir(const struct run_view *run, unsigned link, bool a_to
 	d->dropped = r ? drops_total(&r->c) : 0;
 	d->rx_sw = r ? x.rx_sw : NULL;
 	d->rx_port = r;
-	d->cpu_lost_tsc = t ? stat_read(&t->c.cpu_lost_tsc) : 0;
+	d->cpu_lost_tsc = t ? stat_read(&t->c.cpu_lost_tsc) : snapshot_egress_cpu_lost(run, cl->b);
 }
 
 double fabric_link_utilization(uint64_t frames, uint64_t bytes, double secs, double gbps)
@@ -173,9 +174,9 @@ static json_t *direction_json(const struct run_view *run, unsigned l, bool a_to_
 		json_object_set_new(o, "utilization_max", u->n ? json_real(u->max_pct / 100.0) : json_null());
 		json_object_set_new(o, "samples", json_integer(u->n));
 	}
-	/* the share of the run the sending switch port could not send for the lcore (not the network) */
-	json_object_set_new(o, "cpu_lost_share", d.from_switch && secs > 0
-		? json_real((double)d.cpu_lost_tsc / (double)run->tsc_hz / secs) : json_null());
+	/* the share of the run the sender (a switch port, or a NIC's egress) could not send for its
+	 * lcore (not the network) */
+	json_object_set_new(o, "cpu_lost_share", json_real(secs > 0 ? (double)d.cpu_lost_tsc / (double)run->tsc_hz / secs : 0));
 	json_object_set_new(o, "paused_ns", u64_array(d.paused_ns, SW_TCS));
 	/* PFC the receiving switch sent back to stop this direction (a NIC's own PFC is in its port's report) */
 	json_object_set_new(o, "pfc_xoff_sent", d.to_switch ? u64_array(d.xoff_sent, SW_TCS) : json_null());
@@ -401,27 +402,86 @@ static json_t *events_json(const struct run_view *run, const struct fabric_lab *
 	return a;
 }
 
-/* What the machine took from the fabric: the worst link direction's time lost to its lcore, and
- * whether that is enough (1 % of the run) that a rate or a queue may be the CPU's, not the
- * network's: results should then be read with it (docs/fabric.md, "The machine's share"). */
+#define MACHINE_LOST_SHARE 0.01   /* a link direction lost more of the run than this to its lcore */
+#define MACHINE_TURN_SHARE 0.25   /* a loop turn's bytes on a link are more of the smallest ECN kmin
+				   * or PFC xoff than this */
+
+/* The smallest queue threshold that acts on switch s's frames (ECN kmin, PFC xoff), 0: none. */
+static uint64_t smallest_threshold(const struct engine_config *cfg, unsigned s)
+{
+	const struct cfg_switch *t = config_fabric_switch(cfg, s);
+	uint64_t least = t->pfc_priorities ? t->xoff_bytes : 0;
+
+	for (unsigned tc = 0; tc < SW_TCS; tc++)
+		if (t->has_red[tc] && t->red[tc].kmin_bytes && (!least || t->red[tc].kmin_bytes < least))
+			least = t->red[tc].kmin_bytes;
+	return least;
+}
+
+/* A poll-mode switch takes in what its ingress links carried since its lcore's last turn at
+ * once, and its queues move in steps of a turn's bytes: where that step is a good part of the
+ * thresholds that mark and pause, the marks and pauses are partly the poll's, not the network's.
+ * The switch whose step is the largest share of its smallest threshold. */
+static json_t *worst_turn_json(const struct run_view *run, const struct fabric_lab *fl, double secs)
+{
+	double worst = -1;
+	json_t *o = json_null();
+
+	for (unsigned s = 0; s < fl->n_switches; s++) {
+		const struct cfg_fab_switch *c = &fl->cfg->sw[s];
+		unsigned lcore = fl->part[fl->part_of[s]].lcore;
+		uint64_t least = smallest_threshold(run->cfg, s);
+		struct lcore_held_up h;
+		double gbps = 0, turn_us, turn_bytes, busy_s;
+
+		if (!least || !snapshot_lcore_held_up(run, lcore, &h) || !h.turns)
+			continue;
+		for (unsigned k = 0; k < c->n_ports; k++)
+			gbps = c->ports[k].gbps > gbps ? c->ports[k].gbps : gbps;
+		busy_s = secs - (double)h.tsc / (double)run->tsc_hz;
+		turn_us = busy_s > 0 ? busy_s * 1e6 / (double)h.turns : 0;
+		turn_bytes = turn_us * gbps * 1e3 / 8;
+		if (turn_bytes / (double)least > worst) {
+			worst = turn_bytes / (double)least;
+			json_decref(o);
+			o = json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f}", "switch", c->name, "lcore", (int)lcore, "loop_turn_us",
+				      turn_us, "link_gbps", gbps, "turn_kb", turn_bytes / 1024, "threshold_kb",
+				      (double)least / 1024, "share", worst);
+		}
+	}
+	return o;
+}
+
+/* What the machine took from the fabric, and whether a rate or a queue may be the CPU's, not the
+ * network's (docs/fabric.md, "The machine's share"): the worst link direction's time lost to its
+ * lcore (over 1 % of the run), or the switch whose loop turn carries the largest share of its
+ * thresholds (over a quarter). Results should then be read with it. */
 static json_t *machine_json(const struct run_view *run, const struct fabric_lab *fl, double secs)
 {
-	double worst = 0;
+	double worst = 0, turn_share;
 	const char *where = NULL;
 	static char buf[2 * CFG_NAME_LEN + 8];
+	json_t *turn = worst_turn_json(run, fl, secs), *why = json_array();
 
-	for (unsigned s = 0; s < fl->n_switches; s++)
-		for (unsigned k = 0; k < fl->sw[s]->n_ports; k++) {
-			double share = secs > 0 ? (double)stat_read(&fl->sw[s]->port[k].c.cpu_lost_tsc) /
-							  (double)run->tsc_hz / secs : 0;
+	for (unsigned l = 0; secs > 0 && l < fl->cfg->n_links; l++)
+		for (int ab = 1; ab >= 0; ab--) {
+			struct fab_link_dir d;
+			double share;
+			report_fabric_link_dir(run, l, ab, run->end_tsc, &d);
+			share = (double)d.cpu_lost_tsc / (double)run->tsc_hz / secs;
 			if (share > worst) {
 				worst = share;
-				snprintf(buf, sizeof(buf), "%s:%s", fl->sw[s]->name, fl->sw[s]->port[k].name);
+				snprintf(buf, sizeof(buf), "%s:%s", d.from, d.to);
 				where = buf;
 			}
 		}
-	return json_pack("{s:f,s:s?,s:b}", "worst_cpu_lost_share", worst, "worst_port", where, "machine_limited",
-			 worst > 0.01);
+	turn_share = json_is_object(turn) ? json_real_value(json_object_get(turn, "share")) : 0;
+	if (worst > MACHINE_LOST_SHARE)
+		json_array_append_new(why, json_string("cpu_lost"));
+	if (turn_share > MACHINE_TURN_SHARE)
+		json_array_append_new(why, json_string("loop_turn"));
+	return json_pack("{s:f,s:s?,s:o,s:b,s:o}", "worst_cpu_lost_share", worst, "worst_port", where, "worst_turn", turn,
+			 "machine_limited", json_array_size(why) > 0, "limited_by", why);
 }
 
 json_t *report_fabric_json(const struct run_view *run, double secs)

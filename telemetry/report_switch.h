@@ -25,7 +25,7 @@ struct fab_link_dir {
 	const char *from, *to;
 	uint64_t frames, bytes, marked, dropped;
 	uint64_t paused_ns[8], xoff_sent[8];
-	uint64_t cpu_lost_tsc;        /* the sending switch port's time lost to its lcore */
+	uint64_t cpu_lost_tsc;        /* the sender's (switch port's or NIC's) link time lost to its lcore */
 	uint64_t queue_bytes;         /* what the sending switch port has queued now, every class */
 	const struct switch_rt *rx_sw; /* the receiving switch and port, or NULL (a NIC receives) */
 	const struct sw_port *rx_port;

@@ -236,6 +236,7 @@ bool snapshot_lcore_held_up(const struct run_view *run, unsigned l, struct lcore
 	out->tsc = stat_read(&w->held_up_tsc);
 	out->times = stat_read(&w->held_up_times);
 	out->max_tsc = stat_read(&w->held_up_max_tsc);
+	out->turns = stat_read(&w->turns);
 	return true;
 }
 
@@ -284,4 +285,14 @@ struct egress *snapshot_egress_next(const struct run_view *run, unsigned port, s
 		if (r->egress)
 			return r->egress;
 	return NULL;
+}
+
+uint64_t snapshot_egress_cpu_lost(const struct run_view *run, unsigned port)
+{
+	uint64_t tsc = 0;
+	struct egress *eg;
+
+	for (struct lcore_walk at = {0}; (eg = snapshot_egress_next(run, port, &at)) != NULL;)
+		tsc += stat_read(&eg->cpu_lost_tsc);
+	return tsc;
 }

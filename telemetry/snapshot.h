@@ -51,12 +51,15 @@ uint64_t snapshot_lat_rx_qp(const struct run_view *run, unsigned port, uint32_t 
 uint64_t snapshot_responses_dropped(const struct run_view *run, unsigned port);
 /* The egress scheduler's classes, summed over the port's TX roles. */
 void snapshot_egress_classes(const struct run_view *run, unsigned port, uint64_t bytes[8], uint64_t packets[8]);
+/* Link time the port's egress schedulers lost to their lcores (egress.h: cpu_lost_tsc), in TSC. */
+uint64_t snapshot_egress_cpu_lost(const struct run_view *run, unsigned port);
 /* run.cc_trace rows lost to a full ring, over the lcores. */
 uint64_t snapshot_cc_trace_dropped(const struct run_view *run);
 
 /* Time an lcore was kept from its CPU (datapath/lcore.h), in TSC cycles. */
 struct lcore_held_up {
 	uint64_t tsc, times, max_tsc;
+	uint64_t turns; /* of its loop */
 };
 /* Lcore l's, false when it has no work area. */
 bool snapshot_lcore_held_up(const struct run_view *run, unsigned l, struct lcore_held_up *out);

@@ -102,11 +102,34 @@ static void idle_class_keeps_no_credit(void)
 	CHECK_EQ(egress_pick_class(&eg, may, &(struct may_send){0x01}), 0);
 	CHECK_EQ(eg.tc[1].deficit, 0);
 	CHECK_EQ(eg.tc[0].deficit, EGRESS_QUANTUM_BYTES);
-	/* nothing can send: -1 after two rounds; no class kept credit but the one whose turn comes
+	/* nothing can send: -1 after a round; no class kept credit but the one whose turn comes
 	 * next, which holds the one quantum of that turn */
 	CHECK_EQ(egress_pick_class(&eg, may, &(struct may_send){0x00}), (uint64_t)-1);
 	for (unsigned c = 0; c < QOS_PRIORITIES; c++)
 		CHECK_EQ(eg.tc[c].deficit, c == eg.cur ? EGRESS_QUANTUM_BYTES : 0);
+}
+
+/* A visit sends up to 8 frames, which may take a class several quanta below zero (8 x 1,078
+ * bytes: 2.1 quanta; 8 jumbo frames: 18). While it is the only class that can send, the rounds
+ * go on until they paid it back: it sends (before, two rounds and -1, and the egress took the
+ * busy link for idle and lost its time). Another class that can send has the turns meanwhile. */
+static void overdrawn_class_sends_after_paying_back(void)
+{
+	static const unsigned w[QOS_PRIORITIES] = {1, 1, 1, 1, 1, 1, 1, 1};
+	const int64_t q = EGRESS_QUANTUM_BYTES;
+	struct egress eg;
+
+	classes(&eg, 0x0a, 0, w); /* classes 1 and 3 */
+	eg.cur = 3;
+	eg.tc[3].deficit = -3 * q - 1;
+	CHECK_EQ(egress_pick_class(&eg, may, &(struct may_send){0x08}), 3); /* class 1 paused */
+	CHECK_EQ(eg.tc[3].deficit, q - 1);                                  /* four rounds' quanta */
+	eg.tc[3].deficit = -18 * q;                                          /* 8 frames of 9,216 bytes */
+	CHECK_EQ(egress_pick_class(&eg, may, &(struct may_send){0x08}), 3);
+	CHECK_EQ(eg.tc[3].deficit, q);
+	eg.tc[3].deficit = -3 * q - 1;
+	CHECK_EQ(egress_pick_class(&eg, may, &(struct may_send){0x0a}), 1); /* both can: class 1's turn */
+	CHECK_EQ(eg.tc[1].deficit, q);
 }
 
 /* Classes without QPs are passed over and gain nothing; a weight changed while running (the
@@ -134,5 +157,6 @@ int main(void)
 	RUN(drr_shares_by_weight);
 	RUN(idle_class_keeps_no_credit);
 	RUN(absent_classes_and_new_weights);
+	RUN(overdrawn_class_sends_after_paying_back);
 	return testlib_finish("test_egress");
 }

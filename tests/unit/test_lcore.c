@@ -401,6 +401,54 @@ static void case_egress_resumes_at_its_rate_after_pfc(void)
 	stop_and_join();
 }
 
+/* The egress scheduler's lost link time (egress.h: cpu_lost_tsc, the fabric's machine share): a's
+ * link busy at 1 Gb/s into b's ring, which nobody reads: once it is full the role cannot send,
+ * and when the test takes the frames 20 ms later, the time the busy link could not catch up is
+ * counted (the main lcore sees "full" a little late and drains a little late: at least 19 ms,
+ * at most the time since launch). */
+static uint64_t lost_tsc(const struct egress *eg) { return __atomic_load_n(&eg->cpu_lost_tsc, __ATOMIC_RELAXED); }
+
+static void case_egress_counts_the_link_time_it_could_not_use(void)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t frames = 0, bytes = 0, launched = rte_rdtsc(), full, start;
+	struct egress *eg;
+
+	if (!plan_and_launch(
+		    "eal = { lcores = \"0-1\"; };\n"
+		    "ports = (\n"
+		    "  { name = \"a\"; device = \"ring:tl:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";\n"
+		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; qos = { egress = { shape_gbps = 1.0; }; }; },\n"
+		    "  { name = \"b\"; device = \"ring:tl:b\"; mac = \"02:00:00:00:00:02\"; ipv4 = \"10.0.0.2\";\n"
+		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; });\n"
+		    "lcores = ({ lcore = 1; port = \"a\"; role = \"tx\"; });\n"
+		    "flows = ({ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.8;\n"
+		    "  qpn = 0x100; dest_qpn = 0x200; },\n"
+		    "  { name = \"v\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.8;\n"
+		    "  qpn = 0x101; dest_qpn = 0x201; });\n"))
+		return;
+	eg = worker()->tx[0].egress;
+	CHECK(eg != NULL && wait_for(ring_was_full));
+	full = rte_rdtsc();
+	rte_delay_us_sleep(20000);
+	CHECK_EQ(lost_tsc(eg), 0); /* nothing went since: nothing counted yet */
+	printf("DBG busy %d next %lu now %lu pend %u heap %u\n", eg->busy, eg->link_next_fp >> PACE_SHIFT, rte_rdtsc(), worker()->tx[0].n_pending, worker()->tx[0].pq.heap_n);
+	drain_frames(1, &frames, &bytes);
+	start = rte_rdtsc();
+	while (lost_tsc(eg) == 0 && seconds(rte_rdtsc() - start) < 1)
+		drain_frames(1, &frames, &bytes);
+	printf("DBG2 frames %lu pend %u busy %d next %lu now %lu\n", frames, worker()->tx[0].n_pending, eg->busy, eg->link_next_fp >> PACE_SHIFT, rte_rdtsc());
+	printf("  lost %.2f ms of a link held up %.2f ms (%.2f since launch)\n", seconds(lost_tsc(eg)) * 1e3,
+	       seconds(start - full) * 1e3, seconds(rte_rdtsc() - launched) * 1e3);
+	CHECK(lost_tsc(eg) >= hz * 19 / 1000 && lost_tsc(eg) <= rte_rdtsc() - launched);
+	lcore_request_tx_stop(&e->stop);
+	CHECK(wait_for(tx_finished));
+	lcore_request_rx_stop(&e->stop);
+	join();
+}
+
 /* ---- each case in a child with its own EAL ---------------------------------------------------- */
 
 static int child(void (*body)(void))
@@ -432,6 +480,10 @@ static void test_full_ring_frames_wait_as_pending(void) { in_child(case_full_rin
 static void test_stop_requests_end_the_loop(void) { in_child(case_stop_requests_end_the_loop); }
 static void test_rc_acks_through_the_loop(void) { in_child(case_rc_acks_through_the_loop); }
 static void test_egress_resumes_at_its_rate_after_pfc(void) { in_child(case_egress_resumes_at_its_rate_after_pfc); }
+static void test_egress_counts_the_link_time_it_could_not_use(void)
+{
+	in_child(case_egress_counts_the_link_time_it_could_not_use);
+}
 
 int main(void)
 {
@@ -441,5 +493,6 @@ int main(void)
 	RUN(test_stop_requests_end_the_loop);
 	RUN(test_rc_acks_through_the_loop);
 	RUN(test_egress_resumes_at_its_rate_after_pfc);
+	RUN(test_egress_counts_the_link_time_it_could_not_use);
 	return testlib_finish("test_lcore");
 }
