@@ -35,6 +35,7 @@ struct tc_queue {
 struct egress {
 	uint64_t link_next_fp, link_fp_per_byte;
 	uint64_t burst_fp;        /* how far a busy link may fall behind and catch up (an idle one keeps none) */
+	uint64_t frame_fp;        /* a full-size frame's time on the link */
 	uint8_t strict;           /* bit n: class n is strict */
 	unsigned cur;             /* the ETS class whose DRR turn it is */
 	bool busy;                /* the last burst ended with a frame ready and no link time for it */

@@ -566,11 +566,10 @@ int lcore_main(void *arg)
 	while (!__atomic_load_n(&w->stop->rx, __ATOMIC_ACQUIRE)) {
 		uint64_t now = rte_rdtsc();
 
-		if (unlikely(now - last > w->held_up_min_tsc)) {
+		if (unlikely(now - last > w->held_up_min_tsc))
 			held_up(w, now - last);
-			if (w->fab)
-				fabric_first(w, now);
-		}
+		if (unlikely(w->fab != NULL && now - last > w->fabric_first_tsc))
+			fabric_first(w, now);
 		last = now;
 		STAT_ADD(w->turns, 1);
 

@@ -81,6 +81,8 @@ struct lcore_work {
 	 * off its CPU (other work shares it) or a turn took that long. Written here only; the main
 	 * lcore reads them relaxed (the report, the summary). */
 	uint64_t held_up_min_tsc;
+	uint64_t fabric_first_tsc; /* a gap this long (shorter than a hold-up: the host took the CPU
+				    * for a moment) and the fabric polls first (fabric_first) */
 	uint64_t held_up_tsc, held_up_times, held_up_max_tsc;
 	uint64_t turns;           /* turns of the loop: the time not held up over them is a turn's length */
 	uint64_t rng;             /* loss injection draws */

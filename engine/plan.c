@@ -21,6 +21,7 @@
 
 #define RX_QPS_PER_LCORE 65536
 #define HELD_UP_MIN_US 1000 /* a loop turn this long after the last: the lcore was held up (no turn takes 1 ms) */
+#define FABRIC_FIRST_US 100 /* a gap this long: the fabric lives through it before the hosts send */
 #define LAG_MAX_US 10000    /* a QP more than 10 ms behind its schedule skips ahead, no burst */
 #define WAIT_NS 2000        /* an RC QP with a full window looks again 2 us later */
 #define COMP_RING_SIZE 16384
@@ -73,6 +74,7 @@ static struct lcore_work *work_of(struct engine *e, unsigned lcore, char *err, s
 		e->run.work[lcore]->stop = &e->stop;
 		e->run.work[lcore]->lcore = lcore;
 		e->run.work[lcore]->held_up_min_tsc = e->run.tsc_hz * HELD_UP_MIN_US / 1000000;
+		e->run.work[lcore]->fabric_first_tsc = e->run.tsc_hz * FABRIC_FIRST_US / 1000000;
 		e->n_work++;
 	}
 	return e->run.work[lcore];

@@ -262,13 +262,15 @@ def test_strict_class_first_then_ets_and_a_class_shaper(engine):
 
 def test_phases_reallocate_bandwidth_and_report_each(engine):
     """A training phase (class 3 weight 9 against class 1 weight 1), then a checkpoint phase at
-    1 s (weights 1 and 3, the checkpoint flow's rate raised from 0.1 to 5 Gb/s): the report gives
-    each phase's span and what each flow group and class sent in it."""
+    1 s (weights 1 and 3, the checkpoint flow's rate raised from 0.05 to 5 Gb/s): the report gives
+    each phase's span and what each flow group and class sent in it. (In training the checkpoint
+    flow asks for half its class's share, 0.1 of the 2 Gb/s: at its share exactly, a DRR turn that
+    came when neither of its QPs was due would cost it what it asked.)"""
     p = port("n", "net_null0", MAC_A, "192.168.1.1", "qos = { egress = { shape_gbps = 2.0; }; };")
     flows = [flow("allreduce", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
                   qpn=0x10, dest_qpn=0x20, count=2, dscp=24),
              flow("ckpt", "n", MAC_B, "192.168.1.2", transport='"uc"', ops="{ write = 1; }", message_size=1000,
-                  qpn=0x30, dest_qpn=0x40, count=2, dscp=8, rate_gbps=0.1)]
+                  qpn=0x30, dest_qpn=0x40, count=2, dscp=8, rate_gbps=0.05)]
     phases = ('phases = ( { name = "train"; at_s = 0.0; egress = ( { port = "n"; tc = 3; weight = 9; } ); },\n'
               '  { name = "checkpoint"; at_s = 1.0; egress = ( { port = "n"; tc = 3; weight = 1; }, '
               '{ port = "n"; tc = 1; weight = 3; } ); rates = ( { flow = "ckpt"; gbps = 5.0; } ); } );')
@@ -278,9 +280,12 @@ def test_phases_reallocate_bandwidth_and_report_each(engine):
     assert (train["name"], ckpt["name"]) == ("train", "checkpoint")
     assert abs(train["start_s"]) < 0.05 and abs(ckpt["start_s"] - 1.0) < 0.05 and abs(ckpt["end_s"] - 2.0) < 0.1
     assert train["end_s"] == ckpt["start_s"]
-    # training: the checkpoint flow is held to its 0.1 Gb/s per QP, all-reduce takes the rest
-    assert abs(train["flows"]["ckpt"]["gbps"] - 0.2) < 0.02
-    assert train["flows"]["allreduce"]["gbps"] > 1.6
+    # training: the checkpoint flow is held to its 0.05 Gb/s per QP, all-reduce takes the rest
+    assert abs(train["flows"]["ckpt"]["gbps"] - 0.1) < 0.01
+    # (less the link time the machine took: the egress's cpu_lost_ms, all of it in training at worst)
+    lost_s = rep["ports"][0]["egress"]["cpu_lost_ms"] / 1e3
+    span = train["end_s"] - train["start_s"]
+    assert train["flows"]["allreduce"]["gbps"] > 1.6 * max(0.0, 1 - lost_s / span), (train, lost_s)
     # checkpoint: both saturate, weights 1 (class 3) : 3 (class 1)
     tc = ckpt["ports"]["n"]["tc_bytes"]
     assert abs(tc[1] / (tc[1] + tc[3]) - 0.75) < 0.02 * 0.75, tc
@@ -347,3 +352,44 @@ def test_pause_generator_frames_dissected_by_tshark(engine, tmp_path):
     for line in lines:
         dst, opcode, quanta = line.split(",")
         assert dst == "01:80:c2:00:00:01" and int(opcode, 0) == 0x0001 and int(quanta, 0) == 4660
+
+
+PAUSED_LINK = """
+eal = { lcores = "0-1"; memory_mb = 1024; };
+ports = (
+  { name = "a"; device = "ring:pz:a"; mac = "02:00:00:00:00:01"; ipv4 = "10.0.0.1"; link_speed_gbps = 4.0; mtu = 4200;
+    rx_desc = 512; tx_desc = 512; qos = { egress = { shape_gbps = 4.0; }; }; },
+  { name = "b"; device = "ring:pz:b"; mac = "02:00:00:00:00:02"; ipv4 = "10.0.0.2"; link_speed_gbps = 4.0; mtu = 4200;
+    rx_desc = 512; tx_desc = 512; }
+);
+lcores = ( { lcore = 1; port = "a"; role = "txrx"; }, { lcore = 1; port = "b"; role = "txrx"; } );
+pfc_generators = ( { port = "b"; priorities = [3]; quanta = 390; rate_pps = 5000.0; } );
+flows = (
+  { name = "f"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; transport = "uc";
+    ops = { write = 1; }; message_size = 65536; mtu = 4096; qpn = 0x101; dest_qpn = 0x201; count = 2; }
+);
+"""
+
+
+def test_a_shaped_link_stops_between_frames_when_paused(engine):
+    """Port a, shaped to its 4 Gb/s link, sends 4 KB frames; b pauses its priority 3 for 390
+    quanta (50 us at 4 Gb/s) every 200 us: a quarter of the time. A NIC stops after the frame on
+    the wire: a carries what the link can while not paused, and at most one frame more a pause.
+    (The egress used to write 8 frames a visit, 66 us of the link, ahead of time: the pauses cost
+    it nothing, 3.96 Gb/s against 3.0.)"""
+    rc, rep, text = engine.run(PAUSED_LINK, "-d", "2")
+    assert rc == 0, text
+    a = next(p for p in rep["ports"] if p["name"] == "a")
+    secs, e = rep["duration_s"], a["egress"]
+    wire = sum(b + 24 * k for b, k in zip(e["tc_bytes"], e["tc_packets"])) * 8 / secs / 1e9
+    paused = a["paused_ns"][3] / 1e9 / secs
+    lost = e["cpu_lost_ms"] / 1e3 / secs
+    frame_s = (4096 + 58 + 16 + 24) * 8 / 4e9      # UC WRITE: RETH 16, headers 58, wire 24
+    pauses = a["pfc_rx"][3] / secs
+    # 50 us a pause (their union: on a busy machine the generator's frames may come late, together)
+    assert 0.1 < paused <= pauses * 390 * 512 / 4e9 + 0.005, (paused, pauses)
+    assert wire <= 4 * (1 - paused) + 4 * pauses * frame_s + 0.02, (wire, paused)
+    # and it does use the link while not paused, when the machine left the lcore alone (a moment
+    # off the CPU after a pause, with the link idle, is not in cpu_lost)
+    if on_cpu_share(rep) > 0.99:
+        assert wire >= 4 * (1 - paused - lost) * 0.9, (wire, paused, lost)
