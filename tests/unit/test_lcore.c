@@ -315,6 +315,18 @@ static void case_rc_acks_through_the_loop(void)
  * behind, a burst to go at once after XON). That lag is seen only while the lcore runs, so the
  * pause is repeated (up to 8 times) until the main lcore saw it run; the pause's first
  * millisecond is not looked at (the link may still have been busy). */
+/* a shaped to its 1 Gb/s link, b on the other end of the cable; a UC WRITE flow from a to b */
+#define SHAPED_PORTS                                                                                       \
+	"eal = { lcores = \"0-1\"; };\n"                                                                   \
+	"ports = (\n"                                                                                      \
+	"  { name = \"a\"; device = \"ring:tl:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";\n"   \
+	"    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; qos = { egress = { shape_gbps = 1.0; }; }; },\n" \
+	"  { name = \"b\"; device = \"ring:tl:b\"; mac = \"02:00:00:00:00:02\"; ipv4 = \"10.0.0.2\";\n"   \
+	"    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; });\n"
+#define AB_FLOW(name, gbps, qpn, dest_qpn)                                                                 \
+	"{ name = \"" name "\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n" \
+	"  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = " gbps ";\n" \
+	"  qpn = " qpn "; dest_qpn = " dest_qpn "; }"
 #define PACED_RATE_GBPS 0.2 /* the flow's rate_gbps */
 #define PACED_FRAME 1098 /* UC WRITE_ONLY of 1024: 14 + 20 + 8 + 12 + RETH 16 + 1024 + 4 */
 
@@ -378,16 +390,9 @@ static void case_egress_resumes_at_its_rate_after_pfc(void)
 	struct egress *eg;
 
 	if (!plan_and_launch(
-		    "eal = { lcores = \"0-1\"; };\n"
-		    "ports = (\n"
-		    "  { name = \"a\"; device = \"ring:tl:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";\n"
-		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; qos = { egress = { shape_gbps = 1.0; }; }; },\n"
-		    "  { name = \"b\"; device = \"ring:tl:b\"; mac = \"02:00:00:00:00:02\"; ipv4 = \"10.0.0.2\";\n"
-		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; });\n"
+		    SHAPED_PORTS
 		    "lcores = ({ lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"rx\"; });\n"
-		    "flows = ({ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
-		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.2;\n"
-		    "  qpn = 0x100; dest_qpn = 0x200; });\n"))
+		    "flows = (" AB_FLOW("w", "0.2", "0x100", "0x200") ");\n"))
 		return;
 	eg = worker()->tx[0].egress;
 	pfc_pool = test_eal_mbuf_pool("pfc", 63);
@@ -415,19 +420,9 @@ static void case_egress_counts_the_link_time_it_could_not_use(void)
 	struct egress *eg;
 
 	if (!plan_and_launch(
-		    "eal = { lcores = \"0-1\"; };\n"
-		    "ports = (\n"
-		    "  { name = \"a\"; device = \"ring:tl:a\"; mac = \"02:00:00:00:00:01\"; ipv4 = \"10.0.0.1\";\n"
-		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; qos = { egress = { shape_gbps = 1.0; }; }; },\n"
-		    "  { name = \"b\"; device = \"ring:tl:b\"; mac = \"02:00:00:00:00:02\"; ipv4 = \"10.0.0.2\";\n"
-		    "    link_speed_gbps = 1.0; rx_desc = 256; tx_desc = 256; });\n"
+		    SHAPED_PORTS
 		    "lcores = ({ lcore = 1; port = \"a\"; role = \"tx\"; });\n"
-		    "flows = ({ name = \"w\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
-		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.8;\n"
-		    "  qpn = 0x100; dest_qpn = 0x200; },\n"
-		    "  { name = \"v\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
-		    "  transport = \"uc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.8;\n"
-		    "  qpn = 0x101; dest_qpn = 0x201; });\n"))
+		    "flows = (" AB_FLOW("w", "0.8", "0x100", "0x200") ", " AB_FLOW("v", "0.8", "0x101", "0x201") ");\n"))
 		return;
 	eg = worker()->tx[0].egress;
 	CHECK(eg != NULL && wait_for(ring_was_full));
