@@ -408,10 +408,33 @@ static bool rx_injected(struct lcore_work *w, uint16_t port, uint8_t *f, uint32_
 
 /* What the frames of one RX burst share: its time, and the PFC decisions they add up to. */
 struct rx_burst {
-	uint64_t burst_ns; /* software RX time: when the burst came out of the PMD */
+	uint64_t burst_ns; /* software RX time: when the burst came out of the PMD (0: not yet read) */
 	uint64_t now_tsc;  /* 0 until a frame needs it */
 	uint8_t xoff, xon;
+	bool spaced;       /* wire_after[] filled */
+	uint32_t wire_after[ENGINE_BURST]; /* wire bytes of the burst's frames after each one */
 };
+
+/* When frame i of a burst arrived, as its link carried them: one poll reads what came since the
+ * last at once, but the frames came one after the other at the port's rate, the last one by the
+ * burst's time. A notification point spacing its CNPs by arrival (min_time_between_cnps) must see
+ * them as far apart as the wire had them: at the read time, a QP's marked frames of one poll look
+ * simultaneous and all but the first go unanswered (at 1 Gb/s in the fabric lab: half the marks). */
+static uint64_t arrival_ns(const struct lcore_work *w, uint16_t port, struct rx_burst *b, const uint32_t len[],
+			   unsigned n, unsigned i)
+{
+	if (!b->burst_ns)
+		b->burst_ns = clock_tsc_to_ns(rte_rdtsc());
+	if (!b->spaced) {
+		uint32_t after = 0;
+		for (unsigned k = n; k-- > 0;) {
+			b->wire_after[k] = after;
+			after += len[k] + 24; /* preamble, FCS, gap */
+		}
+		b->spaced = true;
+	}
+	return b->burst_ns - (uint64_t)b->wire_after[i] * w->rx_ps_per_byte[port] / 1000;
+}
 
 /* Accounts n single-buffer frames (in arrival order) and acts on each: priority counters and
  * backlog, PAUSE/PFC, latency, RC answers, CNPs and the notification point. */
@@ -425,6 +448,7 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 
 	if (n == 0)
 		return;
+	b->spaced = false; /* (a burst may come in parts: a multi-segment frame alone) */
 	rx_account_burst(w->rx_ctx, r->port, f, len, n, pkts, qps);
 	if (w->lat)
 		rx_probes(w, r->port, f, ms, pkts, qps, n, b->burst_ns, &lb);
@@ -446,7 +470,7 @@ static void rx_frames(struct lcore_work *w, const struct rx_role *r, const uint8
 			rx_count_rc_unknown(w->rx_ctx, r->port);
 		else if (unlikely(p->ip.ecn == WIRE_ECN_CE) && p->kind == WIRE_KIND_ROCE)
 			notification_on_frame(w->qp_index, w->cport[r->port], r->port, f[i], p, qps[i], w->rx_ctx,
-					      &w->resp[r->port], clock_tsc_to_ns(rte_rdtsc()));
+					      &w->resp[r->port], arrival_ns(w, r->port, b, len, n, i));
 	}
 	if (w->lat)
 		lat_batch_commit(w->lat, &lb);

@@ -70,6 +70,7 @@ struct lcore_work {
 	uint64_t pfc_tx[CFG_MAX_PORTS][QOS_PRIORITIES]; /* PFC frames sent for those, per priority */
 	uint8_t mac[CFG_MAX_PORTS][6];                 /* the ports' addresses (PFC frames' source) */
 	const struct cfg_port *cport[CFG_MAX_PORTS];   /* per config port: its notification point settings */
+	uint32_t rx_ps_per_byte[CFG_MAX_PORTS];        /* per config port: a wire byte's time at its link speed */
 	struct port_inject *rx_inject[CFG_MAX_PORTS];  /* per port: its rx_inject rules, or NULL */
 	struct cc_lcore *cc;      /* congestion control of this lcore's QPs (timers, trace), or NULL */
 	struct switch_rt *sw;     /* the virtual lab's switch, when its ports are polled here */

@@ -450,13 +450,17 @@ nomem:
 	return -1;
 }
 
-/* rx_inject rules of each port, per RX lcore (each draws and counts its own). */
-static int plan_rx_inject(struct engine *e, char *err, size_t errlen)
+/* Each port's settings as every lcore reads them on RX: its config (notification point), a wire
+ * byte's time (arrival times within a burst), its rx_inject rules (each lcore draws and counts its
+ * own). */
+static int plan_rx_ports(struct engine *e, char *err, size_t errlen)
 {
 	for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
 		struct lcore_work *w = e->run.work[l];
 		for (unsigned p = 0; w && p < e->run.n_ports; p++) {
 			w->cport[p] = &e->run.cfg->ports[p];
+			w->rx_ps_per_byte[p] = e->run.ports[p].link_speed_gbps > 0
+				? (uint32_t)(8000.0 / e->run.ports[p].link_speed_gbps + 0.5) : 0;
 			if (!e->run.cfg->ports[p].n_rx_inject)
 				continue;
 			w->rx_inject[p] = rte_zmalloc("rx_inject", sizeof(struct port_inject), RTE_CACHE_LINE_SIZE);
@@ -611,7 +615,7 @@ int engine_plan_qps(struct engine *e, char *err, size_t errlen)
 
 	for (unsigned g = 0; g < cfg->n_groups; g++)
 		e->run.n_qps += cfg->groups[g].count;
-	if (plan_rx_inject(e, err, errlen))
+	if (plan_rx_ports(e, err, errlen))
 		return -1;
 	if (e->run.n_qps == 0) /* receive only: still the responders of the config's `responders`, and latency */
 		return plan_rc(e, err, errlen) || plan_latency(e, err, errlen) ? -1 : 0;
