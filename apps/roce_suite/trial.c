@@ -3,29 +3,23 @@
  * The trial runner (trial.h). Each trial gets a folder tNNN/ in the trials' folder holding
  * trial.cfg (config_write_file of the trial's tree), report.json and engine.log, and runs
  * `roce-engine -f trial.cfg -q -r report.json [-d S]` there, so that relative paths of the config
- * (traces) land in it too. The child has a process group of its own: a Ctrl-C at the terminal
- * reaches roce-suite only, which stops the trial itself (SIGTERM: the engine still writes its
- * report) and then ends the suite.
+ * (traces) land in it too, as a child process (engine_child.h): a Ctrl-C at the terminal reaches
+ * roce-suite only, which stops the trial itself (SIGTERM: the engine still writes its report) and
+ * then ends the suite.
  */
 #include "trial.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "engine_child.h"
 #include "lab.h"
 #include "verdict.h"
-
-#define KILL_GRACE_S 3.0          /* after SIGTERM, how long the engine may take to write its report */
-#define POLL_NS 5000000L          /* how often the deadline is looked at */
 
 volatile int suite_interrupted;
 
@@ -35,28 +29,6 @@ static const char *const status_names[] = { "ok", "timeout", "crashed", "failed"
 const char *trial_status_name(enum trial_status st)
 {
 	return status_names[st];
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	remove(path);
-	return 0;
-}
-
-/* Removes a folder this program made (a trial's, the temporary one, a killed engine's runtime
- * folder named after our own file prefix), with what is in it. */
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int runner_init(struct runner *rn, const struct suite_cfg *s, const char *engine, const char *keep_dir)
@@ -85,7 +57,7 @@ bool runner_refused(const struct runner *rn)
 void runner_finish(struct runner *rn)
 {
 	if (!rn->keep && rn->dir[0])
-		rm_tree(rn->dir);
+		engine_child_rm_tree(rn->dir);
 	json_decref(rn->trials);
 	json_decref(rn->verdicts);
 	rn->trials = rn->verdicts = NULL;
@@ -111,103 +83,7 @@ void trial_release(struct trial *t)
 	t->report = t->params = NULL;
 }
 
-/* ---- the child ---------------------------------------------------------------------------------- */
-
-static pid_t launch(const struct runner *rn, const char *tdir, double duration_s)
-{
-	char dur[32];
-	const char *argv[] = { rn->engine, "-f", "trial.cfg", "-q", "-r", "report.json", "-d", dur, NULL };
-	pid_t pid;
-
-	text_printf(dur, sizeof(dur), "%.6f", duration_s);
-	if (!(duration_s > 0))
-		argv[6] = NULL;
-	pid = fork();
-	if (pid != 0)
-		return pid;
-	/* the child: its own process group (the suite stops it, not the terminal), output to the log */
-	setpgid(0, 0);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (chdir(tdir) == 0) {
-		int fd = open("engine.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
-		execv(rn->engine, (char *const *)argv);
-		fprintf(stderr, "roce-suite: cannot run %s: %s\n", rn->engine, strerror(errno));
-	}
-	_exit(127);
-}
-
-/* Waits for the child until its deadline (or the suite's interruption), then stops it: SIGTERM
- * to its group, SIGKILL after KILL_GRACE_S. Returns the wait status; *killed says whether we did. */
-static int await(pid_t pid, double deadline, bool *timed_out, bool *interrupted)
-{
-	double term_at = 0;
-	int st = 0;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		double now = now_s();
-
-		if (w == pid || (w < 0 && errno != EINTR))
-			return st;
-		if (!term_at && (now > deadline || suite_interrupted)) {
-			*timed_out = !suite_interrupted;
-			*interrupted = suite_interrupted;
-			kill(-pid, SIGTERM);
-			term_at = now;
-		}
-		if (term_at && now > term_at + KILL_GRACE_S)
-			kill(-pid, SIGKILL);
-		nanosleep(&(struct timespec){ .tv_nsec = POLL_NS }, NULL);
-	}
-}
-
-/* EAL's runtime folder of a killed engine (a clean exit removes it): EAL's own rule, root's under
- * /var/run, others' under $XDG_RUNTIME_DIR or /tmp. Only our own prefix is ever named. */
-static void remove_runtime_dir(const char *prefix)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char path[4200];
-	struct stat st;
-
-	text_printf(path, sizeof(path), "%s/dpdk/%s", getuid() == 0 ? "/var/run" : xdg ? xdg : "/tmp", prefix);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		rm_tree(path);
-}
-
 /* ---- what went wrong ---------------------------------------------------------------------------- */
-
-/* The engine's complaint: the first line naming the config ("trial.cfg:LINE: ..."), else the last
- * line that says "roce-engine:", else the last line. */
-static void log_reason(const char *log, char *out, size_t len)
-{
-	FILE *f = fopen(log, "r");
-	char line[1024], last[1024] = "", eng[1024] = "";
-
-	text_printf(out, len, "(no output)");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		const char *at = strstr(line, "trial.cfg:");
-		line[strcspn(line, "\r\n")] = '\0';
-		if (at) {
-			text_printf(out, len, "%s", at);
-			fclose(f);
-			return;
-		}
-		if (strstr(line, "roce-engine:") || strstr(line, "ERROR"))
-			text_printf(eng, sizeof(eng), "%s", line);
-		if (line[0])
-			text_printf(last, sizeof(last), "%s", line);
-	}
-	fclose(f);
-	text_printf(out, len, "%s", eng[0] ? eng : last[0] ? last : "(no output)");
-}
 
 /* "trial.cfg:LINE: SETTING: message" -> the suite file's (or the base's) line of SETTING, so that
  * the user sees which of their settings the engine refused. */
@@ -239,7 +115,7 @@ static void classify(struct runner *rn, struct trial *t, int st, bool timed_out,
 
 	text_printf(log, sizeof(log), "%s/engine.log", tdir);
 	text_printf(rep, sizeof(rep), "%s/report.json", tdir);
-	log_reason(log, why, sizeof(why));
+	engine_child_log_reason(log, "trial.cfg", why, sizeof(why));
 	t->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : -1;
 	if (interrupted) {
 		t->status = TRIAL_INTERRUPTED;
@@ -357,20 +233,21 @@ int trial_run(struct runner *rn, config_t *cfg, struct trial *t)
 		   clear_old_report(tdir)) {
 		t->status = TRIAL_NOT_RUN;
 		text_printf(t->error, sizeof(t->error), "cannot write %s: %s", path, strerror(errno));
-	} else if ((pid = launch(rn, tdir, dur)) < 0) {
+	} else if ((pid = engine_child_start(&(struct engine_child){ .engine = rn->engine, .dir = tdir,
+			.config = "trial.cfg", .report = "report.json", .log = "engine.log", .duration_s = dur })) < 0) {
 		t->status = TRIAL_NOT_RUN;
 		text_printf(t->error, sizeof(t->error), "cannot start %s: %s", rn->engine, strerror(errno));
 	} else {
 		timeout = rn->timeout_s > 0 ? rn->timeout_s : dur > 0 ? 3 * dur + 20 : 60;
-		t0 = now_s();
-		st = await(pid, t0 + timeout, &timed_out, &interrupted);
-		t->wall_s = now_s() - t0;
-		remove_runtime_dir(prefix);
+		t0 = engine_child_now_s();
+		st = engine_child_await(pid, t0 + timeout, &suite_interrupted, &timed_out, &interrupted);
+		t->wall_s = engine_child_now_s() - t0;
+		engine_child_remove_runtime_dir(prefix);
 		classify(rn, t, st, timed_out, interrupted, id, tdir);
 	}
 	record_end(rn, t, tdir);
 	if (!rn->keep)
-		rm_tree(tdir);
+		engine_child_rm_tree(tdir);
 	if (t->status == TRIAL_OK) {
 		sla_verdict(rn, t);
 		return 0;

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * roce-engine as a child process, for the programs that run it step by step (roce-suite's trials,
+ * roce-cluster's test steps): started in a folder of its own with its config, report and log
+ * there, in a process group of its own (a Ctrl-C at the terminal reaches the parent only, which
+ * stops the child itself), awaited until a deadline, then SIGTERM (the engine still writes its
+ * report) and SIGKILL after a grace. No EAL here: the child has its own.
+ */
+#ifndef ROCE_APPS_ENGINE_CHILD_H
+#define ROCE_APPS_ENGINE_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define ENGINE_CHILD_KILL_GRACE_S 3.0 /* after SIGTERM, how long the engine may take to write its report */
+
+/* What a child is run with; its files are named relative to dir. */
+struct engine_child {
+	const char *engine;      /* roce-engine's path */
+	const char *dir;         /* its working folder */
+	const char *config;      /* "-f" (in dir) */
+	const char *report;      /* "-r" (in dir) */
+	const char *log;         /* stdout and stderr (in dir) */
+	double duration_s;       /* "-d", when > 0 */
+};
+
+/* CLOCK_MONOTONIC in seconds. */
+double engine_child_now_s(void);
+/* Forks and executes `engine -f config -q -r report [-d S]` in dir; the child's pid, or -1. */
+pid_t engine_child_start(const struct engine_child *c);
+/* Waits for the child until `deadline` (engine_child_now_s's clock) or until *interrupt becomes
+ * non-zero, then stops its group: SIGTERM, SIGKILL after the grace. Returns the wait status;
+ * *timed_out and *interrupted say whether it was stopped, and why. */
+int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted);
+/* The engine's complaint in its log: the first line naming `config` ("CONFIG:LINE: ..."), else
+ * the last line that says "roce-engine:" or "ERROR", else the last line. */
+void engine_child_log_reason(const char *log_path, const char *config, char *out, size_t len);
+/* EAL's runtime folder of a killed engine with this file prefix (a clean exit removes it). */
+void engine_child_remove_runtime_dir(const char *file_prefix);
+/* Removes a folder this program made, with what is in it. */
+void engine_child_rm_tree(const char *path);
+
+#endif
