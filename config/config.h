@@ -457,6 +457,8 @@ struct engine_config {
 	int group_collective[CFG_MAX_FLOW_GROUPS]; /* the collective a group belongs to, or -1 */
 	/* run settings, also settable on the command line (which wins) */
 	double duration_s;            /* 0 = until every flow stops, or a signal */
+	double start_at_unix_s;       /* 0, or the wall-clock time (CLOCK_REALTIME) the traffic starts at:
+				       * processes on several hosts start together (roce-cluster sets it) */
 	double stats_interval_s;      /* default 1 */
 	char report[CFG_STR_LEN];     /* JSON report path, empty = none */
 	char latency_samples[CFG_STR_LEN]; /* CSV of raw latency samples, empty = none */

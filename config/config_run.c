@@ -311,7 +311,7 @@ static int parse_http(struct loader *ld, const config_setting_t *run)
 
 int ld_parse_run(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "duration_s", "stats_interval_s", "report", "latency_samples",
+	static const char *const keys[] = { "duration_s", "start_at_unix_s", "stats_interval_s", "report", "latency_samples",
 					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
 					    "cc_trace_qps", "cc_trace_step", "capture", "capture_every", "capture_snaplen",
 					    "capture_ports", "timeseries", "http", "http_linger_s", "http_dashboard", NULL };
@@ -323,6 +323,7 @@ int ld_parse_run(struct loader *ld, const config_setting_t *root)
 		return rc;
 	if (cr_known_keys(&ld->r, run, keys) ||
 	    cr_opt_float(&ld->r, run, "duration_s", 0, false, 1e9, &c->duration_s) < 0 ||
+	    cr_opt_float(&ld->r, run, "start_at_unix_s", 1e9, false, 1e10, &c->start_at_unix_s) < 0 ||
 	    cr_opt_float(&ld->r, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
 	    ld_opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0 ||
 	    ld_opt_str(ld, run, "latency_samples", c->latency_samples, sizeof(c->latency_samples)) < 0 ||

@@ -695,12 +695,32 @@ void engine_plan_capture(struct engine *e)
 	}
 }
 
+/* run.start_at_unix_s as a TSC time, when it is after `soonest`; else soonest (late: said). */
+static uint64_t start_at(const struct engine *e, uint64_t soonest)
+{
+	const uint64_t tsc = rte_rdtsc();
+	const double ahead_s = e->run.cfg->start_at_unix_s - (double)clock_tsc_to_ns(tsc) / 1e9;
+	const uint64_t at = ahead_s > 0 ? tsc + (uint64_t)(ahead_s * (double)e->run.tsc_hz) : 0;
+
+	if (at >= soonest)
+		return at;
+	printf("roce-engine: run.start_at_unix_s %.6f is %.1f ms behind the time the engine could start: "
+	       "starting now\n", e->run.cfg->start_at_unix_s,
+	       (double)(soonest - tsc) * 1e3 / (double)e->run.tsc_hz - ahead_s * 1e3);
+	return soonest;
+}
+
 /* Planning 65,536 QPs takes a while: the schedules start from when it is done, not before (a
- * QP behind its schedule at start would be clamped, losing its first packets' time). */
+ * QP behind its schedule at start would be clamped, losing its first packets' time); or at
+ * run.start_at_unix_s, the time the processes of a cluster test start together. */
 void engine_start_after_planning(struct engine *e)
 {
 	uint64_t start = rte_rdtsc() + e->run.tsc_hz / 100;
-	uint64_t delta = start > e->run.start_tsc ? start - e->run.start_tsc : 0;
+	uint64_t delta;
+
+	if (e->run.cfg->start_at_unix_s > 0)
+		start = start_at(e, start);
+	delta = start > e->run.start_tsc ? start - e->run.start_tsc : 0;
 
 	if (delta == 0)
 		return;

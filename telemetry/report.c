@@ -533,6 +533,9 @@ static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 	json_object_set_new(root, "run_info", run_info_json());
 	json_object_set_new(root, "config", json_string(run->cfg->file));
 	json_object_set_new(root, "duration_s", json_real(secs));
+	/* when the traffic started, on the engine's time base (CLOCK_REALTIME): runs of several
+	 * processes (run.start_at_unix_s) are held against each other by it */
+	json_object_set_new(root, "start_unix_ns", json_integer((json_int_t)clock_tsc_to_ns(run->start_tsc)));
 	json_object_set_new(root, "stopped_by", json_string(run->stopped_by ? run->stopped_by : "unknown"));
 	json_object_set_new(root, "icrc_crc_algorithm", json_string(wire_crc_alg_name()));
 	for (unsigned p = 0; p < run->n_ports; p++)

@@ -759,3 +759,37 @@ def test_lcore_map_two_workers_and_the_main_lcore(tmp_path):
     for name in ("a", "b"):
         lines = [l for l in out.splitlines() if l.startswith("[") and " %s " % name in l[:20]]
         assert len(lines) >= 4, out
+
+
+def _null_sender(tmp_path, name, start_at):
+    """An engine on net_null sending one UC flow for 0.5 s from run.start_at_unix_s."""
+    p = port("n", "net_null0", MAC_A, "10.0.0.1")
+    f = flow("f", "n", MAC_B, "10.0.0.2", transport='"uc"', rate_gbps=0.5, message_size=1000, qpn=2, dest_qpn=3)
+    text = cfg([p], [role(1, "n", "tx")], [f], eal='lcores = "0-1"; memory_mb = 256; file_prefix = "sa-%s";' % name,
+               run="run = { start_at_unix_s = %.6f; };" % start_at)
+    (tmp_path / (name + ".cfg")).write_text(text)
+    return subprocess.Popen([str(engine_path()), "-f", str(tmp_path / (name + ".cfg")), "-d", "0.5", "-q",
+                             "-r", str(tmp_path / (name + ".json"))],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+
+
+def test_processes_start_their_traffic_at_the_time_given(tmp_path):
+    """run.start_at_unix_s: two processes started 0.3 s apart, both told to start 2 s from now,
+    start their traffic at that wall-clock time (the report's start_unix_ns, which the clock of
+    the machine confirms: the run ends after it); one told a time already past starts at once
+    and says so."""
+    at = time.time() + 2.0
+    first = _null_sender(tmp_path, "a", at)
+    time.sleep(0.3)
+    second = _null_sender(tmp_path, "b", at)
+    outs = [p.communicate(timeout=60)[0] for p in (first, second)]
+    assert first.returncode == 0 and second.returncode == 0, outs
+    ended = time.time()
+    starts = [json.loads((tmp_path / (n + ".json")).read_text())["start_unix_ns"] for n in ("a", "b")]
+    assert all(abs(s / 1e9 - at) < 0.002 for s in starts), (starts, at)
+    assert ended > at + 0.5
+    late = _null_sender(tmp_path, "c", time.time() - 5)
+    out = late.communicate(timeout=60)[0]
+    assert late.returncode == 0, out
+    assert "behind the time the engine could start: starting now" in out
+    assert json.loads((tmp_path / "c.json").read_text())["start_unix_ns"] / 1e9 > at

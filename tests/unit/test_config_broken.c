@@ -191,6 +191,8 @@ static const struct bad rows[] = {
 	  5, "collectives.[0].flows.[0]", "element 0 is not a string (a flow name)" },
 
 	/* ---- out of range -------------------------------------------------------------------------- */
+	{ "range", "a start time in seconds, not since the epoch (run.start_at_unix_s)",
+	  BASE "run = { start_at_unix_s = 5.0; };\n", 4, "run.start_at_unix_s", "out of range" },
 	{ "range", "QPN above 24 bits (responders.qpn)",
 	  BASE "responders = ( { port = \"a\"; qpn = 0x1000000; peer_qpn = 0x20; } );\n", 4, "responders.[0].qpn",
 	  "16777216 is out of range (2..16777215)" },
