@@ -405,7 +405,8 @@ const char *const cfab_pattern_keys[] = { "pattern", "hosts", "dst", "seed", "ra
 
 const char *const cfab_engine_traffic_keys[] = { "flow", NULL };
 const char *const cfab_ccsim_traffic_keys[] = { "cc",       "dcqcn",    "timely",  "priority",   "mtu_bytes", "jitter_us",
-						"rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf",  "load", NULL };
+						"rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf",  "load", "udp_sports",
+						NULL };
 const char *const cfab_program_traffic_keys[] = { "flow",      "cc",       "dcqcn",   "timely",     "priority", "mtu_bytes",
 						  "jitter_us", "rate_gbps", "start_us", "stop_us", "size_bytes", "size_cdf",
 						  "load",      NULL };

@@ -167,13 +167,40 @@ static double max_host_gbps(const struct fabric *f)
 	return g;
 }
 
+/* udp_sports: each flow's UDP source port in the entry's order, so that a hash on the port puts
+ * every flow on the path a trace or another simulator chose (bench/run-ccsim-htsim.sh pins
+ * htsim's ECMP paths so). Its count is checked against the flows once the pattern expands. */
+static int parse_sports(struct loader *ld, const config_setting_t *e, struct fs_traffic *t)
+{
+	const config_setting_t *l = config_setting_get_member(e, "udp_sports");
+	int n = l ? config_setting_length(l) : 0;
+	long long port;
+
+	if (!l)
+		return 0;
+	if (config_setting_get_member(e, "udp_sport"))
+		return cr_fail_member(&ld->r, e, "udp_sports", "and udp_sport both give the ports (give one)");
+	if (config_setting_type(l) != CONFIG_TYPE_ARRAY || n < 1 || (unsigned)n > FS_MAX_FLOWS)
+		return cr_fail(&ld->r, l, "must be an array of 1..%u UDP source ports [49152, ...], one per flow", FS_MAX_FLOWS);
+	if (!(t->sports = malloc(sizeof(*t->sports) * (size_t)n)))
+		return cr_fail(&ld->r, l, "out of memory");
+	for (int i = 0; i < n; i++) {
+		if (cr_int_range(&ld->r, config_setting_get_elem(l, (unsigned)i), 1, 65535, false, &port))
+			return -1;
+		t->sports[i] = (uint16_t)port;
+	}
+	t->n_sports = (unsigned)n;
+	t->sports_line = (unsigned)config_setting_source_line(l);
+	return 0;
+}
+
 static int parse_traffic_entry(struct loader *ld, const config_setting_t *e, uint32_t next_qpn, struct fs_traffic *t)
 {
 	struct fab_scenario *fs = ld->sc->fab;
 	const config_setting_t *cdf;
 	double load = 0;
 
-	if (cfab_traffic(&ld->r, e, &fs->f, cfab_ccsim_traffic_keys, next_qpn, &t->c))
+	if (cfab_traffic(&ld->r, e, &fs->f, cfab_ccsim_traffic_keys, next_qpn, &t->c) || parse_sports(ld, e, t))
 		return -1;
 	t->proto.line_kbps = sc_gbps_to_kbps(t->c.gbps > 0 ? t->c.gbps : max_host_gbps(&fs->f));
 	if (sc_opt_gbps(ld, e, "rate_gbps", &t->proto.line_kbps) < 0)
@@ -209,6 +236,8 @@ static int parse_traffic_entry(struct loader *ld, const config_setting_t *e, uin
 	t->load = load;
 	if (load > 0 && !t->size_bytes && !t->n_cdf)
 		return cr_fail_member(&ld->r, e, "load", "needs the flows' size (size_bytes or size_cdf)");
+	if (load > 0 && t->sports)
+		return cr_fail_member(&ld->r, e, "udp_sports", "lists the flows' ports, but with a load the flows arrive at random");
 	if (fs->max_mtu < t->proto.mtu_bytes)
 		fs->max_mtu = t->proto.mtu_bytes;
 	return 0;
@@ -252,6 +281,7 @@ void fab_scenario_free(struct fab_scenario *fs)
 	for (unsigned i = 0; i < fs->n_traffic; i++) {
 		free(fs->traffic[i].c.pattern.hosts);
 		free(fs->traffic[i].cdf);
+		free(fs->traffic[i].sports);
 	}
 	free(fs->flows);
 	fab_routes_free(&fs->routes);
@@ -314,8 +344,19 @@ static int too_many(struct gen *g, const struct fs_traffic *t, unsigned i)
 	return -1;
 }
 
-/* Flow k of entry t, from NIC pair p: the QPNs count up from the entry's, the UDP source port from
- * the QPN pair (as the engine's flows and IB verbs derive it) or the entry's port + k x its step. */
+/* Flow k's UDP source port: udp_sports[k], or from the QPN pair (as the engine's flows and IB
+ * verbs derive it), or the entry's port + k x its step. */
+static uint16_t flow_sport(const struct fs_traffic *t, unsigned k, uint32_t qpn, uint32_t dest_qpn)
+{
+	if (t->sports)
+		return t->sports[k];
+	if (t->c.sport_entropy)
+		return wire_udp_sport_from_flow_label(wire_flow_label_from_qpns(qpn, dest_qpn));
+	return (uint16_t)(t->c.sport + k * t->c.sport_step);
+}
+
+/* Flow k of entry t, from NIC pair p: the QPNs count up from the entry's, the UDP source port as
+ * flow_sport says. */
 static int add_flow(struct gen *g, unsigned ti, const struct fab_pair *p, uint64_t start_ns)
 {
 	struct fab_scenario *fs = g->sc->fab;
@@ -334,8 +375,7 @@ static int add_flow(struct gen *g, unsigned ti, const struct fab_pair *p, uint64
 	fl->key = (struct fab_flow_key){
 		.src_ip = fs->f.nics[p->src].ip,
 		.dst_ip = fs->f.nics[p->dst].ip,
-		.sport = t->c.sport_entropy ? wire_udp_sport_from_flow_label(wire_flow_label_from_qpns(fl->qpn, fl->dest_qpn))
-					    : (uint16_t)(t->c.sport + k * t->c.sport_step),
+		.sport = flow_sport(t, k, fl->qpn, fl->dest_qpn),
 		.dport = WIRE_ROCEV2_UDP_PORT,
 		.dest_qp = fl->dest_qpn,
 	};
@@ -389,6 +429,11 @@ static int gen_entry(struct gen *g, unsigned ti, struct fab_pair *pairs)
 
 	if (n < 0) {
 		snprintf(g->err, g->errlen, "%s:%u: traffic.[%u]: %s", g->sc->file, t->c.line, ti, why);
+		return -1;
+	}
+	if (t->sports && t->n_sports != (unsigned)n * t->c.qps_per_pair) {
+		snprintf(g->err, g->errlen, "%s:%u: traffic.[%u].udp_sports: %u ports for %u flows (%d pairs x qps_per_pair %u)",
+			 g->sc->file, t->sports_line, ti, t->n_sports, (unsigned)n * t->c.qps_per_pair, n, t->c.qps_per_pair);
 		return -1;
 	}
 	t->first_flow = fs->n_flows;

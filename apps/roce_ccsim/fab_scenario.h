@@ -45,6 +45,8 @@ struct fs_traffic {
 	struct fs_cdf_point *cdf;
 	unsigned n_cdf;
 	double load;                  /* > 0: Poisson arrivals at this share of each sender's link */
+	uint16_t *sports;             /* udp_sports: each flow's UDP source port, in order (NULL: c's rule) */
+	unsigned n_sports, sports_line;
 	unsigned first_flow, n_flows; /* fab_flows_generate's */
 };
 

@@ -3,7 +3,8 @@
  * The fabric simulation, see fabsim.h. The rules, as implemented:
  *
  * NIC: its QPs wait in a ring per class once their pacing time has come; the transmitter takes
- * the highest class that is not paused and in it the QPs in turn (round-robin), one packet each.
+ * the highest class that is not paused and in it the QPs in turn (round-robin), one packet each
+ * (QPs that start at the same ns: in their order from the first, each once before any twice).
  * A QP is paced from the start of its last packet (a QP that waited for the NIC does not catch
  * up), at its DCQCN / TIMELY rate, capped at its own line rate.
  * Switch: a packet arriving by port `in` is routed by the destination NIC (fab_next_ports), one
@@ -46,6 +47,7 @@ enum {
 	EV_SAMPLE,
 	EV_LINK,      /* idx: fabric.events[idx] happens */
 	EV_CONVERGE,  /* idx: the routes after it */
+	EV_NIC_PICK,  /* idx nic: an idle NIC takes its next QP once this ns's starts are in its rings */
 };
 
 #define container_of(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
@@ -326,6 +328,37 @@ static void nic_tx(struct fabsim *s, unsigned nic, bool back_to_back)
 	}
 }
 
+/* A QP that starts joins its NIC's ring. When others of its NIC start at the same ns (a
+ * pattern's flows at start_us), an idle NIC picks after all their starts (an event pushed now
+ * runs after them), so that they go in turn from the first: picking at once would send the
+ * first, put it back in the ring ahead of the QPs starting next and send it twice in a row (an
+ * all-to-all's first destination got two packets from every sender). A QP starting alone is
+ * sent at once, as kick() does. */
+static void qp_join(struct fabsim *s, struct fs_qp *q)
+{
+	struct fs_nic *n = &s->nic[q->cfg->src];
+
+	if (!has_more(q))
+		return;
+	q->in_ring = true;
+	ring_push(ready_ring(s, q), (uint32_t)(q - s->qp));
+	if (s->dl[n->out].busy || n->pick_pending)
+		return;
+	if (!q->together) {
+		nic_tx(s, q->cfg->src, false);
+		return;
+	}
+	n->pick_pending = true;
+	push(s, (struct ev){ .t = s->now, .type = EV_NIC_PICK, .idx = q->cfg->src });
+}
+
+static void ev_nic_pick(struct fabsim *s, unsigned nic)
+{
+	s->nic[nic].pick_pending = false;
+	if (!s->dl[s->nic[nic].out].busy)
+		nic_tx(s, nic, false);
+}
+
 static void qp_start(struct fabsim *s, struct fs_qp *q)
 {
 	const struct sc_flow *c = q->cc;
@@ -346,7 +379,7 @@ static void qp_start(struct fabsim *s, struct fs_qp *q)
 		q->rate_kbps = q->line_kbps;
 		break;
 	}
-	kick(s, q);
+	qp_join(s, q);
 }
 
 static void qp_finish(struct fabsim *s, struct fs_qp *q)
@@ -683,6 +716,7 @@ static void dispatch(struct fabsim *s, const struct ev *e)
 	case EV_SAMPLE: ev_sample(s); break;
 	case EV_LINK: ev_link(s, e->idx); break;
 	case EV_CONVERGE: ev_converge(s, e->idx); break;
+	case EV_NIC_PICK: ev_nic_pick(s, e->idx); break;
 	}
 }
 
@@ -803,6 +837,32 @@ static int init_path(struct fabsim *s, struct fab_tracer *t, struct fs_qp *q, st
 	return 0;
 }
 
+static int by_nic_and_start(const void *a, const void *b, void *arg)
+{
+	const struct fs_flow *f = arg, *x = &f[*(const uint32_t *)a], *y = &f[*(const uint32_t *)b];
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* Marks the QPs that start at the same ns as another of their NIC (qp_join). */
+static int mark_together(struct fabsim *s)
+{
+	uint32_t *o = malloc(sizeof(*o) * (s->n_qp ? s->n_qp : 1));
+
+	if (!o)
+		return -1;
+	for (uint32_t i = 0; i < s->n_qp; i++)
+		o[i] = i;
+	qsort_r(o, s->n_qp, sizeof(*o), by_nic_and_start, s->fs->flows);
+	for (uint32_t i = 1; i < s->n_qp; i++)
+		if (!by_nic_and_start(&o[i - 1], &o[i], s->fs->flows))
+			s->qp[o[i - 1]].together = s->qp[o[i]].together = true;
+	free(o);
+	return 0;
+}
+
 static int init_qps(struct fabsim *s, char *err, size_t errlen)
 {
 	const struct fab_scenario *fs = s->fs;
@@ -835,7 +895,7 @@ static int init_qps(struct fabsim *s, char *err, size_t errlen)
 	}
 	fab_tracer_free(&t);
 	free(hops);
-	return rc;
+	return rc ? rc : mark_together(s);
 }
 
 int fabsim_init(struct fabsim *s, const struct scenario *sc, FILE *csv, char *err, size_t errlen)

@@ -83,6 +83,7 @@ struct fs_switch {
 
 struct fs_nic {
 	uint32_t out;                 /* its dlink to the switch */
+	bool pick_pending;            /* an EV_NIC_PICK is due this ns (QPs starting together) */
 	struct fs_ring ready[8];      /* by class */
 };
 
@@ -109,6 +110,7 @@ struct fs_qp {
 	uint64_t last_ack_ns;         /* the receiver's last ACK */
 	uint64_t ideal_ns;            /* the flow's completion time alone in the fabric */
 	bool started, in_ring, send_pending, rto_pending, nak_sent, done;
+	bool together;                /* another QP of its NIC starts at the same ns */
 	/* counters */
 	uint64_t sent_pkts, retx_pkts, rx_bytes, rx_pkts, ooo_pkts, dup_pkts, drops, ce_pkts;
 	uint64_t cnp_rx, naks, timeouts, win_rx_bytes;

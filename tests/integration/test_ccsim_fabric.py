@@ -14,6 +14,7 @@ import json
 import math
 import os
 import subprocess
+import zlib
 from pathlib import Path
 
 import pytest
@@ -139,6 +140,23 @@ def test_one_flow_completes_when_the_pipeline_says(sim):
         assert l["a_to_b"]["bytes"] + l["b_to_a"]["bytes"] == 1000000
 
 
+def test_qps_starting_together_take_turns_from_the_first(sim):
+    """Three QPs of one NIC start at 0, two packets each to three hosts of the same leaf: the NIC
+    sends them round-robin, h1 h2 h3 h1 h2 h3, so flow k's second packet is the NIC's (4 + k)th
+    and it completes 2 + k packet times after the first second packet. (Picking at once when the
+    first QP starts sent it twice in a row, h1 h1 h2 h3 h2 h3: htsim's all-to-all found it as a
+    first destination getting two packets from every sender.)"""
+    text = scenario(LEAF_SPINE % (2, 1, 4, ""), '{ pattern = "pairs"; pairs = ( ["h0", "h1"], ["h0", "h2"], '
+                    '["h0", "h3"] ); cc = "none"; size_bytes = 2048; }')
+    rc, _, err, s, _ = sim.run(text=text)
+    assert rc == 0, err
+    t = 1024 * 8 / 100e3  # a packet's time on a 100 Gb/s link, µs
+    for k, f in enumerate(s["flows"]):
+        # its second packet leaves the NIC (3 + k) packets after the first one, then one packet
+        # time and 1 µs to the leaf and again to the host (store and forward)
+        assert f["completion_us"] == pytest.approx((3 + k + 2) * t + 2, abs=0.002), (k, f)
+
+
 # ---- ECMP at 128 hosts: against roce-fabric's plan and max-min rates ----------------------------------
 
 
@@ -172,6 +190,37 @@ def test_permutation_agrees_with_roce_fabric(sim, tmp_path):
     assert s["totals"]["dropped"] == 0 and s["totals"]["pauses"] > 0
     assert s["fabric"]["jfi"] == pytest.approx(
         total ** 2 / (len(s["flows"]) * sum(f["goodput_gbps"] ** 2 for f in s["flows"])), rel=1e-6)
+
+
+def test_udp_sports_put_each_flow_on_the_spine_its_port_hashes_to(sim, tmp_path):
+    """udp_sports gives each flow its UDP source port (pairs in order, each pair's QPs in turn):
+    with the hash on the port alone, a port zlib.crc32 sends to spine j puts the flow on
+    leaf0-spine j (bench/run-ccsim-htsim.sh pins htsim's ECMP paths so). Four flows pinned to one
+    spine share its uplink; pinned to four, each has its own."""
+    member = lambda port: (zlib.crc32(port.to_bytes(2, "big")) * 4) >> 32
+    to = {j: [p for p in range(1024, 65536) if member(p) == j][:8] for j in range(4)}
+    fab = LEAF_SPINE % (2, 4, 4, 'hash = { function = "crc32"; seed = 0; fields = ["udp_sport"]; };')
+    pairs = ", ".join('["h%d", "h%d"]' % (i, 4 + i) for i in range(4))
+    for spines in ([2, 2, 2, 2, 2, 2, 2, 2], [0, 0, 1, 1, 2, 2, 3, 3]):
+        ports = [to[j][i] for i, j in enumerate(spines)]
+        traffic = '{ pattern = "pairs"; pairs = ( %s ); qps_per_pair = 2; udp_sports = [%s]; cc = "none"; }' % (
+            pairs, ", ".join(map(str, ports)))
+        rc, _, err, s, _ = sim.run(text=scenario(fab, traffic, switch=PFC))
+        assert rc == 0, err
+        assert [f["udp_sport"] for f in s["flows"]] == ports
+        assert [(f["src"], f["dst"]) for f in s["flows"]] == [("h%d" % (i // 2), "h%d" % (4 + i // 2)) for i in range(8)]
+        up = [by_dir(s, "leaf0", "spine%d" % j)["bytes"] for j in range(4)]
+        assert [b > 0 for b in up] == [j in spines for j in range(4)], up
+        rates = [f["goodput_gbps"] for f in s["flows"]]
+        if len(set(spines)) == 1:  # eight QPs through one 100 Gb/s uplink
+            assert sum(rates) < 101 and min(rates) > 0.9 * sum(rates) / 8
+        else:  # each pair's two QPs alone on their spine: the sender's link is the limit
+            assert sum(rates) > 0.97 * 400
+    # roce-fabric plans from the entry's port rule: it refuses the list rather than ignore it
+    cfg = tmp_path / "sports.cfg"
+    cfg.write_text(scenario(fab, '{ pattern = "ring"; udp_sports = [%s]; }' % ", ".join(["49152"] * 8)))
+    r = subprocess.run([str(fabric_path()), "-q", str(cfg)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "traffic.[0].udp_sports: unknown setting" in r.stderr, r.stderr
 
 
 def test_spraying_balances_and_go_back_n_pays_for_reordering(sim):
@@ -506,6 +555,16 @@ def test_the_1024_host_fat_tree_polarises_without_per_switch_seeds(sim):
      '{ pattern = "all_to_all"; }', "fabric.events.[0]: at_s = 0.001 is not before duration_us (200)"),
     (LEAF_SPINE % (2, 1, 2, 'events = ( { at_s = 0.0001; link = "leaf9-spine0"; state = "down"; } );'), "",
      '{ pattern = "all_to_all"; }', "fabric.events.[0].link: no link 'leaf9-spine0' in the fabric"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "all_to_all"; udp_sports = [1, 2, 3]; }',
+     "traffic.[0].udp_sports: 3 ports for 12 flows (12 pairs x qps_per_pair 1)"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "ring"; udp_sports = [1, 70000, 3, 4]; }',
+     "traffic.[0].udp_sports.[1]: 70000 is out of range (1..65535)"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "ring"; udp_sport = 5; udp_sports = [1, 2, 3, 4]; }',
+     "traffic.[0].udp_sports: and udp_sport both give the ports"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "ring"; size_bytes = 1000; load = 0.5; udp_sports = [1, 2, 3, 4]; }',
+     "traffic.[0].udp_sports: lists the flows' ports, but with a load the flows arrive at random"),
+    (LEAF_SPINE % (2, 1, 2, ""), "", '{ pattern = "ring"; udp_sports = 5; }',
+     "traffic.[0].udp_sports: must be an array of 1..1048576 UDP source ports"),
 ])
 def test_bad_scenarios_name_the_line_and_setting(sim, fabric, switch, traffic, want):
     rc, out, err, _, _ = sim.run(text=scenario(fabric, traffic, switch=switch))
