@@ -98,14 +98,15 @@ static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m
 	return n;
 }
 
-/* Frames a visit may write: those whose transmission starts by now (full-size ones counted), at
- * least one, at most 8. A NIC honours a pause between frames; a visit writing 8 frames ahead of
- * the link (8 jumbo frames: 66 us at 4 Gb/s) would put them all on the wire past an XOFF. */
-static inline unsigned frames_by_now(const struct egress *eg, uint64_t now_fp)
+/* Frames the link may start by now (full-size ones counted), at least one, at most `most`: what a
+ * burst asks the pool for, and what a visit may write. A NIC honours a pause between frames; a
+ * visit writing 8 frames ahead of the link (8 jumbo frames: 66 us at 4 Gb/s) would put them all
+ * on the wire past an XOFF. */
+static inline unsigned frames_by_now(const struct egress *eg, uint64_t now_fp, unsigned most)
 {
 	unsigned k = 1;
 
-	for (uint64_t t = eg->link_next_fp + eg->frame_fp; k < 8 && t <= now_fp; t += eg->frame_fp)
+	for (uint64_t t = eg->link_next_fp + eg->frame_fp; k < most && t <= now_fp; t += eg->frame_fp)
 		k++;
 	return k;
 }
@@ -116,7 +117,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	uint64_t now_fp = now_tsc << PACE_SHIFT;
 	const struct pick_ctx ctx = {.r = r, .eg = eg, .now_tsc = now_tsc, .now_fp = now_fp};
 	uint64_t behind_fp = 0;
-	unsigned n = 0;
+	unsigned n = 0, want;
 	bool idle = false;
 
 	if (r->pq.heap_n == 0) {
@@ -129,11 +130,12 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 	}
 	if (eg->link_next_fp > now_fp)
 		return 0;
-	if (rte_mempool_get_bulk(r->pool, (void **)burst, ENGINE_BURST) != 0) {
+	want = frames_by_now(eg, now_fp, ENGINE_BURST); /* (no more mbufs from the pool than that) */
+	if (rte_mempool_get_bulk(r->pool, (void **)burst, want) != 0) {
 		STAT_ADD(r->mbuf_alloc_fail, 1);
 		return 0;
 	}
-	for (unsigned looks = 0; n < ENGINE_BURST && eg->link_next_fp <= now_fp && looks < 4 * ENGINE_BURST; looks++) {
+	for (unsigned looks = 0; n < want && eg->link_next_fp <= now_fp && looks < 4 * ENGINE_BURST; looks++) {
 		int c = egress_pick_class(eg, class_eligible, &ctx);
 		struct tc_queue *q;
 		uint64_t bytes = 0, per_byte;
@@ -149,7 +151,7 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 			break;
 		}
 		q = &eg->tc[c];
-		k = visit(r, q, burst + n, RTE_MIN(frames_by_now(eg, now_fp), ENGINE_BURST - n), now_tsc, now_fp);
+		k = visit(r, q, burst + n, RTE_MIN(frames_by_now(eg, now_fp, 8), want - n), now_tsc, now_fp);
 		for (unsigned i = 0; i < k; i++)
 			bytes += burst[n + i]->pkt_len;
 		n += k;
@@ -161,12 +163,12 @@ unsigned egress_build_burst(struct tx_role *r, struct rte_mbuf **burst, uint64_t
 		STAT_ADD(q->bytes, bytes);
 		STAT_ADD(q->packets, k);
 	}
-	if (n < ENGINE_BURST)
-		rte_mempool_put_bulk(r->pool, (void **)(burst + n), ENGINE_BURST - n);
+	if (n < want)
+		rte_mempool_put_bulk(r->pool, (void **)(burst + n), want - n);
 	/* busy at the last call and still sending now: the time it could not catch up was the
 	 * lcore's, not the link's (an idle link's gap is its own) */
 	if (eg->busy && n > 0)
 		STAT_ADD(eg->cpu_lost_tsc, behind_fp >> PACE_SHIFT);
-	eg->busy = !idle && (n == ENGINE_BURST || eg->link_next_fp > now_fp); /* stopped by the burst or the link */
+	eg->busy = !idle && (n == want || eg->link_next_fp > now_fp); /* stopped by the burst or the link */
 	return n;
 }

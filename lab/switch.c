@@ -287,13 +287,27 @@ void switch_free(struct switch_rt *s)
 
 /* ---- PFC toward an ingress port ---------------------------------------------------------------- */
 
+/* The PFC frames a full cable held back, first: true when none is left. */
+static bool flush_ctl(struct sw_port *p)
+{
+	unsigned sent;
+
+	if (!p->n_ctl)
+		return true;
+	sent = port_tx(p, p->ctl, (uint16_t)p->n_ctl);
+	memmove(p->ctl, p->ctl + sent, (p->n_ctl - sent) * sizeof(p->ctl[0]));
+	p->n_ctl -= sent;
+	return p->n_ctl == 0;
+}
+
 /* One PFC frame on port i: XOFF (the configured quanta) or XON (0) for priority prio. MAC control
- * frames go out at once, ahead of the port's queues, as a switch's do. */
+ * frames go out at once, ahead of the port's queues, as a switch's do; when the cable is full
+ * (its far end's lcore behind), they wait ahead of every frame of data (flush_ctl). */
 static void send_pfc(struct switch_rt *s, unsigned i, unsigned prio, bool xoff, uint64_t now)
 {
 	struct sw_port *p = &s->port[i];
 	uint16_t quanta[WIRE_PFC_PRIORITIES] = {0};
-	struct rte_mbuf *m = rte_pktmbuf_alloc(p->pool);
+	struct rte_mbuf *m = p->n_ctl < SW_CTL_PENDING ? rte_pktmbuf_alloc(p->pool) : NULL;
 	int len;
 
 	if (!m) {
@@ -303,12 +317,14 @@ static void send_pfc(struct switch_rt *s, unsigned i, unsigned prio, bool xoff, 
 	quanta[prio] = xoff ? s->quanta : 0;
 	len = wire_build_pfc(p->mac, NULL, (uint8_t)(1u << prio), quanta, rte_pktmbuf_mtod(m, uint8_t *),
 			     rte_pktmbuf_tailroom(m));
-	m->data_len = m->pkt_len = (uint32_t)(len > 0 ? len : 0);
-	if (len <= 0 || port_tx(p, &m, 1) != 1) {
+	if (len <= 0) {
 		rte_pktmbuf_free(m);
 		STAT_ADD(p->c.pfc_tx_failed, 1);
 		return;
 	}
+	m->data_len = m->pkt_len = (uint32_t)len;
+	p->ctl[p->n_ctl++] = m;
+	flush_ctl(p);
 	if (xoff) {
 		STAT_ADD(p->c.pfc_xoff_tx[prio], 1);
 		p->xoff_refresh_tsc[prio] = now + s->refresh_tsc;
@@ -680,6 +696,9 @@ static void drop_queued_to_dead_link(struct switch_rt *s, unsigned out, uint64_t
 		rte_pktmbuf_free_bulk(o->pending + o->pending_off, o->n_pending);
 	STAT_ADD(o->c.drop_link_down, o->n_pending);
 	o->n_pending = o->pending_off = 0;
+	if (o->n_ctl) /* (PFC frames: not data, not counted as its losses) */
+		rte_pktmbuf_free_bulk(o->ctl, o->n_ctl);
+	o->n_ctl = 0;
 	drop_queued(s, out, 0xFF, now, &o->c.drop_link_down, NULL, true);
 }
 
@@ -696,7 +715,7 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 		drop_queued_to_dead_link(s, out, now);
 		return;
 	}
-	if (!flush_pending(o))
+	if (!flush_ctl(o) || !flush_pending(o))
 		return;
 	/* An idle link keeps no credit, and a link with nothing it may send is idle: its queues
 	 * empty, paused by PFC, or their frames not yet through the link's delay (a paused link that
@@ -809,6 +828,9 @@ void switch_flush(struct switch_rt *s)
 		if (o->n_pending)
 			rte_pktmbuf_free_bulk(o->pending + o->pending_off, o->n_pending);
 		o->n_pending = 0;
+		if (o->n_ctl)
+			rte_pktmbuf_free_bulk(o->ctl, o->n_ctl);
+		o->n_ctl = 0;
 		for (unsigned tc = 0; tc < SW_TCS; tc++)
 			for (uint32_t d = o->q[tc].head; d != SW_NONE; d = s->pkts[d].next)
 				rte_pktmbuf_free(s->pkts[d].m); /* counted: admitted - sent = still queued */

@@ -36,6 +36,7 @@
 #define SW_MAX_PORTS 16             /* <= MMU_MAX_PORTS */
 #define SW_WIRE_OVERHEAD 24         /* preamble 8, FCS 4, inter-frame gap 12: what a frame takes on a link
 				     * beyond its bytes */
+#define SW_CTL_PENDING 16           /* PFC frames a port holds while its cable is full */
 #define SW_LINK_LAG_US 1000         /* how far behind a busy emulated link may fall and still catch up */
 #define SW_TCS 8
 #define SW_MAX_FLOWS 65536          /* the lab switch's flow table */
@@ -100,6 +101,10 @@ struct sw_port {
 	struct rte_mempool *pool;    /* the port's pool (PFC frames) */
 	struct rte_mbuf *pending[64];
 	unsigned n_pending, pending_off;
+	/* PFC frames the cable had no room for: they go first, ahead of any frame of data, as a MAC
+	 * sends its control frames (a lost XOFF lets the sender fill the headroom) */
+	struct rte_mbuf *ctl[SW_CTL_PENDING];
+	unsigned n_ctl;
 	struct sw_port_counters c;
 };
 
