@@ -595,7 +595,8 @@ int lcore_main(void *arg)
 		if (unlikely(w->fab != NULL && now - last > w->fabric_first_tsc))
 			fabric_first(w, now);
 		last = now;
-		STAT_ADD(w->turns, 1);
+		if (!__atomic_load_n(&w->stop->tx, __ATOMIC_RELAXED)) /* the run's turns, not the drain's */
+			STAT_ADD(w->turns, 1);
 
 		if (w->cc && !tx_done)
 			congestion_poll(w->cc, now);

@@ -85,7 +85,8 @@ struct lcore_work {
 	uint64_t fabric_first_tsc; /* a gap this long (shorter than a hold-up: the host took the CPU
 				    * for a moment) and the fabric polls first (fabric_first) */
 	uint64_t held_up_tsc, held_up_times, held_up_max_tsc;
-	uint64_t turns;           /* turns of the loop: the time not held up over them is a turn's length */
+	uint64_t turns;           /* turns of the loop until the TX stop: the run's time not held up over
+				   * them is a turn's length (the drain's turns, quick, are not counted) */
 	uint64_t rng;             /* loss injection draws */
 	/* RC responders answered from this lcore: one output per port, READs still being answered */
 	struct resp_out resp[CFG_MAX_PORTS];
