@@ -110,33 +110,13 @@ static unsigned mbuf_room(const struct cfg_port *cp)
 	return room < RTE_MBUF_DEFAULT_BUF_SIZE ? RTE_MBUF_DEFAULT_BUF_SIZE : room;
 }
 
-/* rte_mempool_mem_iter callback: a write to every page of the chunk (its bytes kept). Without
- * hugepages (--no-huge, the virtual lab's default) the pools are 4 KB pages of shared memory that
- * fault in on first touch: the first seconds of a run would pay a fault per mbuf on its lcores
- * (loop turns of 0.4-1 ms in the fabric lab, lost link time the network never had). */
-static void touch_pages(struct rte_mempool *mp, void *arg, struct rte_mempool_memhdr *mh, unsigned idx)
-{
-	volatile char *p = mh->addr;
-
-	(void)mp, (void)arg, (void)idx;
-	for (size_t off = 0; off < mh->len; off += 4096)
-		p[off] = p[off];
-}
-
-static struct rte_mempool *prefaulted(struct rte_mempool *mp)
-{
-	if (mp)
-		rte_mempool_mem_iter(mp, touch_pages, NULL);
-	return mp;
-}
-
 static struct rte_mempool *make_pool(const struct cfg_port *cp, uint16_t port_id, unsigned n_lcores, unsigned socket)
 {
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	snprintf(name, sizeof(name), "mbufs_port%u", port_id);
-	return prefaulted(rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0,
-						  (uint16_t)mbuf_room(cp), (int)socket));
+	return rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
+				       (int)socket);
 }
 
 unsigned port_tx_pool_size(const struct cfg_port *cp)
@@ -165,8 +145,8 @@ struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcor
 	struct rte_mempool *mp;
 
 	snprintf(name, sizeof(name), "tx_l%u_r%u", lcore, role);
-	mp = prefaulted(rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
-						(int)socket));
+	mp = rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
+				     (int)socket);
 	if (mp && zeroed)
 		rte_mempool_obj_iter(mp, zero_mbuf, NULL);
 	return mp;
