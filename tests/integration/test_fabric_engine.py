@@ -516,9 +516,12 @@ def test_a_held_up_lcore_makes_no_fabric_effect(engine):
     millisecond's frames at once: the switches live through the missed time together (docs/fabric.md,
     "What the machine takes"). The forwarding ring then stays lossless and every flow gets the same
     share, as when nothing holds it up (before the replay: headroom drops and shares 10 % apart)."""
+    # the storms last the run (restore_ms above it): a ring queue restored mid-run honours pauses
+    # again while the others forward, and the ring settles into shares up to 10 % apart, hold-ups
+    # or not (1 run in 12 with restore_ms = 50); with every queue forwarding, the shares are equal
     text = (ROOT / "configs" / "fabric-deadlock.cfg").read_text().replace(
         "headroom_kb = 128; };",
-        'headroom_kb = 128; watchdog = { action = "forward"; detect_ms = 20; restore_ms = 50; }; };')
+        'headroom_kb = 128; watchdog = { action = "forward"; detect_ms = 20; restore_ms = 60000; }; };')
     rep, held = held_up_run(engine, text, 0.008, 0.2)
     assert held >= 5 and longest_held_up_s(rep) >= 0.008
     assert rep["fabric"]["machine"]["machine_limited"]         # the report says the machine took time
