@@ -12,6 +12,7 @@
 
 #include <libconfig.h>
 
+#include "config_tree.h"
 #include "suite.h"
 
 #define LAB_HOSTS 8
@@ -22,20 +23,6 @@
 /* What a frame takes on an Ethernet link besides its bytes with the FCS: preamble 8 and gap 12
  * (lab/switch.c paces `len + 24` with len without the FCS). */
 #define WIRE_GAP_BYTES 20
-
-/* ---- setters on any tree: replace the member (whatever its type was) ---------------------------- */
-
-config_setting_t *cfg_group(config_setting_t *parent, const char *name); /* the member group, made if absent */
-void cfg_set_float(config_setting_t *g, const char *key, double v);
-void cfg_set_int(config_setting_t *g, const char *key, long long v);
-void cfg_set_string(config_setting_t *g, const char *key, const char *v);
-void cfg_set_bool(config_setting_t *g, const char *key, bool v);
-void cfg_remove(config_setting_t *g, const char *key);
-/* A copy of src (scalars, arrays, lists, groups) as member `name` of the group dst (or an
- * element of the list/array dst when name is NULL); an existing member of that name goes. */
-config_setting_t *cfg_copy(config_setting_t *dst, const char *name, const config_setting_t *src);
-/* A number (int or float) member, or dflt. */
-double cfg_number(const config_setting_t *g, const char *key, double dflt);
 
 /* ---- the generated lab -------------------------------------------------------------------------- */
 
