@@ -16,6 +16,7 @@ PACKAGES=(
   nettle-dev       # SHA-256 of the config in the reports' run_info
   zlib1g-dev       # crc32_combine for the ICRC
   libmicrohttpd-dev  # the HTTP exporter: Prometheus /metrics and the live dashboard
+  libopenmpi-dev openmpi-bin  # roce-cluster: one test across hosts, launched by mpirun (Open MPI)
   # tests
   clang libclang-rt-14-dev   # libFuzzer, ASan/UBSan with clang
   python3 python3-scapy python3-pytest   # scapy's RoCE layer: an independent ICRC oracle

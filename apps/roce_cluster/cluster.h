@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * roce-cluster's configuration (docs/cluster.md): one file every rank reads, validated whole
+ * before any engine starts, with the project's one error line "FILE:LINE: SETTING: what is wrong
+ * (what is allowed)". It says which port each rank drives (by rank, by host name or by local
+ * rank; or the built-in local lab: a memif port per rank into a lab switch in a process of its
+ * own), the tests to run step by step, and the SLA thresholds.
+ */
+#ifndef ROCE_CLUSTER_H
+#define ROCE_CLUSTER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libconfig.h>
+
+#define CL_MAX_RANKS 1024
+#define CL_MAX_TESTS 32
+#define CL_MAX_PORT_RULES 64
+#define CL_LAB_MAX_RANKS 16        /* the lab switch is one engine: 16 ports */
+#define CL_NAME_LEN 32
+#define CL_STR_LEN 256
+#define CL_QPS_PER_PAIR_MAX 64     /* a rank's QPNs: 0x10000 + (sender rank << 6 | QP) */
+
+enum cl_test_type { CL_TEST_PAIRWISE, CL_TEST_INCAST, CL_TEST_ALL_TO_ALL, CL_TEST_PERMUTATION };
+enum cl_measure { CL_MEASURE_BANDWIDTH, CL_MEASURE_LATENCY };
+enum cl_schedule { CL_SCHED_ROUND_ROBIN, CL_SCHED_HALF };
+enum cl_clock { CL_CLOCK_MPI, CL_CLOCK_PTP };
+enum cl_port_by { CL_BY_RANK, CL_BY_HOST, CL_BY_LOCAL_RANK };
+
+struct cl_test {
+	char name[CL_NAME_LEN];
+	enum cl_test_type type;
+	enum cl_measure measure;
+	enum cl_schedule schedule;   /* pairwise */
+	unsigned root;               /* incast: the rank every other sends to */
+	unsigned message_size;       /* bytes of each WRITE */
+	unsigned mtu;                /* IB path MTU */
+	unsigned qps_per_pair;
+	double duration_s;           /* of each step */
+	double rate_gbps;            /* each QP's; 0: unpaced (the link's) */
+	double probe_pps;            /* latency: each QP's probes a second */
+	unsigned line;
+};
+
+/* A rank's port: which ranks it is for, and the engine port settings ({rank}, {rank1} = rank + 1
+ * and {local_rank} in ipv4, mac and vdev_args stand for the rank's numbers). */
+struct cl_port_rule {
+	enum cl_port_by by;
+	int rank, local_rank;
+	char host[CL_STR_LEN];
+	char device[CL_STR_LEN], vdev_args[CL_STR_LEN], ipv4[64], mac[64];
+	double link_gbps;
+	unsigned mtu;
+	unsigned line;
+};
+
+struct cl_lab {
+	bool present;
+	double link_gbps;            /* every rank's link into the switch */
+	unsigned mtu;
+	int cpu;                     /* the switch's CPU; -1: the last */
+	const config_setting_t *sw;  /* the switch group, copied into the switch's config */
+};
+
+struct cl_sla {
+	double min_pair_gbps;        /* 0: none */
+	double max_pair_p99_us;      /* 0: none */
+};
+
+struct cluster_cfg {
+	char file[PATH_MAX];
+	char name[CL_NAME_LEN];
+	char results[CL_STR_LEN];    /* rank 0's folder */
+	char engine[PATH_MAX];       /* roce-engine; "" = beside roce-cluster */
+	double step_timeout_s;       /* beyond a step's duration */
+	enum cl_clock clock;
+	unsigned clock_samples;
+	double ptp_uncertainty_ns;
+	unsigned memory_mb;
+	bool keep;                   /* every rank keeps its steps' folders */
+	struct cl_lab lab;
+	struct cl_port_rule ports[CL_MAX_PORT_RULES];
+	unsigned n_ports;
+	struct cl_test tests[CL_MAX_TESTS];
+	unsigned n_tests;
+	struct cl_sla sla;
+	config_t text;               /* kept: the lab's switch group points into it */
+	bool text_ok;
+};
+
+/* 0, or -1 with the error line in err. */
+int cluster_config_load(const char *path, struct cluster_cfg *c, char *err, size_t errlen);
+void cluster_config_free(struct cluster_cfg *c);
+/* The port rule that applies to a rank (by rank first, then host, then local rank), or NULL. */
+const struct cl_port_rule *cluster_port_of(const struct cluster_cfg *c, unsigned rank, const char *host,
+					    unsigned local_rank);
+/* s with {rank}, {rank1}, {local_rank} replaced; 0, or -1 when the result does not fit. */
+int cluster_expand(const char *s, unsigned rank, unsigned local_rank, char *out, size_t len);
+
+/* snprintf where cutting a long path or message short is what we want; a function, so the
+ * compiler's truncation warning is not raised at every call that means it. */
+void cl_text(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+extern const char *const cl_test_type_names[];
+extern const char *const cl_measure_names[];
+
+#endif

@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The cluster file (cluster.h): libconfig text -> struct cluster_cfg, validated whole with the
+ * shared reader (config/config_read.h). The lab's `switch` group is not checked here but copied
+ * into the lab switch's engine config, whose loader checks it. docs/cluster.md lists every
+ * setting.
+ */
+#include "cluster.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config_read.h"
+
+const char *const cl_test_type_names[] = { "pairwise", "incast", "all_to_all", "permutation", NULL };
+const char *const cl_measure_names[] = { "bandwidth", "latency", NULL };
+static const char *const schedule_names[] = { "round_robin", "half", NULL };
+static const char *const clock_names[] = { "mpi", "ptp", NULL };
+
+struct loader {
+	struct config_reader r;
+	struct cluster_cfg *c;
+};
+
+/* An optional string member into out (any printable text up to len - 1); 1, 0 absent, -1 error. */
+static int opt_text(struct loader *ld, const config_setting_t *g, const char *key, char *out, size_t len)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	const char *v;
+
+	if (!s)
+		return 0;
+	if (cr_want_type(&ld->r, s, CONFIG_TYPE_STRING, "a string") < 0)
+		return -1;
+	v = config_setting_get_string(s);
+	if (!v[0] || strlen(v) >= len)
+		return cr_fail(&ld->r, s, "must be 1..%zu characters", len - 1);
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return cr_fail(&ld->r, s, "holds a control character");
+	snprintf(out, len, "%s", v);
+	return 1;
+}
+
+/* One of names[] into *out (an enum); 1, 0 absent, -1 error. */
+static int opt_pick(struct loader *ld, const config_setting_t *g, const char *key, const char *const names[],
+		    unsigned *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	int i;
+
+	if (!s)
+		return 0;
+	if ((i = cr_pick(&ld->r, s, names, NULL)) < 0)
+		return -1;
+	*out = (unsigned)i;
+	return 1;
+}
+
+/* cluster = { name; results; engine; step_timeout_s; clock = { source; samples; uncertainty_ns; };
+ * memory_mb; keep; } */
+static int parse_cluster(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "name", "results", "engine", "step_timeout_s", "clock", "memory_mb", "keep",
+					    NULL };
+	static const char *const clock_keys[] = { "source", "samples", "uncertainty_ns", NULL };
+	struct cluster_cfg *c = ld->c;
+	const config_setting_t *g, *ck;
+	unsigned clock = CL_CLOCK_MPI;
+	int rc;
+
+	snprintf(c->name, sizeof(c->name), "cluster");
+	snprintf(c->results, sizeof(c->results), "cluster-results");
+	c->step_timeout_s = 30;
+	c->clock_samples = 64;
+	c->ptp_uncertainty_ns = 1000;
+	c->memory_mb = 256;
+	if ((rc = cr_opt_group(&ld->r, root, "cluster", &g)) <= 0) /* all defaults without it */
+		return rc;
+	if (cr_known_keys(&ld->r, g, keys) || cr_opt_name(&ld->r, g, "name", c->name, sizeof(c->name)) < 0 ||
+	    opt_text(ld, g, "results", c->results, sizeof(c->results)) < 0 ||
+	    opt_text(ld, g, "engine", c->engine, sizeof(c->engine)) < 0 ||
+	    cr_opt_float(&ld->r, g, "step_timeout_s", 1, false, 3600, &c->step_timeout_s) < 0 ||
+	    cr_opt_u32(&ld->r, g, "memory_mb", 64, 65536, &c->memory_mb) < 0 || cr_opt_bool(&ld->r, g, "keep", &c->keep) < 0 ||
+	    cr_opt_group(&ld->r, g, "clock", &ck) < 0)
+		return -1;
+	if (ck && (cr_known_keys(&ld->r, ck, clock_keys) || opt_pick(ld, ck, "source", clock_names, &clock) < 0 ||
+		   cr_opt_u32(&ld->r, ck, "samples", 1, 100000, &c->clock_samples) < 0 ||
+		   cr_opt_float(&ld->r, ck, "uncertainty_ns", 0, false, 1e9, &c->ptp_uncertainty_ns) < 0))
+		return -1;
+	c->clock = (enum cl_clock)clock;
+	return 0;
+}
+
+/* lab = { link_gbps; mtu; cpu; switch = { ... }; } */
+static int parse_lab(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "link_gbps", "mtu", "cpu", "switch", NULL };
+	struct cl_lab *lab = &ld->c->lab;
+	const config_setting_t *g;
+	long long cpu = -1;
+	int rc;
+
+	lab->link_gbps = 1.0;
+	lab->mtu = 1500;
+	lab->cpu = -1;
+	if ((rc = cr_opt_group(&ld->r, root, "lab", &g)) <= 0)
+		return rc;
+	lab->present = true;
+	if (cr_known_keys(&ld->r, g, keys) || cr_opt_float(&ld->r, g, "link_gbps", 0, true, 400, &lab->link_gbps) < 0 ||
+	    cr_opt_u32(&ld->r, g, "mtu", 576, 9000, &lab->mtu) < 0 || cr_opt_int(&ld->r, g, "cpu", 0, 1023, false, &cpu) < 0 ||
+	    cr_opt_group(&ld->r, g, "switch", &lab->sw) < 0)
+		return -1;
+	lab->cpu = (int)cpu;
+	return 0;
+}
+
+/* ports = ( { rank | host | local_rank; device; vdev_args; ipv4; mac; link_gbps; mtu; }, ... ) */
+static int parse_port(struct loader *ld, const config_setting_t *ps, struct cl_port_rule *p)
+{
+	static const char *const keys[] = { "rank", "host", "local_rank", "device", "vdev_args", "ipv4", "mac",
+					    "link_gbps", "mtu", NULL };
+	long long v;
+	int by = 0, rc;
+
+	p->line = (unsigned)config_setting_source_line(ps);
+	p->link_gbps = 0;
+	p->mtu = 1500;
+	if (cr_known_keys(&ld->r, ps, keys))
+		return -1;
+	if ((rc = cr_opt_int(&ld->r, ps, "rank", 0, CL_MAX_RANKS - 1, false, &v)) < 0)
+		return -1;
+	if (rc) {
+		p->by = CL_BY_RANK, p->rank = (int)v, by++;
+	}
+	if ((rc = opt_text(ld, ps, "host", p->host, sizeof(p->host))) < 0)
+		return -1;
+	if (rc)
+		p->by = CL_BY_HOST, by++;
+	if ((rc = cr_opt_int(&ld->r, ps, "local_rank", 0, CL_MAX_RANKS - 1, false, &v)) < 0)
+		return -1;
+	if (rc) {
+		p->by = CL_BY_LOCAL_RANK, p->local_rank = (int)v, by++;
+	}
+	if (by != 1)
+		return cr_fail(&ld->r, ps, "give one of rank, host or local_rank (which ranks drive this port)");
+	if (!cr_required(&ld->r, ps, "device", "a DPDK device: a PCI address or a vdev name") ||
+	    opt_text(ld, ps, "device", p->device, sizeof(p->device)) < 0 ||
+	    opt_text(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args)) < 0 ||
+	    !cr_required(&ld->r, ps, "ipv4", "the port's address; {rank}, {rank1} and {local_rank} stand for the rank's") ||
+	    opt_text(ld, ps, "ipv4", p->ipv4, sizeof(p->ipv4)) < 0 ||
+	    !cr_required(&ld->r, ps, "mac", "the port's MAC (the NIC's own, as `ip link` shows it)") ||
+	    opt_text(ld, ps, "mac", p->mac, sizeof(p->mac)) < 0 ||
+	    cr_opt_float(&ld->r, ps, "link_gbps", 0, true, 800, &p->link_gbps) < 0 ||
+	    cr_opt_u32(&ld->r, ps, "mtu", 576, 9000, &p->mtu) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_ports(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *l = config_setting_get_member(root, "ports");
+	struct cluster_cfg *c = ld->c;
+	int n;
+
+	if (!l) {
+		if (!c->lab.present)
+			return cr_fail(&ld->r, NULL, "ports: missing (required without a lab group: each rank's port, "
+				       "by rank, host or local_rank)");
+		return 0;
+	}
+	if (c->lab.present)
+		return cr_fail(&ld->r, l, "not with a lab group: the lab gives every rank its port");
+	if (config_setting_type(l) != CONFIG_TYPE_LIST || (n = config_setting_length(l)) < 1 || n > CL_MAX_PORT_RULES)
+		return cr_fail(&ld->r, l, "must be a list ( { ... }, ... ) of 1..%d ports", CL_MAX_PORT_RULES);
+	for (int i = 0; i < n; i++)
+		if (parse_port(ld, config_setting_get_elem(l, (unsigned)i), &c->ports[c->n_ports++]))
+			return -1;
+	return 0;
+}
+
+/* tests = ( { name; type; measure; schedule; root; message_size; mtu; qps_per_pair; duration_s;
+ * rate_gbps; probe_pps; }, ... ) */
+static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_test *t)
+{
+	static const char *const keys[] = { "name", "type", "measure", "schedule", "root", "message_size", "mtu",
+					    "qps_per_pair", "duration_s", "rate_gbps", "probe_pps", NULL };
+	const config_setting_t *s;
+	unsigned type = 0, measure = 0, sched = 0;
+	int i;
+
+	*t = (struct cl_test){ .message_size = 65536, .mtu = 1024, .qps_per_pair = 1, .duration_s = 1.0,
+			       .probe_pps = 10000, .line = (unsigned)config_setting_source_line(ts) };
+	if (cr_known_keys(&ld->r, ts, keys) || !(s = cr_required(&ld->r, ts, "type", "pairwise, incast, all_to_all or "
+								 "permutation")) ||
+	    (i = cr_pick(&ld->r, s, cl_test_type_names, NULL)) < 0 ||
+	    cr_opt_name(&ld->r, ts, "name", t->name, sizeof(t->name)) < 0 ||
+	    opt_pick(ld, ts, "measure", cl_measure_names, &measure) < 0 ||
+	    opt_pick(ld, ts, "schedule", schedule_names, &sched) < 0 ||
+	    cr_opt_u32(&ld->r, ts, "root", 0, CL_MAX_RANKS - 1, &t->root) < 0 ||
+	    cr_opt_u32(&ld->r, ts, "message_size", 1, 1u << 30, &t->message_size) < 0 ||
+	    cr_opt_u32(&ld->r, ts, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &t->qps_per_pair) < 0 ||
+	    cr_opt_float(&ld->r, ts, "duration_s", 0.1, false, 3600, &t->duration_s) < 0 ||
+	    cr_opt_float(&ld->r, ts, "rate_gbps", 0, false, 800, &t->rate_gbps) < 0 ||
+	    cr_opt_float(&ld->r, ts, "probe_pps", 1, false, 1e7, &t->probe_pps) < 0)
+		return -1;
+	type = (unsigned)i;
+	if ((s = config_setting_get_member(ts, "mtu"))) {
+		long long v;
+		if (cr_int_range(&ld->r, s, 256, 4096, false, &v) < 0)
+			return -1;
+		if (v & (v - 1))
+			return cr_fail(&ld->r, s, "%lld is not an IB MTU (256, 512, 1024, 2048 or 4096)", v);
+		t->mtu = (unsigned)v;
+	}
+	t->type = (enum cl_test_type)type;
+	t->measure = (enum cl_measure)measure;
+	t->schedule = (enum cl_schedule)sched;
+	if (!t->name[0])
+		snprintf(t->name, sizeof(t->name), "%s", cl_test_type_names[type]);
+	if (t->type != CL_TEST_PAIRWISE)
+		return cr_fail_member(&ld->r, ts, "type", "%s is not run yet by this version (pairwise is)",
+				      cl_test_type_names[type]);
+	return 0;
+}
+
+static int parse_tests(struct loader *ld, const config_setting_t *root)
+{
+	const config_setting_t *l = config_setting_get_member(root, "tests");
+	struct cluster_cfg *c = ld->c;
+	int n;
+
+	if (!l)
+		return cr_fail(&ld->r, NULL, "tests: missing (required: a list of tests, e.g. ( { type = \"pairwise\"; } ))");
+	if (config_setting_type(l) != CONFIG_TYPE_LIST || (n = config_setting_length(l)) < 1 || n > CL_MAX_TESTS)
+		return cr_fail(&ld->r, l, "must be a list ( { ... }, ... ) of 1..%d tests", CL_MAX_TESTS);
+	for (int i = 0; i < n; i++) {
+		struct cl_test *t = &c->tests[c->n_tests];
+		if (parse_test(ld, config_setting_get_elem(l, (unsigned)i), t))
+			return -1;
+		for (unsigned k = 0; k < c->n_tests; k++)
+			if (!strcmp(c->tests[k].name, t->name))
+				return cr_fail(&ld->r, config_setting_get_elem(l, (unsigned)i),
+					       "a second test named %s (name them apart)", t->name);
+		c->n_tests++;
+	}
+	return 0;
+}
+
+/* sla = { min_pair_gbps; max_pair_p99_us; } */
+static int parse_sla(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const keys[] = { "min_pair_gbps", "max_pair_p99_us", NULL };
+	const config_setting_t *g;
+	int rc;
+
+	if ((rc = cr_opt_group(&ld->r, root, "sla", &g)) <= 0)
+		return rc;
+	if (cr_known_keys(&ld->r, g, keys) ||
+	    cr_opt_float(&ld->r, g, "min_pair_gbps", 0, true, 800, &ld->c->sla.min_pair_gbps) < 0 ||
+	    cr_opt_float(&ld->r, g, "max_pair_p99_us", 0, true, 1e9, &ld->c->sla.max_pair_p99_us) < 0)
+		return -1;
+	return 0;
+}
+
+static int load_root(void *arg, const config_setting_t *root)
+{
+	static const char *const keys[] = { "cluster", "lab", "ports", "tests", "sla", NULL };
+	struct loader *ld = arg;
+
+	if (cr_known_keys(&ld->r, root, keys) || parse_cluster(ld, root) || parse_lab(ld, root) || parse_ports(ld, root) ||
+	    parse_tests(ld, root) || parse_sla(ld, root))
+		return -1;
+	return 0;
+}
+
+int cluster_config_load(const char *path, struct cluster_cfg *c, char *err, size_t errlen)
+{
+	struct loader ld = { .c = c };
+	struct config_reader again;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->file, sizeof(c->file), "%s", path);
+	config_init(&c->text);
+	cr_init(&ld.r, path, err, errlen, "cluster configuration");
+	rc = cr_load_file(&ld.r, path, load_root, &ld);
+	if (!rc) { /* the checked reading destroys its tree; a second one is kept for the lab's switch group */
+		config_destroy(&c->text);
+		cr_init(&again, path, NULL, 0, "cluster configuration");
+		c->text_ok = cr_parse_file(&again, path, &c->text) == 0;
+		c->lab.sw = c->text_ok && c->lab.present ? config_lookup(&c->text, "lab.switch") : NULL;
+	}
+	return rc;
+}
+
+void cluster_config_free(struct cluster_cfg *c)
+{
+	config_destroy(&c->text);
+}
+
+const struct cl_port_rule *cluster_port_of(const struct cluster_cfg *c, unsigned rank, const char *host,
+					    unsigned local_rank)
+{
+	for (enum cl_port_by by = CL_BY_RANK; by <= CL_BY_LOCAL_RANK; by++)
+		for (unsigned i = 0; i < c->n_ports; i++) {
+			const struct cl_port_rule *p = &c->ports[i];
+			if (p->by == by && ((by == CL_BY_RANK && p->rank == (int)rank) ||
+					    (by == CL_BY_HOST && !strcmp(p->host, host)) ||
+					    (by == CL_BY_LOCAL_RANK && p->local_rank == (int)local_rank)))
+				return p;
+		}
+	return NULL;
+}
+
+int cluster_expand(const char *s, unsigned rank, unsigned local_rank, char *out, size_t len)
+{
+	static const struct { const char *name; int add; int local; } vars[] = {
+		{ "{rank}", 0, 0 }, { "{rank1}", 1, 0 }, { "{local_rank}", 0, 1 } };
+	size_t n = 0;
+
+	while (*s) {
+		unsigned v = 0;
+		size_t k = 0;
+		for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+			if (!strncmp(s, vars[i].name, strlen(vars[i].name))) {
+				k = strlen(vars[i].name);
+				v = (vars[i].local ? local_rank : rank) + (unsigned)vars[i].add;
+			}
+		if (k) {
+			int w = snprintf(out + n, len - n, "%u", v);
+			if (w < 0 || (size_t)w >= len - n)
+				return -1;
+			n += (size_t)w;
+			s += k;
+		} else {
+			if (n + 1 >= len)
+				return -1;
+			out[n++] = *s++;
+		}
+	}
+	out[n] = '\0';
+	return 0;
+}
+
+void cl_text(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+}

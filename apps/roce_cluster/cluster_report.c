@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "cluster_report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+
+static json_t *null_matrix(unsigned n)
+{
+	json_t *m = json_array();
+
+	for (unsigned i = 0; i < n; i++) {
+		json_t *row = json_array();
+		for (unsigned j = 0; j < n; j++)
+			json_array_append_new(row, json_null());
+		json_array_append_new(m, row);
+	}
+	return m;
+}
+
+static void set(json_t *m, unsigned i, unsigned j, double v)
+{
+	json_array_set_new(json_array_get(m, i), j, json_real(v));
+}
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* What receiver j's summary says it got from each sender, into the matrices. */
+static void add_receiver(const json_t *sum, unsigned n, const struct clock_offset *off, bool latency, json_t *bw,
+			 json_t *p50, json_t *p99)
+{
+	unsigned j = (unsigned)json_integer_value(json_object_get(sum, "rank"));
+	double secs = num(sum, "duration_s");
+	const json_t *e;
+	size_t k;
+
+	if (j >= n || json_object_get(sum, "error"))
+		return;
+	json_array_foreach(json_object_get(sum, "rx"), k, e) {
+		unsigned i = (unsigned)json_integer_value(json_object_get(e, "from"));
+		/* j's clock minus i's: what a one-way latency read on j's clock of i's send time gains */
+		double skew = off ? (double)(off[j].offset_ns - off[i].offset_ns) : 0;
+		if (i >= n || i == j)
+			continue;
+		if (!latency && secs > 0)
+			set(bw, i, j, num(e, "payload_bytes") * 8 / secs / 1e9);
+		if (latency && num(e, "latency_count") > 0) {
+			set(p50, i, j, num(e, "p50_ns") - skew);
+			set(p99, i, j, num(e, "p99_ns") - skew);
+		}
+	}
+}
+
+json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clock_offset *offset)
+{
+	json_t *bw = null_matrix(n_ranks), *p50 = null_matrix(n_ranks), *p99 = null_matrix(n_ranks);
+	const json_t *t, *round, *sum;
+	size_t a, b, c;
+
+	json_array_foreach(tests, a, t) {
+		const char *m = json_string_value(json_object_get(t, "measure"));
+		bool latency = m && !strcmp(m, "latency");
+		json_array_foreach(json_object_get(t, "rounds"), b, round)
+			json_array_foreach(json_object_get(round, "ranks"), c, sum)
+				add_receiver(sum, n_ranks, offset, latency, bw, p50, p99);
+	}
+	return json_pack("{s:o,s:{s:o,s:o}}", "bandwidth_gbps", bw, "latency_ns", "p50", p50, "p99", p99);
+}
+
+/* The pairs of matrix m that miss a threshold (below it when `below`), worst first, into worst[]. */
+static unsigned check(const json_t *m, unsigned n, double limit, bool below, const char *what, json_t *worst)
+{
+	unsigned misses = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n; j++) {
+			const json_t *v = json_array_get(json_array_get(m, i), j);
+			double x = json_number_value(v);
+			if (!json_is_number(v) || (below ? x >= limit : x <= limit))
+				continue;
+			misses++;
+			json_array_append_new(worst, json_pack("{s:i,s:i,s:s,s:f,s:f}", "from", (int)i, "to", (int)j, "metric",
+							       what, "value", x, "threshold", limit));
+		}
+	return misses;
+}
+
+static int by_margin(const void *a, const void *b)
+{
+	const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+	double mx = fabs(num(x, "value") / num(x, "threshold") - 1), my = fabs(num(y, "value") / num(y, "threshold") - 1);
+
+	return mx < my ? 1 : mx > my ? -1 : 0;
+}
+
+static json_t *sorted(json_t *a)
+{
+	size_t n = json_array_size(a);
+	json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(a, i);
+	qsort(v, n, sizeof(*v), by_margin);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	json_decref(a);
+	return out;
+}
+
+json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, unsigned n_ranks, bool *failed)
+{
+	json_t *worst = json_array(), *checks = json_array();
+	unsigned misses;
+
+	*failed = false;
+	if (sla->min_pair_gbps > 0) {
+		misses = check(json_object_get(matrix, "bandwidth_gbps"), n_ranks, sla->min_pair_gbps, true, "bandwidth_gbps",
+			       worst);
+		json_array_append_new(checks, json_pack("{s:s,s:f,s:i,s:s}", "check", "min_pair_gbps", "threshold",
+							sla->min_pair_gbps, "pairs_failed", (int)misses, "verdict",
+							misses ? "fail" : "pass"));
+		*failed |= misses > 0;
+	}
+	if (sla->max_pair_p99_us > 0) {
+		misses = check(json_object_get(json_object_get(matrix, "latency_ns"), "p99"), n_ranks,
+			       sla->max_pair_p99_us * 1e3, false, "latency_p99_ns", worst);
+		json_array_append_new(checks, json_pack("{s:s,s:f,s:i,s:s}", "check", "max_pair_p99_us", "threshold",
+							sla->max_pair_p99_us, "pairs_failed", (int)misses, "verdict",
+							misses ? "fail" : "pass"));
+		*failed |= misses > 0;
+	}
+	return json_pack("{s:o,s:o,s:s}", "checks", checks, "worst_pairs", sorted(worst), "verdict",
+			 !json_array_size(checks) ? "none" : *failed ? "fail" : "pass");
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Rank 0's report (docs/cluster.md): every step's per-rank summaries (step.h) as they came, and
+ * from them the matrices, row the sender, column the receiver:
+ *   matrix.bandwidth_gbps[i][j]   what j received from i (payload) over j's run of that step;
+ *   matrix.latency_ns.p50 / .p99  j's one-way latency of i's probes, less the clock offset
+ *                                 between them (j's clock minus i's), so that it is the wire's;
+ * null where the pair was not measured (the diagonal, a missing rank). Plain JSON in and out,
+ * no MPI: the unit tests build it from summaries made by hand.
+ */
+#ifndef ROCE_CLUSTER_REPORT_H
+#define ROCE_CLUSTER_REPORT_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "cluster.h"
+#include "clock_est.h"
+
+/* The matrices of the tests' steps (tests: [{"measure", "rounds": [{"ranks": [summary...]}]}]),
+ * with the clock offsets of every rank (offset[r].offset_ns: r's clock minus rank 0's). */
+json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clock_offset *offset);
+/* The SLA's verdicts over the matrices: {"checks": [...], "worst_pairs": [...], "verdict"}; *failed
+ * when a threshold was missed. */
+json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, unsigned n_ranks, bool *failed);
+
+#endif

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "step.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "engine_child.h"
+
+/* Appends to out at *n; false when it no longer fits. */
+static bool __attribute__((format(printf, 4, 5))) put(char *out, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (*n >= len)
+		return false;
+	va_start(ap, fmt);
+	w = vsnprintf(out + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= len - *n) {
+		*n = len;
+		return false;
+	}
+	*n += (size_t)w;
+	return true;
+}
+
+static void mac_text(const uint8_t m[6], char out[18])
+{
+	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+static void ip_text(const uint8_t a[4], char out[16])
+{
+	snprintf(out, 16, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+}
+
+/* One UC WRITE flow group from `rank` to `to`: qps_per_pair QPs, dest QPNs in the receiver's
+ * range for this sender, its start PSN. Latency steps send small probed messages at probe_pps. */
+static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, const struct cl_test *t, char *out,
+		     size_t len, size_t *n)
+{
+	const struct cl_endpoint *d = &env->ep[to];
+	char mac[18], ip[16];
+	bool lat = t->measure == CL_MEASURE_LATENCY;
+
+	mac_text(d->mac, mac);
+	ip_text(d->ipv4, ip);
+	return put(out, len, n,
+		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"uc\"; "
+		   "ops = { write = 1; }; message_size = %u; mtu = %u; qpn = 0x%x; dest_qpn = 0x%x; count = %u; "
+		   "start_psn = %u;",
+		   to, mac, ip, lat ? 64u : t->message_size, t->mtu, CL_TX_QPN_BASE + (rank << 6),
+		   d->rx_qpn_base + (rank << 6), t->qps_per_pair, d->start_psn) &&
+	       (lat ? put(out, len, n, " rate_pps = %.3f; latency = { mode = \"oneway\"; };", t->probe_pps)
+		    : t->rate_gbps > 0 ? put(out, len, n, " rate_gbps = %.6f;", t->rate_gbps) : true) &&
+	       put(out, len, n, " }");
+}
+
+int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
+		const unsigned *to, unsigned n_to, double start_at_unix_s, char *out, size_t len)
+{
+	const struct cl_endpoint *me = &env->ep[rank];
+	char mac[18], ip[16];
+	size_t n = 0;
+	bool ok;
+
+	mac_text(me->mac, mac);
+	ip_text(me->ipv4, ip);
+	ok = put(out, len, &n, "# roce-cluster: rank %u, test %s, step %u\n", rank, t->name, step) &&
+	     put(out, len, &n, "eal = { lcores = \"0@%d,1@%d\"; memory_mb = %u; file_prefix = \"rcl-%s-r%u-s%u\"; };\n",
+		 env->main_cpu, env->worker_cpu, env->cfg->memory_mb, env->job, rank, step) &&
+	     put(out, len, &n, "ports = ( { name = \"p\"; device = \"%s\"; %s%s%s mac = \"%s\"; ipv4 = \"%s\"; "
+		 "link_speed_gbps = %.6f; mtu = %u; } );\n", me->device, me->vdev_args[0] ? "vdev_args = \"" : "",
+		 me->vdev_args, me->vdev_args[0] ? "\";" : "", mac, ip, me->link_gbps, me->mtu) &&
+	     put(out, len, &n, "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n");
+	if (ok && n_to) {
+		ok = put(out, len, &n, "flows = (\n");
+		for (unsigned i = 0; ok && i < n_to; i++)
+			ok = put_flow(env, rank, to[i], t, out, len, &n) && put(out, len, &n, i + 1 < n_to ? ",\n" : "\n");
+		ok = ok && put(out, len, &n, ");\n");
+	}
+	/* every sender's QPs may carry probes to this rank */
+	ok = ok && put(out, len, &n, "run = { start_at_unix_s = %.6f; latency_foreign_qps = %u; };\n", start_at_unix_s,
+		       env->n_ranks * t->qps_per_pair < 65536 ? env->n_ranks * t->qps_per_pair : 65536);
+	return ok ? 0 : -1;
+}
+
+/* ---- the report, boiled down ----------------------------------------------------------------- */
+
+static double num(const json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+/* The sender rank of a receiver QP of this rank, or -1 (not one of the step's flows). */
+static int sender_of(const struct cl_step_env *env, unsigned rank, json_int_t qpn)
+{
+	json_int_t off = qpn - (json_int_t)env->ep[rank].rx_qpn_base;
+	int s = off >= 0 ? (int)(off >> 6) : -1;
+
+	return s >= 0 && (unsigned)s < env->n_ranks ? s : -1;
+}
+
+static json_t *rx_summary(const json_t *report, const struct cl_step_env *env, unsigned rank)
+{
+	json_t *by = json_object(), *q;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "rx_qps"), i, q) {
+		int s = sender_of(env, rank, json_integer_value(json_object_get(q, "qpn")));
+		const json_t *lat = json_object_get(json_object_get(q, "latency_ns"), "oneway");
+		char key[16];
+		json_t *e;
+
+		if (s < 0)
+			continue;
+		snprintf(key, sizeof(key), "%d", s);
+		if (!(e = json_object_get(by, key))) {
+			e = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "from", s, "payload_bytes", 0.0, "packets", 0.0, "lost", 0.0,
+				      "latency_count", 0.0, "p50_ns", 0.0, "p99_ns", 0.0);
+			json_object_set_new(by, key, e);
+		}
+		json_object_set_new(e, "payload_bytes", json_real(num(e, "payload_bytes") + num(q, "payload_bytes")));
+		json_object_set_new(e, "packets", json_real(num(e, "packets") + num(q, "packets")));
+		json_object_set_new(e, "lost", json_real(num(e, "lost") + num(q, "lost")));
+		if (lat && num(lat, "count") > 0) { /* the QPs of a pair: the worst of their percentiles */
+			json_object_set_new(e, "latency_count", json_real(num(e, "latency_count") + num(lat, "count")));
+			if (num(lat, "p50") > num(e, "p50_ns"))
+				json_object_set_new(e, "p50_ns", json_real(num(lat, "p50")));
+			if (num(lat, "p99") > num(e, "p99_ns"))
+				json_object_set_new(e, "p99_ns", json_real(num(lat, "p99")));
+		}
+	}
+	{
+		json_t *a = json_array(), *v;
+		const char *k;
+		json_object_foreach(by, k, v)
+			json_array_append(a, v);
+		json_decref(by);
+		return a;
+	}
+}
+
+static json_t *tx_summary(const json_t *report)
+{
+	json_t *a = json_array(), *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "flows"), i, f) {
+		const char *g = json_string_value(json_object_get(f, "group"));
+		unsigned to;
+		json_t *e = NULL, *x;
+		size_t k;
+
+		if (!g || sscanf(g, "to%u", &to) != 1)
+			continue;
+		json_array_foreach(a, k, x)
+			if ((unsigned)json_integer_value(json_object_get(x, "to")) == to)
+				e = x;
+		if (!e) {
+			e = json_pack("{s:i,s:f,s:f}", "to", (int)to, "bytes", 0.0, "packets", 0.0);
+			json_array_append_new(a, e);
+		}
+		json_object_set_new(e, "bytes", json_real(num(e, "bytes") + num(f, "tx_bytes")));
+		json_object_set_new(e, "packets", json_real(num(e, "packets") + num(f, "tx_packets")));
+	}
+	return a;
+}
+
+json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank)
+{
+	double held = 0, turn = 0;
+	json_t *l;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "lcores"), i, l) {
+		held += num(l, "held_up_ms");
+		if (num(l, "loop_turn_us") > turn)
+			turn = num(l, "loop_turn_us");
+	}
+	return json_pack("{s:f,s:I,s:o,s:o,s:f,s:f}", "duration_s", num(report, "duration_s"), "start_unix_ns",
+			 json_integer_value(json_object_get(report, "start_unix_ns")), "tx", tx_summary(report), "rx",
+			 rx_summary(report, env, rank), "held_up_ms", held, "loop_turn_us", turn);
+}
+
+/* ---- running it -------------------------------------------------------------------------------- */
+
+static double wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static json_t *failed(json_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static json_t *failed(json_t *o, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_set_new(o, "error", json_string(msg));
+	return o;
+}
+
+json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
+		 const unsigned *to, unsigned n_to, bool receives, double start_at_unix_s)
+{
+	char dir[4096], path[4200], prefix[96], text[65536], why[1024];
+	json_t *o = json_pack("{s:i,s:i,s:s}", "rank", (int)rank, "step", (int)step, "host", env->ep[rank].host);
+	json_t *report;
+	json_error_t jerr;
+	bool timed_out, interrupted;
+	double deadline;
+	FILE *f;
+	pid_t pid;
+	int st, code;
+
+	if (!n_to && !receives)
+		return o; /* sits this step out */
+	snprintf(dir, sizeof(dir), "%s/%s-s%u", env->work, t->name, step);
+	snprintf(path, sizeof(path), "%s/engine.cfg", dir);
+	snprintf(prefix, sizeof(prefix), "rcl-%s-r%u-s%u", env->job, rank, step);
+	if (step_config(env, rank, t, step, to, n_to, start_at_unix_s, text, sizeof(text)))
+		return failed(o, "the step's engine config does not fit %zu bytes", sizeof(text));
+	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "w")))
+		return failed(o, "cannot write %s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	remove(strcat(strcpy(path, dir), "/report.json")); /* (a kept folder's earlier run) */
+	pid = engine_child_start(&(struct engine_child){ .engine = env->engine, .dir = dir, .config = "engine.cfg",
+							.report = "report.json", .log = "engine.log", .duration_s = t->duration_s });
+	if (pid < 0)
+		return failed(o, "cannot start %s: %s", env->engine, strerror(errno));
+	deadline = engine_child_now_s() + (start_at_unix_s - wall_s()) + t->duration_s + env->cfg->step_timeout_s;
+	st = engine_child_await(pid, deadline, env->interrupted, &timed_out, &interrupted);
+	engine_child_remove_runtime_dir(prefix);
+	snprintf(path, sizeof(path), "%s/engine.log", dir);
+	engine_child_log_reason(path, "engine.cfg", why, sizeof(why));
+	code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	json_object_set_new(o, "exit_code", json_integer(code));
+	if (timed_out || interrupted)
+		return failed(o, "%s after %.0f s: stopped", interrupted ? "interrupted" : "no end", t->duration_s + env->cfg->step_timeout_s);
+	if (WIFSIGNALED(st))
+		return failed(o, "roce-engine killed by signal %d: %s", WTERMSIG(st), why);
+	if (code != 0 && code != 6)
+		return failed(o, "roce-engine exit status %d: %s", code, why);
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	if (!(report = json_load_file(path, 0, &jerr)))
+		return failed(o, "no report (%s): %s", jerr.text, why);
+	{
+		json_t *sum = step_summary(report, env, rank);
+		json_object_update(o, sum);
+		json_decref(sum);
+	}
+	json_decref(report);
+	if (!env->cfg->keep)
+		engine_child_rm_tree(dir);
+	return o;
+}

@@ -1,0 +1,186 @@
+"""roce-cluster (docs/cluster.md): an MPI job of four ranks on this machine, each rank a host with
+a memif port into the lab switch that rank 0 runs.
+
+* Every pair is measured once: the three rounds of the round-robin tournament hold two pairs each,
+  every rank in one pair a round, the six pairs once; the 4 x 4 bandwidth matrix has traffic on
+  every pair and equals what each rank's own engine report says it received from each (kept with
+  cluster.keep), and no more than what the sender sent or the link carries.
+* One-way latency entries are the receivers' percentiles less the clock offsets (one machine:
+  offsets within their uncertainty of zero), positive.
+* Faults: ranks that read different files are refused (exit 3) naming a rank; a rank whose port
+  is no device ends the job naming it (exit 4); a rank killed mid-run is reported missing by rank 0
+  (mpirun --enable-recovery), which still writes the others' results (exit 7).
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+CLUSTER = ROOT / "build" / "apps" / "roce-cluster"
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_btl="self,vader")
+
+pytestmark = pytest.mark.skipif(not CLUSTER.exists(), reason="roce-cluster not built (no Open MPI development files)")
+
+LOCAL = """
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; keep = true; memory_mb = 256; };
+lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
+tests = (
+  { name = "bw"; type = "pairwise"; measure = "bandwidth"; message_size = 65536; qps_per_pair = 2; duration_s = 0.6; },
+  { name = "lat"; type = "pairwise"; measure = "latency"; probe_pps = 2000; duration_s = 0.5; }
+);
+"""
+
+
+def mpirun(tmp_path, text, n=4, extra=(), files=None, timeout=240):
+    (tmp_path / "c.cfg").write_text(text)
+    cmd = ["mpirun", "--oversubscribe", *extra]
+    if files:  # MPMD: different files for different ranks
+        for i, (k, name) in enumerate(files):
+            cmd += ([":"] if i else []) + ["-np", str(k), str(CLUSTER), name]
+    else:
+        cmd += ["-np", str(n), str(CLUSTER), "c.cfg"]
+    return subprocess.run(cmd, cwd=str(tmp_path), env=ENV, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cluster")
+    p = mpirun(tmp, LOCAL)
+    return p, tmp
+
+
+def test_every_pair_measured_once_and_the_matrix_is_the_ranks_reports(local_run):
+    p, tmp = local_run
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
+    assert rep["complete"] and rep["n_ranks"] == 4 and rep["missing_ranks"] == []
+    bw = next(t for t in rep["tests"] if t["name"] == "bw")
+    assert len(bw["rounds"]) == 3
+    seen = []
+    for r in bw["rounds"]:
+        ranks = [x for pair in r["pairs"] for x in pair]
+        assert sorted(ranks) == [0, 1, 2, 3]                 # each rank in one pair a round
+        seen += [tuple(sorted(pair)) for pair in r["pairs"]]
+    assert sorted(seen) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    m = rep["matrix"]["bandwidth_gbps"]
+    for i in range(4):
+        assert m[i][i] is None
+        for j in range(4):
+            if i != j:
+                assert 0 < m[i][j] <= 0.5 * 1.02, (i, j, m[i][j])  # traffic on every pair, within the link
+    # the matrix against each rank's own engine report (kept: res/rankJ/bw-sSTEP/report.json)
+    for step, r in enumerate(bw["rounds"]):
+        for a, b in r["pairs"]:
+            for i, j in ((a, b), (b, a)):
+                er = json.loads((tmp / "res" / ("rank%d" % j) / ("bw-s%d" % step) / "report.json").read_text())
+                got = sum(q["payload_bytes"] for q in er["rx_qps"] if (q["qpn"] - 0x10000) >> 6 == i)
+                assert m[i][j] == pytest.approx(got * 8 / er["duration_s"] / 1e9, rel=1e-6)
+                sr = json.loads((tmp / "res" / ("rank%d" % i) / ("bw-s%d" % step) / "report.json").read_text())
+                sent = sum(f["tx_bytes"] for f in sr["flows"] if f["group"] == "to%d" % j)
+                assert got <= sent
+                # the two engines started together (run.start_at_unix_s), within 50 ms on one machine
+                assert abs(er["start_unix_ns"] - sr["start_unix_ns"]) < 50e6
+
+
+def test_latency_is_the_receivers_less_the_clock_offsets(local_run):
+    p, tmp = local_run
+    rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
+    off = {r["rank"]: r["clock"] for r in rep["ranks"]}
+    for r, c in off.items():   # one machine, one clock: the offset within its uncertainty (and a margin)
+        assert abs(c["offset_ns"]) <= c["uncertainty_ns"] + 50000, (r, c)
+        assert c["rtt_ns"] > 0 or r == 0
+    lat = next(t for t in rep["tests"] if t["name"] == "lat")
+    p50 = rep["matrix"]["latency_ns"]["p50"]
+    checked = 0
+    for rnd in lat["rounds"]:
+        for s in rnd["ranks"]:
+            j = s["rank"]
+            for e in s.get("rx", []):
+                i = e["from"]
+                assert e["latency_count"] > 0
+                skew = off[j]["offset_ns"] - off[i]["offset_ns"]
+                assert p50[i][j] == pytest.approx(e["p50_ns"] - skew, abs=1e-3)
+                assert p50[i][j] > 0
+                checked += 1
+    assert checked == 12
+
+
+def test_heatmaps_are_drawn(local_run):
+    p, tmp = local_run
+    for png in ("bandwidth.png", "latency_p50.png", "latency_p99.png"):
+        assert (tmp / "res" / png).stat().st_size > 1000, png
+
+
+def test_ranks_with_different_files_are_refused(tmp_path):
+    (tmp_path / "b.cfg").write_text(LOCAL.replace('name = "t"', 'name = "other"'))
+    (tmp_path / "a.cfg").write_text(LOCAL)
+    p = mpirun(tmp_path, LOCAL, files=[(2, "a.cfg"), (2, "b.cfg")])
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "rank 2 (host " in p.stderr and "read a different" in p.stderr, p.stderr
+    assert not (tmp_path / "res").exists()
+
+
+def test_a_config_error_names_file_line_and_setting(tmp_path):
+    p = mpirun(tmp_path, LOCAL.replace("qps_per_pair = 2;", "qps_per_pair = 99;"), n=2)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "c.cfg:5: tests.[0].qps_per_pair:" in p.stderr, p.stderr
+    assert p.stderr.count("qps_per_pair") == 1       # said once, by rank 0
+
+
+def test_a_rank_that_cannot_start_ends_the_job_naming_it(tmp_path):
+    text = """
+cluster = { results = "res"; step_timeout_s = 20.0; };
+ports = (
+  { rank = 1; device = "net_nosuchdevice0"; ipv4 = "10.9.0.{rank1}"; mac = "02:00:00:00:09:0{rank}"; },
+  { local_rank = 0; device = "net_null{rank}"; ipv4 = "10.9.0.{rank1}"; mac = "02:00:00:00:09:0{rank}"; },
+  { local_rank = 1; device = "net_null{rank}"; ipv4 = "10.9.0.{rank1}"; mac = "02:00:00:00:09:0{rank}"; }
+);
+tests = ( { name = "bw"; type = "pairwise"; schedule = "half"; duration_s = 0.3; } );
+"""
+    p = mpirun(tmp_path, text, n=2)
+    assert p.returncode == 4, p.stdout + p.stderr
+    lines = [l for l in p.stderr.splitlines() if "cannot start its engine" in l]
+    assert len(lines) == 1 and lines[0].startswith("roce-cluster: rank 1 (host "), p.stderr
+    rep = json.loads((tmp_path / "res" / "cluster-report.json").read_text())
+    assert any("error" in s for s in rep["tests"][0]["rounds"][0]["ranks"])
+
+
+def _rank_pids(rank):
+    out = subprocess.run(["pgrep", "-f", "roce-cluster c.cfg"], capture_output=True, text=True).stdout.split()
+    for pid in out:
+        try:
+            env = Path("/proc/%s/environ" % pid).read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"OMPI_COMM_WORLD_RANK=%d" % rank in env:
+            yield int(pid)
+
+
+def test_a_rank_that_dies_is_reported_missing_and_the_others_results_kept(tmp_path):
+    text = LOCAL.replace("duration_s = 0.6;", "duration_s = 1.5;").replace("step_timeout_s = 20.0", "step_timeout_s = 5.0")
+    (tmp_path / "c.cfg").write_text(text)
+    proc = subprocess.Popen(["mpirun", "--oversubscribe", "--enable-recovery", "-np", "4", str(CLUSTER), "c.cfg"],
+                            cwd=str(tmp_path), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out = ""
+    for line in proc.stdout:                             # the first round is done: kill rank 3
+        out += line
+        if "round 1/3" in line:
+            for pid in _rank_pids(3):
+                os.kill(pid, signal.SIGKILL)
+            break
+    out += proc.communicate(timeout=240)[0]
+    assert proc.returncode == 7, out
+    rep = json.loads((tmp_path / "res" / "cluster-report.json").read_text())
+    assert rep["missing_ranks"] == [3], rep["missing_ranks"]
+    assert [r["missing"] for r in rep["ranks"]] == [False, False, False, True]
+    m = rep["matrix"]["bandwidth_gbps"]
+    first = rep["tests"][0]["rounds"][0]["pairs"]     # round 1's pairs were all measured, rank 3's too
+    for a, b in first:
+        assert m[a][b] and m[b][a]
+    assert len(rep["tests"][0]["rounds"]) == 2          # round 2 ran without rank 3: the job ended there

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * roce-cluster's model without MPI (apps/roce_cluster): the round-robin schedule (every pair once,
+ * each rank in at most one pair a round, n-1 rounds for n even), the min-RTT clock estimate by
+ * hand, the matrices from summaries made by hand (bandwidth = payload x 8 / the receiver's run,
+ * latency less the receiver's clock offset against the sender's), the SLA's verdicts and worst
+ * pairs, the cluster file's errors ("FILE:LINE: SETTING: ...") and {rank} in the port rules.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock_est.h"
+#include "cluster.h"
+#include "cluster_report.h"
+#include "schedule.h"
+#include "step.h"
+#include "testlib.h"
+
+/* Every pair meets exactly once over the rounds; nobody twice in a round. */
+static void round_robin_meets_every_pair_once(void)
+{
+	for (unsigned n = 2; n <= 17; n++) {
+		unsigned char met[17][17] = { { 0 } };
+		struct cl_pair p[9];
+		unsigned rounds = schedule_rounds(n), pairs = 0;
+
+		CHECK_EQ(rounds, n % 2 ? n : n - 1);
+		for (unsigned r = 0; r < rounds; r++) {
+			unsigned k = schedule_round_robin(n, r, p);
+			CHECK(schedule_round_valid(n, p, k));
+			CHECK_EQ(k, n / 2); /* with n odd, one rank sits out each round */
+			for (unsigned i = 0; i < k; i++) {
+				CHECK(p[i].a < p[i].b);
+				met[p[i].a][p[i].b]++;
+			}
+			pairs += k;
+		}
+		CHECK_EQ(pairs, n * (n - 1) / 2);
+		for (unsigned a = 0; a < n; a++)
+			for (unsigned b = a + 1; b < n; b++)
+				CHECK_EQ(met[a][b], 1);
+		CHECK_EQ(schedule_round_robin(n, rounds, p), 0);
+	}
+}
+
+/* n = 4 by hand (the circle method, rank 3 fixed; rotating i meets j with i + j = r mod 3, and the
+ * one that would meet itself meets rank 3): {0,3} {1,2}; {0,1} {2,3}; {0,2} {1,3}. */
+static void round_robin_of_four_by_hand(void)
+{
+	static const unsigned want[3][2][2] = { { { 0, 3 }, { 1, 2 } }, { { 0, 1 }, { 2, 3 } }, { { 0, 2 }, { 1, 3 } } };
+	struct cl_pair p[2];
+
+	for (unsigned r = 0; r < 3; r++) {
+		CHECK_EQ(schedule_round_robin(4, r, p), 2);
+		for (unsigned w = 0; w < 2; w++) {
+			bool found = false;
+			for (unsigned i = 0; i < 2; i++)
+				found |= p[i].a == want[r][w][0] && p[i].b == want[r][w][1];
+			CHECK(found);
+		}
+	}
+}
+
+static void half_pairs_and_invalid_rounds(void)
+{
+	struct cl_pair p[4];
+
+	CHECK_EQ(schedule_half(8, p), 4);
+	CHECK(p[0].a == 0 && p[0].b == 4 && p[3].a == 3 && p[3].b == 7);
+	CHECK(schedule_round_valid(8, p, 4));
+	p[1] = (struct cl_pair){ 0, 5 }; /* rank 0 twice */
+	CHECK(!schedule_round_valid(8, p, 4));
+	p[1] = (struct cl_pair){ 2, 2 };
+	CHECK(!schedule_round_valid(8, p, 2));
+	p[1] = (struct cl_pair){ 1, 9 };
+	CHECK(!schedule_round_valid(8, p, 2));
+}
+
+/* Three samples: the one with the shortest round trip (t1 - t0 = 40) wins; the peer answered
+ * 1,000,020 when rank 0's clock read 100 + 20: offset 999,900 ns, uncertainty 20. A sample whose
+ * t1 is before its t0 is skipped. */
+static void clock_estimate_takes_the_shortest_round_trip(void)
+{
+	const struct clock_sample s[] = { { .t0 = 0, .t1 = 100, .peer = 1000080 }, { .t0 = 100, .t1 = 140, .peer = 1000020 },
+					  { .t0 = 200, .t1 = 290, .peer = 1000200 }, { .t0 = 300, .t1 = 250, .peer = 7 } };
+	struct clock_offset o;
+
+	clock_estimate(s, 4, &o);
+	CHECK_EQ(o.rtt_ns, 40);
+	CHECK_EQ(o.offset_ns, 1000020 - 120);
+	CHECK_EQ(o.uncertainty_ns, 20);
+	CHECK_EQ(o.samples, 4);
+	clock_estimate(s + 3, 1, &o);
+	CHECK_EQ(o.samples, 0);
+}
+
+/* A receiver's summary: from `from`, payload bytes, and latency percentiles. */
+static json_t *rx(int from, double payload, double p50, double p99)
+{
+	return json_pack("{s:i,s:f,s:f,s:f,s:f,s:f}", "from", from, "payload_bytes", payload, "packets", 1.0, "latency_count",
+			 p50 > 0 ? 100.0 : 0.0, "p50_ns", p50, "p99_ns", p99);
+}
+
+static json_t *summary(int rank, double secs, json_t *rxs)
+{
+	return json_pack("{s:i,s:f,s:o}", "rank", rank, "duration_s", secs, "rx", rxs);
+}
+
+/* Three ranks; rank 1's clock 5 us ahead of rank 0's, rank 2's 2 us behind. Bandwidth: rank 1
+ * received 125,000,000 bytes from 0 in 2 s: 0.5 Gb/s. Latency: rank 2 read 0's probes at a p50 of
+ * 10,000 ns on its clock, 2 us behind the sender's: 12,000 ns on the wire; rank 0 read 1's at
+ * 20,000, 5 us behind 1's clock: 25,000. An errored summary adds nothing. */
+static void matrices_from_summaries(void)
+{
+	struct clock_offset off[3] = { { .offset_ns = 0 }, { .offset_ns = 5000 }, { .offset_ns = -2000 } };
+	json_t *bw_round = json_pack("{s:[o,o]}", "ranks", summary(1, 2.0, json_pack("[o]", rx(0, 125e6, 0, 0))),
+				     json_pack("{s:i,s:s}", "rank", 2, "error", "missing"));
+	json_t *lat_round = json_pack("{s:[o,o]}", "ranks", summary(2, 1.0, json_pack("[o]", rx(0, 64, 10000, 30000))),
+				      summary(0, 1.0, json_pack("[o]", rx(1, 64, 20000, 40000))));
+	json_t *tests = json_pack("[{s:s,s:[o]},{s:s,s:[o]}]", "measure", "bandwidth", "rounds", bw_round, "measure",
+				  "latency", "rounds", lat_round);
+	json_t *m = cluster_matrices(tests, 3, off);
+	const json_t *bw = json_object_get(m, "bandwidth_gbps"), *lat = json_object_get(m, "latency_ns");
+	const json_t *p50 = json_object_get(lat, "p50"), *p99 = json_object_get(lat, "p99");
+
+#define AT(mx, i, j) json_array_get(json_array_get(mx, i), j)
+	CHECK(fabs(json_number_value(AT(bw, 0, 1)) - 0.5) < 1e-12);
+	CHECK(json_is_null(AT(bw, 1, 0)) && json_is_null(AT(bw, 0, 0)) && json_is_null(AT(bw, 0, 2)));
+	CHECK(fabs(json_number_value(AT(p50, 0, 2)) - 12000) < 1e-9);
+	CHECK(fabs(json_number_value(AT(p99, 0, 2)) - 32000) < 1e-9);
+	CHECK(fabs(json_number_value(AT(p50, 1, 0)) - 25000) < 1e-9);
+	CHECK(json_is_null(AT(p50, 0, 1)));
+	{
+		struct cl_sla sla = { .min_pair_gbps = 0.6, .max_pair_p99_us = 40 };
+		bool failed;
+		json_t *v = cluster_sla(&sla, m, 3, &failed);
+		const json_t *w = json_object_get(v, "worst_pairs");
+		CHECK(failed);
+		CHECK(!strcmp(json_string_value(json_object_get(v, "verdict")), "fail"));
+		/* 0 -> 1 at 0.5 of 0.6 Gb/s (17 % short) and 1 -> 0 at 45 of 40 us (12.5 % over): worst first */
+		CHECK_EQ(json_array_size(w), 2);
+		CHECK(!strcmp(json_string_value(json_object_get(json_array_get(w, 0), "metric")), "bandwidth_gbps"));
+		CHECK_EQ(json_integer_value(json_object_get(json_array_get(w, 1), "from")), 1);
+		json_decref(v);
+		sla = (struct cl_sla){ .min_pair_gbps = 0.4, .max_pair_p99_us = 50 };
+		v = cluster_sla(&sla, m, 3, &failed);
+		CHECK(!failed && !strcmp(json_string_value(json_object_get(v, "verdict")), "pass"));
+		json_decref(v);
+	}
+#undef AT
+	json_decref(m);
+	json_decref(tests);
+}
+
+static void expand_placeholders(void)
+{
+	char out[64];
+
+	CHECK_EQ(cluster_expand("10.1.{rank}.{rank1}", 7, 0, out, sizeof(out)), 0);
+	CHECK(!strcmp(out, "10.1.7.8"));
+	CHECK_EQ(cluster_expand("0000:3b:00.{local_rank}", 9, 1, out, sizeof(out)), 0);
+	CHECK(!strcmp(out, "0000:3b:00.1"));
+	CHECK_EQ(cluster_expand("{rank}{rank}{rank}", 123, 0, out, 8), -1); /* "123123123" does not fit */
+}
+
+/* The file text into a temporary file, loaded; the error line into err. */
+static int load_text(const char *text, struct cluster_cfg *c, char *err, size_t errlen, char *path)
+{
+	FILE *f;
+	int rc;
+
+	strcpy(path, "/tmp/test_cluster_XXXXXX");
+	close(mkstemp(path));
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	rc = cluster_config_load(path, c, err, errlen);
+	return rc;
+}
+
+static void config_errors_name_file_line_and_setting(void)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "lab = { link_gbps = 1.0; };\n", "tests: missing" },
+		{ "lab = { link_gbps = 0.0; };\ntests = ( { type = \"pairwise\"; } );\n", ":1: lab.link_gbps:" },
+		{ "tests = ( { type = \"pairwise\"; } );\n", "ports: missing" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; mtu = 1000; } );\n", ":2: tests.[0].mtu: 1000 is not an IB MTU" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; },\n  { type = \"pairwise\"; } );\n",
+		  ":3: tests.[1]: a second test named pairwise" },
+		{ "lab = { };\ntests = ( { type = \"sideways\"; } );\n", ":2: tests.[0].type:" },
+		{ "ports = ( { rank = 0; host = \"a\"; device = \"x\"; ipv4 = \"1.2.3.4\"; mac = \"02:00:00:00:00:01\"; } );\n"
+		  "tests = ( { type = \"pairwise\"; } );\n", ":1: ports.[0]: give one of rank, host or local_rank" },
+		{ "lab = { };\nports = ( );\ntests = ( { type = \"pairwise\"; } );\n", ":2: ports: not with a lab group" },
+		{ "cluster = { colour = 1; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n", ":1: cluster.colour:" },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cluster_cfg *c = calloc(1, sizeof(*c));
+		char err[512] = "", path[64];
+		int rc = load_text(cases[i].text, c, err, sizeof(err), path);
+		CHECK(rc != 0);
+		CHECK(!strncmp(err, path, strlen(path)));
+		if (!strstr(err, cases[i].want))
+			printf("  case %u: \"%s\" lacks \"%s\"\n", i, err, cases[i].want);
+		CHECK(strstr(err, cases[i].want) != NULL);
+		cluster_config_free(c);
+		unlink(path);
+		free(c);
+	}
+}
+
+/* A file with ports by rank, host and local rank: the rank's own rule comes first. */
+static void ports_by_rank_then_host_then_local_rank(void)
+{
+	static const char text[] =
+		"ports = (\n"
+		"  { local_rank = 0; device = \"0000:3b:00.0\"; ipv4 = \"10.0.{rank}.1\"; mac = \"02:00:00:00:{rank}:01\"; },\n"
+		"  { host = \"node7\"; device = \"0000:5e:00.0\"; ipv4 = \"10.7.0.1\"; mac = \"02:00:00:00:07:01\"; },\n"
+		"  { rank = 3; device = \"net_memif0\"; ipv4 = \"10.3.0.1\"; mac = \"02:00:00:00:03:01\"; link_gbps = 25.0; }\n"
+		");\ntests = ( { name = \"bw\"; type = \"pairwise\"; qps_per_pair = 4; } );\n"
+		"sla = { min_pair_gbps = 20.0; };\n";
+	struct cluster_cfg *c = calloc(1, sizeof(*c));
+	char err[512] = "", path[64];
+
+	CHECK_EQ(load_text(text, c, err, sizeof(err), path), 0);
+	if (err[0])
+		printf("  %s\n", err);
+	CHECK(!strcmp(cluster_port_of(c, 3, "node7", 0)->device, "net_memif0"));
+	CHECK(!strcmp(cluster_port_of(c, 5, "node7", 0)->device, "0000:5e:00.0"));
+	CHECK(!strcmp(cluster_port_of(c, 5, "node2", 0)->device, "0000:3b:00.0"));
+	CHECK(cluster_port_of(c, 5, "node2", 1) == NULL);
+	CHECK_EQ(c->tests[0].qps_per_pair, 4);
+	CHECK(c->sla.min_pair_gbps == 20.0 && !c->lab.present);
+	cluster_config_free(c);
+	unlink(path);
+	free(c);
+}
+
+int main(void)
+{
+	RUN(round_robin_meets_every_pair_once);
+	RUN(round_robin_of_four_by_hand);
+	RUN(half_pairs_and_invalid_rounds);
+	RUN(clock_estimate_takes_the_shortest_round_trip);
+	RUN(matrices_from_summaries);
+	RUN(expand_placeholders);
+	RUN(config_errors_name_file_line_and_setting);
+	RUN(ports_by_rank_then_host_then_local_rank);
+	return testlib_finish("test_cluster");
+}
