@@ -50,6 +50,7 @@ struct job {
 	bool *missing;               /* rank 0: ranks whose results stopped coming */
 	pid_t lab_pid;               /* rank 0: the lab switch, or 0 */
 	json_t *tests;               /* rank 0: the tests' rounds as they came */
+	int exit_status;             /* rank 0: what the report says the job ends with */
 	volatile int interrupted;
 };
 

@@ -78,18 +78,24 @@ static int finish(int status)
 	bool sla = false;
 	int32_t final = status;
 
-	if (job.comm.rank == 0 && job.tests) {
+	if (job.comm.rank == 0 && job.tests) { /* the report's last word is the job's status */
+		job.exit_status = status;
 		if (job_write_report(&job, status == 0, &sla))
 			final = CLUSTER_EXIT_REPORT;
-		else if (!final && sla)
-			final = CLUSTER_EXIT_SLA;
+		else if (!final && sla) {
+			final = job.exit_status = CLUSTER_EXIT_SLA;
+			if (job_write_report(&job, true, &sla))
+				final = CLUSTER_EXIT_REPORT;
+		}
 	}
 	job_stop_lab(&job);
 	if (status != CLUSTER_EXIT_MISSING && comm_bcast(&final, (int)sizeof(final), 0, CL_COMM_TIMEOUT_S) == 0)
 		status = final;
 	if (!job.cfg.keep && job.sock_dir[0])
 		engine_child_rm_tree(job.sock_dir);
-	if (status == CLUSTER_EXIT_MISSING) /* the others may wait for the dead: end them all */
+	if (status == CLUSTER_EXIT_MISSING) /* the others may wait for the dead: end them all (with
+					     * mpirun --enable-recovery, mpirun itself then exits 0: the
+					     * report's exit_status and rank 0's lines say it) */
 		comm_abort(status);
 	comm_finish();
 	return status;
@@ -154,6 +160,7 @@ int main(int argc, char **argv)
 	}
 	if (job.comm.rank == 0) {
 		job.tests = json_array();
+		job.exit_status = -1; /* (until the end) */
 		printf("roce-cluster: %d ranks, %s; results in %s\n", job.comm.size,
 		       job.cfg.lab.present ? "the local lab (memif into a lab switch)" : "their own ports", job.cfg.results);
 	}

@@ -50,8 +50,9 @@ static json_t *build(const struct job *j, bool final, bool *sla_failed)
 	}
 	matrix = cluster_matrices(j->tests, n, j->before);
 	sla = cluster_sla(&j->cfg.sla, matrix, n, sla_failed);
-	return json_pack("{s:i,s:o,s:s,s:b,s:i,s:s,s:o,s:o,s:O,s:o,s:o}", "version", 1, "run_info", run_info_json(), "cluster",
-			 j->cfg.name, "complete", final, "n_ranks", (int)n, "clock_source",
+	return json_pack("{s:i,s:o,s:s,s:b,s:o,s:i,s:s,s:o,s:o,s:O,s:o,s:o}", "version", 1, "run_info", run_info_json(),
+			 "cluster", j->cfg.name, "complete", final, "exit_status",
+			 j->exit_status >= 0 ? json_integer(j->exit_status) : json_null(), "n_ranks", (int)n, "clock_source",
 			 j->cfg.clock == CL_CLOCK_PTP ? "ptp" : "mpi", "ranks", ranks, "missing_ranks", missing, "tests",
 			 j->tests, "matrix", matrix, "sla", sla);
 }

@@ -156,12 +156,18 @@ static int cannot_start(const json_t *rounds)
 	return 0;
 }
 
+/* Rank 0: whether a rank went missing, each named once. */
 static bool any_missing(const struct job *j)
 {
+	bool any = false;
+
 	for (int r = 0; r < j->comm.size; r++)
-		if (j->missing[r])
-			return true;
-	return false;
+		if (j->missing[r]) {
+			fprintf(stderr, "roce-cluster: rank %d (host %s) is missing: no summary of its step by the deadline; "
+				"the report has the others' results\n", r, j->ep[r].host);
+			any = true;
+		}
+	return any;
 }
 
 int job_run_tests(struct job *j)

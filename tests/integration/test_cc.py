@@ -147,9 +147,12 @@ def test_dcqcn_holds_the_rate_down_under_steady_marking(engine):
     held_ms = sum(l["held_up_ms"] for l in rep["lcores"])
     # measured 0.13-0.21 of the unmarked flow. While the lcore is held up no CNP comes, and DCQCN's
     # timer raises the rate as if the marking had stopped (0.29-0.53 with 105-154 ms of the 300
-    # held up, under two busy loops): the half holds when the machine let the loop run
+    # held up, under two busy loops); a loop too slow for 10 Gb/s (the ASan build: the unmarked
+    # flow at 6.5-7.7 Gb/s) reads the marks late, a poll's at once, and answers fewer (0.38-0.64).
+    # The half holds when the machine let the loop run and carried the unmarked flow's 10 Gb/s.
+    carried = unmarked * 8 / 0.3 / 1e9 >= 9.5
     assert marked < 0.9 * unmarked, (marked, unmarked)
-    assert marked < 0.5 * unmarked or held_ms > 2, (marked, unmarked, held_ms)
+    assert marked < 0.5 * unmarked or held_ms > 2 or not carried, (marked, unmarked, held_ms)
 
 
 def _pcap_port(tmp_path, frames, extra=""):
