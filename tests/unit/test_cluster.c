@@ -6,6 +6,7 @@
  * latency less the receiver's clock offset against the sender's), the SLA's verdicts and worst
  * pairs, the cluster file's errors ("FILE:LINE: SETTING: ...") and {rank} in the port rules.
  */
+#include <glob.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,6 +241,28 @@ static void ports_by_rank_then_host_then_local_rank(void)
 	free(c);
 }
 
+/* Every cluster file shipped in configs/ (cluster-*.cfg) loads. */
+static void shipped_cluster_files_load(void)
+{
+	char pattern[600];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), "%s/configs/cluster-*.cfg", SOURCE_ROOT);
+	CHECK(glob(pattern, 0, NULL, &g) == 0);
+	CHECK(g.gl_pathc >= 1);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct cluster_cfg *c = calloc(1, sizeof(*c));
+		char err[512] = "";
+		if (cluster_config_load(g.gl_pathv[i], c, err, sizeof(err))) {
+			printf("  %s\n", err);
+			CHECK(0);
+		}
+		cluster_config_free(c);
+		free(c);
+	}
+	globfree(&g);
+}
+
 int main(void)
 {
 	RUN(round_robin_meets_every_pair_once);
@@ -250,5 +273,6 @@ int main(void)
 	RUN(expand_placeholders);
 	RUN(config_errors_name_file_line_and_setting);
 	RUN(ports_by_rank_then_host_then_local_rank);
+	RUN(shipped_cluster_files_load);
 	return testlib_finish("test_cluster");
 }
