@@ -22,11 +22,19 @@
 #define CL_LAB_MAX_RANKS 16        /* the lab switch is one engine: 16 ports */
 #define CL_NAME_LEN 32
 #define CL_STR_LEN 256
+#define CL_MAX_PEERS 256           /* a rank's engine sends to a peer by a flow group of its own */
 #define CL_QPS_PER_PAIR_MAX 64     /* a rank's QPNs: 0x10000 + (sender rank << 6 | QP) */
 
 enum cl_test_type { CL_TEST_PAIRWISE, CL_TEST_INCAST, CL_TEST_ALL_TO_ALL, CL_TEST_PERMUTATION };
 enum cl_measure { CL_MEASURE_BANDWIDTH, CL_MEASURE_LATENCY };
-enum cl_schedule { CL_SCHED_ROUND_ROBIN, CL_SCHED_HALF };
+enum cl_schedule { CL_SCHED_ROUND_ROBIN, CL_SCHED_HALF, CL_SCHED_FILE };
+
+#define CL_MAX_FILE_PAIRS 65536
+
+/* A pair a pairs file lists, and its line there. */
+struct cl_file_pair {
+	unsigned a, b, line;
+};
 enum cl_clock { CL_CLOCK_MPI, CL_CLOCK_PTP };
 enum cl_port_by { CL_BY_RANK, CL_BY_HOST, CL_BY_LOCAL_RANK };
 
@@ -35,7 +43,11 @@ struct cl_test {
 	enum cl_test_type type;
 	enum cl_measure measure;
 	enum cl_schedule schedule;   /* pairwise */
+	char pairs_file[PATH_MAX];   /* pairwise, schedule "file": as given (relative: to the cluster file's folder) */
+	struct cl_file_pair *pairs;  /* its pairs, in its order (allocated; cluster_config_free) */
+	unsigned n_pairs;
 	unsigned root;               /* incast: the rank every other sends to */
+	uint64_t seed;               /* permutation: which one (every rank draws the same) */
 	unsigned message_size;       /* bytes of each WRITE */
 	unsigned mtu;                /* IB path MTU */
 	unsigned qps_per_pair;

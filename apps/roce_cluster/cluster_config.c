@@ -7,15 +7,19 @@
  */
 #include "cluster.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config_read.h"
 
 const char *const cl_test_type_names[] = { "pairwise", "incast", "all_to_all", "permutation", NULL };
 const char *const cl_measure_names[] = { "bandwidth", "latency", NULL };
-static const char *const schedule_names[] = { "round_robin", "half", NULL };
+static const char *const schedule_names[] = { "round_robin", "half", "file", NULL };
 static const char *const clock_names[] = { "mpi", "ptp", NULL };
 
 struct loader {
@@ -180,25 +184,142 @@ static int parse_ports(struct loader *ld, const config_setting_t *root)
 	return 0;
 }
 
-/* tests = ( { name; type; measure; schedule; root; message_size; mtu; qps_per_pair; duration_s;
- * rate_gbps; probe_pps; }, ... ) */
+/* ---- a pairs file ---------------------------------------------------------------------------
+ * One pair a line, "A B" (two ranks, both directions measured), in the order the rounds take
+ * them; '#' starts a comment; blank lines are skipped. The rounds: each pair in the first round
+ * where neither rank is busy yet (schedule.h). */
+
+static int pairs_fail(struct loader *ld, const char *path, unsigned line, const struct cl_test *t, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int pairs_fail(struct loader *ld, const char *path, unsigned line, const struct cl_test *t, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(ld->r.err, ld->r.errlen, "%s:%u: pair: %s (the pairs file of %s:%u: tests: %s)", path, line, msg,
+		 ld->r.file, t->line, t->name);
+	return -1;
+}
+
+/* The pairs file's path: as given when absolute, else beside the cluster file. */
+static void pairs_path(const struct loader *ld, const char *given, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", ld->c->file);
+	if (given[0] == '/')
+		snprintf(out, len, "%s", given);
+	else
+		cl_text(out, len, "%s/%s", dirname(dir), given);
+}
+
+/* "A B" with an optional comment; 1 a pair, 0 nothing on the line, -1 not a pair. */
+static int pair_of_line(char *l, unsigned *a, unsigned *b)
+{
+	char *hash = strchr(l, '#'), *end;
+	unsigned long x, y;
+
+	if (hash)
+		*hash = '\0';
+	while (isspace((unsigned char)*l))
+		l++;
+	if (!*l)
+		return 0;
+	if (!isdigit((unsigned char)*l))
+		return -1;
+	x = strtoul(l, &end, 10);
+	if (!isspace((unsigned char)*end))
+		return -1;
+	l = end;
+	while (isspace((unsigned char)*l))
+		l++;
+	if (!isdigit((unsigned char)*l))
+		return -1;
+	y = strtoul(l, &end, 10);
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end || x >= CL_MAX_RANKS || y >= CL_MAX_RANKS)
+		return -1;
+	*a = (unsigned)x, *b = (unsigned)y;
+	return 1;
+}
+
+static int read_pairs_file(struct loader *ld, struct cl_test *t)
+{
+	char path[PATH_MAX], text[256];
+	unsigned line = 0, a, b;
+	FILE *f;
+	int rc = 0;
+
+	pairs_path(ld, t->pairs_file, path, sizeof(path));
+	if (!(f = fopen(path, "r")))
+		return pairs_fail(ld, path, 0, t, "cannot read: %s", strerror(errno));
+	t->pairs = calloc(CL_MAX_FILE_PAIRS, sizeof(*t->pairs));
+	while (t->pairs && rc == 0 && fgets(text, sizeof(text), f)) {
+		int k = pair_of_line(text, &a, &b);
+		line++;
+		if (k < 0)
+			rc = pairs_fail(ld, path, line, t, "not \"A B\" (two ranks, 0..%d, then an optional # comment)",
+					CL_MAX_RANKS - 1);
+		else if (k && a == b)
+			rc = pairs_fail(ld, path, line, t, "rank %u with itself", a);
+		else if (k && t->n_pairs == CL_MAX_FILE_PAIRS)
+			rc = pairs_fail(ld, path, line, t, "more than %d pairs", CL_MAX_FILE_PAIRS);
+		else if (k)
+			t->pairs[t->n_pairs++] = (struct cl_file_pair){ a, b, line };
+	}
+	fclose(f);
+	if (!t->pairs)
+		return pairs_fail(ld, path, line, t, "out of memory");
+	if (rc == 0 && t->n_pairs == 0)
+		rc = pairs_fail(ld, path, line, t, "no pairs in the file");
+	return rc;
+}
+
+/* tests = ( { name; type; measure; schedule; pairs_file; root; seed; message_size; mtu;
+ * qps_per_pair; duration_s; rate_gbps; probe_pps; }, ... ) */
+
+/* The settings that belong to one type or schedule only, refused elsewhere. */
+static int check_type_settings(struct loader *ld, const config_setting_t *ts, const struct cl_test *t)
+{
+	if (t->type != CL_TEST_PAIRWISE && config_setting_get_member(ts, "schedule"))
+		return cr_fail_member(&ld->r, ts, "schedule", "only for pairwise tests (a %s test is one round)",
+				      cl_test_type_names[t->type]);
+	if (t->type != CL_TEST_INCAST && config_setting_get_member(ts, "root"))
+		return cr_fail_member(&ld->r, ts, "root", "only for incast tests");
+	if (t->type != CL_TEST_PERMUTATION && config_setting_get_member(ts, "seed"))
+		return cr_fail_member(&ld->r, ts, "seed", "only for permutation tests");
+	if ((t->schedule == CL_SCHED_FILE) != (config_setting_get_member(ts, "pairs_file") != NULL))
+		return cr_fail_member(&ld->r, ts, t->schedule == CL_SCHED_FILE ? "pairs_file" : "schedule",
+				      t->schedule == CL_SCHED_FILE ? "missing: schedule \"file\" reads its pairs from it"
+								   : "pairs_file needs schedule = \"file\"");
+	return 0;
+}
+
 static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_test *t)
 {
-	static const char *const keys[] = { "name", "type", "measure", "schedule", "root", "message_size", "mtu",
-					    "qps_per_pair", "duration_s", "rate_gbps", "probe_pps", NULL };
+	static const char *const keys[] = { "name", "type", "measure", "schedule", "pairs_file", "root", "seed",
+					    "message_size", "mtu", "qps_per_pair", "duration_s", "rate_gbps",
+					    "probe_pps", NULL };
 	const config_setting_t *s;
 	unsigned type = 0, measure = 0, sched = 0;
+	long long seed = 1;
 	int i;
 
 	*t = (struct cl_test){ .message_size = 65536, .mtu = 1024, .qps_per_pair = 1, .duration_s = 1.0,
-			       .probe_pps = 10000, .line = (unsigned)config_setting_source_line(ts) };
+			       .probe_pps = 10000, .seed = 1, .line = (unsigned)config_setting_source_line(ts) };
 	if (cr_known_keys(&ld->r, ts, keys) || !(s = cr_required(&ld->r, ts, "type", "pairwise, incast, all_to_all or "
 								 "permutation")) ||
 	    (i = cr_pick(&ld->r, s, cl_test_type_names, NULL)) < 0 ||
 	    cr_opt_name(&ld->r, ts, "name", t->name, sizeof(t->name)) < 0 ||
 	    opt_pick(ld, ts, "measure", cl_measure_names, &measure) < 0 ||
 	    opt_pick(ld, ts, "schedule", schedule_names, &sched) < 0 ||
+	    opt_text(ld, ts, "pairs_file", t->pairs_file, sizeof(t->pairs_file)) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "root", 0, CL_MAX_RANKS - 1, &t->root) < 0 ||
+	    cr_opt_int(&ld->r, ts, "seed", 0, 0x7fffffff, false, &seed) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "message_size", 1, 1u << 30, &t->message_size) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &t->qps_per_pair) < 0 ||
 	    cr_opt_float(&ld->r, ts, "duration_s", 0.1, false, 3600, &t->duration_s) < 0 ||
@@ -206,6 +327,7 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	    cr_opt_float(&ld->r, ts, "probe_pps", 1, false, 1e7, &t->probe_pps) < 0)
 		return -1;
 	type = (unsigned)i;
+	t->seed = (uint64_t)seed;
 	if ((s = config_setting_get_member(ts, "mtu"))) {
 		long long v;
 		if (cr_int_range(&ld->r, s, 256, 4096, false, &v) < 0)
@@ -219,10 +341,9 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	t->schedule = (enum cl_schedule)sched;
 	if (!t->name[0])
 		snprintf(t->name, sizeof(t->name), "%s", cl_test_type_names[type]);
-	if (t->type != CL_TEST_PAIRWISE)
-		return cr_fail_member(&ld->r, ts, "type", "%s is not run yet by this version (pairwise is)",
-				      cl_test_type_names[type]);
-	return 0;
+	if (check_type_settings(ld, ts, t))
+		return -1;
+	return t->schedule == CL_SCHED_FILE ? read_pairs_file(ld, t) : 0;
 }
 
 static int parse_tests(struct loader *ld, const config_setting_t *root)
@@ -275,6 +396,14 @@ static int load_root(void *arg, const config_setting_t *root)
 	return 0;
 }
 
+static void free_pairs(struct cluster_cfg *c)
+{
+	for (unsigned i = 0; i < CL_MAX_TESTS; i++) { /* a refused file's last test may hold some */
+		free(c->tests[i].pairs);
+		c->tests[i].pairs = NULL;
+	}
+}
+
 int cluster_config_load(const char *path, struct cluster_cfg *c, char *err, size_t errlen)
 {
 	struct loader ld = { .c = c };
@@ -286,6 +415,8 @@ int cluster_config_load(const char *path, struct cluster_cfg *c, char *err, size
 	config_init(&c->text);
 	cr_init(&ld.r, path, err, errlen, "cluster configuration");
 	rc = cr_load_file(&ld.r, path, load_root, &ld);
+	if (rc)
+		free_pairs(c);
 	if (!rc) { /* the checked reading destroys its tree; a second one is kept for the lab's switch group */
 		config_destroy(&c->text);
 		cr_init(&again, path, NULL, 0, "cluster configuration");
@@ -297,6 +428,7 @@ int cluster_config_load(const char *path, struct cluster_cfg *c, char *err, size
 
 void cluster_config_free(struct cluster_cfg *c)
 {
+	free_pairs(c);
 	config_destroy(&c->text);
 }
 

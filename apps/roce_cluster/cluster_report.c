@@ -56,20 +56,127 @@ static void add_receiver(const json_t *sum, unsigned n, const struct clock_offse
 	}
 }
 
-json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clock_offset *offset)
+static bool is(const json_t *o, const char *key, const char *value)
 {
-	json_t *bw = null_matrix(n_ranks), *p50 = null_matrix(n_ranks), *p99 = null_matrix(n_ranks);
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v && !strcmp(v, value);
+}
+
+/* The matrices of the tests (all, or the pairwise ones) into bw, p50, p99. */
+static void add_tests(const json_t *tests, bool pairwise_only, unsigned n_ranks, const struct clock_offset *offset,
+		      json_t *bw, json_t *p50, json_t *p99)
+{
 	const json_t *t, *round, *sum;
 	size_t a, b, c;
 
 	json_array_foreach(tests, a, t) {
-		const char *m = json_string_value(json_object_get(t, "measure"));
-		bool latency = m && !strcmp(m, "latency");
+		if (pairwise_only && !is(t, "type", "pairwise"))
+			continue;
 		json_array_foreach(json_object_get(t, "rounds"), b, round)
 			json_array_foreach(json_object_get(round, "ranks"), c, sum)
-				add_receiver(sum, n_ranks, offset, latency, bw, p50, p99);
+				add_receiver(sum, n_ranks, offset, is(t, "measure", "latency"), bw, p50, p99);
 	}
+}
+
+static json_t *matrices(const json_t *tests, bool pairwise_only, unsigned n_ranks, const struct clock_offset *offset)
+{
+	json_t *bw = null_matrix(n_ranks), *p50 = null_matrix(n_ranks), *p99 = null_matrix(n_ranks);
+
+	add_tests(tests, pairwise_only, n_ranks, offset, bw, p50, p99);
 	return json_pack("{s:o,s:{s:o,s:o}}", "bandwidth_gbps", bw, "latency_ns", "p50", p50, "p99", p99);
+}
+
+json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clock_offset *offset)
+{
+	return matrices(tests, true, n_ranks, offset);
+}
+
+/* ---- a test's summary ------------------------------------------------------------------------ */
+
+struct dir_stats {
+	double sum, sq, lo, hi;
+	unsigned n;
+};
+
+static void dir_add(struct dir_stats *d, double v)
+{
+	d->sum += v, d->sq += v * v, d->n++;
+	d->lo = d->n == 1 || v < d->lo ? v : d->lo;
+	d->hi = d->n == 1 || v > d->hi ? v : d->hi;
+}
+
+double cluster_jfi(double sum, double sum_sq, unsigned n)
+{
+	return n && sum_sq > 0 ? sum * sum / (n * sum_sq) : 0;
+}
+
+/* The round's aggregate (what every receiver got, Gb/s) and its directions into d. */
+static double round_directions(const json_t *round, bool latency, struct dir_stats *d, double *root_rx, int root)
+{
+	const json_t *sum, *e;
+	double total = 0;
+	size_t a, b;
+
+	json_array_foreach(json_object_get(round, "ranks"), a, sum) {
+		double secs = num(sum, "duration_s");
+		int me = (int)json_integer_value(json_object_get(sum, "rank"));
+		if (json_object_get(sum, "error"))
+			continue;
+		json_array_foreach(json_object_get(sum, "rx"), b, e) {
+			double v = latency ? num(e, "p50_ns") : secs > 0 ? num(e, "payload_bytes") * 8 / secs / 1e9 : 0;
+			if (latency && num(e, "latency_count") <= 0)
+				continue;
+			dir_add(d, v);
+			total += latency ? 0 : v;
+			if (me == root)
+				*root_rx += v;
+		}
+	}
+	return total;
+}
+
+json_t *cluster_test_summary(const json_t *test, unsigned n_ranks, const struct clock_offset *offset)
+{
+	bool latency = is(test, "measure", "latency");
+	int root = is(test, "type", "incast") ? (int)json_integer_value(json_object_get(test, "root")) : -1;
+	struct dir_stats d = { 0 };
+	double aggregate = 0, root_rx = 0;
+	unsigned rounds = 0, flows = 0;
+	const json_t *round;
+	json_t *one = json_array(), *o;
+	size_t i;
+
+	json_array_foreach(json_object_get(test, "rounds"), i, round) {
+		aggregate += round_directions(round, latency, &d, &root_rx, root);
+		flows += (unsigned)json_array_size(json_object_get(round, "flows"));
+		rounds++;
+	}
+	json_array_append(one, (json_t *)test);
+	o = json_pack("{s:i,s:i,s:i,s:o}", "rounds", (int)rounds, "flows", (int)flows, "directions_measured", (int)d.n,
+		      "matrix", matrices(one, false, n_ranks, offset));
+	json_decref(one);
+	if (latency) { /* the matrix's: less the clock offsets */
+		struct dir_stats p = { 0 };
+		const json_t *row, *v;
+		size_t a, b;
+		json_array_foreach(json_object_get(json_object_get(json_object_get(o, "matrix"), "latency_ns"), "p50"), a, row)
+			json_array_foreach(row, b, v)
+				if (json_is_number(v))
+					dir_add(&p, json_number_value(v));
+		json_object_set_new(o, "p50_ns_min", p.n ? json_real(p.lo) : json_null());
+		json_object_set_new(o, "p50_ns_max", p.n ? json_real(p.hi) : json_null());
+		return o;
+	}
+	/* a round's flows run at once: the aggregate is a round's, averaged over the rounds */
+	json_object_set_new(o, "aggregate_gbps", json_real(rounds ? aggregate / rounds : 0));
+	json_object_set_new(o, "direction_gbps", json_pack("{s:o,s:o,s:o}", "min", d.n ? json_real(d.lo) : json_null(),
+							    "mean", d.n ? json_real(d.sum / d.n) : json_null(), "max",
+							    d.n ? json_real(d.hi) : json_null()));
+	json_object_set_new(o, "jfi", json_real(cluster_jfi(d.sum, d.sq, d.n)));
+	if (root >= 0)
+		json_object_set_new(o, "root_rx_gbps", json_real(root_rx / (rounds ? rounds : 1)));
+	return o;
 }
 
 /* The pairs of matrix m that miss a threshold (below it when `below`), worst first, into worst[]. */

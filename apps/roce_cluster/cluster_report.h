@@ -18,9 +18,17 @@
 #include "cluster.h"
 #include "clock_est.h"
 
-/* The matrices of the tests' steps (tests: [{"measure", "rounds": [{"ranks": [summary...]}]}]),
- * with the clock offsets of every rank (offset[r].offset_ns: r's clock minus rank 0's). */
+/* The matrices of the pairwise tests' steps (tests: [{"type", "measure", "rounds": [{"ranks":
+ * [summary...]}]}]; a pair measured alone), with the clock offsets of every rank
+ * (offset[r].offset_ns: r's clock minus rank 0's). */
 json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clock_offset *offset);
+/* One test's summary: rounds, flows, directions measured, its own matrices; bandwidth tests the
+ * aggregate Gb/s of a round (the sum over its directions; the mean over rounds), the directions'
+ * min/mean/max and Jain's index over them (incast: also what the root received); latency tests
+ * the directions' p50 range. */
+json_t *cluster_test_summary(const json_t *test, unsigned n_ranks, const struct clock_offset *offset);
+/* Jain's fairness index (sum x)^2 / (n sum x^2); 0 without data. */
+double cluster_jfi(double sum, double sum_sq, unsigned n);
 /* The SLA's verdicts over the matrices: {"checks": [...], "worst_pairs": [...], "verdict"}; *failed
  * when a threshold was missed. */
 json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, unsigned n_ranks, bool *failed);

@@ -49,6 +49,12 @@ static json_t *build(const struct job *j, bool final, bool *sla_failed)
 			json_array_append_new(missing, json_integer(r));
 	}
 	matrix = cluster_matrices(j->tests, n, j->before);
+	{
+		json_t *t;
+		size_t i;
+		json_array_foreach(j->tests, i, t)
+			json_object_set_new(t, "summary", cluster_test_summary(t, n, j->before));
+	}
 	sla = cluster_sla(&j->cfg.sla, matrix, n, sla_failed);
 	return json_pack("{s:i,s:o,s:s,s:b,s:o,s:i,s:s,s:o,s:o,s:O,s:o,s:o}", "version", 1, "run_info", run_info_json(),
 			 "cluster", j->cfg.name, "complete", final, "exit_status",

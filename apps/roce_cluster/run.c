@@ -3,8 +3,9 @@
  * The tests, step by step (job.h). A step: rank 0 names the start (its clock, a margin ahead),
  * every rank runs its engine from that time on its own clock (rank 0's time plus its offset), and
  * sends its step's summary to rank 0, which waits for each until the step's deadline and marks
- * the ranks whose summary did not come as missing. A pairwise test steps through the rounds of
- * its schedule (schedule.h), each rank in one pair a round, both directions of each pair at once.
+ * the ranks whose summary did not come as missing. A test is rounds of directed flows
+ * (schedule.h): a pairwise test steps through the rounds of its schedule, each rank in one pair a
+ * round, both directions of each pair at once; incast, all_to_all and permutation are one round.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,35 +25,18 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* This rank's partner in the round's pairs, or -1. */
-static int partner(const struct cl_pair *p, unsigned k, unsigned rank)
+/* Rank 0's summary of a round: its flows (and a pairwise round's pairs), the summaries gathered,
+ * the ranks missing. */
+static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, const struct cl_pair *f, unsigned k,
+			    char **got, json_t *mine, double start_at)
 {
-	for (unsigned i = 0; i < k; i++)
-		if (p[i].a == rank || p[i].b == rank)
-			return (int)(p[i].a == rank ? p[i].b : p[i].a);
-	return -1;
-}
+	json_t *pairs = json_array(), *flows = json_array(), *ranks = json_array();
 
-static unsigned round_pairs(const struct job *j, const struct cl_test *t, unsigned r, struct cl_pair *out)
-{
-	const unsigned n = (unsigned)j->comm.size;
-
-	return t->schedule == CL_SCHED_HALF ? schedule_half(n, out) : schedule_round_robin(n, r, out);
-}
-
-static unsigned rounds_of(const struct job *j, const struct cl_test *t)
-{
-	return t->schedule == CL_SCHED_HALF ? 1 : schedule_rounds((unsigned)j->comm.size);
-}
-
-/* Rank 0's summary of a round: the summaries gathered, the ranks missing, a live line. */
-static json_t *round_record(struct job *j, unsigned r, const struct cl_pair *p, unsigned k, char **got, json_t *mine,
-			    double start_at)
-{
-	json_t *pairs = json_array(), *ranks = json_array();
-
-	for (unsigned i = 0; i < k; i++)
-		json_array_append_new(pairs, json_pack("[i,i]", (int)p[i].a, (int)p[i].b));
+	for (unsigned i = 0; i < k; i++) {
+		json_array_append_new(flows, json_pack("[i,i]", (int)f[i].a, (int)f[i].b));
+		if (t->type == CL_TEST_PAIRWISE && i % 2 == 0) /* (a, b) then (b, a) */
+			json_array_append_new(pairs, json_pack("[i,i]", (int)f[i].a, (int)f[i].b));
+	}
 	json_array_append_new(ranks, mine);
 	for (int q = 1; q < j->comm.size; q++) {
 		json_error_t e;
@@ -64,7 +48,12 @@ static json_t *round_record(struct job *j, unsigned r, const struct cl_pair *p, 
 		json_array_append_new(ranks, s);
 		free(got[q]);
 	}
-	return json_pack("{s:i,s:o,s:f,s:o}", "round", (int)r, "pairs", pairs, "start_unix_s", start_at, "ranks", ranks);
+	if (t->type != CL_TEST_PAIRWISE) {
+		json_decref(pairs);
+		return json_pack("{s:i,s:o,s:f,s:o}", "round", (int)r, "flows", flows, "start_unix_s", start_at, "ranks", ranks);
+	}
+	return json_pack("{s:i,s:o,s:o,s:f,s:o}", "round", (int)r, "pairs", pairs, "flows", flows, "start_unix_s", start_at,
+			 "ranks", ranks);
 }
 
 /* The round's rates as one line: the directions measured and their spread. */
@@ -85,56 +74,76 @@ static void live_line(const struct job *j, const struct cl_test *t, unsigned r, 
 			lo = v < lo ? v : lo, hi = v > hi ? v : hi, sum += v, dirs++;
 		}
 	}
-	printf("[%s] round %u/%u: %u directions, %s %.3f..%.3f (mean %.3f)%s%s\n", t->name, r + 1, rounds, dirs,
-	       t->measure == CL_MEASURE_LATENCY ? "one-way p50 us" : "Gb/s", dirs ? lo : 0, hi, dirs ? sum / dirs : 0,
-	       errors ? "; ranks with errors: " : "", errors ? "see the report" : "");
+	if (t->measure == CL_MEASURE_LATENCY)
+		printf("[%s] round %u/%u: %u directions, one-way p50 us %.3f..%.3f (mean %.3f)", t->name, r + 1, rounds,
+		       dirs, dirs ? lo : 0, hi, dirs ? sum / dirs : 0);
+	else
+		printf("[%s] round %u/%u: %u directions, Gb/s %.3f..%.3f (mean %.3f, all %.3f)", t->name, r + 1, rounds, dirs,
+		       dirs ? lo : 0, hi, dirs ? sum / dirs : 0, sum);
+	printf("%s\n", errors ? "; ranks with errors: see the report" : "");
 	fflush(stdout);
 	(void)j;
 }
 
-/* One round of a pairwise test on this rank; rank 0 keeps the record. 0, or an exit status. */
+/* The receivers this rank sends to in the round's flows, into to[]; how many; *receives when
+ * one of the flows ends here. */
+static unsigned my_flows(const struct cl_pair *f, unsigned k, unsigned me, unsigned *to, bool *receives)
+{
+	unsigned n = 0;
+
+	*receives = false;
+	for (unsigned i = 0; i < k; i++) {
+		if (f[i].a == me)
+			to[n++] = f[i].b;
+		*receives |= f[i].b == me;
+	}
+	return n;
+}
+
+/* One round of a test on this rank; rank 0 keeps the record. 0, or an exit status. */
 static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsigned r, json_t *rounds)
 {
 	const struct cl_step_env env = { .cfg = &j->cfg, .ep = j->ep, .n_ranks = (unsigned)j->comm.size,
 					 .engine = j->engine, .work = j->work, .job = j->id, .main_cpu = j->main_cpu,
 					 .worker_cpu = j->worker_cpu, .interrupted = &j->interrupted };
-	struct cl_pair *p = calloc((size_t)j->comm.size / 2 + 1, sizeof(*p));
-	unsigned k = round_pairs(j, t, r, p), to;
-	int other = partner(p, k, (unsigned)j->comm.rank);
-	double start_at = j->comm.rank == 0 ? wall_s() + CL_START_MARGIN_S : 0;
+	const unsigned n = (unsigned)j->comm.size, me = (unsigned)j->comm.rank;
+	struct cl_pair *f = calloc(schedule_max_flows(t, n), sizeof(*f));
+	unsigned *to = calloc(n, sizeof(*to));
+	unsigned k = f ? schedule_test_flows(t, n, r, f) : 0, n_to;
+	double start_at = me == 0 ? wall_s() + CL_START_MARGIN_S : 0;
 	double wait = CL_START_MARGIN_S + t->duration_s + j->cfg.step_timeout_s + 10;
 	json_t *mine;
+	bool receives;
 	char *text;
+	int rc = 0;
 
-	if (comm_bcast(&start_at, (int)sizeof(start_at), 0, CL_COMM_TIMEOUT_S)) {
-		free(p);
-		return CLUSTER_EXIT_MISSING;
+	if (!f || !to || comm_bcast(&start_at, (int)sizeof(start_at), 0, CL_COMM_TIMEOUT_S)) {
+		rc = f && to ? CLUSTER_EXIT_MISSING : CLUSTER_EXIT_INIT;
+		goto out;
 	}
-	to = other >= 0 ? (unsigned)other : 0;
-	mine = step_run(&env, (unsigned)j->comm.rank, t, step, &to, other >= 0, other >= 0,
-			start_at + (double)j->before[j->comm.rank].offset_ns / 1e9);
-	if (j->comm.rank != 0) {
+	n_to = my_flows(f, k, me, to, &receives);
+	mine = step_run(&env, me, t, step, to, n_to, receives, start_at + (double)j->before[me].offset_ns / 1e9);
+	if (me != 0) {
 		text = json_dumps(mine, JSON_COMPACT);
 		json_decref(mine);
-		free(p);
-		if (!text || comm_send_string(text, TAG_STEP + (int)step, wait)) {
-			free(text);
-			return CLUSTER_EXIT_MISSING;
-		}
+		if (!text || comm_send_string(text, TAG_STEP + (int)step, wait))
+			rc = CLUSTER_EXIT_MISSING;
 		free(text);
-		return 0;
+		goto out;
 	}
 	{
-		char **got = calloc((size_t)j->comm.size, sizeof(*got));
+		char **got = calloc(n, sizeof(*got));
 		json_t *rec;
 		comm_gather_strings(&j->comm, TAG_STEP + (int)step, got, wait); /* the missing: marked below */
-		rec = round_record(j, r, p, k, got, mine, start_at);
+		rec = round_record(j, t, r, f, k, got, mine, start_at);
 		free(got);
-		live_line(j, t, r, rounds_of(j, t), rec);
+		live_line(j, t, r, schedule_test_rounds(t, n), rec);
 		json_array_append_new(rounds, rec);
 	}
-	free(p);
-	return 0;
+out:
+	free(f);
+	free(to);
+	return rc;
 }
 
 /* A rank whose engine refused its config or could not start (exit 3 or 4: a bad port, a missing
@@ -170,23 +179,67 @@ static bool any_missing(const struct job *j)
 	return any;
 }
 
+/* What a test needs of the job's ranks, checked before any runs (every rank alike; rank 0 says
+ * it): 0 or CLUSTER_EXIT_CONFIG. */
+static int check_test(const struct job *j, const struct cl_test *t)
+{
+	const unsigned n = (unsigned)j->comm.size;
+	const struct cl_file_pair *bad = t->schedule == CL_SCHED_FILE ? schedule_file_check(t->pairs, t->n_pairs, n) : NULL;
+	char why[300] = "";
+
+	if (n < 2)
+		cl_text(why, sizeof(why), "a test needs 2 ranks or more; the job has %u", n);
+	else if (t->type == CL_TEST_INCAST && t->root >= n)
+		cl_text(why, sizeof(why), "root %u is not one of the job's %u ranks", t->root, n);
+	else if (bad)
+		cl_text(why, sizeof(why), "pair %u %u (its file's line %u) names a rank the job's %u ranks lack", bad->a, bad->b,
+			bad->line, n);
+	else if (t->type == CL_TEST_ALL_TO_ALL && n - 1 > CL_MAX_PEERS)
+		cl_text(why, sizeof(why), "all_to_all over %u ranks: each rank's engine would send to %u peers; it takes %d", n,
+			n - 1, CL_MAX_PEERS);
+	if (!why[0])
+		return 0;
+	if (j->comm.rank == 0)
+		fprintf(stderr, "roce-cluster: %s:%u: tests: %s: %s\n", j->file, t->line, t->name, why);
+	return CLUSTER_EXIT_CONFIG;
+}
+
+/* The test's entry in the report, its rounds to come. */
+static json_t *test_record(const struct cl_test *t, json_t *rounds)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:O}", "name", t->name, "type", cl_test_type_names[t->type],
+			      "measure", cl_measure_names[t->measure], "message_size", (int)t->message_size, "mtu",
+			      (int)t->mtu, "qps_per_pair", (int)t->qps_per_pair, "duration_s", t->duration_s, "rounds",
+			      rounds);
+	static const char *const sched[] = { "round_robin", "half", "file" };
+
+	if (t->type == CL_TEST_PAIRWISE)
+		json_object_set_new(o, "schedule", json_string(sched[t->schedule]));
+	if (t->schedule == CL_SCHED_FILE)
+		json_object_set_new(o, "pairs_file", json_string(t->pairs_file));
+	if (t->type == CL_TEST_INCAST)
+		json_object_set_new(o, "root", json_integer(t->root));
+	if (t->type == CL_TEST_PERMUTATION)
+		json_object_set_new(o, "seed", json_integer((json_int_t)t->seed));
+	return o;
+}
+
 int job_run_tests(struct job *j)
 {
 	unsigned step = 0;
 	bool sla;
+	int rc;
 
+	for (unsigned i = 0; i < j->cfg.n_tests; i++)
+		if ((rc = check_test(j, &j->cfg.tests[i])))
+			return rc;
 	for (unsigned i = 0; i < j->cfg.n_tests; i++) {
 		const struct cl_test *t = &j->cfg.tests[i];
+		const unsigned rounds_n = schedule_test_rounds(t, (unsigned)j->comm.size);
 		json_t *rounds = json_array();
 		if (j->comm.rank == 0)
-			json_array_append_new(j->tests, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:f,s:O}", "name", t->name, "type",
-								  cl_test_type_names[t->type], "measure",
-								  cl_measure_names[t->measure], "schedule",
-								  t->schedule == CL_SCHED_HALF ? "half" : "round_robin",
-								  "message_size", (int)t->message_size, "qps_per_pair",
-								  (int)t->qps_per_pair, "duration_s", t->duration_s,
-								  "rounds", rounds));
-		for (unsigned r = 0; r < rounds_of(j, t); r++) {
+			json_array_append_new(j->tests, test_record(t, rounds));
+		for (unsigned r = 0; r < rounds_n; r++) {
 			int32_t go = run_round(j, t, step++, r, rounds);
 			if (go)
 				return go;

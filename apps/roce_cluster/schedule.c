@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "schedule.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 unsigned schedule_rounds(unsigned n)
@@ -51,4 +52,140 @@ bool schedule_round_valid(unsigned n, const struct cl_pair *p, unsigned k)
 		seen[p[i].a] = seen[p[i].b] = 1;
 	}
 	return true;
+}
+
+unsigned schedule_file_rounds(const struct cl_file_pair *p, unsigned k, unsigned n, unsigned *round_of)
+{
+	unsigned *busy_until = calloc(n ? n : 1, sizeof(*busy_until)); /* a rank's next free round */
+	unsigned rounds = 0;
+
+	for (unsigned i = 0; i < k; i++) {
+		unsigned r;
+
+		round_of[i] = UINT32_MAX;
+		if (!busy_until || p[i].a >= n || p[i].b >= n)
+			continue;
+		/* the first round after the last one either rank is in keeps the file's order per rank */
+		r = busy_until[p[i].a] > busy_until[p[i].b] ? busy_until[p[i].a] : busy_until[p[i].b];
+		round_of[i] = r;
+		busy_until[p[i].a] = busy_until[p[i].b] = r + 1;
+		rounds = r + 1 > rounds ? r + 1 : rounds;
+	}
+	free(busy_until);
+	return rounds;
+}
+
+const struct cl_file_pair *schedule_file_check(const struct cl_file_pair *p, unsigned k, unsigned n)
+{
+	for (unsigned i = 0; i < k; i++)
+		if (p[i].a >= n || p[i].b >= n)
+			return &p[i];
+	return NULL;
+}
+
+/* splitmix64: a full-period generator whose every seed gives a good stream */
+static uint64_t next_random(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void schedule_permutation(unsigned n, uint64_t seed, unsigned *dst)
+{
+	uint64_t s = seed;
+
+	for (unsigned i = 0; i < n; i++)
+		dst[i] = i;
+	for (unsigned i = n - 1; i > 0; i--) { /* Sattolo: j < i, so the result is one cycle */
+		unsigned j = (unsigned)(next_random(&s) % i), x = dst[i];
+		dst[i] = dst[j];
+		dst[j] = x;
+	}
+}
+
+unsigned schedule_test_rounds(const struct cl_test *t, unsigned n)
+{
+	if (t->type != CL_TEST_PAIRWISE)
+		return 1;
+	if (t->schedule == CL_SCHED_HALF)
+		return 1;
+	if (t->schedule == CL_SCHED_FILE) {
+		unsigned *round_of = malloc(sizeof(*round_of) * (t->n_pairs ? t->n_pairs : 1)), r;
+		r = round_of ? schedule_file_rounds(t->pairs, t->n_pairs, n, round_of) : 0;
+		free(round_of);
+		return r;
+	}
+	return schedule_rounds(n);
+}
+
+size_t schedule_max_flows(const struct cl_test *t, unsigned n)
+{
+	return t->type == CL_TEST_ALL_TO_ALL ? (size_t)n * (n - 1) : n + 1;
+}
+
+/* Both directions of each pair of round r. */
+static unsigned pairwise_flows(const struct cl_test *t, unsigned n, unsigned r, struct cl_pair *out)
+{
+	struct cl_pair *p = calloc(n / 2 + 1, sizeof(*p));
+	unsigned k = 0, m = 0;
+
+	if (!p)
+		return 0;
+	if (t->schedule == CL_SCHED_HALF) {
+		k = schedule_half(n, p);
+	} else if (t->schedule == CL_SCHED_ROUND_ROBIN) {
+		k = schedule_round_robin(n, r, p);
+	} else {
+		unsigned *round_of = malloc(sizeof(*round_of) * t->n_pairs);
+		if (round_of) {
+			schedule_file_rounds(t->pairs, t->n_pairs, n, round_of);
+			for (unsigned i = 0; i < t->n_pairs && k < n / 2; i++)
+				if (round_of[i] == r)
+					p[k++] = (struct cl_pair){ t->pairs[i].a, t->pairs[i].b };
+		}
+		free(round_of);
+	}
+	for (unsigned i = 0; i < k; i++) {
+		out[m++] = p[i];
+		out[m++] = (struct cl_pair){ p[i].b, p[i].a };
+	}
+	free(p);
+	return m;
+}
+
+unsigned schedule_test_flows(const struct cl_test *t, unsigned n, unsigned r, struct cl_pair *out)
+{
+	unsigned m = 0;
+
+	if (n < 2 || r >= schedule_test_rounds(t, n))
+		return 0;
+	switch (t->type) {
+	case CL_TEST_PAIRWISE:
+		return pairwise_flows(t, n, r, out);
+	case CL_TEST_INCAST:
+		for (unsigned i = 0; i < n; i++)
+			if (i != t->root && t->root < n)
+				out[m++] = (struct cl_pair){ i, t->root };
+		return m;
+	case CL_TEST_ALL_TO_ALL:
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned j = 0; j < n; j++)
+				if (i != j)
+					out[m++] = (struct cl_pair){ i, j };
+		return m;
+	case CL_TEST_PERMUTATION: {
+		unsigned *dst = malloc(sizeof(*dst) * n);
+		if (!dst)
+			return 0;
+		schedule_permutation(n, t->seed, dst);
+		for (unsigned i = 0; i < n; i++)
+			out[m++] = (struct cl_pair){ i, dst[i] };
+		free(dst);
+		return m;
+	}
+	}
+	return 0;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,7 +56,7 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"uc\"; "
 		   "ops = { write = 1; }; message_size = %u; mtu = %u; qpn = 0x%x; dest_qpn = 0x%x; count = %u; "
 		   "start_psn = %u;",
-		   to, mac, ip, lat ? 64u : t->message_size, t->mtu, CL_TX_QPN_BASE + (rank << 6),
+		   to, mac, ip, lat ? 64u : t->message_size, t->mtu, CL_TX_QPN_BASE + (to << 6),
 		   d->rx_qpn_base + (rank << 6), t->qps_per_pair, d->start_psn) &&
 	       (lat ? put(out, len, n, " rate_pps = %.3f; latency = { mode = \"oneway\"; };", t->probe_pps)
 		    : t->rate_gbps > 0 ? put(out, len, n, " rate_gbps = %.6f;", t->rate_gbps) : true) &&
@@ -215,7 +216,8 @@ static json_t *failed(json_t *o, const char *fmt, ...)
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
 		 const unsigned *to, unsigned n_to, bool receives, double start_at_unix_s)
 {
-	char dir[4096], path[4200], prefix[96], text[65536], why[1024];
+	char dir[4096], path[4200], prefix[96], why[1024], *text;
+	size_t text_len = 8192 + (size_t)n_to * 1024; /* a flow group's line is ~500 bytes */
 	json_t *o = json_pack("{s:i,s:i,s:s}", "rank", (int)rank, "step", (int)step, "host", env->ep[rank].host);
 	json_t *report;
 	json_error_t jerr;
@@ -230,12 +232,19 @@ json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_t
 	snprintf(dir, sizeof(dir), "%s/%s-s%u", env->work, t->name, step);
 	snprintf(path, sizeof(path), "%s/engine.cfg", dir);
 	snprintf(prefix, sizeof(prefix), "rcl-%s-r%u-s%u", env->job, rank, step);
-	if (step_config(env, rank, t, step, to, n_to, start_at_unix_s, text, sizeof(text)))
-		return failed(o, "the step's engine config does not fit %zu bytes", sizeof(text));
-	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "w")))
+	if (!(text = malloc(text_len)))
+		return failed(o, "out of memory for the step's engine config");
+	if (step_config(env, rank, t, step, to, n_to, start_at_unix_s, text, text_len)) {
+		free(text);
+		return failed(o, "the step's engine config does not fit %zu bytes", text_len);
+	}
+	if ((mkdir(dir, 0755) && errno != EEXIST) || !(f = fopen(path, "w"))) {
+		free(text);
 		return failed(o, "cannot write %s: %s", path, strerror(errno));
+	}
 	fputs(text, f);
 	fclose(f);
+	free(text);
 	remove(strcat(strcpy(path, dir), "/report.json")); /* (a kept folder's earlier run) */
 	pid = engine_child_start(&(struct engine_child){ .engine = env->engine, .dir = dir, .config = "engine.cfg",
 							.report = "report.json", .log = "engine.log", .duration_s = t->duration_s });

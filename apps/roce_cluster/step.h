@@ -17,7 +17,7 @@
 #include "cluster.h"
 
 #define CL_RX_QPN_BASE 0x10000   /* a receiver's QPs: base + (sender rank << 6 | QP) */
-#define CL_TX_QPN_BASE 0x400000  /* a sender's own QPNs: base + (sender rank << 6 | QP) */
+#define CL_TX_QPN_BASE 0x400000  /* a sender's own QPNs: base + (receiver rank << 6 | QP) */
 
 /* What a rank tells the others (MPI_Allgather): what perftest exchanges over its socket, and what
  * the step configs need. Fixed size, no pointers. */

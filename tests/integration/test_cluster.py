@@ -7,6 +7,10 @@ a memif port into the lab switch that rank 0 runs.
   cluster.keep), and no more than what the sender sent or the link carries.
 * One-way latency entries are the receivers' percentiles less the clock offsets (one machine:
   offsets within their uncertainty of zero), positive.
+* The patterns: incast (every rank into the root, the root's rx at most its link), all_to_all (all
+  twelve directions carry traffic, each receiver within its link), permutation (one cycle: each
+  rank sends once and receives once) and pairs from a file (the rounds the file's order gives);
+  each test's summary equals the sum of its own matrix, and a root beyond the job is refused.
 * Faults: ranks that read different files are refused (exit 3) naming a rank; a rank whose port
   is no device ends the job naming it (exit 4); a rank killed mid-run is reported missing by rank 0
   (mpirun --enable-recovery), which still writes the others' results (the report's exit_status 7).
@@ -152,6 +156,79 @@ tests = ( { name = "bw"; type = "pairwise"; schedule = "half"; duration_s = 0.3;
     assert len(lines) == 1 and lines[0].startswith("roce-cluster: rank 1 (host "), p.stderr
     rep = json.loads((tmp_path / "res" / "cluster-report.json").read_text())
     assert any("error" in s for s in rep["tests"][0]["rounds"][0]["ranks"])
+
+
+PATTERNS = """
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; memory_mb = 256; };
+lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
+tests = (
+  { name = "file"; type = "pairwise"; schedule = "file"; pairs_file = "pairs.txt"; duration_s = 0.4; },
+  { name = "incast"; type = "incast"; root = 2; qps_per_pair = 2; duration_s = 0.5; },
+  { name = "a2a"; type = "all_to_all"; duration_s = 0.5; },
+  { name = "perm"; type = "permutation"; seed = 11; duration_s = 0.5; }
+);
+"""
+
+
+@pytest.fixture(scope="module")
+def patterns_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("patterns")
+    (tmp / "pairs.txt").write_text("# the rounds: 0-1 and 2-3, then 1-2 and 0-3, then 0-1 again\n"
+                                   "0 1\n2 3\n1 2   # after 1's and 2's round 0\n0 3\n1 0\n")
+    return mpirun(tmp, PATTERNS), tmp
+
+
+def _test(rep, name):
+    return next(t for t in rep["tests"] if t["name"] == name)
+
+
+def _gbps(m, i, j):
+    return m[i][j] or 0
+
+
+def test_patterns_run_their_flows_and_summaries_sum_their_matrices(patterns_run):
+    p, tmp = patterns_run
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
+    f = _test(rep, "file")
+    assert [sorted(map(tuple, r["pairs"])) for r in f["rounds"]] == [[(0, 1), (2, 3)], [(0, 3), (1, 2)], [(1, 0)]]
+    inc = _test(rep, "incast")
+    assert sorted(map(tuple, inc["rounds"][0]["flows"])) == [(0, 2), (1, 2), (3, 2)]
+    m = inc["summary"]["matrix"]["bandwidth_gbps"]
+    for i in range(4):
+        for j in range(4):
+            assert (m[i][j] or 0) > 0 if (j == 2 and i != 2) else m[i][j] is None, (i, j, m[i][j])
+    assert inc["summary"]["root_rx_gbps"] == pytest.approx(sum(_gbps(m, i, 2) for i in range(4)), rel=1e-9)
+    assert inc["summary"]["root_rx_gbps"] <= 0.5 * 1.02
+    a2a = _test(rep, "a2a")
+    m = a2a["summary"]["matrix"]["bandwidth_gbps"]
+    assert len(a2a["rounds"][0]["flows"]) == 12
+    for j in range(4):
+        assert sum(_gbps(m, i, j) for i in range(4)) <= 0.5 * 1.02
+        for i in range(4):
+            assert (m[i][j] or 0) > 0 if i != j else m[i][j] is None
+    assert a2a["summary"]["aggregate_gbps"] == pytest.approx(sum(_gbps(m, i, j) for i in range(4) for j in range(4)))
+    assert 0.25 <= a2a["summary"]["jfi"] <= 1.0
+    perm = _test(rep, "perm")
+    dst = dict(map(tuple, perm["rounds"][0]["flows"]))
+    assert sorted(dst) == [0, 1, 2, 3] and sorted(dst.values()) == [0, 1, 2, 3]
+    at, steps = dst[0], 1
+    while at != 0:
+        at, steps = dst[at], steps + 1
+    assert steps == 4                                   # one cycle through the four ranks
+    m = perm["summary"]["matrix"]["bandwidth_gbps"]
+    assert all((m[i][dst[i]] or 0) > 0 for i in range(4))
+    # the top-level matrix is the pairwise tests' (a pair measured alone): the file's pairs only
+    top = rep["matrix"]["bandwidth_gbps"]
+    assert top[0][2] is None and top[2][0] is None and top[1][3] is None
+    assert all(top[a][b] > 0 for a, b in ((0, 1), (1, 0), (2, 3), (1, 2), (0, 3), (3, 0)))
+
+
+def test_a_root_beyond_the_job_is_refused_naming_the_test(tmp_path):
+    (tmp_path / "pairs.txt").write_text("0 1\n")
+    p = mpirun(tmp_path, PATTERNS.replace("root = 2;", "root = 6;"), n=4)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert "c.cfg:6: tests: incast: root 6 is not one of the job's 4 ranks" in p.stderr, p.stderr
 
 
 def _rank_pids(rank):

@@ -121,8 +121,8 @@ static void matrices_from_summaries(void)
 				     json_pack("{s:i,s:s}", "rank", 2, "error", "missing"));
 	json_t *lat_round = json_pack("{s:[o,o]}", "ranks", summary(2, 1.0, json_pack("[o]", rx(0, 64, 10000, 30000))),
 				      summary(0, 1.0, json_pack("[o]", rx(1, 64, 20000, 40000))));
-	json_t *tests = json_pack("[{s:s,s:[o]},{s:s,s:[o]}]", "measure", "bandwidth", "rounds", bw_round, "measure",
-				  "latency", "rounds", lat_round);
+	json_t *tests = json_pack("[{s:s,s:s,s:[o]},{s:s,s:s,s:[o]}]", "type", "pairwise", "measure", "bandwidth", "rounds",
+				  bw_round, "type", "pairwise", "measure", "latency", "rounds", lat_round);
 	json_t *m = cluster_matrices(tests, 3, off);
 	const json_t *bw = json_object_get(m, "bandwidth_gbps"), *lat = json_object_get(m, "latency_ns");
 	const json_t *p50 = json_object_get(lat, "p50"), *p99 = json_object_get(lat, "p99");
@@ -154,6 +154,104 @@ static void matrices_from_summaries(void)
 #undef AT
 	json_decref(m);
 	json_decref(tests);
+}
+
+/* A pairs file's rounds by hand: 0-1 and 2-3 in round 0; 1-2 after both (round 1); 0-3 in
+ * round 1 too (0 and 3 were last in round 0); 1-0 after 1's round 1: round 2. A rank beyond
+ * the job is named. */
+static void pairs_file_rounds_by_hand(void)
+{
+	const struct cl_file_pair p[] = { { 0, 1, 1 }, { 2, 3, 2 }, { 1, 2, 4 }, { 0, 3, 5 }, { 1, 0, 6 } };
+	const unsigned want[] = { 0, 0, 1, 1, 2 };
+	unsigned round_of[5];
+
+	CHECK_EQ(schedule_file_rounds(p, 5, 4, round_of), 3);
+	for (unsigned i = 0; i < 5; i++)
+		CHECK_EQ(round_of[i], want[i]);
+	CHECK(schedule_file_check(p, 5, 4) == NULL);
+	CHECK(schedule_file_check(p, 5, 3) == &p[1]); /* rank 3 of a 3-rank job */
+	{
+		struct cl_test t = { .type = CL_TEST_PAIRWISE, .schedule = CL_SCHED_FILE, .pairs = (struct cl_file_pair *)p,
+				     .n_pairs = 5 };
+		struct cl_pair f[8];
+		CHECK_EQ(schedule_test_rounds(&t, 4), 3);
+		CHECK_EQ(schedule_test_flows(&t, 4, 1, f), 4); /* 1-2 and 0-3, both ways */
+		CHECK(f[0].a == 1 && f[0].b == 2 && f[1].a == 2 && f[1].b == 1 && f[2].a == 0 && f[2].b == 3);
+	}
+}
+
+/* Incast: every rank but the root into it; all-to-all: n(n-1) flows, each ordered pair once;
+ * permutation: each rank sends once and receives once, never to itself, one cycle through all,
+ * the same for the same seed. */
+static void incast_all_to_all_and_permutation_flows(void)
+{
+	struct cl_pair f[64 * 63];
+	struct cl_test t = { .type = CL_TEST_INCAST, .root = 2 };
+
+	CHECK_EQ(schedule_test_rounds(&t, 5), 1);
+	CHECK_EQ(schedule_test_flows(&t, 5, 0, f), 4);
+	for (unsigned i = 0; i < 4; i++)
+		CHECK(f[i].b == 2 && f[i].a != 2);
+	CHECK_EQ(schedule_test_flows(&t, 5, 1, f), 0);
+	t = (struct cl_test){ .type = CL_TEST_ALL_TO_ALL };
+	CHECK_EQ(schedule_max_flows(&t, 64), 64 * 63);
+	CHECK_EQ(schedule_test_flows(&t, 64, 0, f), 64 * 63);
+	{
+		unsigned char seen[64][64] = { { 0 } };
+		for (unsigned i = 0; i < 64 * 63; i++)
+			seen[f[i].a][f[i].b]++;
+		for (unsigned a = 0; a < 64; a++)
+			for (unsigned b = 0; b < 64; b++)
+				CHECK_EQ(seen[a][b], a != b);
+	}
+	for (unsigned n = 2; n <= 64; n++)
+		for (uint64_t seed = 0; seed < 5; seed++) {
+			unsigned dst[64], again[64], at = 0, steps = 0, got[64] = { 0 };
+			schedule_permutation(n, seed, dst);
+			schedule_permutation(n, seed, again);
+			CHECK(!memcmp(dst, again, n * sizeof(dst[0])));
+			for (unsigned i = 0; i < n; i++) {
+				CHECK(dst[i] != i && dst[i] < n);
+				got[dst[i]]++;
+			}
+			for (unsigned i = 0; i < n; i++)
+				CHECK_EQ(got[i], 1);
+			do { /* one cycle: n steps from 0 back to 0 */
+				at = dst[at];
+				steps++;
+			} while (at != 0 && steps <= n);
+			CHECK_EQ(steps, n);
+		}
+	t = (struct cl_test){ .type = CL_TEST_PERMUTATION, .seed = 3 };
+	CHECK_EQ(schedule_test_flows(&t, 16, 0, f), 16);
+}
+
+/* An incast round by hand: the root (2) got 1.25e8 bytes from 0 and 0.625e8 from 1 in 2 s:
+ * 0.5 and 0.25 Gb/s; aggregate 0.75, JFI (0.75)^2 / (2 (0.25 + 0.0625)) = 0.9. */
+static void incast_summary_by_hand(void)
+{
+	json_t *round = json_pack("{s:[[i,i],[i,i]],s:[o]}", "flows", 0, 2, 1, 2, "ranks",
+				  summary(2, 2.0, json_pack("[o,o]", rx(0, 125e6, 0, 0), rx(1, 62.5e6, 0, 0))));
+	json_t *test = json_pack("{s:s,s:s,s:i,s:[o]}", "type", "incast", "measure", "bandwidth", "root", 2, "rounds", round);
+	json_t *s = cluster_test_summary(test, 3, NULL);
+
+	CHECK_EQ(json_integer_value(json_object_get(s, "flows")), 2);
+	CHECK(fabs(json_number_value(json_object_get(s, "aggregate_gbps")) - 0.75) < 1e-9);
+	CHECK(fabs(json_number_value(json_object_get(s, "root_rx_gbps")) - 0.75) < 1e-9);
+	CHECK(fabs(json_number_value(json_object_get(s, "jfi")) - 0.9) < 1e-9);
+	CHECK(fabs(json_number_value(json_object_get(json_object_get(s, "direction_gbps"), "min")) - 0.25) < 1e-9);
+	/* the test's own matrix has its flows; the pairwise-only one none */
+	CHECK(fabs(json_number_value(json_array_get(json_array_get(
+		      json_object_get(json_object_get(s, "matrix"), "bandwidth_gbps"), 1), 2)) - 0.25) < 1e-9);
+	{
+		json_t *tests = json_pack("[O]", test), *m = cluster_matrices(tests, 3, NULL);
+		CHECK(json_is_null(json_array_get(json_array_get(json_object_get(m, "bandwidth_gbps"), 0), 2)));
+		json_decref(m);
+		json_decref(tests);
+	}
+	CHECK(fabs(cluster_jfi(3, 3, 3) - 1) < 1e-12 && cluster_jfi(0, 0, 0) == 0);
+	json_decref(s);
+	json_decref(test);
 }
 
 static void expand_placeholders(void)
@@ -196,6 +294,16 @@ static void config_errors_name_file_line_and_setting(void)
 		  "tests = ( { type = \"pairwise\"; } );\n", ":1: ports.[0]: give one of rank, host or local_rank" },
 		{ "lab = { };\nports = ( );\ntests = ( { type = \"pairwise\"; } );\n", ":2: ports: not with a lab group" },
 		{ "cluster = { colour = 1; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n", ":1: cluster.colour:" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; root = 1; } );\n", ":2: tests.[0].root: only for incast" },
+		{ "lab = { };\ntests = ( { type = \"incast\"; seed = 1; } );\n", ":2: tests.[0].seed: only for permutation" },
+		{ "lab = { };\ntests = ( { type = \"incast\"; schedule = \"half\"; } );\n",
+		  ":2: tests.[0].schedule: only for pairwise" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; schedule = \"file\"; } );\n",
+		  ":2: tests.[0].pairs_file: missing" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; pairs_file = \"p.txt\"; } );\n",
+		  ":2: tests.[0].schedule: pairs_file needs" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; schedule = \"file\"; pairs_file = \"/nonexistent/p\"; } );\n",
+		  "/nonexistent/p:0: pair: cannot read" },
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cluster_cfg *c = calloc(1, sizeof(*c));
@@ -204,7 +312,8 @@ static void config_errors_name_file_line_and_setting(void)
 		int rc = load_text(cases[i].text, c, err, sizeof(err), path);
 		bool has = want && strstr(err, want) != NULL;
 		CHECK(rc != 0);
-		CHECK(!strncmp(err, path, strlen(path)));
+		/* a pairs file's error is that file's, naming the cluster file's line after it */
+		CHECK(want[0] == '/' ? strstr(err, path) != NULL : !strncmp(err, path, strlen(path)));
 		if (!has)
 			printf("  case %u: \"%s\" lacks the expected words\n", i, err);
 		CHECK(has);
@@ -212,6 +321,38 @@ static void config_errors_name_file_line_and_setting(void)
 		unlink(path);
 		free(c);
 	}
+}
+
+/* A pairs file's bad line is named by that file and line, and the test that reads it. */
+static void pairs_file_errors_name_its_line(void)
+{
+	static const char pairs[] = "# ranks\n0 1\n\n2 x\n";
+	char text[256], err[512] = "", path[64], ppath[64] = "/tmp/test_cluster_pairs_XXXXXX";
+	struct cluster_cfg *c = calloc(1, sizeof(*c));
+	FILE *f;
+
+	close(mkstemp(ppath));
+	f = fopen(ppath, "w");
+	fputs(pairs, f);
+	fclose(f);
+	snprintf(text, sizeof(text), "lab = { };\ntests = ( { name = \"p\"; type = \"pairwise\"; schedule = \"file\"; "
+		 "pairs_file = \"%s\"; } );\n", ppath);
+	CHECK(load_text(text, c, err, sizeof(err), path) != 0);
+	CHECK(strstr(err, ppath) == err && strstr(err, ":4: pair: not \"A B\"") && strstr(err, ":2: tests: p"));
+	if (!strstr(err, ":4: pair:"))
+		printf("  %s\n", err);
+	cluster_config_free(c);
+	f = fopen(ppath, "w"); /* a good file: its pairs in order, relative names beside the cluster file */
+	fputs("0 1\n2 3 # b\n1 2\n", f);
+	fclose(f);
+	unlink(path);
+	CHECK_EQ(load_text(text, c, err, sizeof(err), path), 0);
+	CHECK_EQ(c->tests[0].n_pairs, 3);
+	CHECK(c->tests[0].pairs[2].a == 1 && c->tests[0].pairs[2].b == 2 && c->tests[0].pairs[2].line == 3);
+	cluster_config_free(c);
+	unlink(path);
+	unlink(ppath);
+	free(c);
 }
 
 /* A file with ports by rank, host and local rank: the rank's own rule comes first. */
@@ -270,7 +411,11 @@ int main(void)
 	RUN(half_pairs_and_invalid_rounds);
 	RUN(clock_estimate_takes_the_shortest_round_trip);
 	RUN(matrices_from_summaries);
+	RUN(pairs_file_rounds_by_hand);
+	RUN(incast_all_to_all_and_permutation_flows);
+	RUN(incast_summary_by_hand);
 	RUN(expand_placeholders);
+	RUN(pairs_file_errors_name_its_line);
 	RUN(config_errors_name_file_line_and_setting);
 	RUN(ports_by_rank_then_host_then_local_rank);
 	RUN(shipped_cluster_files_load);
