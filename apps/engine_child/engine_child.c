@@ -54,6 +54,12 @@ pid_t engine_child_start(const struct engine_child *c)
 
 int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted)
 {
+	return engine_child_await_ticking(pid, deadline, interrupt, timed_out, interrupted, NULL, NULL);
+}
+
+int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out,
+			       bool *interrupted, void (*tick)(void *arg), void *arg)
+{
 	double term_at = 0;
 	int st = 0;
 
@@ -73,6 +79,8 @@ int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt
 		}
 		if (term_at && now > term_at + ENGINE_CHILD_KILL_GRACE_S)
 			kill(-pid, SIGKILL);
+		if (tick)
+			tick(arg);
 		nanosleep(&(struct timespec){ .tv_nsec = POLL_NS }, NULL);
 	}
 }

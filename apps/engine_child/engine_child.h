@@ -33,6 +33,10 @@ pid_t engine_child_start(const struct engine_child *c);
  * non-zero, then stops its group: SIGTERM, SIGKILL after the grace. Returns the wait status;
  * *timed_out and *interrupted say whether it was stopped, and why. */
 int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted);
+/* The same, calling tick(arg) at every look at the child (every 5 ms) while it runs: the
+ * parent's own work meanwhile (roce-cluster's live numbers). */
+int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out,
+			       bool *interrupted, void (*tick)(void *arg), void *arg);
 /* The engine's complaint in its log: the first line naming `config` ("CONFIG:LINE: ..."), else
  * the last line that says "roce-engine:" or "ERROR", else the last line. */
 void engine_child_log_reason(const char *log_path, const char *config, char *out, size_t len);

@@ -23,9 +23,17 @@
 #define CL_NAME_LEN 32
 #define CL_STR_LEN 256
 #define CL_MAX_PEERS 256           /* a rank's engine sends to a peer by a flow group of its own */
+/* what one engine's collective takes (config/config.h: CFG_MAX_PHASES, CFG_MAX_COLLECTIVE_FLOWS) */
+#define CL_ENGINE_MAX_PHASES 4096
+#define CL_ENGINE_MAX_COLLECTIVE_FLOWS 64
+#define CL_MAX_ITERATIONS 1000     /* a collective's phases x iterations: 4096 at most (the engine's) */
 #define CL_QPS_PER_PAIR_MAX 64     /* a rank's QPNs: 0x10000 + (sender rank << 6 | QP) */
 
-enum cl_test_type { CL_TEST_PAIRWISE, CL_TEST_INCAST, CL_TEST_ALL_TO_ALL, CL_TEST_PERMUTATION };
+enum cl_test_type { CL_TEST_PAIRWISE, CL_TEST_INCAST, CL_TEST_ALL_TO_ALL, CL_TEST_PERMUTATION, CL_TEST_COLLECTIVE };
+/* A collective across the ranks (type "collective"), as NCCL runs it: AllReduce and AllGather on
+ * a ring (each phase every rank sends a chunk to the next and waits for the previous one's),
+ * AlltoAll directly (every rank to every other at once). */
+enum cl_collective_op { CL_OP_ALLREDUCE, CL_OP_ALLGATHER, CL_OP_ALLTOALL };
 enum cl_measure { CL_MEASURE_BANDWIDTH, CL_MEASURE_LATENCY };
 enum cl_schedule { CL_SCHED_ROUND_ROBIN, CL_SCHED_HALF, CL_SCHED_FILE };
 
@@ -48,7 +56,9 @@ struct cl_test {
 	unsigned n_pairs;
 	unsigned root;               /* incast: the rank every other sends to */
 	uint64_t seed;               /* permutation: which one (every rank draws the same) */
-	unsigned message_size;       /* bytes of each WRITE */
+	enum cl_collective_op op;    /* collective */
+	unsigned iterations;         /* collective: how many times it runs back to back */
+	unsigned message_size;       /* bytes of each WRITE; a collective's: its size S (nccl-tests' "size") */
 	unsigned mtu;                /* IB path MTU */
 	unsigned qps_per_pair;
 	double duration_s;           /* of each step */
@@ -88,6 +98,9 @@ struct cluster_cfg {
 	char results[CL_STR_LEN];    /* rank 0's folder */
 	char engine[PATH_MAX];       /* roce-engine; "" = beside roce-cluster */
 	double step_timeout_s;       /* beyond a step's duration */
+	double live_interval_s;      /* rank 0's live lines during a step; 0: none */
+	unsigned metrics_port;       /* each rank's engine serves /metrics on this + its local rank; 0: none */
+	char metrics_address[64];    /* ... on this address */
 	enum cl_clock clock;
 	unsigned clock_samples;
 	double ptp_uncertainty_ns;
@@ -118,5 +131,6 @@ void cl_text(char *out, size_t len, const char *fmt, ...) __attribute__((format(
 
 extern const char *const cl_test_type_names[];
 extern const char *const cl_measure_names[];
+extern const char *const cl_op_names[];
 
 #endif

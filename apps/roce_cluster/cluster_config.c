@@ -17,7 +17,8 @@
 
 #include "config_read.h"
 
-const char *const cl_test_type_names[] = { "pairwise", "incast", "all_to_all", "permutation", NULL };
+const char *const cl_test_type_names[] = { "pairwise", "incast", "all_to_all", "permutation", "collective", NULL };
+const char *const cl_op_names[] = { "allreduce", "allgather", "alltoall", NULL };
 const char *const cl_measure_names[] = { "bandwidth", "latency", NULL };
 static const char *const schedule_names[] = { "round_robin", "half", "file", NULL };
 static const char *const clock_names[] = { "mpi", "ptp", NULL };
@@ -62,12 +63,40 @@ static int opt_pick(struct loader *ld, const config_setting_t *g, const char *ke
 	return 1;
 }
 
-/* cluster = { name; results; engine; step_timeout_s; clock = { source; samples; uncertainty_ns; };
+/* live_interval_s: 0 (none) or 0.1..3600 */
+static int live_interval(struct loader *ld, const config_setting_t *g, double *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, "live_interval_s");
+	int rc = cr_opt_float(&ld->r, g, "live_interval_s", 0, false, 3600, out);
+
+	if (rc > 0 && *out > 0 && *out < 0.1)
+		return cr_fail(&ld->r, s, "%g s: 0 (no live lines) or 0.1..3600", *out);
+	return rc;
+}
+
+/* metrics_address: a numeric IPv4 address (the engine's http setting takes "IPV4:PORT") */
+static int metrics_address(struct loader *ld, const config_setting_t *g, char *out, size_t len)
+{
+	unsigned a, b, c, d;
+	char end;
+	int rc = opt_text(ld, g, "metrics_address", out, len);
+
+	if (rc <= 0) {
+		snprintf(out, len, "0.0.0.0"); /* every interface: a Prometheus elsewhere scrapes it */
+		return rc;
+	}
+	if (sscanf(out, "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
+		return cr_fail(&ld->r, config_setting_get_member(g, "metrics_address"),
+			       "\"%s\" is not a numeric IPv4 address (e.g. \"0.0.0.0\", every interface)", out);
+	return rc;
+}
+
+/* cluster = { name; results; engine; step_timeout_s; live_interval_s; metrics_port; metrics_address; clock = { source; samples; uncertainty_ns; };
  * memory_mb; keep; } */
 static int parse_cluster(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "name", "results", "engine", "step_timeout_s", "clock", "memory_mb", "keep",
-					    NULL };
+	static const char *const keys[] = { "name", "results", "engine", "step_timeout_s", "live_interval_s", "clock",
+					    "memory_mb", "keep", "metrics_port", "metrics_address", NULL };
 	static const char *const clock_keys[] = { "source", "samples", "uncertainty_ns", NULL };
 	struct cluster_cfg *c = ld->c;
 	const config_setting_t *g, *ck;
@@ -77,6 +106,7 @@ static int parse_cluster(struct loader *ld, const config_setting_t *root)
 	snprintf(c->name, sizeof(c->name), "cluster");
 	snprintf(c->results, sizeof(c->results), "cluster-results");
 	c->step_timeout_s = 30;
+	c->live_interval_s = 1;
 	c->clock_samples = 64;
 	c->ptp_uncertainty_ns = 1000;
 	c->memory_mb = 256;
@@ -86,6 +116,9 @@ static int parse_cluster(struct loader *ld, const config_setting_t *root)
 	    opt_text(ld, g, "results", c->results, sizeof(c->results)) < 0 ||
 	    opt_text(ld, g, "engine", c->engine, sizeof(c->engine)) < 0 ||
 	    cr_opt_float(&ld->r, g, "step_timeout_s", 1, false, 3600, &c->step_timeout_s) < 0 ||
+	    live_interval(ld, g, &c->live_interval_s) < 0 ||
+	    cr_opt_u32(&ld->r, g, "metrics_port", 1, 65000, &c->metrics_port) < 0 ||
+	    metrics_address(ld, g, c->metrics_address, sizeof(c->metrics_address)) < 0 ||
 	    cr_opt_u32(&ld->r, g, "memory_mb", 64, 65536, &c->memory_mb) < 0 || cr_opt_bool(&ld->r, g, "keep", &c->keep) < 0 ||
 	    cr_opt_group(&ld->r, g, "clock", &ck) < 0)
 		return -1;
@@ -292,6 +325,16 @@ static int check_type_settings(struct loader *ld, const config_setting_t *ts, co
 		return cr_fail_member(&ld->r, ts, "root", "only for incast tests");
 	if (t->type != CL_TEST_PERMUTATION && config_setting_get_member(ts, "seed"))
 		return cr_fail_member(&ld->r, ts, "seed", "only for permutation tests");
+	if (t->type != CL_TEST_COLLECTIVE && config_setting_get_member(ts, "op"))
+		return cr_fail_member(&ld->r, ts, "op", "only for collective tests");
+	if (t->type != CL_TEST_COLLECTIVE && config_setting_get_member(ts, "iterations"))
+		return cr_fail_member(&ld->r, ts, "iterations", "only for collective tests");
+	if (t->type == CL_TEST_COLLECTIVE && !config_setting_get_member(ts, "op"))
+		return cr_fail_member(&ld->r, ts, "op", "missing (allreduce, allgather or alltoall)");
+	if (t->type == CL_TEST_COLLECTIVE && config_setting_get_member(ts, "measure"))
+		return cr_fail_member(&ld->r, ts, "measure", "not for collective tests (they measure completion time and busBW)");
+	if (t->type == CL_TEST_COLLECTIVE && config_setting_get_member(ts, "rate_gbps"))
+		return cr_fail_member(&ld->r, ts, "rate_gbps", "not for collective tests (they run at the links' rate)");
 	if ((t->schedule == CL_SCHED_FILE) != (config_setting_get_member(ts, "pairs_file") != NULL))
 		return cr_fail_member(&ld->r, ts, t->schedule == CL_SCHED_FILE ? "pairs_file" : "schedule",
 				      t->schedule == CL_SCHED_FILE ? "missing: schedule \"file\" reads its pairs from it"
@@ -301,18 +344,19 @@ static int check_type_settings(struct loader *ld, const config_setting_t *ts, co
 
 static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_test *t)
 {
-	static const char *const keys[] = { "name", "type", "measure", "schedule", "pairs_file", "root", "seed",
-					    "message_size", "mtu", "qps_per_pair", "duration_s", "rate_gbps",
-					    "probe_pps", NULL };
+	static const char *const keys[] = { "name", "type", "measure", "schedule", "pairs_file", "root", "seed", "op",
+					    "iterations", "message_size", "mtu", "qps_per_pair", "duration_s",
+					    "rate_gbps", "probe_pps", NULL };
 	const config_setting_t *s;
-	unsigned type = 0, measure = 0, sched = 0;
+	unsigned type = 0, measure = 0, sched = 0, op = 0;
 	long long seed = 1;
 	int i;
 
 	*t = (struct cl_test){ .message_size = 65536, .mtu = 1024, .qps_per_pair = 1, .duration_s = 1.0,
-			       .probe_pps = 10000, .seed = 1, .line = (unsigned)config_setting_source_line(ts) };
-	if (cr_known_keys(&ld->r, ts, keys) || !(s = cr_required(&ld->r, ts, "type", "pairwise, incast, all_to_all or "
-								 "permutation")) ||
+			       .probe_pps = 10000, .seed = 1, .iterations = 10,
+			       .line = (unsigned)config_setting_source_line(ts) };
+	if (cr_known_keys(&ld->r, ts, keys) || !(s = cr_required(&ld->r, ts, "type", "pairwise, incast, all_to_all, "
+								 "permutation or collective")) ||
 	    (i = cr_pick(&ld->r, s, cl_test_type_names, NULL)) < 0 ||
 	    cr_opt_name(&ld->r, ts, "name", t->name, sizeof(t->name)) < 0 ||
 	    opt_pick(ld, ts, "measure", cl_measure_names, &measure) < 0 ||
@@ -320,6 +364,8 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	    opt_text(ld, ts, "pairs_file", t->pairs_file, sizeof(t->pairs_file)) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "root", 0, CL_MAX_RANKS - 1, &t->root) < 0 ||
 	    cr_opt_int(&ld->r, ts, "seed", 0, 0x7fffffff, false, &seed) < 0 ||
+	    opt_pick(ld, ts, "op", cl_op_names, &op) < 0 ||
+	    cr_opt_u32(&ld->r, ts, "iterations", 1, CL_MAX_ITERATIONS, &t->iterations) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "message_size", 1, 1u << 30, &t->message_size) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &t->qps_per_pair) < 0 ||
 	    cr_opt_float(&ld->r, ts, "duration_s", 0.1, false, 3600, &t->duration_s) < 0 ||
@@ -328,6 +374,7 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 		return -1;
 	type = (unsigned)i;
 	t->seed = (uint64_t)seed;
+	t->op = (enum cl_collective_op)op;
 	if ((s = config_setting_get_member(ts, "mtu"))) {
 		long long v;
 		if (cr_int_range(&ld->r, s, 256, 4096, false, &v) < 0)
@@ -340,7 +387,7 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	t->measure = (enum cl_measure)measure;
 	t->schedule = (enum cl_schedule)sched;
 	if (!t->name[0])
-		snprintf(t->name, sizeof(t->name), "%s", cl_test_type_names[type]);
+		snprintf(t->name, sizeof(t->name), "%s", t->type == CL_TEST_COLLECTIVE ? cl_op_names[op] : cl_test_type_names[type]);
 	if (check_type_settings(ld, ts, t))
 		return -1;
 	return t->schedule == CL_SCHED_FILE ? read_pairs_file(ld, t) : 0;

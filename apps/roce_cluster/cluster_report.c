@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "coll_model.h"
 
 static json_t *null_matrix(unsigned n)
 {
@@ -136,6 +137,101 @@ static double round_directions(const json_t *round, bool latency, struct dir_sta
 	return total;
 }
 
+/* ---- a collective's ---------------------------------------------------------------------------- */
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of n sorted values. */
+static double percentile(const double *v, unsigned n, double p)
+{
+	unsigned k = (unsigned)ceil(p / 100 * n);
+
+	return v[k ? k - 1 : 0];
+}
+
+static json_t *stats_json(double *v, unsigned n)
+{
+	double sum = 0;
+
+	if (!n)
+		return json_null();
+	for (unsigned i = 0; i < n; i++)
+		sum += v[i];
+	qsort(v, n, sizeof(*v), by_value);
+	return json_pack("{s:f,s:f,s:f,s:f,s:f,s:f}", "mean", sum / n, "min", v[0], "p50", percentile(v, n, 50), "p95",
+			 percentile(v, n, 95), "p99", percentile(v, n, 99), "max", v[n - 1]);
+}
+
+/* Every rank's phase ends from the round's summaries, in rank 0's time; how many ranks have them
+ * (a rank without: an error, missing). `phases` points into the summaries. */
+static unsigned rank_times(const json_t *round, unsigned n_ranks, const struct clock_offset *offset,
+			   struct coll_rank_times *r, double **phases)
+{
+	const json_t *sum;
+	unsigned k = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(round, "ranks"), i, sum) {
+		const json_t *c = json_object_get(sum, "collective"), *e;
+		unsigned rank = (unsigned)json_integer_value(json_object_get(sum, "rank"));
+		size_t p;
+		if (!c || rank >= n_ranks || k >= n_ranks)
+			continue;
+		phases[k] = calloc(json_array_size(json_object_get(c, "phase_end_us")) + 1, sizeof(double));
+		json_array_foreach(json_object_get(c, "phase_end_us"), p, e)
+			phases[k][p] = json_number_value(e);
+		r[k] = (struct coll_rank_times){
+			.start_ns = (double)json_integer_value(json_object_get(sum, "start_unix_ns")) -
+				    (offset ? (double)offset[rank].offset_ns : 0),
+			.phase_end_us = phases[k],
+			.phases_done = (unsigned)json_integer_value(json_object_get(c, "phases_completed")) };
+		k++;
+	}
+	return k;
+}
+
+/* Completion time and busBW per iteration over the ranks (the test's first round). */
+static json_t *collective_summary(const json_t *test, unsigned n_ranks, const struct clock_offset *offset)
+{
+	const char *opn = json_string_value(json_object_get(test, "op"));
+	enum cl_collective_op op = !opn ? CL_OP_ALLREDUCE : !strcmp(opn, "allgather") ? CL_OP_ALLGATHER
+						: !strcmp(opn, "alltoall") ? CL_OP_ALLTOALL : CL_OP_ALLREDUCE;
+	unsigned iters = (unsigned)json_integer_value(json_object_get(test, "iterations"));
+	unsigned per = (unsigned)json_integer_value(json_object_get(test, "phases_per_iteration"));
+	double size = json_number_value(json_object_get(test, "message_size"));
+	struct coll_rank_times *r = calloc(n_ranks + 1, sizeof(*r));
+	double **phases = calloc(n_ranks + 1, sizeof(*phases)), *t_ns = calloc(iters + 1, sizeof(double));
+	double *t_us = calloc(iters + 1, sizeof(double)), *bus = calloc(iters + 1, sizeof(double)), total = 0;
+	unsigned have = r && phases ? rank_times(json_array_get(json_object_get(test, "rounds"), 0), n_ranks, offset, r,
+						   phases) : 0;
+	unsigned done = have == n_ranks && t_ns ? coll_iteration_times(r, have, per, iters, t_ns) : 0;
+	json_t *o;
+
+	for (unsigned k = 0; k < done && t_us && bus; k++) {
+		t_us[k] = t_ns[k] / 1e3;
+		bus[k] = coll_busbw_gbps(op, n_ranks, size, t_ns[k]);
+		total += t_ns[k];
+	}
+	o = json_pack("{s:i,s:i,s:i,s:f,s:f}", "ranks_reporting", (int)have, "iterations", (int)iters,
+		      "iterations_completed", (int)done, "bus_factor", coll_bus_factor(op, n_ranks), "total_us", total / 1e3);
+	json_object_set_new(o, "algbw_gbps", json_real(total > 0 ? size * 8 * done / total : 0));
+	json_object_set_new(o, "busbw_gbps_overall", json_real(total > 0 ? coll_busbw_gbps(op, n_ranks, size, total / done) : 0));
+	json_object_set_new(o, "iteration_us", json_array());
+	for (unsigned k = 0; k < done; k++)
+		json_array_append_new(json_object_get(o, "iteration_us"), json_real(t_us[k]));
+	json_object_set_new(o, "time_us", stats_json(t_us, done));
+	json_object_set_new(o, "busbw_gbps", stats_json(bus, done));
+	for (unsigned k = 0; k < have; k++)
+		free(phases[k]);
+	free(phases), free(r), free(t_ns), free(t_us), free(bus);
+	return o;
+}
+
 json_t *cluster_test_summary(const json_t *test, unsigned n_ranks, const struct clock_offset *offset)
 {
 	bool latency = is(test, "measure", "latency");
@@ -168,6 +264,8 @@ json_t *cluster_test_summary(const json_t *test, unsigned n_ranks, const struct 
 		json_object_set_new(o, "p50_ns_max", p.n ? json_real(p.hi) : json_null());
 		return o;
 	}
+	if (is(test, "type", "collective"))
+		json_object_set_new(o, "collective", collective_summary(test, n_ranks, offset));
 	/* a round's flows run at once: the aggregate is a round's, averaged over the rounds */
 	json_object_set_new(o, "aggregate_gbps", json_real(rounds ? aggregate / rounds : 0));
 	json_object_set_new(o, "direction_gbps", json_pack("{s:o,s:o,s:o}", "min", d.n ? json_real(d.lo) : json_null(),

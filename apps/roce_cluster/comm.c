@@ -49,6 +49,7 @@ int comm_init(int *argc, char ***argv, struct comm *c)
 
 void comm_finish(void)
 {
+	comm_end_live();
 	MPI_Finalize();
 }
 
@@ -110,6 +111,54 @@ int comm_send_string(const char *s, int tag, double timeout_s)
 	if (MPI_Isend(s, (int)strlen(s) + 1, MPI_CHAR, 0, tag, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
 		return -1;
 	return wait_until(&req, comm_now_s() + timeout_s);
+}
+
+static MPI_Request live_req = MPI_REQUEST_NULL;
+static char live_buf[256];
+
+int comm_post_live(const void *buf, int bytes, int tag)
+{
+	int done = 1;
+
+	if (bytes > (int)sizeof(live_buf))
+		return -1;
+	if (live_req != MPI_REQUEST_NULL && MPI_Test(&live_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		return -1;
+	if (!done)
+		return 1;
+	memcpy(live_buf, buf, (size_t)bytes); /* MPI reads it until the send completes */
+	return MPI_Isend(live_buf, bytes, MPI_BYTE, 0, tag, MPI_COMM_WORLD, &live_req) == MPI_SUCCESS ? 0 : -1;
+}
+
+int comm_take_live(void *buf, int bytes, int tag)
+{
+	MPI_Status st;
+	int flag = 0, n = 0;
+
+	if (MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &st) != MPI_SUCCESS || !flag)
+		return 0;
+	MPI_Get_count(&st, MPI_BYTE, &n);
+	if (n != bytes) { /* not ours: taken and dropped */
+		char skip[256];
+		MPI_Recv(skip, (int)sizeof(skip), MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		return 0;
+	}
+	return MPI_Recv(buf, bytes, MPI_BYTE, st.MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+}
+
+void comm_end_live(void)
+{
+	int done = 0;
+	double until = comm_now_s() + 1.0;
+
+	while (live_req != MPI_REQUEST_NULL && !done && comm_now_s() < until)
+		if (MPI_Test(&live_req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			break;
+	if (live_req != MPI_REQUEST_NULL && !done) {
+		MPI_Cancel(&live_req);
+		MPI_Request_free(&live_req);
+	}
+	live_req = MPI_REQUEST_NULL;
 }
 
 /* One rank's string, if it has come: 1 received, 0 not yet, -1 error. */

@@ -33,6 +33,13 @@ int comm_bcast(void *buf, int bytes, int root, double timeout_s);
 int comm_gather_strings(const struct comm *c, int tag, char **out, double timeout_s);
 /* Any rank but 0: its string to rank 0. */
 int comm_send_string(const char *s, int tag, double timeout_s);
+/* Live numbers while a step runs, fire and forget: any rank but 0 posts `bytes` to rank 0 unless
+ * its previous post is still under way (then this one is dropped: 0 posted, 1 dropped, -1 error);
+ * rank 0 takes one that has come (1, into buf; 0 none). */
+int comm_post_live(const void *buf, int bytes, int tag);
+int comm_take_live(void *buf, int bytes, int tag);
+/* The last post, finished or cancelled before MPI ends. */
+void comm_end_live(void);
 /* Ping-pong with rank 0, for clock_est.h: rank 0 calls it with every other rank in turn (peer),
  * the rank with peer 0; n samples of rank 0's send and receive times and the peer's answer,
  * CLOCK_REALTIME in ns. 0, or -1. */

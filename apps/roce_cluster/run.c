@@ -12,7 +12,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "coll_model.h"
 #include "job.h"
+#include "live.h"
 #include "schedule.h"
 
 #define TAG_STEP 100 /* + the step's number */
@@ -103,10 +105,13 @@ static unsigned my_flows(const struct cl_pair *f, unsigned k, unsigned me, unsig
 /* One round of a test on this rank; rank 0 keeps the record. 0, or an exit status. */
 static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsigned r, json_t *rounds)
 {
-	const struct cl_step_env env = { .cfg = &j->cfg, .ep = j->ep, .n_ranks = (unsigned)j->comm.size,
-					 .engine = j->engine, .work = j->work, .job = j->id, .main_cpu = j->main_cpu,
-					 .worker_cpu = j->worker_cpu, .interrupted = &j->interrupted };
 	const unsigned n = (unsigned)j->comm.size, me = (unsigned)j->comm.rank;
+	struct live live;
+	bool live_on = j->cfg.live_interval_s > 0 && live_begin(&live, j, t, step, r, schedule_test_rounds(t, n)) == 0;
+	const struct cl_step_env env = { .cfg = &j->cfg, .ep = j->ep, .n_ranks = n, .engine = j->engine, .work = j->work,
+					 .job = j->id, .main_cpu = j->main_cpu, .worker_cpu = j->worker_cpu,
+					 .interrupted = &j->interrupted, .tick = live_on ? live_tick : NULL,
+					 .tick_arg = live_on ? &live : NULL };
 	struct cl_pair *f = calloc(schedule_max_flows(t, n), sizeof(*f));
 	unsigned *to = calloc(n, sizeof(*to));
 	unsigned k = f ? schedule_test_flows(t, n, r, f) : 0, n_to;
@@ -141,6 +146,8 @@ static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsi
 		json_array_append_new(rounds, rec);
 	}
 out:
+	if (live_on)
+		live_end(&live);
 	free(f);
 	free(to);
 	return rc;
@@ -179,6 +186,22 @@ static bool any_missing(const struct job *j)
 	return any;
 }
 
+/* Why a collective does not fit the engine over n ranks, into why (left empty when it does). */
+static void collective_fits(const struct cl_test *t, unsigned n, char *why, size_t len)
+{
+	unsigned phases = coll_phases(t->op, n) * t->iterations;
+
+	if (phases > CL_ENGINE_MAX_PHASES)
+		cl_text(why, len, "%s over %u ranks, %u iterations: %u phases; the engine takes %d", cl_op_names[t->op], n,
+			t->iterations, phases, CL_ENGINE_MAX_PHASES);
+	else if (t->op == CL_OP_ALLTOALL && n - 1 > CL_ENGINE_MAX_COLLECTIVE_FLOWS)
+		cl_text(why, len, "alltoall over %u ranks: %u peers a rank; the engine's collective takes %d", n, n - 1,
+			CL_ENGINE_MAX_COLLECTIVE_FLOWS);
+	else if ((uint64_t)t->message_size < (uint64_t)n * t->qps_per_pair)
+		cl_text(why, len, "message_size %u is under a byte per QP of each of the %u ranks' chunks (%u x %u)",
+			t->message_size, n, n, t->qps_per_pair);
+}
+
 /* What a test needs of the job's ranks, checked before any runs (every rank alike; rank 0 says
  * it): 0 or CLUSTER_EXIT_CONFIG. */
 static int check_test(const struct job *j, const struct cl_test *t)
@@ -197,6 +220,8 @@ static int check_test(const struct job *j, const struct cl_test *t)
 	else if (t->type == CL_TEST_ALL_TO_ALL && n - 1 > CL_MAX_PEERS)
 		cl_text(why, sizeof(why), "all_to_all over %u ranks: each rank's engine would send to %u peers; it takes %d", n,
 			n - 1, CL_MAX_PEERS);
+	else if (t->type == CL_TEST_COLLECTIVE)
+		collective_fits(t, n, why, sizeof(why));
 	if (!why[0])
 		return 0;
 	if (j->comm.rank == 0)
@@ -205,7 +230,7 @@ static int check_test(const struct job *j, const struct cl_test *t)
 }
 
 /* The test's entry in the report, its rounds to come. */
-static json_t *test_record(const struct cl_test *t, json_t *rounds)
+static json_t *test_record(const struct cl_test *t, unsigned n, json_t *rounds)
 {
 	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:O}", "name", t->name, "type", cl_test_type_names[t->type],
 			      "measure", cl_measure_names[t->measure], "message_size", (int)t->message_size, "mtu",
@@ -221,6 +246,14 @@ static json_t *test_record(const struct cl_test *t, json_t *rounds)
 		json_object_set_new(o, "root", json_integer(t->root));
 	if (t->type == CL_TEST_PERMUTATION)
 		json_object_set_new(o, "seed", json_integer((json_int_t)t->seed));
+	if (t->type == CL_TEST_COLLECTIVE) {
+		json_object_del(o, "measure");
+		json_object_set_new(o, "op", json_string(cl_op_names[t->op]));
+		json_object_set_new(o, "algorithm", json_string(t->op == CL_OP_ALLTOALL ? "direct" : "ring"));
+		json_object_set_new(o, "iterations", json_integer(t->iterations));
+		json_object_set_new(o, "phases_per_iteration", json_integer(coll_phases(t->op, n)));
+		json_object_set_new(o, "message_per_qp", json_integer(coll_message_per_qp(t, n)));
+	}
 	return o;
 }
 
@@ -238,7 +271,7 @@ int job_run_tests(struct job *j)
 		const unsigned rounds_n = schedule_test_rounds(t, (unsigned)j->comm.size);
 		json_t *rounds = json_array();
 		if (j->comm.rank == 0)
-			json_array_append_new(j->tests, test_record(t, rounds));
+			json_array_append_new(j->tests, test_record(t, (unsigned)j->comm.size, rounds));
 		for (unsigned r = 0; r < rounds_n; r++) {
 			int32_t go = run_round(j, t, step++, r, rounds);
 			if (go)

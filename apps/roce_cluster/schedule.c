@@ -123,7 +123,9 @@ unsigned schedule_test_rounds(const struct cl_test *t, unsigned n)
 
 size_t schedule_max_flows(const struct cl_test *t, unsigned n)
 {
-	return t->type == CL_TEST_ALL_TO_ALL ? (size_t)n * (n - 1) : n + 1;
+	bool all = t->type == CL_TEST_ALL_TO_ALL || (t->type == CL_TEST_COLLECTIVE && t->op == CL_OP_ALLTOALL);
+
+	return all ? (size_t)n * (n - 1) : n + 1;
 }
 
 /* Both directions of each pair of round r. */
@@ -170,6 +172,14 @@ unsigned schedule_test_flows(const struct cl_test *t, unsigned n, unsigned r, st
 			if (i != t->root && t->root < n)
 				out[m++] = (struct cl_pair){ i, t->root };
 		return m;
+	case CL_TEST_COLLECTIVE:
+		if (t->op != CL_OP_ALLTOALL) { /* the ring */
+			for (unsigned i = 0; i < n; i++)
+				out[m++] = (struct cl_pair){ i, (i + 1) % n };
+			return m;
+		}
+		/* AlltoAll sends to every other rank */
+		__attribute__((fallthrough));
 	case CL_TEST_ALL_TO_ALL:
 		for (unsigned i = 0; i < n; i++)
 			for (unsigned j = 0; j < n; j++)

@@ -14,7 +14,9 @@
  *   all_to_all:  every rank sends to every other;
  *   permutation: rank i sends to dst[i], a permutation of one cycle through all the ranks
  *                (Sattolo's shuffle from the test's seed): nobody sends to itself, everybody
- *                sends once and receives once.
+ *                sends once and receives once;
+ *   collective:  a ring (i to i+1, the last to 0) for AllReduce and AllGather; AlltoAll every
+ *                rank to every other.
  * A pair is directed for a measurement by its order: (a, b) sends from a to b; pairwise tests
  * measure both directions of each pair in its round.
  */

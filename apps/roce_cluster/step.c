@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "coll_model.h"
 #include "engine_child.h"
 
 /* Appends to out at *n; false when it no longer fits. */
@@ -48,7 +49,8 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 {
 	const struct cl_endpoint *d = &env->ep[to];
 	char mac[18], ip[16];
-	bool lat = t->measure == CL_MEASURE_LATENCY;
+	bool lat = t->measure == CL_MEASURE_LATENCY && t->type != CL_TEST_COLLECTIVE;
+	unsigned size = lat ? 64u : t->type == CL_TEST_COLLECTIVE ? coll_message_per_qp(t, env->n_ranks) : t->message_size;
 
 	mac_text(d->mac, mac);
 	ip_text(d->ipv4, ip);
@@ -56,11 +58,33 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"uc\"; "
 		   "ops = { write = 1; }; message_size = %u; mtu = %u; qpn = 0x%x; dest_qpn = 0x%x; count = %u; "
 		   "start_psn = %u;",
-		   to, mac, ip, lat ? 64u : t->message_size, t->mtu, CL_TX_QPN_BASE + (to << 6),
+		   to, mac, ip, size, t->mtu, CL_TX_QPN_BASE + (to << 6),
 		   d->rx_qpn_base + (rank << 6), t->qps_per_pair, d->start_psn) &&
 	       (lat ? put(out, len, n, " rate_pps = %.3f; latency = { mode = \"oneway\"; };", t->probe_pps)
 		    : t->rate_gbps > 0 ? put(out, len, n, " rate_gbps = %.6f;", t->rate_gbps) : true) &&
 	       put(out, len, n, " }");
+}
+
+/* A collective test's engine collective: this rank's flows, released phase by phase as they are
+ * sent and the peers' chunks of the phase received (ring: the previous rank's; AlltoAll: every
+ * other rank's), phases x iterations of them. */
+static bool put_collective(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, const unsigned *to,
+			   unsigned n_to, char *out, size_t len, size_t *n)
+{
+	const unsigned nr = env->n_ranks, prev = (rank + nr - 1) % nr;
+	bool ok = put(out, len, n, "collectives = ( { name = \"%s\"; type = \"%s\"; phases = %u; flows = [", t->name,
+		      t->op == CL_OP_ALLTOALL ? "all_to_all" : "ring", coll_phases(t->op, nr) * t->iterations);
+
+	for (unsigned i = 0; ok && i < n_to; i++)
+		ok = put(out, len, n, "%s\"to%u\"", i ? ", " : "", to[i]);
+	ok = ok && put(out, len, n, "];\n    receives = (");
+	for (unsigned s = 0, k = 0; ok && s < nr; s++) {
+		if (s == rank || (t->op != CL_OP_ALLTOALL && s != prev))
+			continue;
+		ok = put(out, len, n, "%s { port = \"p\"; qpn = 0x%x; count = %u; }", k++ ? "," : "",
+			 env->ep[rank].rx_qpn_base + (s << 6), t->qps_per_pair);
+	}
+	return ok && put(out, len, n, " ); } );\n");
 }
 
 int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
@@ -85,10 +109,19 @@ int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_te
 		for (unsigned i = 0; ok && i < n_to; i++)
 			ok = put_flow(env, rank, to[i], t, out, len, &n) && put(out, len, &n, i + 1 < n_to ? ",\n" : "\n");
 		ok = ok && put(out, len, &n, ");\n");
+		if (t->type == CL_TEST_COLLECTIVE)
+			ok = ok && put_collective(env, rank, t, to, n_to, out, len, &n);
 	}
 	/* every sender's QPs may carry probes to this rank */
-	ok = ok && put(out, len, &n, "run = { start_at_unix_s = %.6f; latency_foreign_qps = %u; };\n", start_at_unix_s,
+	ok = ok && put(out, len, &n, "run = { start_at_unix_s = %.6f; latency_foreign_qps = %u;", start_at_unix_s,
 		       env->n_ranks * t->qps_per_pair < 65536 ? env->n_ranks * t->qps_per_pair : 65536);
+	if (env->cfg->live_interval_s > 0) /* the live lines' numbers */
+		ok = ok && put(out, len, &n, " timeseries = \"" STEP_TIMESERIES "\"; stats_interval_s = %.3f;",
+			       env->cfg->live_interval_s);
+	if (env->cfg->metrics_port) /* Prometheus scrapes each rank: the port offset by the local rank */
+		ok = ok && put(out, len, &n, " http = \"%s:%u\";", env->cfg->metrics_address,
+			       env->cfg->metrics_port + env->ep[rank].local_rank);
+	ok = ok && put(out, len, &n, " };\n");
 	return ok ? 0 : -1;
 }
 
@@ -185,9 +218,67 @@ json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsign
 		if (num(l, "loop_turn_us") > turn)
 			turn = num(l, "loop_turn_us");
 	}
-	return json_pack("{s:f,s:I,s:o,s:o,s:f,s:f}", "duration_s", num(report, "duration_s"), "start_unix_ns",
-			 json_integer_value(json_object_get(report, "start_unix_ns")), "tx", tx_summary(report), "rx",
-			 rx_summary(report, env, rank), "held_up_ms", held, "loop_turn_us", turn);
+	{
+		json_t *o = json_pack("{s:f,s:I,s:o,s:o,s:f,s:f}", "duration_s", num(report, "duration_s"), "start_unix_ns",
+				      json_integer_value(json_object_get(report, "start_unix_ns")), "tx", tx_summary(report),
+				      "rx", rx_summary(report, env, rank), "held_up_ms", held, "loop_turn_us", turn);
+		const json_t *c = json_array_get(json_object_get(report, "collectives"), 0);
+		if (c) /* a collective step's: when each phase ended on this rank */
+			json_object_set_new(o, "collective", json_pack("{s:O,s:O,s:O}", "phases_completed",
+								       json_object_get(c, "phases_completed"), "phase_end_us",
+								       json_object_get(c, "phase_end_us"), "total_us",
+								       json_object_get(c, "total_us")));
+		return o;
+	}
+}
+
+/* ---- the live numbers ----------------------------------------------------------------------- */
+
+/* One CSV row's numbers: time_s,kind,name,tx_gbps,tx_mpps,rx_gbps,rx_mpps,goodput_gbps,cnp_rx,pfc_rx,
+ * paused_ms,lat_p50_ns,... (docs/monitoring.md); 0 when it is port `port`'s. */
+static int port_row(const char *line, const char *port, struct step_live *out)
+{
+	char kind[16], name[64];
+	double v[12] = { 0 };
+	const char *p = line;
+
+	if (sscanf(line, "%lf,%15[^,],%63[^,],", &v[0], kind, name) != 3 || strcmp(kind, "port") || strcmp(name, port))
+		return -1;
+	for (unsigned col = 0; col < 12 && p; col++) {
+		v[col] = col < 3 ? v[col] : strtod(p, NULL); /* an empty cell reads 0 */
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	*out = (struct step_live){ .time_s = v[0], .tx_gbps = v[3], .rx_gbps = v[5], .p50_ns = v[11] };
+	return 0;
+}
+
+int step_live_row(const char *dir, const char *port, struct step_live *out)
+{
+	char path[4200], buf[8192], *line, *save = NULL;
+	FILE *f;
+	long size;
+	size_t n;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/" STEP_TIMESERIES, dir);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(buf) - 1 ? size - (long)sizeof(buf) + 1 : 0, SEEK_SET); /* the tail */
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	line = strtok_r(buf, "\n", &save);
+	if (size > (long)sizeof(buf) - 1) /* the tail's first line may be cut */
+		line = strtok_r(NULL, "\n", &save);
+	for (; line; line = strtok_r(NULL, "\n", &save)) {
+		struct step_live row;
+		if (port_row(line, port, &row) == 0)
+			*out = row, rc = 0;
+	}
+	return rc;
 }
 
 /* ---- running it -------------------------------------------------------------------------------- */
@@ -211,6 +302,18 @@ static json_t *failed(json_t *o, const char *fmt, ...)
 	va_end(ap);
 	json_object_set_new(o, "error", json_string(msg));
 	return o;
+}
+
+struct tick_ctx {
+	const struct cl_step_env *env;
+	const char *dir;
+};
+
+static void tick_step(void *arg)
+{
+	const struct tick_ctx *tc = arg;
+
+	tc->env->tick(tc->env->tick_arg, tc->dir);
 }
 
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
@@ -251,7 +354,11 @@ json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_t
 	if (pid < 0)
 		return failed(o, "cannot start %s: %s", env->engine, strerror(errno));
 	deadline = engine_child_now_s() + (start_at_unix_s - wall_s()) + t->duration_s + env->cfg->step_timeout_s;
-	st = engine_child_await(pid, deadline, env->interrupted, &timed_out, &interrupted);
+	{
+		struct tick_ctx tc = { env, dir };
+		st = engine_child_await_ticking(pid, deadline, env->interrupted, &timed_out, &interrupted,
+						env->tick ? tick_step : NULL, &tc);
+	}
 	engine_child_remove_runtime_dir(prefix);
 	snprintf(path, sizeof(path), "%s/engine.log", dir);
 	engine_child_log_reason(path, "engine.cfg", why, sizeof(why));

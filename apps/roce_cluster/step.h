@@ -47,7 +47,22 @@ struct cl_step_env {
 	const char *job;               /* the job's id (EAL file prefixes, sockets) */
 	int main_cpu, worker_cpu;      /* this rank's engine's lcores */
 	volatile int *interrupted;
+	/* while the engine runs, called every 5 ms with the step's folder (NULL: nothing) */
+	void (*tick)(void *arg, const char *dir);
+	void *tick_arg;
 };
+
+/* A port's row of the engine's time series (its last interval): what the live lines show. */
+struct step_live {
+	double time_s;                 /* the interval's end, since the traffic started */
+	double tx_gbps, rx_gbps;       /* frame bytes */
+	double p50_ns;                 /* one-way latency of the interval's probes, 0 without */
+};
+
+#define STEP_TIMESERIES "ts.csv"     /* in the step's folder, when cluster.live_interval_s > 0 */
+
+/* The last row of port `port` in dir's time series; 0, or -1 (none yet). */
+int step_live_row(const char *dir, const char *port, struct step_live *out);
 
 /* This rank's engine config for a step (text), sending to `to[0..n_to)`; 0, or -1 if it does not fit. */
 int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,

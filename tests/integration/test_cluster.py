@@ -11,11 +11,16 @@ a memif port into the lab switch that rank 0 runs.
   twelve directions carry traffic, each receiver within its link), permutation (one cycle: each
   rank sends once and receives once) and pairs from a file (the rounds the file's order gives);
   each test's summary equals the sum of its own matrix, and a root beyond the job is refused.
+* Collectives across the ranks' engines: a ring AllReduce and an AlltoAll complete every
+  iteration; each rank received exactly the algorithm's bytes (phases x QPs x chunk); a ring
+  rank's phase ends after its predecessor's previous phase (the data gates the phases across
+  processes); busBW within the link's rate and equal to S x factor over the iteration times.
 * Faults: ranks that read different files are refused (exit 3) naming a rank; a rank whose port
   is no device ends the job naming it (exit 4); a rank killed mid-run is reported missing by rank 0
   (mpirun --enable-recovery), which still writes the others' results (the report's exit_status 7).
 """
 import json
+import re
 import os
 import signal
 import subprocess
@@ -35,7 +40,7 @@ pytestmark = [pytest.mark.skipif(not CLUSTER.exists(), reason="roce-cluster not 
               pytest.mark.release_only]
 
 LOCAL = """
-cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; keep = true; memory_mb = 256; };
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; keep = true; memory_mb = 256; live_interval_s = 0.2; };
 lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
 tests = (
   { name = "bw"; type = "pairwise"; measure = "bandwidth"; message_size = 65536; qps_per_pair = 2; duration_s = 0.6; },
@@ -93,6 +98,47 @@ def test_every_pair_measured_once_and_the_matrix_is_the_ranks_reports(local_run)
                 assert got <= sent
                 # the two engines started together (run.start_at_unix_s), within 50 ms on one machine
                 assert abs(er["start_unix_ns"] - sr["start_unix_ns"]) < 50e6
+
+
+def test_rank_0_prints_live_lines_of_all_ranks(local_run):
+    p, tmp = local_run
+    live = re.findall(r"^\[bw\] round (\d)/3 \+([\d.]+) s: (\d)/4 ranks, tx ([\d.]+) Gb/s, rx ([\d.]+) Gb/s, "
+                      r"a rank's rx ([\d.]+) \(rank (\d)\)\.\.([\d.]+)", p.stdout, re.M)
+    assert live, p.stdout
+    assert max(int(x[2]) for x in live) >= 2, live        # the other ranks' numbers reached rank 0
+    for rnd, t, n, tx, rx, lo, lo_rank, hi in live:
+        # the sum of the ranks' is at least the most one rank got, and at most n of it
+        assert float(tx) > 0 and float(lo) <= float(hi) <= float(rx) <= int(n) * float(hi) + 1e-3
+    assert any("one-way p50 up to" in l for l in p.stdout.splitlines() if l.startswith("[lat] round") and "+" in l)
+
+
+def test_each_rank_serves_metrics_on_its_port_offset_by_its_local_rank(tmp_path):
+    import urllib.request
+    base = 20000 + os.getpid() % 20000
+    text = LOCAL.replace("live_interval_s = 0.2;", "metrics_port = %d; metrics_address = \"127.0.0.1\";" % base) \
+                .replace("duration_s = 0.6;", "duration_s = 3.0;").replace('schedule = "round_robin";', "")
+    text = text.replace('{ name = "bw"; type = "pairwise";', '{ name = "bw"; type = "pairwise"; schedule = "half";')
+    (tmp_path / "c.cfg").write_text(text)
+    proc = subprocess.Popen(["mpirun", "--oversubscribe", "-np", "2", str(CLUSTER), "c.cfg"], cwd=str(tmp_path), env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = {}
+    deadline = time.time() + 60
+    while len(seen) < 2 and time.time() < deadline and proc.poll() is None:
+        for local in (0, 1):                              # one host: local rank = rank
+            if local in seen:
+                continue
+            try:
+                body = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % (base + local), timeout=1).read().decode()
+            except OSError:
+                continue
+            if "roce_port_tx_bytes_total" in body:
+                seen[local] = body
+        time.sleep(0.1)
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 0, out
+    assert sorted(seen) == [0, 1], out
+    for body in seen.values():   # each rank's own engine: its port, its MAC
+        assert 'port="p"' in body
 
 
 def test_latency_is_the_receivers_less_the_clock_offsets(local_run):
@@ -231,6 +277,65 @@ def test_a_root_beyond_the_job_is_refused_naming_the_test(tmp_path):
     assert "c.cfg:6: tests: incast: root 6 is not one of the job's 4 ranks" in p.stderr, p.stderr
 
 
+COLLECTIVES = """
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; memory_mb = 256; keep = true; };
+lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
+tests = (
+  { name = "ar"; type = "collective"; op = "allreduce"; message_size = 262144; qps_per_pair = 2; iterations = 5;
+    duration_s = 10.0; },
+  { name = "a2a"; type = "collective"; op = "alltoall"; message_size = 131072; iterations = 4; duration_s = 10.0; }
+);
+"""
+
+
+@pytest.fixture(scope="module")
+def collectives_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("collectives")
+    return mpirun(tmp, COLLECTIVES), tmp
+
+
+def test_collectives_complete_with_the_algorithms_bytes_and_busbw(collectives_run):
+    p, tmp = collectives_run
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
+    for name, phases, senders in (("ar", 6, 1), ("a2a", 1, 3)):
+        t = _test(rep, name)
+        c = t["summary"]["collective"]
+        assert t["phases_per_iteration"] == phases
+        assert c["ranks_reporting"] == 4 and c["iterations_completed"] == t["iterations"], c
+        # every rank received exactly what the algorithm moves: from each of its senders, each QP
+        # one chunk per phase
+        want = senders * t["iterations"] * phases * t["qps_per_pair"] * t["message_per_qp"]
+        for s in t["rounds"][0]["ranks"]:
+            assert sum(e["payload_bytes"] for e in s["rx"]) == want, (name, s["rank"])
+            assert s["collective"]["phases_completed"] == t["iterations"] * phases
+        assert sum(c["iteration_us"]) == pytest.approx(c["total_us"])
+        bus = [t["message_size"] * 8 * c["bus_factor"] / (x * 1e3) for x in c["iteration_us"]]
+        assert max(bus) == pytest.approx(c["busbw_gbps"]["max"])
+        assert c["busbw_gbps"]["max"] <= 0.5 * 1.05     # no rank's link carries more than its rate
+        assert c["bus_factor"] == pytest.approx(2 * 3 / 4 if name == "ar" else 3 / 4)
+
+
+def test_a_ring_phase_waits_for_the_predecessors_chunk(collectives_run):
+    p, tmp = collectives_run
+    rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
+    ar = _test(rep, "ar")
+    off = {r["rank"]: r["clock"] for r in rep["ranks"]}
+    ends = {}
+    for s in ar["rounds"][0]["ranks"]:                  # each phase's end in rank 0's time, ns
+        r = s["rank"]
+        ends[r] = [s["start_unix_ns"] - off[r]["offset_ns"] + e * 1e3 for e in s["collective"]["phase_end_us"]]
+    checked = 0
+    for r in range(4):
+        prev = (r + 3) % 4
+        slack = off[r]["uncertainty_ns"] + off[prev]["uncertainty_ns"]
+        for k in range(1, len(ends[r])):
+            # r's phase k needs prev's chunk k, which prev sends only once its phase k-1 ended
+            assert ends[r][k] + slack >= ends[prev][k - 1], (r, k, ends[r][k] - ends[prev][k - 1])
+            checked += 1
+    assert checked == 4 * (30 - 1)
+
+
 def _rank_pids(rank):
     out = subprocess.run(["pgrep", "-f", "roce-cluster c.cfg"], capture_output=True, text=True).stdout.split()
     for pid in out:
@@ -250,7 +355,7 @@ def test_a_rank_that_dies_is_reported_missing_and_the_others_results_kept(tmp_pa
     out = ""
     for line in proc.stdout:                             # the first round is done: kill rank 3
         out += line
-        if "round 1/3" in line:
+        if "round 1/3: " in line:                       # (the round's end, not a live line in it)
             for pid in _rank_pids(3):
                 os.kill(pid, signal.SIGKILL)
             break

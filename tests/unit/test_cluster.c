@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock_est.h"
+#include "coll_model.h"
 #include "cluster.h"
 #include "cluster_report.h"
 #include "schedule.h"
@@ -254,6 +255,93 @@ static void incast_summary_by_hand(void)
 	json_decref(test);
 }
 
+/* The methodology's worked example: n = 8, 1 GB in 10 ms: algBW 100 GB/s, AllReduce busBW
+ * x 2 (7/8) = 175 GB/s = 1,400 Gb/s; AllGather and AlltoAll x 7/8 = 700 Gb/s. Phases: ring
+ * AllReduce 2(n-1), AllGather n-1, AlltoAll 1. A chunk S/n split over the QPs, rounded up. */
+static void collective_arithmetic_by_hand(void)
+{
+	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = CL_OP_ALLREDUCE, .message_size = 1000000, .qps_per_pair = 3 };
+
+	CHECK(fabs(coll_busbw_gbps(CL_OP_ALLREDUCE, 8, 1e9, 10e6) - 1400) < 1e-9);
+	CHECK(fabs(coll_busbw_gbps(CL_OP_ALLGATHER, 8, 1e9, 10e6) - 700) < 1e-9);
+	CHECK(fabs(coll_busbw_gbps(CL_OP_ALLTOALL, 8, 1e9, 10e6) - 700) < 1e-9);
+	CHECK(coll_busbw_gbps(CL_OP_ALLREDUCE, 8, 1e9, 0) == 0);
+	CHECK_EQ(coll_phases(CL_OP_ALLREDUCE, 4), 6);
+	CHECK_EQ(coll_phases(CL_OP_ALLGATHER, 4), 3);
+	CHECK_EQ(coll_phases(CL_OP_ALLTOALL, 4), 1);
+	CHECK_EQ(coll_phases(CL_OP_ALLREDUCE, 1), 0);
+	CHECK_EQ(coll_message_per_qp(&t, 4), 83334); /* 250,000 over 3 QPs */
+	t.message_size = 5;
+	CHECK_EQ(coll_message_per_qp(&t, 8), 1);
+}
+
+/* Two ranks, 2 phases an iteration, 3 iterations asked. Rank 0 started at 1,000 ns (rank 0's
+ * time), rank 1 at 1,500 on its clock, which is 400 ahead: 1,100 in rank 0's. Phase ends (us):
+ * rank 0: 1 2 | 3 5 | 6 (5 phases: 2 iterations and a half); rank 1: 1 3 | 4 4.5 | 7 8.
+ * Iteration 0 ends at max(1,000 + 2,000, 1,100 + 3,000) = 4,100, 3,100 after the first start
+ * (1,000); iteration 1 at max(6,000, 5,600) = 6,000: 1,900 later; iteration 2: rank 0 lacks it. */
+static void collective_iterations_by_hand(void)
+{
+	const double e0[] = { 1, 2, 3, 5, 6 }, e1[] = { 1, 3, 4, 4.5, 7, 8 };
+	const struct coll_rank_times r[2] = { { .start_ns = 1000, .phase_end_us = e0, .phases_done = 5 },
+					      { .start_ns = 1100, .phase_end_us = e1, .phases_done = 6 } };
+	double t[3];
+
+	CHECK_EQ(coll_iteration_times(r, 2, 2, 3, t), 2);
+	CHECK(fabs(t[0] - 3100) < 1e-9 && fabs(t[1] - 1900) < 1e-9);
+	CHECK_EQ(coll_iteration_times(r, 2, 2, 1, t), 1); /* no more than asked */
+	/* the report's summary from rank summaries: the same, with the offset applied there */
+	{
+		json_t *ranks = json_array(), *test;
+		for (int k = 0; k < 2; k++) {
+			json_t *ends = json_array();
+			for (unsigned p = 0; p < (k ? 6u : 5u); p++)
+				json_array_append_new(ends, json_real(k ? e1[p] : e0[p]));
+			json_array_append_new(ranks, json_pack("{s:i,s:I,s:f,s:[],s:[],s:{s:i,s:o}}", "rank", k, "start_unix_ns",
+							       (json_int_t)(k ? 1500 : 1000), "duration_s", 1.0, "rx", "tx",
+							       "collective", "phases_completed", k ? 6 : 5, "phase_end_us", ends));
+		}
+		test = json_pack("{s:s,s:s,s:i,s:i,s:i,s:[{s:o}]}", "type", "collective", "op", "allreduce", "iterations", 3,
+				 "phases_per_iteration", 2, "message_size", 1000, "rounds", "ranks", ranks);
+		struct clock_offset off[2] = { { .offset_ns = 0 }, { .offset_ns = 400 } };
+		json_t *sum = cluster_test_summary(test, 2, off), *c = json_object_get(sum, "collective");
+		CHECK_EQ(json_integer_value(json_object_get(c, "iterations_completed")), 2);
+		CHECK(fabs(json_number_value(json_object_get(json_object_get(c, "time_us"), "max")) - 3.1) < 1e-9);
+		CHECK(fabs(json_number_value(json_object_get(c, "total_us")) - 5.0) < 1e-9);
+		/* busBW of 1,000 bytes over 2 ranks (factor 1) in 1,900 ns: 8,000 / 1,900 Gb/s */
+		CHECK(fabs(json_number_value(json_object_get(json_object_get(c, "busbw_gbps"), "max")) - 8000.0 / 1900) < 1e-9);
+		CHECK(fabs(json_number_value(json_object_get(c, "algbw_gbps")) - 2 * 8000.0 / 5000) < 1e-9);
+		json_decref(sum);
+		json_decref(test);
+	}
+}
+
+/* The live numbers: the last row of port p in a step's time series (the flows' and other ports'
+ * rows skipped; an empty latency cell reads 0); none before the first row. */
+static void live_row_is_the_ports_last(void)
+{
+	char dir[] = "/tmp/test_cluster_live_XXXXXX", path[128];
+	struct step_live r;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(step_live_row(dir, "p", &r), -1);
+	snprintf(path, sizeof(path), "%s/%s", dir, STEP_TIMESERIES);
+	f = fopen(path, "w");
+	fputs("time_s,kind,name,tx_gbps,tx_mpps,rx_gbps,rx_mpps,goodput_gbps,cnp_rx,pfc_rx,paused_ms,lat_p50_ns,lat_p99_ns\n"
+	      "0.5,port,p,0.40,0.05,0.30,0.04,,0,0,0,7000,9000\n"
+	      "0.5,flow,to1,0.40,0.05,,,,0,,,,\n"
+	      "1.0,port,p,0.45,0.05,0.35,0.04,,0,2,1.5,,\n"
+	      "1.0,port,q,9,9,9,9,,0,0,0,1,1\n"
+	      "1.0,flow,to1,0.45,0.05,,,,0,,,,\n", f);
+	fclose(f);
+	CHECK_EQ(step_live_row(dir, "p", &r), 0);
+	CHECK(r.time_s == 1.0 && r.tx_gbps == 0.45 && r.rx_gbps == 0.35 && r.p50_ns == 0);
+	CHECK_EQ(step_live_row(dir, "x", &r), -1);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void expand_placeholders(void)
 {
 	char out[64];
@@ -296,6 +384,15 @@ static void config_errors_name_file_line_and_setting(void)
 		{ "cluster = { colour = 1; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n", ":1: cluster.colour:" },
 		{ "lab = { };\ntests = ( { type = \"pairwise\"; root = 1; } );\n", ":2: tests.[0].root: only for incast" },
 		{ "lab = { };\ntests = ( { type = \"incast\"; seed = 1; } );\n", ":2: tests.[0].seed: only for permutation" },
+		{ "lab = { };\ntests = ( { type = \"collective\"; } );\n", ":2: tests.[0].op: missing" },
+		{ "cluster = { live_interval_s = 0.05; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n",
+		  ":1: cluster.live_interval_s: 0.05 s: 0 (no live lines) or 0.1..3600" },
+		{ "lab = { };\ntests = ( { type = \"collective\"; op = \"allscatter\"; } );\n", ":2: tests.[0].op:" },
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; iterations = 3; } );\n", ":2: tests.[0].iterations: only for" },
+		{ "lab = { };\ntests = ( { type = \"collective\"; op = \"allreduce\"; measure = \"latency\"; } );\n",
+		  ":2: tests.[0].measure: not for collective" },
+		{ "lab = { };\ntests = ( { type = \"collective\"; op = \"alltoall\"; iterations = 0; } );\n",
+		  ":2: tests.[0].iterations:" },
 		{ "lab = { };\ntests = ( { type = \"incast\"; schedule = \"half\"; } );\n",
 		  ":2: tests.[0].schedule: only for pairwise" },
 		{ "lab = { };\ntests = ( { type = \"pairwise\"; schedule = \"file\"; } );\n",
@@ -414,6 +511,9 @@ int main(void)
 	RUN(pairs_file_rounds_by_hand);
 	RUN(incast_all_to_all_and_permutation_flows);
 	RUN(incast_summary_by_hand);
+	RUN(collective_arithmetic_by_hand);
+	RUN(collective_iterations_by_hand);
+	RUN(live_row_is_the_ports_last);
 	RUN(expand_placeholders);
 	RUN(pairs_file_errors_name_its_line);
 	RUN(config_errors_name_file_line_and_setting);
