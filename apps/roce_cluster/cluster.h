@@ -34,6 +34,8 @@ enum cl_test_type { CL_TEST_PAIRWISE, CL_TEST_INCAST, CL_TEST_ALL_TO_ALL, CL_TES
  * a ring (each phase every rank sends a chunk to the next and waits for the previous one's),
  * AlltoAll directly (every rank to every other at once). */
 enum cl_collective_op { CL_OP_ALLREDUCE, CL_OP_ALLGATHER, CL_OP_ALLTOALL };
+enum cl_transport { CL_TRANSPORT_UC, CL_TRANSPORT_RC };
+enum cl_cc { CL_CC_NONE, CL_CC_DCQCN, CL_CC_TIMELY };
 enum cl_measure { CL_MEASURE_BANDWIDTH, CL_MEASURE_LATENCY };
 enum cl_schedule { CL_SCHED_ROUND_ROBIN, CL_SCHED_HALF, CL_SCHED_FILE };
 
@@ -61,6 +63,8 @@ struct cl_test {
 	unsigned message_size;       /* bytes of each WRITE; a collective's: its size S (nccl-tests' "size") */
 	unsigned mtu;                /* IB path MTU */
 	unsigned qps_per_pair;
+	enum cl_transport transport; /* of every flow: UC (no retransmission), RC (go-back-N, ACKs) */
+	enum cl_cc cc;               /* every flow's congestion control */
 	double duration_s;           /* of each step */
 	double rate_gbps;            /* each QP's; 0: unpaced (the link's) */
 	double probe_pps;            /* latency: each QP's probes a second */
@@ -132,5 +136,7 @@ void cl_text(char *out, size_t len, const char *fmt, ...) __attribute__((format(
 extern const char *const cl_test_type_names[];
 extern const char *const cl_measure_names[];
 extern const char *const cl_op_names[];
+extern const char *const cl_transport_names[];
+extern const char *const cl_cc_names[];
 
 #endif

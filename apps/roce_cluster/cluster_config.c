@@ -19,6 +19,8 @@
 
 const char *const cl_test_type_names[] = { "pairwise", "incast", "all_to_all", "permutation", "collective", NULL };
 const char *const cl_op_names[] = { "allreduce", "allgather", "alltoall", NULL };
+const char *const cl_transport_names[] = { "uc", "rc", NULL };
+const char *const cl_cc_names[] = { "none", "dcqcn", "timely", NULL };
 const char *const cl_measure_names[] = { "bandwidth", "latency", NULL };
 static const char *const schedule_names[] = { "round_robin", "half", "file", NULL };
 static const char *const clock_names[] = { "mpi", "ptp", NULL };
@@ -345,10 +347,10 @@ static int check_type_settings(struct loader *ld, const config_setting_t *ts, co
 static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_test *t)
 {
 	static const char *const keys[] = { "name", "type", "measure", "schedule", "pairs_file", "root", "seed", "op",
-					    "iterations", "message_size", "mtu", "qps_per_pair", "duration_s",
-					    "rate_gbps", "probe_pps", NULL };
+					    "iterations", "message_size", "mtu", "qps_per_pair", "transport", "cc",
+					    "duration_s", "rate_gbps", "probe_pps", NULL };
 	const config_setting_t *s;
-	unsigned type = 0, measure = 0, sched = 0, op = 0;
+	unsigned type = 0, measure = 0, sched = 0, op = 0, transport = 0, cc = 0;
 	long long seed = 1;
 	int i;
 
@@ -365,6 +367,8 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	    cr_opt_u32(&ld->r, ts, "root", 0, CL_MAX_RANKS - 1, &t->root) < 0 ||
 	    cr_opt_int(&ld->r, ts, "seed", 0, 0x7fffffff, false, &seed) < 0 ||
 	    opt_pick(ld, ts, "op", cl_op_names, &op) < 0 ||
+	    opt_pick(ld, ts, "transport", cl_transport_names, &transport) < 0 ||
+	    opt_pick(ld, ts, "cc", cl_cc_names, &cc) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "iterations", 1, CL_MAX_ITERATIONS, &t->iterations) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "message_size", 1, 1u << 30, &t->message_size) < 0 ||
 	    cr_opt_u32(&ld->r, ts, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &t->qps_per_pair) < 0 ||
@@ -375,6 +379,10 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	type = (unsigned)i;
 	t->seed = (uint64_t)seed;
 	t->op = (enum cl_collective_op)op;
+	t->transport = (enum cl_transport)transport;
+	t->cc = (enum cl_cc)cc;
+	if (t->cc == CL_CC_TIMELY && t->transport != CL_TRANSPORT_RC)
+		return cr_fail_member(&ld->r, ts, "cc", "timely needs transport = \"rc\" (its RTTs come from the ACKs)");
 	if ((s = config_setting_get_member(ts, "mtu"))) {
 		long long v;
 		if (cr_int_range(&ld->r, s, 256, 4096, false, &v) < 0)

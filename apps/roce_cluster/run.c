@@ -87,19 +87,17 @@ static void live_line(const struct job *j, const struct cl_test *t, unsigned r, 
 	(void)j;
 }
 
-/* The receivers this rank sends to in the round's flows, into to[]; how many; *receives when
- * one of the flows ends here. */
-static unsigned my_flows(const struct cl_pair *f, unsigned k, unsigned me, unsigned *to, bool *receives)
+/* Whom this rank sends to and receives from in the round's flows (to and from: room for n). */
+static void my_flows(const struct cl_pair *f, unsigned k, unsigned me, unsigned *to, unsigned *from,
+		     struct cl_step_peers *pe)
 {
-	unsigned n = 0;
-
-	*receives = false;
+	*pe = (struct cl_step_peers){ .to = to, .from = from };
 	for (unsigned i = 0; i < k; i++) {
 		if (f[i].a == me)
-			to[n++] = f[i].b;
-		*receives |= f[i].b == me;
+			to[pe->n_to++] = f[i].b;
+		if (f[i].b == me)
+			from[pe->n_from++] = f[i].a;
 	}
-	return n;
 }
 
 /* One round of a test on this rank; rank 0 keeps the record. 0, or an exit status. */
@@ -113,21 +111,21 @@ static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsi
 					 .interrupted = &j->interrupted, .tick = live_on ? live_tick : NULL,
 					 .tick_arg = live_on ? &live : NULL };
 	struct cl_pair *f = calloc(schedule_max_flows(t, n), sizeof(*f));
-	unsigned *to = calloc(n, sizeof(*to));
-	unsigned k = f ? schedule_test_flows(t, n, r, f) : 0, n_to;
+	unsigned *to = calloc(n, sizeof(*to)), *from = calloc(n, sizeof(*from));
+	unsigned k = f ? schedule_test_flows(t, n, r, f) : 0;
+	struct cl_step_peers pe;
 	double start_at = me == 0 ? wall_s() + CL_START_MARGIN_S : 0;
 	double wait = CL_START_MARGIN_S + t->duration_s + j->cfg.step_timeout_s + 10;
 	json_t *mine;
-	bool receives;
 	char *text;
 	int rc = 0;
 
-	if (!f || !to || comm_bcast(&start_at, (int)sizeof(start_at), 0, CL_COMM_TIMEOUT_S)) {
-		rc = f && to ? CLUSTER_EXIT_MISSING : CLUSTER_EXIT_INIT;
+	if (!f || !to || !from || comm_bcast(&start_at, (int)sizeof(start_at), 0, CL_COMM_TIMEOUT_S)) {
+		rc = f && to && from ? CLUSTER_EXIT_MISSING : CLUSTER_EXIT_INIT;
 		goto out;
 	}
-	n_to = my_flows(f, k, me, to, &receives);
-	mine = step_run(&env, me, t, step, to, n_to, receives, start_at + (double)j->before[me].offset_ns / 1e9);
+	my_flows(f, k, me, to, from, &pe);
+	mine = step_run(&env, me, t, step, &pe, start_at + (double)j->before[me].offset_ns / 1e9);
 	if (me != 0) {
 		text = json_dumps(mine, JSON_COMPACT);
 		json_decref(mine);
@@ -150,6 +148,7 @@ out:
 		live_end(&live);
 	free(f);
 	free(to);
+	free(from);
 	return rc;
 }
 
@@ -202,6 +201,15 @@ static void collective_fits(const struct cl_test *t, unsigned n, char *why, size
 			t->message_size, n, n, t->qps_per_pair);
 }
 
+/* The most ranks that send to one rank in a round of the test. */
+static unsigned most_senders(const struct cl_test *t, unsigned n)
+{
+	bool many = t->type == CL_TEST_INCAST || t->type == CL_TEST_ALL_TO_ALL ||
+		    (t->type == CL_TEST_COLLECTIVE && t->op == CL_OP_ALLTOALL);
+
+	return many ? n - 1 : 1;
+}
+
 /* What a test needs of the job's ranks, checked before any runs (every rank alike; rank 0 says
  * it): 0 or CLUSTER_EXIT_CONFIG. */
 static int check_test(const struct job *j, const struct cl_test *t)
@@ -222,6 +230,9 @@ static int check_test(const struct job *j, const struct cl_test *t)
 			n - 1, CL_MAX_PEERS);
 	else if (t->type == CL_TEST_COLLECTIVE)
 		collective_fits(t, n, why, sizeof(why));
+	if (!why[0] && (t->transport == CL_TRANSPORT_RC || t->cc != CL_CC_NONE) && most_senders(t, n) > CL_MAX_SENDERS)
+		cl_text(why, sizeof(why), "%u ranks send to one rank; with %s each receiving engine lists them (%d at most)",
+			most_senders(t, n), t->transport == CL_TRANSPORT_RC ? "RC" : "congestion control", CL_MAX_SENDERS);
 	if (!why[0])
 		return 0;
 	if (j->comm.rank == 0)
@@ -232,10 +243,11 @@ static int check_test(const struct job *j, const struct cl_test *t)
 /* The test's entry in the report, its rounds to come. */
 static json_t *test_record(const struct cl_test *t, unsigned n, json_t *rounds)
 {
-	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:O}", "name", t->name, "type", cl_test_type_names[t->type],
-			      "measure", cl_measure_names[t->measure], "message_size", (int)t->message_size, "mtu",
-			      (int)t->mtu, "qps_per_pair", (int)t->qps_per_pair, "duration_s", t->duration_s, "rounds",
-			      rounds);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:s,s:s,s:f,s:O}", "name", t->name, "type",
+			      cl_test_type_names[t->type], "measure", cl_measure_names[t->measure], "message_size",
+			      (int)t->message_size, "mtu", (int)t->mtu, "qps_per_pair", (int)t->qps_per_pair, "transport",
+			      cl_transport_names[t->transport], "cc", cl_cc_names[t->cc], "duration_s", t->duration_s,
+			      "rounds", rounds);
 	static const char *const sched[] = { "round_robin", "half", "file" };
 
 	if (t->type == CL_TEST_PAIRWISE)

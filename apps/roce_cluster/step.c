@@ -55,10 +55,11 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 	mac_text(d->mac, mac);
 	ip_text(d->ipv4, ip);
 	return put(out, len, n,
-		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"uc\"; "
+		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"%s\"; cc = \"%s\"; "
 		   "ops = { write = 1; }; message_size = %u; mtu = %u; qpn = 0x%x; dest_qpn = 0x%x; count = %u; "
 		   "start_psn = %u;",
-		   to, mac, ip, size, t->mtu, CL_TX_QPN_BASE + (to << 6),
+		   to, mac, ip, t->transport == CL_TRANSPORT_RC ? "rc" : "uc", cl_cc_names[t->cc], size, t->mtu,
+		   CL_TX_QPN_BASE + (to << 6),
 		   d->rx_qpn_base + (rank << 6), t->qps_per_pair, d->start_psn) &&
 	       (lat ? put(out, len, n, " rate_pps = %.3f; latency = { mode = \"oneway\"; };", t->probe_pps)
 		    : t->rate_gbps > 0 ? put(out, len, n, " rate_gbps = %.6f;", t->rate_gbps) : true) &&
@@ -68,27 +69,46 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 /* A collective test's engine collective: this rank's flows, released phase by phase as they are
  * sent and the peers' chunks of the phase received (ring: the previous rank's; AlltoAll: every
  * other rank's), phases x iterations of them. */
-static bool put_collective(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, const unsigned *to,
-			   unsigned n_to, char *out, size_t len, size_t *n)
+static bool put_collective(const struct cl_step_env *env, unsigned rank, const struct cl_test *t,
+			   const struct cl_step_peers *pe, char *out, size_t len, size_t *n)
 {
-	const unsigned nr = env->n_ranks, prev = (rank + nr - 1) % nr;
 	bool ok = put(out, len, n, "collectives = ( { name = \"%s\"; type = \"%s\"; phases = %u; flows = [", t->name,
-		      t->op == CL_OP_ALLTOALL ? "all_to_all" : "ring", coll_phases(t->op, nr) * t->iterations);
+		      t->op == CL_OP_ALLTOALL ? "all_to_all" : "ring", coll_phases(t->op, env->n_ranks) * t->iterations);
 
-	for (unsigned i = 0; ok && i < n_to; i++)
-		ok = put(out, len, n, "%s\"to%u\"", i ? ", " : "", to[i]);
+	for (unsigned i = 0; ok && i < pe->n_to; i++)
+		ok = put(out, len, n, "%s\"to%u\"", i ? ", " : "", pe->to[i]);
 	ok = ok && put(out, len, n, "];\n    receives = (");
-	for (unsigned s = 0, k = 0; ok && s < nr; s++) {
-		if (s == rank || (t->op != CL_OP_ALLTOALL && s != prev))
-			continue;
-		ok = put(out, len, n, "%s { port = \"p\"; qpn = 0x%x; count = %u; }", k++ ? "," : "",
-			 env->ep[rank].rx_qpn_base + (s << 6), t->qps_per_pair);
-	}
+	for (unsigned i = 0; ok && i < pe->n_from; i++)
+		ok = put(out, len, n, "%s { port = \"p\"; qpn = 0x%x; count = %u; }", i ? "," : "",
+			 env->ep[rank].rx_qpn_base + (pe->from[i] << 6), t->qps_per_pair);
 	return ok && put(out, len, n, " ); } );\n");
 }
 
+/* The senders to this rank, each by its QPs: RC needs a responder for each (the requester is in
+ * another process), UC the peers list, so that the notification point knows whom a CE mark's CNP
+ * goes to. Up to CL_MAX_SENDERS (checked before the job: with RC or congestion control; without,
+ * beyond it, the CNPs are only counted). */
+static bool put_senders(const struct cl_step_env *env, unsigned rank, const struct cl_test *t,
+			const struct cl_step_peers *pe, char *out, size_t len, size_t *n)
+{
+	const struct cl_endpoint *me = &env->ep[rank];
+	bool rc = t->transport == CL_TRANSPORT_RC, ok;
+
+	if (!pe->n_from || pe->n_from > CL_MAX_SENDERS)
+		return true;
+	ok = put(out, len, n, "%s = (\n", rc ? "responders" : "peers");
+	for (unsigned i = 0; ok && i < pe->n_from; i++) {
+		unsigned s = pe->from[i];
+		ok = put(out, len, n, "  { port = \"p\"; qpn = 0x%x; peer_qpn = 0x%x; count = %u;", me->rx_qpn_base + (s << 6),
+			 CL_TX_QPN_BASE + (rank << 6), t->qps_per_pair) &&
+		     (!rc || put(out, len, n, " mtu = %u; start_psn = %u;", t->mtu, me->start_psn)) &&
+		     put(out, len, n, " }%s\n", i + 1 < pe->n_from ? "," : "");
+	}
+	return ok && put(out, len, n, ");\n");
+}
+
 int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
-		const unsigned *to, unsigned n_to, double start_at_unix_s, char *out, size_t len)
+		const struct cl_step_peers *pe, double start_at_unix_s, char *out, size_t len)
 {
 	const struct cl_endpoint *me = &env->ep[rank];
 	char mac[18], ip[16];
@@ -104,14 +124,16 @@ int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_te
 		 "link_speed_gbps = %.6f; mtu = %u; } );\n", me->device, me->vdev_args[0] ? "vdev_args = \"" : "",
 		 me->vdev_args, me->vdev_args[0] ? "\";" : "", mac, ip, me->link_gbps, me->mtu) &&
 	     put(out, len, &n, "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n");
-	if (ok && n_to) {
+	if (ok && pe->n_to) {
 		ok = put(out, len, &n, "flows = (\n");
-		for (unsigned i = 0; ok && i < n_to; i++)
-			ok = put_flow(env, rank, to[i], t, out, len, &n) && put(out, len, &n, i + 1 < n_to ? ",\n" : "\n");
+		for (unsigned i = 0; ok && i < pe->n_to; i++)
+			ok = put_flow(env, rank, pe->to[i], t, out, len, &n) &&
+			     put(out, len, &n, i + 1 < pe->n_to ? ",\n" : "\n");
 		ok = ok && put(out, len, &n, ");\n");
 		if (t->type == CL_TEST_COLLECTIVE)
-			ok = ok && put_collective(env, rank, t, to, n_to, out, len, &n);
+			ok = ok && put_collective(env, rank, t, pe, out, len, &n);
 	}
+	ok = ok && put_senders(env, rank, t, pe, out, len, &n);
 	/* every sender's QPs may carry probes to this rank */
 	ok = ok && put(out, len, &n, "run = { start_at_unix_s = %.6f; latency_foreign_qps = %u;", start_at_unix_s,
 		       env->n_ranks * t->qps_per_pair < 65536 ? env->n_ranks * t->qps_per_pair : 65536);
@@ -317,10 +339,10 @@ static void tick_step(void *arg)
 }
 
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
-		 const unsigned *to, unsigned n_to, bool receives, double start_at_unix_s)
+		 const struct cl_step_peers *pe, double start_at_unix_s)
 {
 	char dir[4096], path[4200], prefix[96], why[1024], *text;
-	size_t text_len = 8192 + (size_t)n_to * 1024; /* a flow group's line is ~500 bytes */
+	size_t text_len = 8192 + (size_t)(pe->n_to + pe->n_from) * 1024; /* a flow group's line is ~500 bytes */
 	json_t *o = json_pack("{s:i,s:i,s:s}", "rank", (int)rank, "step", (int)step, "host", env->ep[rank].host);
 	json_t *report;
 	json_error_t jerr;
@@ -330,14 +352,14 @@ json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_t
 	pid_t pid;
 	int st, code;
 
-	if (!n_to && !receives)
+	if (!pe->n_to && !pe->n_from)
 		return o; /* sits this step out */
 	snprintf(dir, sizeof(dir), "%s/%s-s%u", env->work, t->name, step);
 	snprintf(path, sizeof(path), "%s/engine.cfg", dir);
 	snprintf(prefix, sizeof(prefix), "rcl-%s-r%u-s%u", env->job, rank, step);
 	if (!(text = malloc(text_len)))
 		return failed(o, "out of memory for the step's engine config");
-	if (step_config(env, rank, t, step, to, n_to, start_at_unix_s, text, text_len)) {
+	if (step_config(env, rank, t, step, pe, start_at_unix_s, text, text_len)) {
 		free(text);
 		return failed(o, "the step's engine config does not fit %zu bytes", text_len);
 	}

@@ -64,13 +64,22 @@ struct step_live {
 /* The last row of port `port` in dir's time series; 0, or -1 (none yet). */
 int step_live_row(const char *dir, const char *port, struct step_live *out);
 
-/* This rank's engine config for a step (text), sending to `to[0..n_to)`; 0, or -1 if it does not fit. */
+/* Whom a rank sends to and receives from in a step. */
+struct cl_step_peers {
+	const unsigned *to, *from;
+	unsigned n_to, n_from;
+};
+
+#define CL_MAX_SENDERS 64         /* to one rank a step, with RC or congestion control: the engine's
+				   * responders and peers lists (config.h: CFG_MAX_RESPONDERS) */
+
+/* This rank's engine config for a step (text); 0, or -1 if it does not fit. */
 int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
-		const unsigned *to, unsigned n_to, double start_at_unix_s, char *out, size_t len);
+		const struct cl_step_peers *pe, double start_at_unix_s, char *out, size_t len);
 /* Runs this rank's engine for a step and returns its summary (a new JSON object; "error" set when
  * it did not run). rank's engine is not run at all when it neither sends nor receives. */
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
-		 const unsigned *to, unsigned n_to, bool receives, double start_at_unix_s);
+		 const struct cl_step_peers *pe, double start_at_unix_s);
 /* A report's summary (the part step_run adds from the report), for the tests. */
 json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank);
 

@@ -11,7 +11,8 @@ a memif port into the lab switch that rank 0 runs.
   twelve directions carry traffic, each receiver within its link), permutation (one cycle: each
   rank sends once and receives once) and pairs from a file (the rounds the file's order gives);
   each test's summary equals the sum of its own matrix, and a root beyond the job is refused.
-* Collectives across the ranks' engines: a ring AllReduce and an AlltoAll complete every
+* Collectives across the ranks' engines: a ring AllReduce, an AlltoAll and (RC with DCQCN) an
+  AllGather complete every
   iteration; each rank received exactly the algorithm's bytes (phases x QPs x chunk); a ring
   rank's phase ends after its predecessor's previous phase (the data gates the phases across
   processes); busBW within the link's rate and equal to S x factor over the iteration times.
@@ -283,7 +284,9 @@ lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; 
 tests = (
   { name = "ar"; type = "collective"; op = "allreduce"; message_size = 262144; qps_per_pair = 2; iterations = 5;
     duration_s = 10.0; },
-  { name = "a2a"; type = "collective"; op = "alltoall"; message_size = 131072; iterations = 4; duration_s = 10.0; }
+  { name = "a2a"; type = "collective"; op = "alltoall"; message_size = 131072; iterations = 4; duration_s = 10.0; },
+  { name = "ag"; type = "collective"; op = "allgather"; transport = "rc"; cc = "dcqcn"; message_size = 262144;
+    iterations = 4; duration_s = 10.0; }
 );
 """
 
@@ -298,7 +301,7 @@ def test_collectives_complete_with_the_algorithms_bytes_and_busbw(collectives_ru
     p, tmp = collectives_run
     assert p.returncode == 0, p.stdout + p.stderr
     rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
-    for name, phases, senders in (("ar", 6, 1), ("a2a", 1, 3)):
+    for name, phases, senders in (("ar", 6, 1), ("a2a", 1, 3), ("ag", 3, 1)):
         t = _test(rep, name)
         c = t["summary"]["collective"]
         assert t["phases_per_iteration"] == phases
@@ -314,6 +317,10 @@ def test_collectives_complete_with_the_algorithms_bytes_and_busbw(collectives_ru
         assert max(bus) == pytest.approx(c["busbw_gbps"]["max"])
         assert c["busbw_gbps"]["max"] <= 0.5 * 1.05     # no rank's link carries more than its rate
         assert c["bus_factor"] == pytest.approx(2 * 3 / 4 if name == "ar" else 3 / 4)
+    # RC across processes: each rank's responders acknowledged what it received (no duplicates
+    # counted twice: the receivers' bytes above are exact)
+    ag = _test(rep, "ag")
+    assert ag["transport"] == "rc" and ag["cc"] == "dcqcn"
 
 
 def test_a_ring_phase_waits_for_the_predecessors_chunk(collectives_run):

@@ -342,6 +342,40 @@ static void live_row_is_the_ports_last(void)
 	rmdir(dir);
 }
 
+/* A step's engine config: rank 1 sends to 0 and receives from 0 and 2. RC: a responder for each
+ * sender's QPs (its QPNs in rank 1's range, the sender's QPNs toward rank 1, the PSN and MTU);
+ * UC: the peers list instead; a collective lists its flows and the receives of its senders. */
+static void step_config_lists_responders_or_peers(void)
+{
+	struct cl_endpoint ep[3] = { 0 };
+	struct cluster_cfg *c = calloc(1, sizeof(*c));
+	const unsigned to[] = { 0 }, from[] = { 0, 2 };
+	const struct cl_step_peers pe = { .to = to, .n_to = 1, .from = from, .n_from = 2 };
+	struct cl_test t = { .name = "x", .type = CL_TEST_COLLECTIVE, .op = CL_OP_ALLTOALL, .message_size = 3000,
+			     .mtu = 1024, .qps_per_pair = 2, .iterations = 5, .transport = CL_TRANSPORT_RC,
+			     .cc = CL_CC_DCQCN };
+	struct cl_step_env env = { .cfg = c, .ep = ep, .n_ranks = 3, .job = "j" };
+	char text[8192];
+
+	c->memory_mb = 256;
+	for (unsigned r = 0; r < 3; r++)
+		ep[r] = (struct cl_endpoint){ .rank = r, .rx_qpn_base = CL_RX_QPN_BASE, .start_psn = 7, .link_gbps = 1,
+					      .mtu = 1500, .device = "net_null0" };
+	CHECK_EQ(step_config(&env, 1, &t, 0, &pe, 1.7e9, text, sizeof(text)), 0);
+	CHECK(strstr(text, "transport = \"rc\"; cc = \"dcqcn\";") != NULL);
+	CHECK(strstr(text, "message_size = 500;") != NULL); /* 3000 / 3 over 2 QPs */
+	CHECK(strstr(text, "responders = (\n  { port = \"p\"; qpn = 0x10000; peer_qpn = 0x400040; count = 2; mtu = 1024; "
+			   "start_psn = 7; },\n  { port = \"p\"; qpn = 0x10080;") != NULL);
+	CHECK(strstr(text, "phases = 5; flows = [\"to0\"];") != NULL);
+	CHECK(strstr(text, "receives = ( { port = \"p\"; qpn = 0x10000; count = 2; }, { port = \"p\"; qpn = 0x10080; count = 2; } )"));
+	t.transport = CL_TRANSPORT_UC;
+	CHECK_EQ(step_config(&env, 1, &t, 0, &pe, 1.7e9, text, sizeof(text)), 0);
+	CHECK(strstr(text, "peers = (\n  { port = \"p\"; qpn = 0x10000; peer_qpn = 0x400040; count = 2; }") != NULL);
+	CHECK(strstr(text, "responders") == NULL);
+	CHECK_EQ(step_config(&env, 1, &t, 0, &pe, 1.7e9, text, 200), -1); /* does not fit */
+	free(c);
+}
+
 static void expand_placeholders(void)
 {
 	char out[64];
@@ -385,6 +419,8 @@ static void config_errors_name_file_line_and_setting(void)
 		{ "lab = { };\ntests = ( { type = \"pairwise\"; root = 1; } );\n", ":2: tests.[0].root: only for incast" },
 		{ "lab = { };\ntests = ( { type = \"incast\"; seed = 1; } );\n", ":2: tests.[0].seed: only for permutation" },
 		{ "lab = { };\ntests = ( { type = \"collective\"; } );\n", ":2: tests.[0].op: missing" },
+		{ "lab = { };\ntests = ( { type = \"incast\"; cc = \"timely\"; } );\n", ":2: tests.[0].cc: timely needs" },
+		{ "lab = { };\ntests = ( { type = \"incast\"; transport = \"ud\"; } );\n", ":2: tests.[0].transport:" },
 		{ "cluster = { live_interval_s = 0.05; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n",
 		  ":1: cluster.live_interval_s: 0.05 s: 0 (no live lines) or 0.1..3600" },
 		{ "lab = { };\ntests = ( { type = \"collective\"; op = \"allscatter\"; } );\n", ":2: tests.[0].op:" },
@@ -514,6 +550,7 @@ int main(void)
 	RUN(collective_arithmetic_by_hand);
 	RUN(collective_iterations_by_hand);
 	RUN(live_row_is_the_ports_last);
+	RUN(step_config_lists_responders_or_peers);
 	RUN(expand_placeholders);
 	RUN(pairs_file_errors_name_its_line);
 	RUN(config_errors_name_file_line_and_setting);
