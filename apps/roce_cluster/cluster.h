@@ -94,6 +94,7 @@ struct cl_lab {
 struct cl_sla {
 	double min_pair_gbps;        /* 0: none */
 	double max_pair_p99_us;      /* 0: none */
+	double min_busbw_gbps;       /* each collective test's mean busBW; 0: none */
 };
 
 struct cluster_cfg {

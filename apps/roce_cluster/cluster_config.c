@@ -424,10 +424,10 @@ static int parse_tests(struct loader *ld, const config_setting_t *root)
 	return 0;
 }
 
-/* sla = { min_pair_gbps; max_pair_p99_us; } */
+/* sla = { min_pair_gbps; max_pair_p99_us; min_busbw_gbps; } */
 static int parse_sla(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "min_pair_gbps", "max_pair_p99_us", NULL };
+	static const char *const keys[] = { "min_pair_gbps", "max_pair_p99_us", "min_busbw_gbps", NULL };
 	const config_setting_t *g;
 	int rc;
 
@@ -435,7 +435,8 @@ static int parse_sla(struct loader *ld, const config_setting_t *root)
 		return rc;
 	if (cr_known_keys(&ld->r, g, keys) ||
 	    cr_opt_float(&ld->r, g, "min_pair_gbps", 0, true, 800, &ld->c->sla.min_pair_gbps) < 0 ||
-	    cr_opt_float(&ld->r, g, "max_pair_p99_us", 0, true, 1e9, &ld->c->sla.max_pair_p99_us) < 0)
+	    cr_opt_float(&ld->r, g, "max_pair_p99_us", 0, true, 1e9, &ld->c->sla.max_pair_p99_us) < 0 ||
+	    cr_opt_float(&ld->r, g, "min_busbw_gbps", 0, true, 3200, &ld->c->sla.min_busbw_gbps) < 0)
 		return -1;
 	return 0;
 }

@@ -318,12 +318,35 @@ static json_t *sorted(json_t *a)
 	return out;
 }
 
-json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, unsigned n_ranks, bool *failed)
+/* Each collective test's mean busBW against the threshold (the tests' summaries: set first). */
+static void check_busbw(double limit, const json_t *tests, json_t *checks, bool *failed)
+{
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(tests, i, t) {
+		const json_t *c = json_object_get(json_object_get(t, "summary"), "collective");
+		const json_t *mean = json_object_get(json_object_get(c, "busbw_gbps"), "mean");
+		bool ok;
+		if (!is(t, "type", "collective"))
+			continue;
+		ok = json_is_number(mean) && json_number_value(mean) >= limit; /* no iteration done: a fail */
+		json_array_append_new(checks, json_pack("{s:s,s:s?,s:f,s:O,s:s}", "check", "min_busbw_gbps", "test",
+							json_string_value(json_object_get(t, "name")), "threshold", limit,
+							"busbw_gbps_mean", mean ? mean : json_null(), "verdict",
+							ok ? "pass" : "fail"));
+		*failed |= !ok;
+	}
+}
+
+json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, const json_t *tests, unsigned n_ranks, bool *failed)
 {
 	json_t *worst = json_array(), *checks = json_array();
 	unsigned misses;
 
 	*failed = false;
+	if (sla->min_busbw_gbps > 0)
+		check_busbw(sla->min_busbw_gbps, tests, checks, failed);
 	if (sla->min_pair_gbps > 0) {
 		misses = check(json_object_get(matrix, "bandwidth_gbps"), n_ranks, sla->min_pair_gbps, true, "bandwidth_gbps",
 			       worst);

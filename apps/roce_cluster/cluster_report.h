@@ -29,8 +29,9 @@ json_t *cluster_matrices(const json_t *tests, unsigned n_ranks, const struct clo
 json_t *cluster_test_summary(const json_t *test, unsigned n_ranks, const struct clock_offset *offset);
 /* Jain's fairness index (sum x)^2 / (n sum x^2); 0 without data. */
 double cluster_jfi(double sum, double sum_sq, unsigned n);
-/* The SLA's verdicts over the matrices: {"checks": [...], "worst_pairs": [...], "verdict"}; *failed
- * when a threshold was missed. */
-json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, unsigned n_ranks, bool *failed);
+/* The SLA's verdicts over the matrices and the collective tests' busBW (their summaries set):
+ * {"checks": [...], "worst_pairs": [...], "verdict"}; *failed when a threshold was missed. */
+json_t *cluster_sla(const struct cl_sla *sla, const json_t *matrix, const json_t *tests, unsigned n_ranks,
+		    bool *failed);
 
 #endif

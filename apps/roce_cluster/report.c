@@ -55,7 +55,7 @@ static json_t *build(const struct job *j, bool final, bool *sla_failed)
 		json_array_foreach(j->tests, i, t)
 			json_object_set_new(t, "summary", cluster_test_summary(t, n, j->before));
 	}
-	sla = cluster_sla(&j->cfg.sla, matrix, n, sla_failed);
+	sla = cluster_sla(&j->cfg.sla, matrix, j->tests, n, sla_failed);
 	return json_pack("{s:i,s:o,s:s,s:b,s:o,s:i,s:s,s:o,s:o,s:O,s:o,s:o}", "version", 1, "run_info", run_info_json(),
 			 "cluster", j->cfg.name, "complete", final, "exit_status",
 			 j->exit_status >= 0 ? json_integer(j->exit_status) : json_null(), "n_ranks", (int)n, "clock_source",

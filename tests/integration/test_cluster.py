@@ -343,6 +343,21 @@ def test_a_ring_phase_waits_for_the_predecessors_chunk(collectives_run):
     assert checked == 4 * (30 - 1)
 
 
+def test_a_collective_below_its_busbw_threshold_fails_the_sla(tmp_path):
+    text = COLLECTIVES.split("tests = (")[0] + """tests = (
+  { name = "ar"; type = "collective"; op = "allreduce"; message_size = 65536; iterations = 2; duration_s = 10.0; }
+);
+sla = { min_busbw_gbps = 100.0; };
+"""
+    p = mpirun(tmp_path, text, n=2)
+    assert p.returncode == 6, p.stdout + p.stderr
+    rep = json.loads((tmp_path / "res" / "cluster-report.json").read_text())
+    check = rep["sla"]["checks"][0]
+    assert rep["sla"]["verdict"] == "fail" and rep["exit_status"] == 6
+    assert check["check"] == "min_busbw_gbps" and check["test"] == "ar" and check["verdict"] == "fail"
+    assert 0 < check["busbw_gbps_mean"] < 100
+
+
 def _rank_pids(rank):
     out = subprocess.run(["pgrep", "-f", "roce-cluster c.cfg"], capture_output=True, text=True).stdout.split()
     for pid in out:

@@ -138,7 +138,7 @@ static void matrices_from_summaries(void)
 	{
 		struct cl_sla sla = { .min_pair_gbps = 0.6, .max_pair_p99_us = 40 };
 		bool failed;
-		json_t *v = cluster_sla(&sla, m, 3, &failed);
+		json_t *v = cluster_sla(&sla, m, NULL, 3, &failed);
 		const json_t *w = json_object_get(v, "worst_pairs");
 		CHECK(failed);
 		CHECK(!strcmp(json_string_value(json_object_get(v, "verdict")), "fail"));
@@ -148,7 +148,7 @@ static void matrices_from_summaries(void)
 		CHECK_EQ(json_integer_value(json_object_get(json_array_get(w, 1), "from")), 1);
 		json_decref(v);
 		sla = (struct cl_sla){ .min_pair_gbps = 0.4, .max_pair_p99_us = 50 };
-		v = cluster_sla(&sla, m, 3, &failed);
+		v = cluster_sla(&sla, m, NULL, 3, &failed);
 		CHECK(!failed && !strcmp(json_string_value(json_object_get(v, "verdict")), "pass"));
 		json_decref(v);
 	}
@@ -301,7 +301,8 @@ static void collective_iterations_by_hand(void)
 							       (json_int_t)(k ? 1500 : 1000), "duration_s", 1.0, "rx", "tx",
 							       "collective", "phases_completed", k ? 6 : 5, "phase_end_us", ends));
 		}
-		test = json_pack("{s:s,s:s,s:i,s:i,s:i,s:[{s:o}]}", "type", "collective", "op", "allreduce", "iterations", 3,
+		test = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:[{s:o}]}", "name", "ar", "type", "collective", "op", "allreduce",
+				 "iterations", 3,
 				 "phases_per_iteration", 2, "message_size", 1000, "rounds", "ranks", ranks);
 		struct clock_offset off[2] = { { .offset_ns = 0 }, { .offset_ns = 400 } };
 		json_t *sum = cluster_test_summary(test, 2, off), *c = json_object_get(sum, "collective");
@@ -311,6 +312,23 @@ static void collective_iterations_by_hand(void)
 		/* busBW of 1,000 bytes over 2 ranks (factor 1) in 1,900 ns: 8,000 / 1,900 Gb/s */
 		CHECK(fabs(json_number_value(json_object_get(json_object_get(c, "busbw_gbps"), "max")) - 8000.0 / 1900) < 1e-9);
 		CHECK(fabs(json_number_value(json_object_get(c, "algbw_gbps")) - 2 * 8000.0 / 5000) < 1e-9);
+		{ /* the SLA's busBW check: the mean of 8,000/3,100 and 8,000/1,900 Gb/s, about 3.39 */
+			json_t *tests = json_pack("[O]", test), *v;
+			struct cl_sla sla = { .min_busbw_gbps = 3.3 };
+			bool failed;
+			json_object_set(json_array_get(tests, 0), "summary", sum);
+			v = cluster_sla(&sla, NULL, tests, 2, &failed);
+			CHECK(!failed && !strcmp(json_string_value(json_object_get(v, "verdict")), "pass"));
+			json_decref(v);
+			sla.min_busbw_gbps = 3.5;
+			v = cluster_sla(&sla, NULL, tests, 2, &failed);
+			CHECK(failed);
+			CHECK(!strcmp(json_string_value(json_object_get(json_array_get(json_object_get(v, "checks"), 0), "test")),
+				      "ar"));
+			json_decref(v);
+			json_object_del(json_array_get(tests, 0), "summary");
+			json_decref(tests);
+		}
 		json_decref(sum);
 		json_decref(test);
 	}
