@@ -26,6 +26,7 @@
 #define CFG_MAX_QPS_PER_GROUP 65536
 #define CFG_MAX_COLLECTIVES 16
 #define CFG_MAX_COLLECTIVE_FLOWS 64
+#define CFG_MAX_COLLECTIVE_RECEIVES 64
 #define CFG_MAX_PHASES 4096
 #define CFG_MAX_RESPONDERS 64
 #define CFG_MAX_PFC_GENERATORS 8
@@ -378,8 +379,18 @@ static inline bool cfg_group_has_stop(const struct cfg_flow_group *g)
 /* A collective: flow groups that send in lock-step phases, as the steps of an AI-training
  * collective (ring all-reduce, incast, all-to-all): each QP of each group sends one message per
  * phase, and phase k+1 starts when every QP has completed phase k (RC: acknowledged; UC/UD:
- * sent). The report gives each phase's completion time. */
+ * sent) and, with `receives`, every watched receiver QP has received its message k (a ring's
+ * chunk from its predecessor, in another process). The report gives each phase's completion time. */
 enum cfg_collective_type { CFG_COLL_RING, CFG_COLL_INCAST, CFG_COLL_ALL_TO_ALL, CFG_COLL_CUSTOM };
+
+/* A range of local receiver QPNs (destination QPNs of requests arriving on a port): each QP
+ * delivers one message per phase, its n-th message to phase n. */
+struct cfg_coll_receive {
+	unsigned port;                /* index into ports[] */
+	uint32_t qpn;                 /* the first; the range is qpn .. qpn + count - 1 */
+	unsigned count;               /* 1..CFG_MAX_QPS_PER_GROUP */
+	unsigned line;
+};
 
 struct cfg_collective {
 	char name[CFG_NAME_LEN];
@@ -387,6 +398,8 @@ struct cfg_collective {
 	unsigned n_flows;
 	unsigned flows[CFG_MAX_COLLECTIVE_FLOWS]; /* indices into groups[] */
 	unsigned phases;
+	unsigned n_receives;
+	struct cfg_coll_receive receives[CFG_MAX_COLLECTIVE_RECEIVES];
 	unsigned line;
 };
 

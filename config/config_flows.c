@@ -2,7 +2,8 @@
  *
  * The `flows` list (each group's transport, operations, message sizes, addresses, QPNs, header
  * fields, rate, pattern, stop, RC and latency settings, expansion into QPs; QPNs that must not
- * overlap on a port) and the `collectives` list, which groups flows.
+ * overlap on a port) and the `collectives` list, which groups flows and the receiver QPs whose
+ * messages their phases wait for.
  */
 #include "config_internal.h"
 
@@ -646,9 +647,105 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 	return 0;
 }
 
+/* Whether group g has a QPN in lo..hi (its QPNs: qpn + i * qpn_step, i < count); the first in *q. */
+static bool group_qpn_in(const struct cfg_flow_group *g, uint32_t lo, uint32_t hi, uint32_t *q)
+{
+	uint64_t i = lo <= g->qpn ? 0 : ((uint64_t)lo - g->qpn + g->qpn_step - 1) / g->qpn_step;
+	uint64_t first = g->qpn + i * g->qpn_step;
+
+	if (i >= g->count || first > hi)
+		return false;
+	*q = (uint32_t)first;
+	return true;
+}
+
+/* The port of a receive range must be polled by an rx or txrx role: receipts are counted there. */
+static bool port_has_rx_role(const struct engine_config *c, unsigned port)
+{
+	for (unsigned i = 0; i < c->n_roles; i++)
+		if (c->roles[i].port == port && (c->roles[i].role == CFG_ROLE_RX || c->roles[i].role == CFG_ROLE_TXRX))
+			return true;
+	return false;
+}
+
+/* A receive range r (complete but for these checks) against what it must not overlap: the ranges
+ * read before it (a receiver QP counts for one collective), and the port's local requester QPNs
+ * (frames to those are answers to the local flows, not the messages of a peer). */
+static int receive_overlaps(struct loader *ld, const config_setting_t *rs, const struct cfg_coll_receive *r)
+{
+	const struct engine_config *c = ld->cfg;
+	uint32_t last = r->qpn + r->count - 1, q;
+
+	for (unsigned k = 0; k <= c->n_collectives; k++) { /* the one being read is collectives[n_collectives] */
+		const struct cfg_collective *o = &c->collectives[k];
+		for (unsigned j = 0; j < o->n_receives; j++) {
+			const struct cfg_coll_receive *x = &o->receives[j];
+			if (x != r && x->port == r->port && x->qpn <= last && r->qpn <= x->qpn + x->count - 1)
+				return cr_fail_member(&ld->r, rs, "qpn", "QPNs 0x%x..0x%x on port '%s' overlap the receives "
+						      "of collective '%s' at %s (a receiver QP counts for one collective)",
+						      r->qpn, last, c->ports[r->port].name, o->name,
+						      cr_at(&ld->r, x->line, (char[CR_AT_LEN]){ 0 }));
+		}
+	}
+	for (unsigned g = 0; g < c->n_groups; g++)
+		if (c->groups[g].port == r->port && group_qpn_in(&c->groups[g], r->qpn, last, &q))
+			return cr_fail_member(&ld->r, rs, "qpn", "QPN 0x%x is a QPN of flow '%s' at %s on port '%s' "
+					      "(frames to it answer that flow's requests; receives are QPNs a peer's "
+					      "requests arrive at)", q, c->groups[g].name,
+					      cr_at(&ld->r, c->groups[g].line, (char[CR_AT_LEN]){ 0 }), c->ports[r->port].name);
+	return 0;
+}
+
+/* One `receives` entry: { port = "p"; qpn = 0x...; count = N; }. */
+static int parse_receive(struct loader *ld, const config_setting_t *rs, struct cfg_coll_receive *r)
+{
+	static const char *const keys[] = {"port", "qpn", "count", NULL};
+	const config_setting_t *s;
+	long long v;
+	int i;
+
+	if (cr_want_type(&ld->r, rs, CONFIG_TYPE_GROUP, "a group { port = ...; qpn = ...; count = N; }") ||
+	    cr_known_keys(&ld->r, rs, keys) || (i = ld_port_ref(ld, rs)) < 0)
+		return -1;
+	r->line = config_setting_source_line(rs);
+	r->port = (unsigned)i;
+	r->count = 1;
+	if (!port_has_rx_role(ld->cfg, r->port))
+		return cr_fail_member(&ld->r, rs, "port", "port '%s' has no rx or txrx role in lcores (receipts are "
+				      "counted where the port is polled)", ld->cfg->ports[r->port].name);
+	s = cr_required(&ld->r, rs, "qpn", "the first receiver QPN, 0x2..0xffffff");
+	if (!s || cr_int_range(&ld->r, s, 2, MAX_QPN, true, &v) ||
+	    cr_opt_u32(&ld->r, rs, "count", 1, CFG_MAX_QPS_PER_GROUP, &r->count) < 0)
+		return -1;
+	r->qpn = (uint32_t)v;
+	if ((uint64_t)r->qpn + r->count - 1 > MAX_QPN)
+		return cr_fail_member(&ld->r, rs, "count", "the last QPN would be 0x%llx (qpn + count - 1 must be "
+				      "<= 0xffffff)", (unsigned long long)r->qpn + r->count - 1);
+	return receive_overlaps(ld, rs, r);
+}
+
+/* `receives`: the receiver QPs whose messages the phases also wait for (optional). */
+static int collective_receives(struct loader *ld, const config_setting_t *cs, struct cfg_collective *c)
+{
+	const config_setting_t *s = config_setting_get_member(cs, "receives");
+	int n;
+
+	if (!s)
+		return 0;
+	if ((n = ld_list_length(ld, s, "( { port = ...; qpn = ...; count = N; }, ... )", "receive ranges", 0,
+				CFG_MAX_COLLECTIVE_RECEIVES)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		if (parse_receive(ld, config_setting_get_elem(s, (unsigned)i), &c->receives[i]))
+			return -1;
+		c->n_receives++;
+	}
+	return 0;
+}
+
 static int parse_collective(struct loader *ld, const config_setting_t *cs, unsigned idx)
 {
-	static const char *const keys[] = {"name", "type", "flows", "phases", NULL};
+	static const char *const keys[] = {"name", "type", "flows", "phases", "receives", NULL};
 	struct cfg_collective *c = &ld->cfg->collectives[idx];
 	const config_setting_t *s;
 	int i;
@@ -673,7 +770,7 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 		return -1;
 	if (cr_opt_u32(&ld->r, cs, "phases", 1, CFG_MAX_PHASES, &c->phases) < 0)
 		return -1;
-	return collective_flows(ld, cs, c, idx);
+	return collective_flows(ld, cs, c, idx) || collective_receives(ld, cs, c) ? -1 : 0;
 }
 
 int ld_parse_collectives(struct loader *ld, const config_setting_t *root)

@@ -593,7 +593,40 @@ static int init_schedulers(struct engine *e, char *err, size_t errlen)
 	return 0;
 }
 
-/* The collectives' phase barriers, and each QP's. */
+/* Whether lcore work w receives on config port `port`. */
+static bool polls_port(const struct lcore_work *w, unsigned port)
+{
+	for (unsigned i = 0; i < w->n_rx; i++)
+		if (w->rx[i].port == port)
+			return true;
+	return false;
+}
+
+/* Each collective's receive ranges watched by every RX lcore polling their port: whichever lcore a
+ * watched QP's frames reach counts its messages (made before launch: the tables are read-only
+ * while running). */
+static int watch_receives(struct engine *e, char *err, size_t errlen)
+{
+	const struct engine_config *cfg = e->run.cfg;
+
+	for (unsigned c = 0; c < cfg->n_collectives; c++)
+		for (unsigned r = 0; r < cfg->collectives[c].n_receives; r++) {
+			const struct cfg_coll_receive *rv = &cfg->collectives[c].receives[r];
+			for (unsigned l = 0; l < RTE_MAX_LCORE; l++) {
+				struct lcore_work *w = e->run.work[l];
+				if (!w || !w->rx_ctx || !polls_port(w, rv->port))
+					continue;
+				if (rx_ctx_watch_messages(w->rx_ctx, (uint16_t)rv->port, rv->qpn, rv->count,
+							  &e->run.collectives[c])) {
+					snprintf(err, errlen, "lcore %u: more than %u receive ranges to watch", l, RX_MAX_WATCHES);
+					return -1;
+				}
+			}
+		}
+	return 0;
+}
+
+/* The collectives' phase barriers, each QP's, and the receiver QPs they wait for. */
 static int plan_collectives(struct engine *e, char *err, size_t errlen)
 {
 	const struct engine_config *cfg = e->run.cfg;
@@ -606,7 +639,7 @@ static int plan_collectives(struct engine *e, char *err, size_t errlen)
 		int c = cfg->group_collective[e->run.qps[q].group - cfg->groups];
 		qp_tx_set_collective(&e->run.qps[q], c >= 0 ? &e->run.collectives[c] : NULL);
 	}
-	return 0;
+	return watch_receives(e, err, errlen);
 }
 
 int engine_plan_qps(struct engine *e, char *err, size_t errlen)

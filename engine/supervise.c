@@ -54,6 +54,19 @@ static bool all_tx_finished(const struct engine *e)
 	return true;
 }
 
+/* Whether every collective that waits for receipts has them all: when the local TX is done, a
+ * peer's last chunks may still be on their way (a peer that never sends: the run's duration ends
+ * it, its report shows the phases completed). */
+static bool collectives_received_all(const struct engine *e)
+{
+	for (unsigned c = 0; e->run.collectives && c < e->run.cfg->n_collectives; c++) {
+		const struct collective_rt *k = &e->run.collectives[c];
+		if (k->n_rx && collective_phases_done(k) < k->cfg->phases)
+			return false;
+	}
+	return true;
+}
+
 static uint64_t rx_frames_total(const struct engine *e)
 {
 	struct port_totals t;
@@ -240,7 +253,7 @@ void engine_supervise(struct engine *e, const struct engine_options *opt)
 			e->run.stopped_by = "duration";
 			break;
 		}
-		if ((e->run.n_qps || counted_generators(e)) && all_tx_finished(e)) {
+		if ((e->run.n_qps || counted_generators(e)) && all_tx_finished(e) && collectives_received_all(e)) {
 			e->run.stopped_by = "flows_done";
 			break;
 		}

@@ -454,6 +454,7 @@ static json_t *collectives_json(const struct run_view *run)
 		json_object_set_new(o, "type", json_string(coll_type_names[c->cfg->type]));
 		json_object_set_new(o, "flows", flows);
 		json_object_set_new(o, "qps", json_integer(c->n_qps));
+		json_object_set_new(o, "receives_per_phase", json_integer(c->n_rx));
 		json_object_set_new(o, "phases", json_integer(c->cfg->phases));
 		json_object_set_new(o, "phases_completed", json_integer(done));
 		json_object_set_new(o, "phase_completion_us", times);

@@ -22,6 +22,8 @@ int collectives_create(const struct engine_config *cfg, uint64_t start_tsc, stru
 		c[i].cfg = cc;
 		for (unsigned f = 0; f < cc->n_flows; f++)
 			c[i].n_qps += cfg->groups[cc->flows[f]].count;
+		for (unsigned r = 0; r < cc->n_receives; r++)
+			c[i].n_rx += cc->receives[r].count;
 		c[i].done_count = rte_zmalloc("coll_done", sizeof(uint32_t) * ph, RTE_CACHE_LINE_SIZE);
 		c[i].start_tsc = rte_zmalloc("coll_start", sizeof(uint64_t) * ph, RTE_CACHE_LINE_SIZE);
 		c[i].end_tsc = rte_zmalloc("coll_end", sizeof(uint64_t) * ph, RTE_CACHE_LINE_SIZE);
@@ -45,7 +47,9 @@ void collectives_free(struct collective_rt *c, unsigned n)
 	rte_free(c);
 }
 
-void collective_completed(struct collective_rt *c, uint32_t phase, uint64_t now_tsc)
+/* One event of phase `phase` (a completion or a receipt): the phase's end is the latest event;
+ * the event that makes the count whole releases the next phase, which starts at that end. */
+static void phase_event(struct collective_rt *c, uint32_t phase, uint64_t now_tsc)
 {
 	uint64_t end;
 
@@ -55,17 +59,29 @@ void collective_completed(struct collective_rt *c, uint32_t phase, uint64_t now_
 	while (end < now_tsc &&
 	       !__atomic_compare_exchange_n(&c->end_tsc[phase], &end, now_tsc, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-	if (__atomic_add_fetch(&c->done_count[phase], 1, __ATOMIC_ACQ_REL) == c->n_qps && phase + 1 < c->cfg->phases) {
-		c->start_tsc[phase + 1] = now_tsc;
+	/* ACQ_REL: the last event sees every other's end time (each was stored before its add) */
+	if (__atomic_add_fetch(&c->done_count[phase], 1, __ATOMIC_ACQ_REL) == c->n_qps + c->n_rx &&
+	    phase + 1 < c->cfg->phases) {
+		c->start_tsc[phase + 1] = __atomic_load_n(&c->end_tsc[phase], __ATOMIC_RELAXED);
 		__atomic_store_n(&c->released, phase + 2, __ATOMIC_RELEASE);
 	}
+}
+
+void collective_completed(struct collective_rt *c, uint32_t phase, uint64_t now_tsc)
+{
+	phase_event(c, phase, now_tsc);
+}
+
+void collective_received(struct collective_rt *c, uint32_t phase, uint64_t now_tsc)
+{
+	phase_event(c, phase, now_tsc);
 }
 
 unsigned collective_phases_done(const struct collective_rt *c)
 {
 	unsigned n = 0;
 
-	while (n < c->cfg->phases && __atomic_load_n(&c->done_count[n], __ATOMIC_ACQUIRE) == c->n_qps)
+	while (n < c->cfg->phases && __atomic_load_n(&c->done_count[n], __ATOMIC_ACQUIRE) >= c->n_qps + c->n_rx)
 		n++;
 	return n;
 }

@@ -2,12 +2,21 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 
+#include "collective.h"
 #include "config.h"
 #include "counters.h"
 #include "qp_index.h"
 #include "receiver.h"
+
+/* A receive range of a collective: looked up only when a receiver QP is made. */
+struct rx_watch {
+	uint16_t port;
+	uint32_t first, count;
+	struct collective_rt *coll;
+};
 
 struct rx_ctx {
 	struct qp_map *index;        /* (port, qpn) -> position in qps[]; positions taken on first frames */
@@ -16,6 +25,8 @@ struct rx_ctx {
 	unsigned n_ports;
 	struct rx_qp *qps;           /* by hash position */
 	struct rx_port_counters *ports;
+	unsigned n_watch;
+	struct rx_watch watch[RX_MAX_WATCHES];
 };
 
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket)
@@ -50,6 +61,26 @@ void rx_ctx_free(struct rx_ctx *ctx)
 	rte_free(ctx);
 }
 
+int rx_ctx_watch_messages(struct rx_ctx *ctx, uint16_t port, uint32_t qpn_first, uint32_t count,
+			  struct collective_rt *coll)
+{
+	if (ctx->n_watch == RX_MAX_WATCHES)
+		return -1;
+	ctx->watch[ctx->n_watch++] = (struct rx_watch){.port = port, .first = qpn_first, .count = count, .coll = coll};
+	return 0;
+}
+
+/* The collective watching (port, qpn), or NULL: once per receiver QP, when it is made. */
+static struct collective_rt *watcher_of(const struct rx_ctx *ctx, uint16_t port, uint32_t qpn)
+{
+	for (unsigned i = 0; i < ctx->n_watch; i++) {
+		const struct rx_watch *w = &ctx->watch[i];
+		if (w->port == port && qpn - w->first < w->count) /* unsigned: below first wraps high */
+			return w->coll;
+	}
+	return NULL;
+}
+
 static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uint16_t port, uint32_t qpn)
 {
 	int32_t pos = qp_cache_find(&ctx->cache, port, qpn);
@@ -65,6 +96,7 @@ static struct rx_qp *qp_for(struct rx_ctx *ctx, struct rx_port_counters *pc, uin
 		}
 		ctx->qps[pos].port = port;
 		ctx->qps[pos].qpn = qpn;
+		ctx->qps[pos].coll = watcher_of(ctx, port, qpn);
 	}
 	qp_cache_fill(&ctx->cache, port, qpn, pos);
 	return &ctx->qps[pos];
@@ -145,8 +177,12 @@ static struct rx_qp *account_roce(struct rx_qp *q, const uint8_t *frame, uint32_
 		return NULL;
 	if (op->flags & WIRE_OPF_PAYLOAD)
 		STAT_ADD(q->c.payload_bytes, p->payload_len);
-	if ((op->flags & WIRE_OPF_REQUEST) && (op->flags & WIRE_OPF_END))
+	if ((op->flags & WIRE_OPF_REQUEST) && (op->flags & WIRE_OPF_END)) {
 		STAT_ADD(q->c.messages, 1);
+		/* message n of a watched QP: a receipt of phase n (a TSC read, on message ends only) */
+		if (q->coll)
+			collective_received(q->coll, (uint32_t)(q->c.messages - 1), rte_rdtsc());
+	}
 	if (p->bth.opcode == WIRE_OP_RC_READ_REQUEST) {
 		/* the request took one PSN per response packet; the path MTU that sets their number
 		 * is the requester's, so the next request's PSN is taken as it comes */

@@ -8,6 +8,10 @@
  * Receiver QPs come from a table sized at start-up (a qp_map, qp_index.h); a QPN seen for the
  * first time takes a free entry, and when none is left the frame is counted as `rx_qp_table_full`.
  * A direct-mapped cache of (port, QPN) -> entry in front of it spares most frames the hash lookup.
+ *
+ * A collective with `receives` watches ranges of receiver QPNs: a watched QP takes its collective
+ * when it is made, and each request message it counts (its last packet, duplicates excluded) is a
+ * receipt of the phase of that message's index on the QP.
  */
 #ifndef ROCE_ENGINE_RECEIVER_H
 #define ROCE_ENGINE_RECEIVER_H
@@ -15,10 +19,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "config.h"
 #include "np.h"
 #include "wire.h"
 
 #define RX_PSN_WINDOW 128 /* PSNs behind the highest seen that are told apart: late or duplicate */
+#define RX_MAX_WATCHES (CFG_MAX_COLLECTIVES * CFG_MAX_COLLECTIVE_RECEIVES) /* every receive range of a config */
+
+struct collective_rt;
 
 struct rx_qp_counters {
 	uint64_t packets, bytes; /* bytes: Ethernet frame bytes without FCS */
@@ -43,6 +51,7 @@ struct rx_qp {
 	uint64_t window[RX_PSN_WINDOW / 64]; /* bit i: PSN next_psn - 1 - i was received */
 	uint32_t lat_slot;       /* its one-way latency statistics in the lcore's lat_rx (0: none yet) */
 	struct np_qp np;         /* notification point: when it last sent a CNP */
+	struct collective_rt *coll; /* a collective that waits for this QP's messages (its n-th: phase n), or NULL */
 	struct rx_qp_counters c;
 };
 
@@ -73,6 +82,11 @@ struct rx_ctx;
 /* A context for one lcore: room for `max_qps` receiver QPs over `n_ports` ports. NULL on error. */
 struct rx_ctx *rx_ctx_create(unsigned lcore, unsigned n_ports, unsigned max_qps, int socket);
 void rx_ctx_free(struct rx_ctx *ctx);
+/* Before the run: receiver QPs qpn_first .. qpn_first + count - 1 of config port `port` deliver
+ * their messages to collective `coll` (collective_received, message n for phase n), from the first
+ * frame that makes each QP. 0, or -1 when RX_MAX_WATCHES ranges are already watched. */
+int rx_ctx_watch_messages(struct rx_ctx *ctx, uint16_t port, uint32_t qpn_first, uint32_t count,
+			  struct collective_rt *coll);
 /* Accounts n frames received on config port `port`, in order; the parsed
  * frames are left in p[], and qps[i] is the receiver QP frame i was counted to, or NULL (not
  * RoCE, malformed, a duplicate, or the table full). The ICRCs are computed back to back. */

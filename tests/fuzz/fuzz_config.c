@@ -5,10 +5,11 @@
  * EAL): any byte string is a configuration file called "fuzz.cfg". Beyond the sanitizers' own
  * checks (the text sits in an exactly-sized heap buffer, so ASan catches any read past its NUL):
  *  - on success the structure is self-consistent: every count within its CFG_MAX_*, every index
- *    (a role's, flow's, responder's, generator's, phase change's, SLA's, FDB entry's port; a
- *    collective's or phase's flow) below the count it indexes, every value inside the range
- *    docs/config.md gives (QPNs and their expansion, MTUs, DSCP, PCP, VLAN, rates, ...), names
- *    valid and unique, strings NUL-terminated in their buffers;
+ *    (a role's, flow's, responder's, generator's, phase change's, SLA's, FDB entry's, a
+ *    collective's receive range's port; a collective's or phase's flow) below the count it
+ *    indexes, every value inside the range docs/config.md gives (QPNs and their expansion,
+ *    receive ranges apart from each other and from local QPNs, MTUs, DSCP, PCP, VLAN, rates,
+ *    ...), names valid and unique, strings NUL-terminated in their buffers;
  *  - on failure the error is one NUL-terminated line of printable ASCII in the documented form
  *    (docs/config.md#error-messages):
  *      fuzz.cfg:LINE: SETTING: what is wrong        (SETTING: libconfig's path syntax)
@@ -233,6 +234,30 @@ static void check_qpns(const struct engine_config *c)
 		}
 }
 
+/* A collective's receive ranges: on a port, inside 24 bits, apart from every other range and from
+ * the port's local requester QPNs. */
+static void check_receives(const struct engine_config *c, const struct cfg_collective *k)
+{
+	REQUIRE(k->n_receives <= CFG_MAX_COLLECTIVE_RECEIVES);
+	for (unsigned i = 0; i < k->n_receives; i++) {
+		const struct cfg_coll_receive *r = &k->receives[i];
+		uint32_t last = r->qpn + r->count - 1;
+
+		REQUIRE(r->port < c->n_ports && r->count >= 1 && r->count <= CFG_MAX_QPS_PER_GROUP);
+		REQUIRE(r->qpn >= 2 && (uint64_t)r->qpn + r->count - 1 <= MAX_QPN);
+		for (unsigned o = 0; o < c->n_collectives; o++)
+			for (unsigned j = 0; j < c->collectives[o].n_receives; j++) {
+				const struct cfg_coll_receive *x = &c->collectives[o].receives[j];
+				REQUIRE(x == r || x->port != r->port || x->qpn > last || x->qpn + x->count - 1 < r->qpn);
+			}
+		for (unsigned g = 0; g < c->n_groups; g++) {
+			const struct cfg_flow_group *f = &c->groups[g];
+			for (unsigned q = 0; f->port == r->port && q < f->count && q < 4096; q++)
+				REQUIRE(f->qpn + q * f->qpn_step < r->qpn || f->qpn + q * f->qpn_step > last);
+		}
+	}
+}
+
 /* A switch's buffer, PFC and ECN as the loader leaves them (the switch group's, or a tier's). */
 static void check_buffer(const struct cfg_switch *w)
 {
@@ -277,6 +302,7 @@ static void check_config(const struct engine_config *c)
 			REQUIRE(c->group_collective[k->flows[f]] == (int)i);
 			REQUIRE(!g->stop_messages && !g->stop_bytes && g->stop_seconds == 0);
 		}
+		check_receives(c, k);
 	}
 	for (unsigned g = 0; g < CFG_MAX_FLOW_GROUPS; g++)
 		REQUIRE(c->group_collective[g] == -1 ||

@@ -294,6 +294,13 @@ CONFIG_VALID = {
         '        latency_foreign_qps = 8; timeseries = "t.csv"; capture = "c.pcapng"; capture_every = 10; capture_snaplen = 128;\n'
         '        capture_ports = ["a"]; cc_trace = "cc.csv"; cc_trace_interval_us = 100.0; cc_trace_qps = 4; cc_trace_step = 2;\n'
         '        http = "[::1]:9100"; http_linger_s = 1.0; http_dashboard = "dashboard"; };\n',
+    "valid_collective_receives": CFG_BASE +
+        'flows = ( { name = "f"; port = "a"; dst_mac = "02:00:00:00:00:02"; dst_ip = "10.0.0.2"; transport = "uc"; qpn = 0x100; dest_qpn = 0x300; count = 2; },\n'
+        '          { name = "g"; port = "b"; dst_mac = "02:00:00:00:00:01"; dst_ip = "10.0.0.1"; transport = "uc"; qpn = 0x200; dest_qpn = 0x400; count = 2; } );\n'
+        'collectives = ( { name = "ra"; type = "ring"; flows = ["f"]; phases = 6; receives = ( { port = "a"; qpn = 0x400; count = 2; } ); },\n'
+        '                { name = "rb"; type = "ring"; flows = ["g"]; phases = 6;\n'
+        '                  receives = ( { port = "b"; qpn = 0x300; count = 2; }, { port = "b"; qpn = 0x10000; } ); } );\n'
+        'run = { duration_s = 5; };\n',
     "valid_other_forms": 'eal = { lcores = "0-1"; log_level = 7; extra_args = ("-v"); };\n'
         'ports = ( { name = "a"; device = "net_ring0"; ipv4 = "10.0.0.1"; ipv6 = "fd00::1"; link_speed_gbps = 10; mtu = 9000;\n'
         '  qos = { trust = "dscp"; dscp_to_priority = [' + ", ".join(str(d % 8) for d in range(64)) + '];\n'
@@ -364,6 +371,9 @@ CONFIG_BROKEN = {
     "bad_http_address": CFG_BASE + 'run = { http = "localhost:9100"; };\n',
     "bad_collective_stop": CFG_BASE + CFG_FLOW % 'stop = { messages = 5; };' +
                            'collectives = ( { name = "c"; flows = ["f"]; phases = 2; } );\n',
+    "bad_collective_receive_overlap": CFG_BASE + CFG_FLOW % '' +
+        'collectives = ( { name = "c"; flows = ["f"]; phases = 2;\n'
+        '                  receives = ( { port = "b"; qpn = 0x200; count = 4; }, { port = "b"; qpn = 0x203; } ); } );\n',
 }
 
 # Inputs that once broke an invariant (the fuzzer's findings, kept as regressions; see

@@ -25,4 +25,20 @@ static inline void test_frame_spec(struct wire_roce_spec *s, uint8_t from, uint8
 	s->bth.pkey = WIRE_DEFAULT_PKEY;
 }
 
+/* A request of 64 payload bytes from host 1 to host 2, with the caller's opcode, destination QPN
+ * and PSN, built into buf (WIRE_MAX_FRAME bytes): its length, or 0 when the builder refused it. */
+static inline uint32_t test_frame_request(uint8_t *buf, uint8_t opcode, uint32_t dqpn, uint32_t psn)
+{
+	struct wire_roce_spec s;
+	int n;
+
+	test_frame_spec(&s, 1, 2);
+	s.bth.opcode = opcode;
+	s.bth.dqpn = dqpn;
+	s.bth.psn = psn;
+	s.payload_len = 64;
+	n = wire_build_roce(&s, buf, WIRE_MAX_FRAME);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
 #endif

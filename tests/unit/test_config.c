@@ -223,6 +223,51 @@ static void test_minimal_defaults(void)
 	CHECK_EQ(cfg.n_groups, 0);
 }
 
+/* A collective's receives: the ranges as written (count 1 by default), ranges that touch without
+ * overlapping, the same QPNs on another port, a range beside a local flow's QPNs, a collective
+ * without receives. */
+static void test_collective_receives(void)
+{
+	const struct cfg_collective *c = &cfg.collectives[0], *d = &cfg.collectives[1];
+
+	CHECK_EQ(load("eal = { lcores = \"0-1\"; };\n"
+		      "ports = ( { name = \"a\"; device = \"ring:x:a\"; ipv4 = \"10.0.0.1\"; link_speed_gbps = 10; },\n"
+		      "          { name = \"b\"; device = \"ring:x:b\"; ipv4 = \"10.0.0.2\"; link_speed_gbps = 10; } );\n"
+		      "lcores = ( { lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"rx\"; } );\n"
+		      "flows = ( { name = \"f\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		      "            qpn = 0x100; dest_qpn = 0x200; count = 4; },\n"
+		      "          { name = \"g\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		      "            qpn = 0x110; dest_qpn = 0x210; } );\n"
+		      "collectives = (\n"
+		      "  { name = \"c\"; flows = [\"f\"]; phases = 6;\n"
+		      "    receives = ( { port = \"a\"; qpn = 0x104; count = 12; },\n"
+		      "                 { port = \"b\"; qpn = 0x100; count = 65536; } ); },\n"
+		      "  { name = \"d\"; flows = [\"g\"]; phases = 2; receives = ( { port = \"a\"; qpn = 0x111; } ); }\n"
+		      ");\n"),
+		 0);
+	if (err[0])
+		printf("  %s\n", err);
+	CHECK_EQ(cfg.n_collectives, 2);
+	CHECK_EQ(c->n_receives, 2);
+	CHECK(c->receives[0].port == 0 && c->receives[0].qpn == 0x104 && c->receives[0].count == 12);
+	CHECK_EQ(c->receives[0].line, 11);
+	CHECK(c->receives[1].port == 1 && c->receives[1].qpn == 0x100 && c->receives[1].count == 65536);
+	CHECK_EQ(c->receives[1].line, 12);
+	CHECK_EQ(d->n_receives, 1);
+	CHECK(d->receives[0].port == 0 && d->receives[0].qpn == 0x111 && d->receives[0].count == 1);
+
+	CHECK_EQ(load("eal = { lcores = \"0-1\"; };\n"
+		      "ports = ( { name = \"a\"; device = \"ring:x:a\"; ipv4 = \"10.0.0.1\"; link_speed_gbps = 10; } );\n"
+		      "lcores = ( { lcore = 1; port = \"a\"; role = \"txrx\"; } );\n"
+		      "flows = ( { name = \"f\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"
+		      "            qpn = 0x100; dest_qpn = 0x200; } );\n"
+		      "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 3; receives = ( ); } );\n"),
+		 0);
+	if (err[0])
+		printf("  %s\n", err);
+	CHECK_EQ(cfg.collectives[0].n_receives, 0);
+}
+
 static void test_defaults_function(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -758,6 +803,7 @@ int main(void)
 	printf("# %zu broken configurations\n", n);
 	RUN(test_full_config);
 	RUN(test_minimal_defaults);
+	RUN(test_collective_receives);
 	RUN(test_defaults_function);
 	RUN(test_lcore_map);
 	RUN(test_files);

@@ -35,6 +35,8 @@
 #define FLOWS2(x, y) BASE "flows = ( { " F0 "rate_gbps = 1.0; " x " },\n"                                          \
 	"  { name = \"g\"; port = \"b\"; dst_mac = \"02:00:00:00:00:01\"; dst_ip = \"10.0.0.1\"; qpn = 0x100; "    \
 	"dest_qpn = 0x200; " y " } );\n"
+/* a collective of flow f (line 6) whose receive ranges are x (g sends from b to a's 0x200) */
+#define COLL_RX(x) FLOWS2("", "") "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; receives = ( " x " ); } );\n"
 /* the virtual lab: hosts h0, h1 cabled to switch ports s0, s1 (line 2), roles on line 3, the switch
  * group on line 4 */
 #define LAB_PORTS                                                                                              \
@@ -142,7 +144,9 @@ static const struct bad rows[] = {
 	{ "unknown", "sla entry", FLOW("") "sla = ( { flow = \"f\"; metric = \"loss\"; threshold = 0.0; } );\n", 5,
 	  "sla.[0].threshold", "unknown setting 'threshold' (allowed: flow, port, metric, min, max, priority)" },
 	{ "unknown", "collective", FLOW("") "collectives = ( { name = \"c\"; flow = [\"f\"]; phases = 2; } );\n", 5,
-	  "collectives.[0].flow", "unknown setting 'flow' (allowed: name, type, flows, phases)" },
+	  "collectives.[0].flow", "unknown setting 'flow' (allowed: name, type, flows, phases, receives)" },
+	{ "unknown", "collective receive range", COLL_RX("{ port = \"a\"; qpn = 0x200; counts = 2; }"), 6,
+	  "collectives.[0].receives.[0].counts", "unknown setting 'counts' (allowed: port, qpn, count)" },
 	{ "unknown", "responder", BASE "responders = ( { port = \"a\"; qpn = 0x10; peer_qpn = 0x20; qkey = 1; } );\n", 4,
 	  "responders.[0].qkey", "unknown setting 'qkey'" },
 	{ "unknown", "phase", BASE "phases = ( { name = \"p\"; at = 1.0; } );\n", 4, "phases.[0].at",
@@ -187,6 +191,11 @@ static const struct bad rows[] = {
 	  "must be a string \"[ADDRESS:]PORT\" or a port number, not a float" },
 	{ "type", "group for a list (switch.vlans)", LAB("vlans = { vid = 5; };"), 4, "switch.vlans",
 	  "must be a list of up to 32" },
+	{ "type", "group for a collective's receives list",
+	  FLOWS2("", "") "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; receives = { port = \"a\"; }; } );\n", 6,
+	  "collectives.[0].receives", "must be a list ( { port = ...; qpn = ...; count = N; }, ... ), not a group" },
+	{ "type", "integer for a receive range", COLL_RX("5"), 6, "collectives.[0].receives.[0]",
+	  "must be a group { port = ...; qpn = ...; count = N; }, not an integer" },
 	{ "type", "integer in a list of flow names", FLOW("") "collectives = ( { name = \"c\"; flows = [1]; phases = 2; } );\n",
 	  5, "collectives.[0].flows.[0]", "element 0 is not a string (a flow name)" },
 
@@ -227,6 +236,18 @@ static const struct bad rows[] = {
 	  "collectives.[0].phases", "0 is out of range (1..4096)" },
 	{ "range", "collective of no flows", FLOW("") "collectives = ( { name = \"c\"; flows = [ ]; phases = 2; } );\n", 5,
 	  "collectives.[0].flows", "0 flows (allowed: 1..64)" },
+	{ "range", "receive range of 0 QPs", COLL_RX("{ port = \"a\"; qpn = 0x200; count = 0; }"), 6,
+	  "collectives.[0].receives.[0].count", "0 is out of range (1..65536)" },
+	{ "range", "receive range of 65537 QPs", COLL_RX("{ port = \"a\"; qpn = 0x200; count = 65537; }"), 6,
+	  "collectives.[0].receives.[0].count", "65537 is out of range (1..65536)" },
+	{ "range", "receive QPN 1", COLL_RX("{ port = \"a\"; qpn = 1; }"), 6, "collectives.[0].receives.[0].qpn",
+	  "out of range (0x2..0xffffff)" },
+	{ "range", "receive QPN above 24 bits", COLL_RX("{ port = \"a\"; qpn = 0x1000000; }"), 6,
+	  "collectives.[0].receives.[0].qpn", "out of range (0x2..0xffffff)" },
+	{ "range", "receive range past 0xFFFFFF", COLL_RX("{ port = \"a\"; qpn = 0xFFFFF0; count = 0x20; }"), 6,
+	  "collectives.[0].receives.[0].count", "the last QPN would be 0x100000f (qpn + count - 1 must be <= 0xffffff)" },
+	{ "range", "receive range without a qpn", COLL_RX("{ port = \"a\"; count = 2; }"), 6,
+	  "collectives.[0].receives.[0].qpn", "missing" },
 	{ "range", "33 EAL arguments", "eal = { lcores = \"0-1\"; extra_args = " ARGS33 "; };\n" PORTS ROLES, 1,
 	  "eal.extra_args", "33 arguments are too many (at most 32)" },
 	{ "range", "empty EAL argument", "eal = { lcores = \"0-1\"; extra_args = [\"--no-pci\", \"\"]; };\n" PORTS ROLES, 1,
@@ -329,6 +350,24 @@ static const struct bad rows[] = {
 	{ "contradiction", "two collectives of one name", FLOWS2("", "")
 	  "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; },\n { name = \"c\"; flows = [\"g\"]; phases = 2; } );\n",
 	  7, "collectives.[1].name", "duplicate collective name 'c' (also at line 6)" },
+	{ "contradiction", "receive range on an unknown port", COLL_RX("{ port = \"z\"; qpn = 0x200; }"), 6,
+	  "collectives.[0].receives.[0].port", "no port named 'z' (ports: a, b)" },
+	{ "contradiction", "receive range on a port no role receives on",
+	  EAL PORTS "lcores = ( { lcore = 1; port = \"a\"; role = \"tx\"; }, { lcore = 1; port = \"b\"; role = \"txrx\"; } );\n"
+	  "flows = ( { " F0 " } );\ncollectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2;\n"
+	  "  receives = ( { port = \"a\"; qpn = 0x200; } ); } );\n", 6, "collectives.[0].receives.[0].port",
+	  "port 'a' has no rx or txrx role in lcores" },
+	{ "contradiction", "receive ranges of one collective overlapping",
+	  COLL_RX("{ port = \"a\"; qpn = 0x200; count = 4; }, { port = \"a\"; qpn = 0x203; }"), 6,
+	  "collectives.[0].receives.[1].qpn",
+	  "QPNs 0x203..0x203 on port 'a' overlap the receives of collective 'c' at line 6 (a receiver QP counts for one collective)" },
+	{ "contradiction", "receive ranges of two collectives overlapping", FLOWS2("", "")
+	  "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; receives = ( { port = \"a\"; qpn = 0x200; count = 4; } ); },\n"
+	  " { name = \"d\"; flows = [\"g\"]; phases = 2; receives = ( { port = \"b\"; qpn = 0x200; },\n"
+	  "   { port = \"a\"; qpn = 0x1F0; count = 0x11; } ); } );\n", 8, "collectives.[1].receives.[1].qpn",
+	  "QPNs 0x1f0..0x200 on port 'a' overlap the receives of collective 'c' at line 6" },
+	{ "contradiction", "receive range over a local flow's QPNs", COLL_RX("{ port = \"a\"; qpn = 0xF0; count = 0x20; }"), 6,
+	  "collectives.[0].receives.[0].qpn", "QPN 0x100 is a QPN of flow 'f' at line 4 on port 'a' (frames to it answer" },
 	{ "contradiction", "switch with one switch port",
 	  "eal = { lcores = \"0-1\"; };\n" LAB_PORTS
 	  "lcores = ( { lcore = 1; port = \"h0\"; role = \"txrx\"; }, { lcore = 1; port = \"s0\"; role = \"switch\"; } );\n"

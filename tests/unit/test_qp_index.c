@@ -260,17 +260,10 @@ out:
 
 static uint32_t build_frame(uint8_t *buf, uint32_t dqpn, uint32_t psn)
 {
-	struct wire_roce_spec s;
-	int n;
+	uint32_t n = test_frame_request(buf, WIRE_OP_UC_SEND_ONLY, dqpn, psn);
 
-	test_frame_spec(&s, 1, 2);
-	s.bth.opcode = WIRE_OP_UC_SEND_ONLY;
-	s.bth.dqpn = dqpn;
-	s.bth.psn = psn;
-	s.payload_len = 64;
-	n = wire_build_roce(&s, buf, WIRE_MAX_FRAME);
 	CHECK(n > 0);
-	return n > 0 ? (uint32_t)n : 0;
+	return n;
 }
 
 /* One frame for (port, dqpn); returns the receiver QP it was counted to, or NULL. */
