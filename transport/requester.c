@@ -356,23 +356,26 @@ static bool pong_arrived(struct qp_tx *qp, uint64_t now_tsc)
 	return true;
 }
 
+/* A collective's next phase is not released yet: the QP's next message waits. Once it is, the
+ * message is paced from now (time spent at the barrier earns no credit). */
+static inline bool collective_gate_open(struct qp_tx *qp, uint64_t now_tsc)
+{
+	if (!collective_may_start(qp->sh->coll, qp->c.messages))
+		return false;
+	if (qp->next_fp < now_tsc << PACE_SHIFT)
+		qp->next_fp = now_tsc << PACE_SHIFT;
+	return true;
+}
+
 bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 {
 	const struct qp_group_tx *sh = qp->sh;
-	bool rc = sh->transport == CFG_RC;
-	bool new_message = !qp->in_message && (!rc || qp->x->cur >= qp->log_n);
 	struct rc_rel_actions timer;
 	struct qp_tx_cold *x;
 
-	/* a collective's next phase is not released yet; once it is, the message is paced from now
-	 * (time spent at the barrier earns no credit) */
-	if (sh->coll && new_message) {
-		if (!collective_may_start(sh->coll, qp->c.messages))
+	if (sh->transport != CFG_RC) {
+		if (sh->coll && !qp->in_message && !collective_gate_open(qp, now_tsc))
 			return false;
-		if (qp->next_fp < now_tsc << PACE_SHIFT)
-			qp->next_fp = now_tsc << PACE_SHIFT;
-	}
-	if (!rc) {
 		if (qp->lat && qp->lat->waiting && !pong_arrived(qp, now_tsc))
 			return false;
 		if (qp->stopping && !qp->in_message) {
@@ -383,6 +386,9 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 	}
 	if (qp->done)
 		return false;
+	/* RC: the retry timer first, also while a collective holds the next message back: the tail
+	 * of the last phase's message may have been lost, and only the timer sends it again (the
+	 * phase waits for its acknowledgement) */
 	x = qp->x;
 	timer = rc_rel_on_timer(&x->rel, &sh->rel, qp->log_n != 0, now_tsc);
 	if (timer.what && !rc_log_apply(qp, &timer, now_tsc))
@@ -391,6 +397,8 @@ bool qp_tx_can_send(struct qp_tx *qp, uint64_t now_tsc)
 		return false;
 	if (qp->in_message || x->cur < qp->log_n)
 		return true;
+	if (sh->coll && !collective_gate_open(qp, now_tsc))
+		return false;
 	return !qp->stopping && rc_rel_window_open(&sh->rel, qp->log_n);
 }
 

@@ -358,6 +358,23 @@ sla = { min_busbw_gbps = 100.0; };
     assert 0 < check["busbw_gbps_mean"] < 100
 
 
+def test_the_shipped_local_cluster_fills_its_matrices_and_runs_its_allreduce(tmp_path):
+    shipped = (ROOT / "configs" / "cluster-local.cfg").read_text()
+    p = mpirun(tmp_path, shipped)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp_path / "cluster-results" / "cluster-report.json").read_text())
+    bw, p50 = rep["matrix"]["bandwidth_gbps"], rep["matrix"]["latency_ns"]["p50"]
+    for i in range(4):
+        for j in range(4):
+            if i != j:
+                assert bw[i][j] > 0 and p50[i][j] > 0, (i, j)
+    inc = _test(rep, "incast")["summary"]
+    assert inc["directions_measured"] == 3 and 0 < inc["root_rx_gbps"] <= 0.5 * 1.02
+    ar = _test(rep, "allreduce")["summary"]["collective"]
+    assert ar["iterations_completed"] == 10 and 0 < ar["busbw_gbps"]["max"] <= 0.5 * 1.05
+    assert (tmp_path / "cluster-results" / "bandwidth.png").exists()
+
+
 def _rank_pids(rank):
     out = subprocess.run(["pgrep", "-f", "roce-cluster c.cfg"], capture_output=True, text=True).stdout.split()
     for pid in out:

@@ -525,6 +525,25 @@ def test_uc_collective_completes_on_send(engine):
     assert all(f["messages"] == 5 and f["rx_messages"] == 5 for f in rep["flows"])
 
 
+def test_rc_collective_resends_a_lost_tail_while_its_next_phase_waits(engine):
+    """A phase of an RC collective ends when its messages are acknowledged. A lost last packet
+    of a message is only noticed by the sender's retry timer (nothing follows it for the receiver
+    to see a gap): the timer must run while the collective holds the next message back, else the
+    phase never ends (before, it did not: every later phase stalled to the run's end)."""
+    ports, ip_b = pair_ports("rcc")
+    ports[1] = ports[1].replace("link_speed_gbps = 100.0;", "link_speed_gbps = 100.0; rx_drop_probability = 0.05;")
+    f1 = flow("x", "a", MAC_B, ip_b, transport='"rc"', ops="{ write = 1; }", message_size=4096, mtu=1024,
+              qpn=0x10, dest_qpn=0x20, count=2, rate_gbps=2.0, rc="{ retry_timeout_us = 2000.0; retry_limit = 50; }")
+    coll = 'collectives = ( { name = "c"; type = "custom"; flows = ["x"]; phases = 40; } );'
+    rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx"), role(1, "b", "txrx")], [f1], run=coll), "-d", "10")
+    assert rc == 0, out
+    (c,) = rep["collectives"]
+    assert c["phases_completed"] == 40, (c["phases_completed"], out)
+    assert rep["stopped_by"] == "flows_done"
+    assert sum(f["retransmits"] for f in rep["flows"]) > 0
+    assert rep["ports"][1]["rx_injected_drops"] > 0
+
+
 # ---- two processes over net_memif -------------------------------------------------------------------
 
 def run_two_processes(tmp_path, snd, rcv, sender_s, receiver_s):
