@@ -72,12 +72,12 @@ struct cl_test {
 };
 
 /* A rank's port: which ranks it is for, and the engine port settings ({rank}, {rank1} = rank + 1
- * and {local_rank} in ipv4, mac and vdev_args stand for the rank's numbers). */
+ * and {local_rank} in ipv4, ipv6, mac and vdev_args stand for the rank's numbers). */
 struct cl_port_rule {
 	enum cl_port_by by;
 	int rank, local_rank;
 	char host[CL_STR_LEN];
-	char device[CL_STR_LEN], vdev_args[CL_STR_LEN], ipv4[64], mac[64];
+	char device[CL_STR_LEN], vdev_args[CL_STR_LEN], ipv4[64], ipv6[80], mac[64]; /* one of ipv4, ipv6 */
 	double link_gbps;
 	unsigned mtu;
 	unsigned line;
@@ -87,6 +87,7 @@ struct cl_lab {
 	bool present;
 	double link_gbps;            /* every rank's link into the switch */
 	unsigned mtu;
+	unsigned ip_version;         /* the ranks' addresses: 4 (10.77.x.y) or 6 (fd77::x) */
 	int cpu;                     /* the switch's CPU; -1: the last */
 	const config_setting_t *sw;  /* the switch group, copied into the switch's config */
 };

@@ -135,7 +135,7 @@ static int parse_cluster(struct loader *ld, const config_setting_t *root)
 /* lab = { link_gbps; mtu; cpu; switch = { ... }; } */
 static int parse_lab(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "link_gbps", "mtu", "cpu", "switch", NULL };
+	static const char *const keys[] = { "link_gbps", "mtu", "cpu", "ip_version", "switch", NULL };
 	struct cl_lab *lab = &ld->c->lab;
 	const config_setting_t *g;
 	long long cpu = -1;
@@ -144,21 +144,24 @@ static int parse_lab(struct loader *ld, const config_setting_t *root)
 	lab->link_gbps = 1.0;
 	lab->mtu = 1500;
 	lab->cpu = -1;
+	lab->ip_version = 4;
 	if ((rc = cr_opt_group(&ld->r, root, "lab", &g)) <= 0)
 		return rc;
 	lab->present = true;
 	if (cr_known_keys(&ld->r, g, keys) || cr_opt_float(&ld->r, g, "link_gbps", 0, true, 400, &lab->link_gbps) < 0 ||
 	    cr_opt_u32(&ld->r, g, "mtu", 576, 9000, &lab->mtu) < 0 || cr_opt_int(&ld->r, g, "cpu", 0, 1023, false, &cpu) < 0 ||
-	    cr_opt_group(&ld->r, g, "switch", &lab->sw) < 0)
+	    cr_opt_u32(&ld->r, g, "ip_version", 4, 6, &lab->ip_version) < 0 || cr_opt_group(&ld->r, g, "switch", &lab->sw) < 0)
 		return -1;
+	if (lab->ip_version == 5)
+		return cr_fail_member(&ld->r, g, "ip_version", "5 (4 or 6)");
 	lab->cpu = (int)cpu;
 	return 0;
 }
 
-/* ports = ( { rank | host | local_rank; device; vdev_args; ipv4; mac; link_gbps; mtu; }, ... ) */
+/* ports = ( { rank | host | local_rank; device; vdev_args; ipv4 | ipv6; mac; link_gbps; mtu; }, ... ) */
 static int parse_port(struct loader *ld, const config_setting_t *ps, struct cl_port_rule *p)
 {
-	static const char *const keys[] = { "rank", "host", "local_rank", "device", "vdev_args", "ipv4", "mac",
+	static const char *const keys[] = { "rank", "host", "local_rank", "device", "vdev_args", "ipv4", "ipv6", "mac",
 					    "link_gbps", "mtu", NULL };
 	long long v;
 	int by = 0, rc;
@@ -187,13 +190,15 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, struct cl_p
 	if (!cr_required(&ld->r, ps, "device", "a DPDK device: a PCI address or a vdev name") ||
 	    opt_text(ld, ps, "device", p->device, sizeof(p->device)) < 0 ||
 	    opt_text(ld, ps, "vdev_args", p->vdev_args, sizeof(p->vdev_args)) < 0 ||
-	    !cr_required(&ld->r, ps, "ipv4", "the port's address; {rank}, {rank1} and {local_rank} stand for the rank's") ||
-	    opt_text(ld, ps, "ipv4", p->ipv4, sizeof(p->ipv4)) < 0 ||
+	    opt_text(ld, ps, "ipv4", p->ipv4, sizeof(p->ipv4)) < 0 || opt_text(ld, ps, "ipv6", p->ipv6, sizeof(p->ipv6)) < 0 ||
 	    !cr_required(&ld->r, ps, "mac", "the port's MAC (the NIC's own, as `ip link` shows it)") ||
 	    opt_text(ld, ps, "mac", p->mac, sizeof(p->mac)) < 0 ||
 	    cr_opt_float(&ld->r, ps, "link_gbps", 0, true, 800, &p->link_gbps) < 0 ||
 	    cr_opt_u32(&ld->r, ps, "mtu", 576, 9000, &p->mtu) < 0)
 		return -1;
+	if (!p->ipv4[0] == !p->ipv6[0])
+		return cr_fail(&ld->r, ps, "give one of ipv4 or ipv6 (the port's address; {rank}, {rank1} and {local_rank} "
+			       "stand for the rank's)");
 	return 0;
 }
 

@@ -22,6 +22,8 @@ void lab_endpoint(const struct cluster_cfg *c, unsigned rank, const char *sock_d
 		 rank);
 	memcpy(ep->mac, (uint8_t[6]){ 0x02, 0, 0, 0xcc, (uint8_t)(rank >> 8), (uint8_t)rank }, 6);
 	memcpy(ep->ipv4, (uint8_t[4]){ 10, 77, (uint8_t)((rank + 1) >> 8), (uint8_t)(rank + 1) }, 4);
+	memcpy(ep->ipv6, (uint8_t[16]){ 0xfd, 0x77, [14] = (uint8_t)((rank + 1) >> 8), [15] = (uint8_t)(rank + 1) }, 16);
+	ep->family = (uint8_t)c->lab.ip_version;
 	ep->link_gbps = c->lab.link_gbps;
 	ep->mtu = c->lab.mtu;
 }

@@ -25,13 +25,13 @@ static json_t *rank_json(const struct job *j, unsigned r)
 {
 	const struct cl_endpoint *e = &j->ep[r];
 	const struct clock_offset *b = &j->before[r], *a = &j->after[r];
-	char mac[18], ip[16];
+	char mac[18], ip[64];
 
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", e->mac[0], e->mac[1], e->mac[2], e->mac[3], e->mac[4],
 		 e->mac[5]);
-	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", e->ipv4[0], e->ipv4[1], e->ipv4[2], e->ipv4[3]);
+	cl_endpoint_ip(e, ip, sizeof(ip));
 	return json_pack("{s:i,s:s,s:i,s:s,s:s,s:s,s:f,s:b,s:{s:I,s:I,s:I,s:I,s:I,s:I}}", "rank", (int)r, "host", e->host,
-			 "local_rank", (int)e->local_rank, "device", e->device, "mac", mac, "ipv4", ip, "link_gbps",
+			 "local_rank", (int)e->local_rank, "device", e->device, "mac", mac, e->family == 6 ? "ipv6" : "ipv4", ip, "link_gbps",
 			 e->link_gbps, "missing", j->missing[r], "clock", "offset_ns", (json_int_t)b->offset_ns,
 			 "uncertainty_ns", (json_int_t)b->uncertainty_ns, "rtt_ns", (json_int_t)b->rtt_ns, "offset_after_ns",
 			 (json_int_t)a->offset_ns, "uncertainty_after_ns", (json_int_t)a->uncertainty_ns, "drift_ns",

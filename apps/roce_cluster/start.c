@@ -5,6 +5,7 @@
  * clocks' offsets to rank 0. A decision of rank 0 reaches every rank by one broadcast, so that
  * all end together, with one line naming the rank, its host and the reason.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -24,15 +25,12 @@ struct decision {
 	char message[900];
 };
 
-static int parse_ip(const char *s, uint8_t out[4])
+/* The rule's address (the one it gives) into the endpoint. */
+static int parse_ip(const char *s, struct cl_endpoint *ep)
 {
-	unsigned a, b, c, d;
-	char end;
-
-	if (sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &end) != 4 || a > 255 || b > 255 || c > 255 || d > 255)
-		return -1;
-	out[0] = (uint8_t)a, out[1] = (uint8_t)b, out[2] = (uint8_t)c, out[3] = (uint8_t)d;
-	return 0;
+	return inet_pton(ep->family == 6 ? AF_INET6 : AF_INET, s, ep->family == 6 ? (void *)ep->ipv6 : (void *)ep->ipv4) == 1
+		       ? 0
+		       : -1;
 }
 
 static int parse_mac(const char *s, uint8_t out[6])
@@ -63,12 +61,12 @@ static void port_from_rule(const struct job *j, struct cl_endpoint *ep)
 	}
 	if (cluster_expand(p->device, ep->rank, ep->local_rank, ep->device, sizeof(ep->device)) ||
 	    cluster_expand(p->vdev_args, ep->rank, ep->local_rank, ep->vdev_args, sizeof(ep->vdev_args)) ||
-	    cluster_expand(p->ipv4, ep->rank, ep->local_rank, ip, sizeof(ip)) ||
-	    cluster_expand(p->mac, ep->rank, ep->local_rank, mac, sizeof(mac)) || parse_ip(ip, ep->ipv4) ||
-	    parse_mac(mac, ep->mac)) {
+	    cluster_expand(p->ipv4[0] ? p->ipv4 : p->ipv6, ep->rank, ep->local_rank, ip, sizeof(ip)) ||
+	    cluster_expand(p->mac, ep->rank, ep->local_rank, mac, sizeof(mac)) ||
+	    (ep->family = p->ipv4[0] ? 4 : 6, parse_ip(ip, ep)) || parse_mac(mac, ep->mac)) {
 		ep->status = CLUSTER_EXIT_CONFIG;
-		snprintf(ep->error, sizeof(ep->error), "%s:%u: ports: ipv4 \"%s\" or mac \"%s\" is not an address for this rank",
-			 j->file, p->line, ip, mac);
+		snprintf(ep->error, sizeof(ep->error), "%s:%u: ports: %s \"%s\" or mac \"%s\" is not an address for this rank",
+			 j->file, p->line, p->ipv4[0] ? "ipv4" : "ipv6", ip, mac);
 		return;
 	}
 	ep->link_gbps = p->link_gbps > 0 ? p->link_gbps : 100;
@@ -117,6 +115,12 @@ static void decide(const struct job *j, struct decision *d)
 			snprintf(d->message, sizeof(d->message), "rank %u (host %s) read a different %s (SHA-256 %.12s..., "
 				 "rank 0's %.12s...): every rank must run the same cluster file", r, e->host, j->file, e->sha256,
 				 j->ep[0].sha256);
+			return;
+		}
+		if (e->family != j->ep[0].family) {
+			d->status = CLUSTER_EXIT_CONFIG;
+			snprintf(d->message, sizeof(d->message), "rank %u (host %s) has an IPv%u address, rank 0 an IPv%u one: "
+				 "the ranks' ports must be of one family", r, e->host, e->family, j->ep[0].family);
 			return;
 		}
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "step.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,9 +38,11 @@ static void mac_text(const uint8_t m[6], char out[18])
 	snprintf(out, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
 
-static void ip_text(const uint8_t a[4], char out[16])
+void cl_endpoint_ip(const struct cl_endpoint *e, char *out, size_t len)
 {
-	snprintf(out, 16, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+	if (!inet_ntop(e->family == 6 ? AF_INET6 : AF_INET, e->family == 6 ? (const void *)e->ipv6 : (const void *)e->ipv4,
+		       out, (socklen_t)len))
+		snprintf(out, len, "?");
 }
 
 /* One UC WRITE flow group from `rank` to `to`: qps_per_pair QPs, dest QPNs in the receiver's
@@ -48,12 +51,12 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 		     size_t len, size_t *n)
 {
 	const struct cl_endpoint *d = &env->ep[to];
-	char mac[18], ip[16];
+	char mac[18], ip[INET6_ADDRSTRLEN];
 	bool lat = t->measure == CL_MEASURE_LATENCY && t->type != CL_TEST_COLLECTIVE;
 	unsigned size = lat ? 64u : t->type == CL_TEST_COLLECTIVE ? coll_message_per_qp(t, env->n_ranks) : t->message_size;
 
 	mac_text(d->mac, mac);
-	ip_text(d->ipv4, ip);
+	cl_endpoint_ip(d, ip, sizeof(ip));
 	return put(out, len, n,
 		   "  { name = \"to%u\"; port = \"p\"; dst_mac = \"%s\"; dst_ip = \"%s\"; transport = \"%s\"; cc = \"%s\"; "
 		   "ops = { write = 1; }; message_size = %u; mtu = %u; qpn = 0x%x; dest_qpn = 0x%x; count = %u; "
@@ -111,18 +114,19 @@ int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_te
 		const struct cl_step_peers *pe, double start_at_unix_s, char *out, size_t len)
 {
 	const struct cl_endpoint *me = &env->ep[rank];
-	char mac[18], ip[16];
+	char mac[18], ip[INET6_ADDRSTRLEN];
 	size_t n = 0;
 	bool ok;
 
 	mac_text(me->mac, mac);
-	ip_text(me->ipv4, ip);
+	cl_endpoint_ip(me, ip, sizeof(ip));
 	ok = put(out, len, &n, "# roce-cluster: rank %u, test %s, step %u\n", rank, t->name, step) &&
 	     put(out, len, &n, "eal = { lcores = \"0@%d,1@%d\"; memory_mb = %u; file_prefix = \"rcl-%s-r%u-s%u\"; };\n",
 		 env->main_cpu, env->worker_cpu, env->cfg->memory_mb, env->job, rank, step) &&
-	     put(out, len, &n, "ports = ( { name = \"p\"; device = \"%s\"; %s%s%s mac = \"%s\"; ipv4 = \"%s\"; "
+	     put(out, len, &n, "ports = ( { name = \"p\"; device = \"%s\"; %s%s%s mac = \"%s\"; %s = \"%s\"; "
 		 "link_speed_gbps = %.6f; mtu = %u; } );\n", me->device, me->vdev_args[0] ? "vdev_args = \"" : "",
-		 me->vdev_args, me->vdev_args[0] ? "\";" : "", mac, ip, me->link_gbps, me->mtu) &&
+		 me->vdev_args, me->vdev_args[0] ? "\";" : "", mac, me->family == 6 ? "ipv6" : "ipv4", ip, me->link_gbps,
+		 me->mtu) &&
 	     put(out, len, &n, "lcores = ( { lcore = 1; port = \"p\"; role = \"txrx\"; } );\n");
 	if (ok && pe->n_to) {
 		ok = put(out, len, &n, "flows = (\n");

@@ -25,7 +25,9 @@ struct cl_endpoint {
 	uint32_t rank, local_rank;
 	char host[64];
 	uint8_t mac[6];
+	uint8_t family;              /* 4 or 6: which of the addresses is its */
 	uint8_t ipv4[4];
+	uint8_t ipv6[16];
 	uint32_t rx_qpn_base;        /* senders to this rank use rx_qpn_base + (their rank << 6 | QP) */
 	uint32_t start_psn;          /* the PSN its receivers expect first */
 	char sha256[65];             /* of the cluster file this rank read */
@@ -36,6 +38,9 @@ struct cl_endpoint {
 	double link_gbps;
 	uint32_t mtu;
 };
+
+/* The endpoint's address as text (inet_ntop's). */
+void cl_endpoint_ip(const struct cl_endpoint *e, char *out, size_t len);
 
 /* Where a step runs, for every rank alike. */
 struct cl_step_env {

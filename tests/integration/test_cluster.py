@@ -343,6 +343,20 @@ def test_a_ring_phase_waits_for_the_predecessors_chunk(collectives_run):
     assert checked == 4 * (30 - 1)
 
 
+def test_ranks_on_ipv6_addresses(tmp_path):
+    text = LOCAL.replace("lab = { link_gbps = 0.5;", "lab = { link_gbps = 0.5; ip_version = 6;") \
+                .replace('{ name = "bw"; type = "pairwise";', '{ name = "bw"; type = "pairwise"; schedule = "half";')
+    text = text.split("  { name = \"lat\"")[0].rstrip().rstrip(",") + "\n);\n"
+    p = mpirun(tmp_path, text, n=2)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp_path / "res" / "cluster-report.json").read_text())
+    assert [r["ipv6"] for r in rep["ranks"]] == ["fd77::1", "fd77::2"]
+    m = rep["matrix"]["bandwidth_gbps"]
+    assert m[0][1] > 0 and m[1][0] > 0
+    eng = (tmp_path / "res" / "rank0" / "bw-s0" / "engine.cfg").read_text()
+    assert 'ipv6 = "fd77::1"' in eng and 'dst_ip = "fd77::2"' in eng
+
+
 def test_a_collective_below_its_busbw_threshold_fails_the_sla(tmp_path):
     text = COLLECTIVES.split("tests = (")[0] + """tests = (
   { name = "ar"; type = "collective"; op = "allreduce"; message_size = 65536; iterations = 2; duration_s = 10.0; }

@@ -433,6 +433,9 @@ static void config_errors_name_file_line_and_setting(void)
 		{ "ports = ( { rank = 0; host = \"a\"; device = \"x\"; ipv4 = \"1.2.3.4\"; mac = \"02:00:00:00:00:01\"; } );\n"
 		  "tests = ( { type = \"pairwise\"; } );\n", ":1: ports.[0]: give one of rank, host or local_rank" },
 		{ "lab = { };\nports = ( );\ntests = ( { type = \"pairwise\"; } );\n", ":2: ports: not with a lab group" },
+		{ "ports = ( { rank = 0; device = \"x\"; ipv4 = \"1.2.3.4\"; ipv6 = \"fd00::1\"; mac = \"02:00:00:00:00:01\"; } );\n"
+		  "tests = ( { type = \"pairwise\"; } );\n", ":1: ports.[0]: give one of ipv4 or ipv6" },
+		{ "lab = { ip_version = 5; };\ntests = ( { type = \"pairwise\"; } );\n", ":1: lab.ip_version: 5 (4 or 6)" },
 		{ "cluster = { colour = 1; };\nlab = { };\ntests = ( { type = \"pairwise\"; } );\n", ":1: cluster.colour:" },
 		{ "lab = { };\ntests = ( { type = \"pairwise\"; root = 1; } );\n", ":2: tests.[0].root: only for incast" },
 		{ "lab = { };\ntests = ( { type = \"incast\"; seed = 1; } );\n", ":2: tests.[0].seed: only for permutation" },
@@ -513,7 +516,8 @@ static void ports_by_rank_then_host_then_local_rank(void)
 		"ports = (\n"
 		"  { local_rank = 0; device = \"0000:3b:00.0\"; ipv4 = \"10.0.{rank}.1\"; mac = \"02:00:00:00:{rank}:01\"; },\n"
 		"  { host = \"node7\"; device = \"0000:5e:00.0\"; ipv4 = \"10.7.0.1\"; mac = \"02:00:00:00:07:01\"; },\n"
-		"  { rank = 3; device = \"net_memif0\"; ipv4 = \"10.3.0.1\"; mac = \"02:00:00:00:03:01\"; link_gbps = 25.0; }\n"
+		"  { rank = 3; device = \"net_memif0\"; ipv4 = \"10.3.0.1\"; mac = \"02:00:00:00:03:01\"; link_gbps = 25.0; },\n"
+		"  { rank = 4; device = \"net_memif1\"; ipv6 = \"fd00::{rank1}\"; mac = \"02:00:00:00:04:01\"; }\n"
 		");\ntests = ( { name = \"bw\"; type = \"pairwise\"; qps_per_pair = 4; } );\n"
 		"sla = { min_pair_gbps = 20.0; };\n";
 	struct cluster_cfg *c = calloc(1, sizeof(*c));
@@ -523,6 +527,7 @@ static void ports_by_rank_then_host_then_local_rank(void)
 	if (err[0])
 		printf("  %s\n", err);
 	CHECK(!strcmp(cluster_port_of(c, 3, "node7", 0)->device, "net_memif0"));
+	CHECK(!strcmp(cluster_port_of(c, 4, "node7", 0)->ipv6, "fd00::{rank1}") && !cluster_port_of(c, 4, "x", 0)->ipv4[0]);
 	CHECK(!strcmp(cluster_port_of(c, 5, "node7", 0)->device, "0000:5e:00.0"));
 	CHECK(!strcmp(cluster_port_of(c, 5, "node2", 0)->device, "0000:3b:00.0"));
 	CHECK(cluster_port_of(c, 5, "node2", 1) == NULL);
