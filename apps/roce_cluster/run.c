@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "coll_model.h"
@@ -27,6 +28,27 @@ static double wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A rank's whole engine report, out of its summary into rank 0's results folder
+ * (reports/TEST-rROUND-rankR.json), the summary naming the file. */
+static json_t *keep_report(const struct job *j, const struct cl_test *t, unsigned round, json_t *s)
+{
+	const json_t *rep = json_object_get(s, "report");
+	char rel[128], path[PATH_MAX + 160];
+
+	if (!rep)
+		return s;
+	snprintf(rel, sizeof(rel), "reports/%s-r%u-rank%d.json", t->name, round,
+		 (int)json_integer_value(json_object_get(s, "rank")));
+	cl_text(path, sizeof(path), "%s/reports", j->cfg.results);
+	mkdir(j->cfg.results, 0755);
+	mkdir(path, 0755);
+	cl_text(path, sizeof(path), "%s/%s", j->cfg.results, rel);
+	if (json_dump_file(rep, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) == 0)
+		json_object_set_new(s, "report_file", json_string(rel));
+	json_object_del(s, "report");
+	return s;
+}
+
 /* Rank 0's summary of a round: its flows (and a pairwise round's pairs), the summaries gathered,
  * the ranks missing. */
 static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, const struct cl_pair *f, unsigned k,
@@ -39,7 +61,7 @@ static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, 
 		if (t->type == CL_TEST_PAIRWISE && i % 2 == 0) /* (a, b) then (b, a) */
 			json_array_append_new(pairs, json_pack("[i,i]", (int)f[i].a, (int)f[i].b));
 	}
-	json_array_append_new(ranks, mine);
+	json_array_append_new(ranks, keep_report(j, t, r, mine));
 	for (int q = 1; q < j->comm.size; q++) {
 		json_error_t e;
 		json_t *s = got[q] ? json_loads(got[q], 0, &e) : NULL;
@@ -47,7 +69,7 @@ static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, 
 			j->missing[q] = true;
 			s = json_pack("{s:i,s:s}", "rank", q, "error", "missing: no summary by the step's deadline");
 		}
-		json_array_append_new(ranks, s);
+		json_array_append_new(ranks, keep_report(j, t, r, s));
 		free(got[q]);
 	}
 	if (t->type != CL_TEST_PAIRWISE) {

@@ -404,7 +404,7 @@ json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_t
 		json_object_update(o, sum);
 		json_decref(sum);
 	}
-	json_decref(report);
+	json_object_set_new(o, "report", report); /* the whole of it, for rank 0's results folder */
 	if (!env->cfg->keep)
 		engine_child_rm_tree(dir);
 	return o;

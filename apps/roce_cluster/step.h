@@ -82,7 +82,8 @@ struct cl_step_peers {
 int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
 		const struct cl_step_peers *pe, double start_at_unix_s, char *out, size_t len);
 /* Runs this rank's engine for a step and returns its summary (a new JSON object; "error" set when
- * it did not run). rank's engine is not run at all when it neither sends nor receives. */
+ * it did not run; "report" the engine's whole report). rank's engine is not run at all when it
+ * neither sends nor receives. */
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
 		 const struct cl_step_peers *pe, double start_at_unix_s);
 /* A report's summary (the part step_run adds from the report), for the tests. */

@@ -99,6 +99,10 @@ def test_every_pair_measured_once_and_the_matrix_is_the_ranks_reports(local_run)
                 assert got <= sent
                 # the two engines started together (run.start_at_unix_s), within 50 ms on one machine
                 assert abs(er["start_unix_ns"] - sr["start_unix_ns"]) < 50e6
+        # every rank's whole report gathered to rank 0's results folder
+        for sm in r["ranks"]:
+            kept = json.loads((tmp / "res" / ("rank%d" % sm["rank"]) / ("bw-s%d" % step) / "report.json").read_text())
+            assert json.loads((tmp / "res" / sm["report_file"]).read_text()) == kept
 
 
 def test_rank_0_prints_live_lines_of_all_ranks(local_run):
