@@ -104,6 +104,9 @@ struct cluster_cfg {
 	char results[CL_STR_LEN];    /* rank 0's folder */
 	char engine[PATH_MAX];       /* roce-engine; "" = beside roce-cluster */
 	double step_timeout_s;       /* beyond a step's duration */
+	double start_margin_s;       /* a step's traffic starts this long after rank 0 says so: the
+				      * engines' EAL start (about a second without hugepages, more
+				      * with many of them to map) */
 	double live_interval_s;      /* rank 0's live lines during a step; 0: none */
 	unsigned metrics_port;       /* each rank's engine serves /metrics on this + its local rank; 0: none */
 	char metrics_address[64];    /* ... on this address */

@@ -97,7 +97,7 @@ static int metrics_address(struct loader *ld, const config_setting_t *g, char *o
  * memory_mb; keep; } */
 static int parse_cluster(struct loader *ld, const config_setting_t *root)
 {
-	static const char *const keys[] = { "name", "results", "engine", "step_timeout_s", "live_interval_s", "clock",
+	static const char *const keys[] = { "name", "results", "engine", "step_timeout_s", "start_margin_s", "live_interval_s", "clock",
 					    "memory_mb", "keep", "metrics_port", "metrics_address", NULL };
 	static const char *const clock_keys[] = { "source", "samples", "uncertainty_ns", NULL };
 	struct cluster_cfg *c = ld->c;
@@ -108,6 +108,7 @@ static int parse_cluster(struct loader *ld, const config_setting_t *root)
 	snprintf(c->name, sizeof(c->name), "cluster");
 	snprintf(c->results, sizeof(c->results), "cluster-results");
 	c->step_timeout_s = 30;
+	c->start_margin_s = 2;
 	c->live_interval_s = 1;
 	c->clock_samples = 64;
 	c->ptp_uncertainty_ns = 1000;
@@ -118,6 +119,7 @@ static int parse_cluster(struct loader *ld, const config_setting_t *root)
 	    opt_text(ld, g, "results", c->results, sizeof(c->results)) < 0 ||
 	    opt_text(ld, g, "engine", c->engine, sizeof(c->engine)) < 0 ||
 	    cr_opt_float(&ld->r, g, "step_timeout_s", 1, false, 3600, &c->step_timeout_s) < 0 ||
+	    cr_opt_float(&ld->r, g, "start_margin_s", 0.2, false, 600, &c->start_margin_s) < 0 ||
 	    live_interval(ld, g, &c->live_interval_s) < 0 ||
 	    cr_opt_u32(&ld->r, g, "metrics_port", 1, 65000, &c->metrics_port) < 0 ||
 	    metrics_address(ld, g, c->metrics_address, sizeof(c->metrics_address)) < 0 ||

@@ -32,8 +32,6 @@ enum cluster_exit {
 	CLUSTER_EXIT_MISSING = 7,    /* a rank went missing: the report has the others' results */
 };
 
-#define CL_START_MARGIN_S 2.0    /* a step's traffic starts this long after rank 0 says so: the
-				  * engines' EAL start (about a second without hugepages) */
 #define CL_COMM_TIMEOUT_S 120.0  /* a collective outside a step (a rank's config, the clocks) */
 
 struct job {

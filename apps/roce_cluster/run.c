@@ -49,6 +49,30 @@ static json_t *keep_report(const struct job *j, const struct cl_test *t, unsigne
 	return s;
 }
 
+/* How far apart the round's engines started their traffic (in rank 0's time: each rank's start
+ * less its clock offset), ms; a rank whose engine started late (its start margin too short)
+ * shows here. */
+static double start_spread_ms(const struct job *j, const json_t *ranks)
+{
+	double lo = 0, hi = 0;
+	bool any = false;
+	const json_t *s;
+	size_t i;
+
+	json_array_foreach(ranks, i, s) {
+		int r = (int)json_integer_value(json_object_get(s, "rank"));
+		const json_t *ns = json_object_get(s, "start_unix_ns");
+		double t;
+		if (!json_is_integer(ns) || !json_integer_value(ns) || r < 0 || r >= j->comm.size)
+			continue;
+		t = (double)json_integer_value(ns) - (double)j->before[r].offset_ns;
+		lo = !any || t < lo ? t : lo;
+		hi = !any || t > hi ? t : hi;
+		any = true;
+	}
+	return (hi - lo) / 1e6;
+}
+
 /* Rank 0's summary of a round: its flows (and a pairwise round's pairs), the summaries gathered,
  * the ranks missing. */
 static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, const struct cl_pair *f, unsigned k,
@@ -72,12 +96,15 @@ static json_t *round_record(struct job *j, const struct cl_test *t, unsigned r, 
 		json_array_append_new(ranks, keep_report(j, t, r, s));
 		free(got[q]);
 	}
-	if (t->type != CL_TEST_PAIRWISE) {
-		json_decref(pairs);
-		return json_pack("{s:i,s:o,s:f,s:o}", "round", (int)r, "flows", flows, "start_unix_s", start_at, "ranks", ranks);
+	{
+		json_t *rec = json_pack("{s:i,s:o,s:f,s:f,s:o}", "round", (int)r, "flows", flows, "start_unix_s", start_at,
+					"start_spread_ms", start_spread_ms(j, ranks), "ranks", ranks);
+		if (t->type == CL_TEST_PAIRWISE)
+			json_object_set_new(rec, "pairs", pairs);
+		else
+			json_decref(pairs);
+		return rec;
 	}
-	return json_pack("{s:i,s:o,s:o,s:f,s:o}", "round", (int)r, "pairs", pairs, "flows", flows, "start_unix_s", start_at,
-			 "ranks", ranks);
 }
 
 /* The round's rates as one line: the directions measured and their spread. */
@@ -104,7 +131,13 @@ static void live_line(const struct job *j, const struct cl_test *t, unsigned r, 
 	else
 		printf("[%s] round %u/%u: %u directions, Gb/s %.3f..%.3f (mean %.3f, all %.3f)", t->name, r + 1, rounds, dirs,
 		       dirs ? lo : 0, hi, dirs ? sum / dirs : 0, sum);
-	printf("%s\n", errors ? "; ranks with errors: see the report" : "");
+	printf("%s", errors ? "; ranks with errors: see the report" : "");
+	{ /* engines that started late: the comparison between ranks is off by that much */
+		double spread = json_number_value(json_object_get(rec, "start_spread_ms"));
+		if (spread > t->duration_s * 1e3 / 10)
+			printf("; the engines started %.0f ms apart: raise cluster.start_margin_s", spread);
+	}
+	printf("\n");
 	fflush(stdout);
 	(void)j;
 }
@@ -136,8 +169,8 @@ static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsi
 	unsigned *to = calloc(n, sizeof(*to)), *from = calloc(n, sizeof(*from));
 	unsigned k = f ? schedule_test_flows(t, n, r, f) : 0;
 	struct cl_step_peers pe;
-	double start_at = me == 0 ? wall_s() + CL_START_MARGIN_S : 0;
-	double wait = CL_START_MARGIN_S + t->duration_s + j->cfg.step_timeout_s + 10;
+	double start_at = me == 0 ? wall_s() + j->cfg.start_margin_s : 0;
+	double wait = j->cfg.start_margin_s + t->duration_s + j->cfg.step_timeout_s + 10;
 	json_t *mine;
 	char *text;
 	int rc = 0;

@@ -77,6 +77,7 @@ def test_every_pair_measured_once_and_the_matrix_is_the_ranks_reports(local_run)
     assert len(bw["rounds"]) == 3
     seen = []
     for r in bw["rounds"]:
+        assert 0 <= r["start_spread_ms"] < 50, r["start_spread_ms"]  # started together
         ranks = [x for pair in r["pairs"] for x in pair]
         assert sorted(ranks) == [0, 1, 2, 3]                 # each rank in one pair a round
         seen += [tuple(sorted(pair)) for pair in r["pairs"]]
