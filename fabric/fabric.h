@@ -272,6 +272,11 @@ struct fab_pattern {
 const char *fab_pattern_name(enum fab_pattern_kind k);
 /* The NIC pairs of a pattern (host pairs, then per rail NIC r to NIC r), at most max; returns how
  * many, or -1 with err (a host twice, an incast onto a host not taking part, more than max). */
+/* to[i] for i < n: a random permutation of one cycle (Sattolo's shuffle driven by splitmix64 from
+ * `seed`), so that nobody maps to itself; the same seed, the same permutation (the fabric's
+ * `permutation` pattern and roce-cluster's). */
+void fab_permutation(unsigned n, uint64_t seed, unsigned *to);
+
 int fab_pattern_pairs(const struct fabric *f, const struct fab_pattern *p, struct fab_pair *out, unsigned max,
 		      char *err, size_t errlen);
 

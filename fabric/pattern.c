@@ -57,21 +57,25 @@ static uint64_t next_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static int permutation(struct expander *x, const unsigned *hosts, unsigned n)
+void fab_permutation(unsigned n, uint64_t seed, unsigned *to)
 {
-	unsigned *to = malloc(sizeof(*to) * n);
-	uint64_t seed = x->p->seed;
-	int rc = 0;
-
-	if (!to)
-		return fail(x, "permutation: out of memory");
 	for (unsigned i = 0; i < n; i++)
 		to[i] = i;
-	for (unsigned i = n - 1; i > 0; i--) { /* Sattolo: j < i, so the result is one cycle */
+	for (unsigned i = n ? n - 1 : 0; i > 0; i--) { /* Sattolo: j < i, so the result is one cycle */
 		unsigned j = (unsigned)(next_rand(&seed) % i), t = to[i];
 		to[i] = to[j];
 		to[j] = t;
 	}
+}
+
+static int permutation(struct expander *x, const unsigned *hosts, unsigned n)
+{
+	unsigned *to = malloc(sizeof(*to) * n);
+	int rc = 0;
+
+	if (!to)
+		return fail(x, "permutation: out of memory");
+	fab_permutation(n, x->p->seed, to);
 	for (unsigned i = 0; i < n && !rc; i++)
 		rc = add_hosts(x, hosts[i], hosts[to[i]]);
 	free(to);

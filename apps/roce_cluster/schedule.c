@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric.h"
+
 unsigned schedule_rounds(unsigned n)
 {
 	return n < 2 ? 0 : n % 2 ? n : n - 1;
@@ -83,27 +85,9 @@ const struct cl_file_pair *schedule_file_check(const struct cl_file_pair *p, uns
 	return NULL;
 }
 
-/* splitmix64: a full-period generator whose every seed gives a good stream */
-static uint64_t next_random(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 void schedule_permutation(unsigned n, uint64_t seed, unsigned *dst)
 {
-	uint64_t s = seed;
-
-	for (unsigned i = 0; i < n; i++)
-		dst[i] = i;
-	for (unsigned i = n - 1; i > 0; i--) { /* Sattolo: j < i, so the result is one cycle */
-		unsigned j = (unsigned)(next_random(&s) % i), x = dst[i];
-		dst[i] = dst[j];
-		dst[j] = x;
-	}
+	fab_permutation(n, seed, dst); /* the fabric's permutation pattern's: one function */
 }
 
 unsigned schedule_test_rounds(const struct cl_test *t, unsigned n)
