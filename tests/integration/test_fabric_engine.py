@@ -421,6 +421,18 @@ def deadlock_run(engine, watchdog=None):
     return rep
 
 
+def skip_unless_the_machine_carried(rep):
+    """A deadlock (or its absence) is the fabric's only when the lcore kept up with the links: one
+    that lost a share of their time (the ASan build's loop loses 20-50 % here) pauses and resumes
+    queues on its own schedule, and the cycle forms, or not, by the machine. What holds whatever
+    the machine did is checked before this; the fabric effect is judged where it carried the run
+    (the release build), and the skip says why."""
+    m = rep["fabric"]["machine"]
+    if m["machine_limited"]:
+        pytest.skip("the machine limited this run (%s; the worst link direction lost %.0f %% of its time): "
+                    "no fabric effect judged" % (", ".join(m["limited_by"]), 100 * m["worst_cpu_lost_share"]))
+
+
 def longest_held_up_s(rep):
     return max(l.get("longest_held_up_ms", 0) for l in rep["lcores"]) / 1000.0
 
@@ -434,18 +446,19 @@ def test_ring_deadlocks_without_the_watchdog(engine):
     rep = deadlock_run(engine)
     fab = rep["fabric"]
     found = fab["deadlocks"]
-    assert found and found[-1]["on_at_end"] and found[-1]["end_s"] is None, found
     assert fab["deadlocks_found"] == len(found)                  # (one the drain found is not the run's)
+    for d in found:
+        assert sorted(d["first_paused"]) == RING                  # the cycle, queue by queue
+    assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in fab["switches"])
+    skip_unless_the_machine_carried(rep)
+    assert found and found[-1]["on_at_end"] and found[-1]["end_s"] is None, found
     if len(found) > 1:                                            # one ended: the machine let a pause lapse
         assert longest_held_up_s(rep) >= REFRESH_S, (found, longest_held_up_s(rep))
     else:
         assert found[0]["duration_s"] > 0.8 * rep["duration_s"]
-    for d in found:
-        assert sorted(d["first_paused"]) == RING                  # the cycle, queue by queue
     stuck = sum(d["duration_s"] for d in found) / rep["duration_s"]
     # flowing, each flow gets at most half a ring link; deadlocked, nothing
     assert sum(q["goodput_gbps"] for q in rep["flows"]) <= 5 * 0.5 * (1 - stuck) + 0.01
-    assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in fab["switches"])
 
 
 def storms_and_drops(rep):
@@ -458,9 +471,11 @@ def test_the_watchdog_breaks_each_deadlock_within_its_detection_time(engine):
     rep = deadlock_run(engine, 'action = "drop"; detect_ms = 20; restore_ms = 50;')
     fab = rep["fabric"]
     storms, dropped, counted = storms_and_drops(rep)
-    assert storms > 0 and dropped > 0 and dropped == counted
-    assert fab["deadlocks_found"] >= 1                             # the cycle forms again and again
+    assert dropped == counted
     assert fab["deadlocks_found"] == len(fab["deadlocks"]) or len(fab["deadlocks"]) == 16
+    skip_unless_the_machine_carried(rep)
+    assert storms > 0 and dropped > 0
+    assert fab["deadlocks_found"] >= 1                             # the cycle forms again and again
     slack = 0.020 + 0.005 + longest_held_up_s(rep)
     for d in fab["deadlocks"]:
         if d["on_at_end"]:                                         # one may be on when the run ends
@@ -473,16 +488,18 @@ def test_the_watchdog_breaks_each_deadlock_within_its_detection_time(engine):
 def test_the_forwarding_watchdog_loses_nothing_and_the_ring_flows(engine):
     rep = deadlock_run(engine, 'action = "forward"; detect_ms = 20; restore_ms = 50;')
     storms, dropped, _ = storms_and_drops(rep)
-    assert storms > 0 and dropped == 0
+    assert dropped == 0                                            # forwarding through a pause drops nothing
     assert all(q["lost"] == 0 for q in rep["flows"])
     assert all(s["dropped_buffer_full"] + s["dropped_headroom"] == 0 for s in rep["fabric"]["switches"])
-    # far more than deadlocked, and each ring link carries two of the flows: together at most the
-    # link's payload rate. Not half each: when the machine holds one flow up, the other takes more.
+    # each ring link carries two of the flows: together at most the link's payload rate. Not half
+    # each: when the machine holds one flow up, the other takes more.
     goodput = {q["port"]: q["goodput_gbps"] for q in rep["flows"]}
-    assert all(g > 0.05 for g in goodput.values()), goodput
     for k in range(5):
         pair = goodput["h%d" % k] + goodput["h%d" % ((k - 1) % 5)]
         assert pair <= RING_PAYLOAD_GBPS * 1.01, ("s%d->s%d" % (k, (k + 1) % 5), pair, goodput)
+    skip_unless_the_machine_carried(rep)
+    assert storms > 0                                              # the cycle formed, and was broken
+    assert all(g > 0.05 for g in goodput.values()), goodput        # far more than deadlocked
 
 
 def held_up_run(engine, text, hold_s, every_s, after_s=0.8):
