@@ -409,14 +409,13 @@ static void case_egress_resumes_at_its_rate_after_pfc(void)
 /* The egress scheduler's lost link time (egress.h: cpu_lost_tsc, the fabric's machine share): a's
  * link busy at 1 Gb/s into b's ring, which nobody reads: once it is full the role cannot send,
  * and when the test takes the frames 20 ms later, the time the busy link could not catch up is
- * counted (the main lcore sees "full" a little late and drains a little late: at least 19 ms,
- * at most the time since launch). */
+ * counted: most of the hold, at most the time since launch. What a busy machine took from the
+ * lcore before the ring was full is counted before and left out. */
 static uint64_t lost_tsc(const struct egress *eg) { return __atomic_load_n(&eg->cpu_lost_tsc, __ATOMIC_RELAXED); }
 
 static void case_egress_counts_the_link_time_it_could_not_use(void)
 {
-	const uint64_t hz = rte_get_tsc_hz();
-	uint64_t frames = 0, bytes = 0, launched = rte_rdtsc(), full, start;
+	uint64_t frames = 0, bytes = 0, launched = rte_rdtsc(), full, start, before;
 	struct egress *eg;
 
 	if (!plan_and_launch(
@@ -427,17 +426,24 @@ static void case_egress_counts_the_link_time_it_could_not_use(void)
 	eg = worker()->tx[0].egress;
 	CHECK(eg != NULL && wait_for(ring_was_full));
 	full = rte_rdtsc();
+	/* what a busy machine took from the lcore before the ring was full is counted already */
+	before = lost_tsc(eg);
 	rte_delay_us_sleep(20000);
-	CHECK_EQ(lost_tsc(eg), 0); /* nothing went since: nothing counted yet */
-	printf("DBG busy %d next %lu now %lu pend %u heap %u\n", eg->busy, eg->link_next_fp >> PACE_SHIFT, rte_rdtsc(), worker()->tx[0].n_pending, worker()->tx[0].pq.heap_n);
+	CHECK_EQ(lost_tsc(eg), before); /* nothing went since: nothing counted since */
 	drain_frames(1, &frames, &bytes);
 	start = rte_rdtsc();
-	while (lost_tsc(eg) == 0 && seconds(rte_rdtsc() - start) < 1)
+	while (lost_tsc(eg) == before && seconds(rte_rdtsc() - start) < 1)
 		drain_frames(1, &frames, &bytes);
-	printf("DBG2 frames %lu pend %u busy %d next %lu now %lu\n", frames, worker()->tx[0].n_pending, eg->busy, eg->link_next_fp >> PACE_SHIFT, rte_rdtsc());
-	printf("  lost %.2f ms of a link held up %.2f ms (%.2f since launch)\n", seconds(lost_tsc(eg)) * 1e3,
-	       seconds(start - full) * 1e3, seconds(rte_rdtsc() - launched) * 1e3);
-	CHECK(lost_tsc(eg) >= hz * 19 / 1000 && lost_tsc(eg) <= rte_rdtsc() - launched);
+	/* the lag may be counted in more than one turn (a busy machine preempts the worker between
+	 * them): a few ms more of draining takes them all in */
+	for (uint64_t t = rte_rdtsc(); seconds(rte_rdtsc() - t) < 0.005;)
+		drain_frames(1, &frames, &bytes);
+	printf("  lost %.2f ms of a link held up %.2f ms (%.2f before it; %.2f since launch)\n",
+	       seconds(lost_tsc(eg) - before) * 1e3, seconds(start - full) * 1e3, seconds(before) * 1e3,
+	       seconds(rte_rdtsc() - launched) * 1e3);
+	/* the hold, less the burst a busy link may catch up (0.4 ms) and a little; never more than
+	 * the time since launch (before the counter existed: 0) */
+	CHECK(lost_tsc(eg) - before >= (start - full) * 9 / 10 && lost_tsc(eg) <= rte_rdtsc() - launched);
 	lcore_request_tx_stop(&e->stop);
 	CHECK(wait_for(tx_finished));
 	lcore_request_rx_stop(&e->stop);
