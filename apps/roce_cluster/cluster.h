@@ -63,7 +63,8 @@ struct cl_test {
 	unsigned message_size;       /* bytes of each WRITE; a collective's: its size S (nccl-tests' "size") */
 	unsigned mtu;                /* IB path MTU */
 	unsigned qps_per_pair;
-	enum cl_transport transport; /* of every flow: UC (no retransmission), RC (go-back-N, ACKs) */
+	enum cl_transport transport; /* of every flow: UC (no retransmission), RC (go-back-N, ACKs);
+				      * a collective's default RC, the others' UC */
 	enum cl_cc cc;               /* every flow's congestion control */
 	double duration_s;           /* of each step */
 	double rate_gbps;            /* each QP's; 0: unpaced (the link's) */

@@ -387,6 +387,8 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	t->seed = (uint64_t)seed;
 	t->op = (enum cl_collective_op)op;
 	t->transport = (enum cl_transport)transport;
+	if (type == CL_TEST_COLLECTIVE && !config_setting_get_member(ts, "transport"))
+		t->transport = CL_TRANSPORT_RC; /* as NCCL: a UC ring stalls at its first lost frame */
 	t->cc = (enum cl_cc)cc;
 	if (t->cc == CL_CC_TIMELY && t->transport != CL_TRANSPORT_RC)
 		return cr_fail_member(&ld->r, ts, "cc", "timely needs transport = \"rc\" (its RTTs come from the ACKs)");

@@ -91,8 +91,13 @@ def test_collective_without_receives_keeps_its_own_pace(engine):
     rc, rep, out = engine.run(text, "-d", "20")
     assert rc == 0, out
     ra = next(c for c in rep["collectives"] if c["name"] == "ra")
+    rb = next(c for c in rep["collectives"] if c["name"] == "rb")
     assert ra["receives_per_phase"] == 0 and ra["phases_completed"] == PHASES
-    assert ra["total_us"] < PHASES * chunk_us(SLOW_GBPS) * 0.9, ra
+    # a's own pace (~105 us a chunk) ends it long before b's chunks (>= 524 us each) have come;
+    # judged against b's collective in the same run, which a hold of the shared lcore lengthens
+    # alike (against a fixed time, a few ms of a busy machine made a look gated)
+    assert ra["total_us"] < rb["total_us"] * 0.9, (ra, rb)
+    assert rb["total_us"] >= PHASES * chunk_us(SLOW_GBPS) * 0.99
 
 
 @pytest.mark.parametrize("b_phases,b_sends,expect", [(PHASES, False, 0), (2, True, 2)])

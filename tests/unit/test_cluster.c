@@ -518,7 +518,8 @@ static void ports_by_rank_then_host_then_local_rank(void)
 		"  { host = \"node7\"; device = \"0000:5e:00.0\"; ipv4 = \"10.7.0.1\"; mac = \"02:00:00:00:07:01\"; },\n"
 		"  { rank = 3; device = \"net_memif0\"; ipv4 = \"10.3.0.1\"; mac = \"02:00:00:00:03:01\"; link_gbps = 25.0; },\n"
 		"  { rank = 4; device = \"net_memif1\"; ipv6 = \"fd00::{rank1}\"; mac = \"02:00:00:00:04:01\"; }\n"
-		");\ntests = ( { name = \"bw\"; type = \"pairwise\"; qps_per_pair = 4; } );\n"
+		");\ntests = ( { name = \"bw\"; type = \"pairwise\"; qps_per_pair = 4; },\n"
+		"  { name = \"ar\"; type = \"collective\"; op = \"allreduce\"; } );\n"
 		"sla = { min_pair_gbps = 20.0; };\n";
 	struct cluster_cfg *c = calloc(1, sizeof(*c));
 	char err[512] = "", path[64];
@@ -532,6 +533,7 @@ static void ports_by_rank_then_host_then_local_rank(void)
 	CHECK(!strcmp(cluster_port_of(c, 5, "node2", 0)->device, "0000:3b:00.0"));
 	CHECK(cluster_port_of(c, 5, "node2", 1) == NULL);
 	CHECK_EQ(c->tests[0].qps_per_pair, 4);
+	CHECK(c->tests[0].transport == CL_TRANSPORT_UC && c->tests[1].transport == CL_TRANSPORT_RC); /* the defaults */
 	CHECK(c->sla.min_pair_gbps == 20.0 && !c->lab.present);
 	cluster_config_free(c);
 	unlink(path);
