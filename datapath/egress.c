@@ -44,21 +44,40 @@ static bool qp_ready(const struct tx_role *r, const struct qp_tx *qp, uint64_t n
 	return !qp->done && qp->next_fp <= now_fp && !(r->pause && pfc_paused(r->pause, qp->prio, now_tsc));
 }
 
+/* QP k leaves its class: it is done. */
+static void leave_class(struct tx_role *r, struct tc_queue *q, unsigned k)
+{
+	q->slots[k] = q->slots[--q->n];
+	r->pq.heap_n--;
+	if (q->rr >= q->n)
+		q->rr = 0;
+}
+
 /* Whether the class may send now: its shaper allows and it has a QP that is not done, is due
- * (or unpaced) and whose priority is not paused. A few of its QPs are looked at, from its cursor. */
-static bool eligible(const struct tx_role *r, struct tc_queue *q, uint64_t now_tsc, uint64_t now_fp)
+ * (or unpaced) and whose priority is not paused. A few of its QPs are looked at, from its cursor.
+ * A QP found done leaves the class here: one that became done outside its own visit (a
+ * collective's last phase acknowledged) is never ready, so nothing else would visit it, and its
+ * role would never finish (the run would not end when its flows are done). */
+static bool eligible(struct tx_role *r, struct tc_queue *q, uint64_t now_tsc, uint64_t now_fp)
 {
 	if (q->n == 0 || (__atomic_load_n(&q->fp_per_byte, __ATOMIC_RELAXED) && q->next_fp > now_fp))
 		return false;
-	for (unsigned i = 0, k = q->rr; i < q->n && i < 8; i++, k = k + 1 < q->n ? k + 1 : 0)
+	for (unsigned i = 0, k = q->rr; i < 8 && q->n; i++) {
+		if (q->slots[k].qp->done) {
+			leave_class(r, q, k);
+			k = k < q->n ? k : 0;
+			continue;
+		}
 		if (qp_ready(r, q->slots[k].qp, now_tsc, now_fp))
 			return true;
+		k = k + 1 < q->n ? k + 1 : 0;
+	}
 	return false;
 }
 
 /* What egress_pick_class asks of a class: may it send now (shaper, a due QP not paused). */
 struct pick_ctx {
-	const struct tx_role *r;
+	struct tx_role *r;
 	struct egress *eg;
 	uint64_t now_tsc, now_fp;
 };
@@ -88,13 +107,10 @@ static unsigned visit(struct tx_role *r, struct tc_queue *q, struct rte_mbuf **m
 			qp->next_fp = now_fp;
 	}
 	if (qp->done) {
-		q->slots[q->rr] = q->slots[--q->n];
-		r->pq.heap_n--;
-	} else {
-		q->rr++;
-	}
-	if (q->rr >= q->n)
+		leave_class(r, q, q->rr);
+	} else if (++q->rr >= q->n) {
 		q->rr = 0;
+	}
 	return n;
 }
 

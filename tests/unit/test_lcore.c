@@ -406,6 +406,35 @@ static void case_egress_resumes_at_its_rate_after_pfc(void)
 	stop_and_join();
 }
 
+/* A QP that becomes done outside its own turn leaves the egress scheduler: an RC QP is done when
+ * its last message is acknowledged, on the RX side, not when the scheduler visits it (a
+ * collective's QPs the same, at their last phase). The scheduler used to look only for QPs that
+ * were not done, so a done one stayed in its class, the role never finished and the run never
+ * ended by itself (a fabric's collectives ran to their duration). */
+#define RC_STOP_FLOW                                                                                       \
+	"{ name = \"r\"; port = \"a\"; dst_mac = \"02:00:00:00:00:02\"; dst_ip = \"10.0.0.2\";\n"         \
+	"  transport = \"rc\"; ops = { write = 1; }; message_size = 1024; mtu = 1024; rate_gbps = 0.5;\n"   \
+	"  qpn = 0x100; dest_qpn = 0x200; stop = { messages = 20; }; }"
+
+static void case_egress_lets_a_qp_acknowledged_later_finish(void)
+{
+	const struct qp_tx *qp;
+
+	if (!plan_and_launch(
+		    SHAPED_PORTS
+		    "lcores = ({ lcore = 1; port = \"a\"; role = \"txrx\"; }, { lcore = 1; port = \"b\"; role = \"txrx\"; });\n"
+		    "flows = (" RC_STOP_FLOW ");\n"))
+		return;
+	CHECK(worker()->tx[0].egress != NULL);
+	CHECK(wait_for(tx_finished)); /* by itself: no stop request */
+	qp = &e->run.qps[0];
+	CHECK(qp->done);
+	CHECK_EQ(qp->c.messages, 20);
+	CHECK_EQ(qp->c.completions, 20);
+	CHECK_EQ(worker()->tx[0].pq.heap_n, 0);
+	stop_and_join();
+}
+
 /* The egress scheduler's lost link time (egress.h: cpu_lost_tsc, the fabric's machine share): a's
  * link busy at 1 Gb/s into b's ring, which nobody reads: once it is full the role cannot send,
  * and when the test takes the frames 20 ms later, the time the busy link could not catch up is
@@ -481,6 +510,10 @@ static void test_full_ring_frames_wait_as_pending(void) { in_child(case_full_rin
 static void test_stop_requests_end_the_loop(void) { in_child(case_stop_requests_end_the_loop); }
 static void test_rc_acks_through_the_loop(void) { in_child(case_rc_acks_through_the_loop); }
 static void test_egress_resumes_at_its_rate_after_pfc(void) { in_child(case_egress_resumes_at_its_rate_after_pfc); }
+static void test_egress_lets_a_qp_acknowledged_later_finish(void)
+{
+	in_child(case_egress_lets_a_qp_acknowledged_later_finish);
+}
 static void test_egress_counts_the_link_time_it_could_not_use(void)
 {
 	in_child(case_egress_counts_the_link_time_it_could_not_use);
@@ -494,6 +527,7 @@ int main(void)
 	RUN(test_stop_requests_end_the_loop);
 	RUN(test_rc_acks_through_the_loop);
 	RUN(test_egress_resumes_at_its_rate_after_pfc);
+	RUN(test_egress_lets_a_qp_acknowledged_later_finish);
 	RUN(test_egress_counts_the_link_time_it_could_not_use);
 	return testlib_finish("test_lcore");
 }
