@@ -66,7 +66,7 @@ void live_tick(void *arg, const char *dir)
 	if (now < l->next_s)
 		return;
 	l->next_s = now + l->j->cfg.live_interval_s;
-	if (step_live_row(dir, "p", &row) == 0 && row.time_s > l->sent_time_s) {
+	if (dir && step_live_row(dir, "p", &row) == 0 && row.time_s > l->sent_time_s) {
 		struct live_sample s = { .rank = l->j->comm.rank, .step = (int32_t)l->step, .time_s = row.time_s,
 					 .tx_gbps = row.tx_gbps, .rx_gbps = row.rx_gbps, .p50_ns = row.p50_ns };
 		l->sent_time_s = row.time_s;

@@ -28,7 +28,7 @@ struct live {
 
 /* For one step; 0, or -1 (no memory: no live lines). */
 int live_begin(struct live *l, struct job *j, const struct cl_test *t, unsigned step, unsigned round, unsigned rounds);
-/* The step's tick (cl_step_env.tick): arg a struct live. */
+/* The step's tick (cl_step_env.tick): arg a struct live; dir NULL when this rank runs no engine. */
 void live_tick(void *arg, const char *dir);
 void live_end(struct live *l);
 

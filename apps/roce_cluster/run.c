@@ -155,6 +155,15 @@ static void my_flows(const struct cl_pair *f, unsigned k, unsigned me, unsigned 
 	}
 }
 
+/* Rank 0 sits this round out: it still prints the others' live lines until the round's end. */
+static void live_while_sitting_out(struct live *live, const struct job *j, double until_unix_s)
+{
+	while (!j->interrupted && wall_s() < until_unix_s) {
+		live_tick(live, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
+	}
+}
+
 /* One round of a test on this rank; rank 0 keeps the record. 0, or an exit status. */
 static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsigned r, json_t *rounds)
 {
@@ -180,6 +189,8 @@ static int run_round(struct job *j, const struct cl_test *t, unsigned step, unsi
 		goto out;
 	}
 	my_flows(f, k, me, to, from, &pe);
+	if (me == 0 && live_on && !pe.n_to && !pe.n_from)
+		live_while_sitting_out(&live, j, start_at + t->duration_s + j->cfg.live_interval_s);
 	mine = step_run(&env, me, t, step, &pe, start_at + (double)j->before[me].offset_ns / 1e9);
 	if (me != 0) {
 		text = json_dumps(mine, JSON_COMPACT);

@@ -213,7 +213,7 @@ tests = ( { name = "bw"; type = "pairwise"; schedule = "half"; duration_s = 0.3;
 
 
 PATTERNS = """
-cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; start_margin_s = 1.0; memory_mb = 256; };
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; start_margin_s = 1.0; memory_mb = 256; live_interval_s = 0.1; };
 lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
 tests = (
   { name = "file"; type = "pairwise"; schedule = "file"; pairs_file = "pairs.txt"; duration_s = 0.4; },
@@ -227,8 +227,8 @@ tests = (
 @pytest.fixture(scope="module")
 def patterns_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("patterns")
-    (tmp / "pairs.txt").write_text("# the rounds: 0-1 and 2-3, then 1-2 and 0-3, then 0-1 again\n"
-                                   "0 1\n2 3\n1 2   # after 1's and 2's round 0\n0 3\n1 0\n")
+    (tmp / "pairs.txt").write_text("# the rounds: 0-1 and 2-3, then 1-2 and 0-3, then 3-2 (rank 0 sits out)\n"
+                                   "0 1\n2 3\n1 2   # after 1's and 2's round 0\n0 3\n3 2\n")
     return mpirun(tmp, PATTERNS), tmp
 
 
@@ -245,7 +245,7 @@ def test_patterns_run_their_flows_and_summaries_sum_their_matrices(patterns_run)
     assert p.returncode == 0, p.stdout + p.stderr
     rep = json.loads((tmp / "res" / "cluster-report.json").read_text())
     f = _test(rep, "file")
-    assert [sorted(map(tuple, r["pairs"])) for r in f["rounds"]] == [[(0, 1), (2, 3)], [(0, 3), (1, 2)], [(1, 0)]]
+    assert [sorted(map(tuple, r["pairs"])) for r in f["rounds"]] == [[(0, 1), (2, 3)], [(0, 3), (1, 2)], [(3, 2)]]
     inc = _test(rep, "incast")
     assert sorted(map(tuple, inc["rounds"][0]["flows"])) == [(0, 2), (1, 2), (3, 2)]
     m = inc["summary"]["matrix"]["bandwidth_gbps"]
@@ -276,6 +276,13 @@ def test_patterns_run_their_flows_and_summaries_sum_their_matrices(patterns_run)
     top = rep["matrix"]["bandwidth_gbps"]
     assert top[0][2] is None and top[2][0] is None and top[1][3] is None
     assert all(top[a][b] > 0 for a, b in ((0, 1), (1, 0), (2, 3), (1, 2), (0, 3), (3, 0)))
+
+
+def test_rank_0_sitting_a_round_out_still_prints_the_others_live_lines(patterns_run):
+    p, tmp = patterns_run
+    live = re.findall(r"^\[file\] round 3/3 \+([\d.]+) s: (\d)/4 ranks, tx ([\d.]+) Gb/s", p.stdout, re.M)
+    assert live, p.stdout                               # ranks 2 and 3 only: rank 0 ran no engine
+    assert all(1 <= int(n) <= 2 and float(tx) > 0 for _, n, tx in live), live
 
 
 def test_a_root_beyond_the_job_is_refused_naming_the_test(tmp_path):
