@@ -8,6 +8,8 @@
 
 #include "fab_fluid.h"
 
+#include "kpi.h"
+
 int fab_tracer_init(struct fab_tracer *t, const struct fabric *f, const struct fab_routes *r)
 {
 	size_t n = f->n_switches ? f->n_switches : 1;
@@ -181,20 +183,15 @@ int fab_maxmin(unsigned n_dlinks, const double *cap, unsigned n_flows, const uin
 	return 0;
 }
 
+/* kpi/'s formulas; an empty or idle set is fair here (1), kpi_jfi says 0 */
 double fab_jfi(const double *x, unsigned n)
 {
-	double s = 0, s2 = 0;
+	double j = kpi_jfi(x, n);
 
-	for (unsigned i = 0; i < n; i++)
-		s += x[i], s2 += x[i] * x[i];
-	return n && s2 > 0 ? s * s / (n * s2) : 1;
+	return j > 0 ? j : 1;
 }
 
 double fab_mmr(const double *x, unsigned n)
 {
-	double s = 0, max = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		s += x[i], max = x[i] > max ? x[i] : max;
-	return n && s > 0 ? max / (s / n) : 0;
+	return kpi_mmr(x, n);
 }

@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Lowest first. Folders on one line share a layer and may not include one another.
 LAYERS = [
+    ["kpi"],
     ["wire", "cc", "latency", "qos", "version", "fabric"],
     ["config"],
     ["pmd_glue"],

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "coll_model.h"
 
+#include "kpi.h"
+
 unsigned coll_phases(enum cl_collective_op op, unsigned n)
 {
 	if (n < 2)
@@ -16,16 +18,20 @@ unsigned coll_message_per_qp(const struct cl_test *t, unsigned n)
 	return per_qp ? (unsigned)per_qp : 1;
 }
 
+/* The methodology's formulas are kpi/'s; the cluster's op names map onto them. */
+static enum kpi_collective kpi_op(enum cl_collective_op op)
+{
+	return op == CL_OP_ALLREDUCE ? KPI_ALLREDUCE : op == CL_OP_ALLGATHER ? KPI_ALLGATHER : KPI_ALLTOALL;
+}
+
 double coll_bus_factor(enum cl_collective_op op, unsigned n)
 {
-	if (n < 2)
-		return 0;
-	return (op == CL_OP_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n;
+	return kpi_algo_factor(kpi_op(op), n);
 }
 
 double coll_busbw_gbps(enum cl_collective_op op, unsigned n, double size_bytes, double t_ns)
 {
-	return t_ns > 0 ? size_bytes * 8 * coll_bus_factor(op, n) / t_ns : 0;
+	return kpi_busbw_gbps(kpi_op(op), n, size_bytes, t_ns / 1e9);
 }
 
 unsigned coll_iteration_times(const struct coll_rank_times *r, unsigned n_ranks, unsigned phases_per_iteration,

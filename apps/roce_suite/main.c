@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "aif.h"
 #include "roce_version.h"
 #include "run_info.h"
 #include "suite.h"
@@ -28,7 +29,7 @@
 #include "verdict.h"
 
 struct opts {
-	const char *suite, *report, *keep, *engine;
+	const char *suite, *report, *keep, *engine, *results;
 	double duration_s, timeout_s;
 	bool duration_set, timeout_set, quiet, check, measure_only;
 };
@@ -38,6 +39,7 @@ static void usage(FILE *o)
 	fprintf(o, "usage: roce-suite [options] SUITE.cfg\n"
 		   "  -r, --report FILE.json  the suite report (every trial, every table)\n"
 		   "  -k, --keep DIR          keep every trial's config, report and log in DIR/tNNN/\n"
+		   "  -o, --results DIR       ai_fabric: the results folder (report.json, report.md, graphs)\n"
 		   "  -e, --engine PATH       roce-engine to run (default: $ROCE_ENGINE, else the one next to roce-suite)\n"
 		   "  -d, --duration S        each trial's traffic time (overrides trial.duration_s)\n"
 		   "  -t, --timeout S         a trial still running after S seconds is killed (overrides trial.timeout_s)\n"
@@ -68,6 +70,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longs[] = {
 		{ "report", required_argument, NULL, 'r' }, { "keep", required_argument, NULL, 'k' },
+		{ "results", required_argument, NULL, 'o' },
 		{ "engine", required_argument, NULL, 'e' }, { "duration", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' }, { "check", no_argument, NULL, 'c' },
 		{ "measure-only", no_argument, NULL, 'm' },
@@ -76,10 +79,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:k:e:d:t:cmqh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:k:e:d:t:o:cmqh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->report = optarg; break;
 		case 'k': o->keep = optarg; break;
+		case 'o': o->results = optarg; break;
 		case 'e': o->engine = optarg; break;
 		case 'd':
 			if (number_arg("--duration", optarg, 3600, &o->duration_s))
@@ -172,7 +176,7 @@ static void catch_signals(void)
 }
 
 static int (*const suites[SUITE_TYPES])(struct runner *, const struct suite_cfg *, json_t *) = {
-	suite_rfc2544, suite_microburst, suite_hol, suite_incast, suite_collective };
+	suite_rfc2544, suite_microburst, suite_hol, suite_incast, suite_collective, suite_ai_fabric };
 
 static json_t *report_head(const struct suite_cfg *s, const struct runner *rn)
 {
@@ -241,6 +245,9 @@ static int run_suite(const struct opts *o, const struct suite_cfg *s, const char
 	json_object_set_new(rep, "stopped", rn.stop ? json_string(rn.stop_reason) : json_null());
 	json_object_set_new(rep, "exit_status", json_integer(status));
 	if (o->report && write_report(o->report, rep) && (!status || status == EXIT_VERDICT))
+		status = EXIT_IO;
+	if (s->type == SUITE_AI_FABRIC && !runner_refused(&rn) &&
+	    aif_results_write(o->results ? o->results : s->aif->results, rep) && (!status || status == EXIT_VERDICT))
 		status = EXIT_IO;
 	json_decref(rep);
 	runner_finish(&rn);

@@ -3,6 +3,8 @@
  * Reading a trial's engine report (metrics.h). Field names are docs/report.md's.
  */
 #include "metrics.h"
+
+#include "kpi.h"
 #include "percentile.h"
 
 #include <math.h>
@@ -47,9 +49,13 @@ bool flow_set_has(const struct flow_set *fs, const char *group)
 {
 	if (!fs || !fs->n)
 		return true;
-	for (unsigned i = 0; i < fs->n; i++)
-		if (group && !strcmp(fs->names[i], group))
+	for (unsigned i = 0; i < fs->n; i++) {
+		size_t len = strlen(fs->names[i]);
+		if (!group)
+			continue;
+		if (len && fs->names[i][len - 1] == '*' ? !strncmp(fs->names[i], group, len - 1) : !strcmp(fs->names[i], group))
 			return true;
+	}
 	return false;
 }
 
@@ -211,13 +217,7 @@ double metrics_received_gbps(const struct metrics *m, unsigned frame)
 
 double jain_index(const double *x, unsigned n)
 {
-	double s = 0, s2 = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		s += x[i];
-		s2 += x[i] * x[i];
-	}
-	return n && s2 > 0 ? s * s / (n * s2) : 0;
+	return kpi_jfi(x, n);
 }
 
 double percentile(double *x, unsigned n, double p)

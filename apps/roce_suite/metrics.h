@@ -17,7 +17,8 @@
 
 #define FLOW_SET_MAX 32
 
-/* Flow groups by name; n == 0: every flow of the report. */
+/* Flow groups by name (a name ending in '*': every group whose name starts with the rest);
+ * n == 0: every flow of the report. */
 struct flow_set {
 	const char *names[FLOW_SET_MAX];
 	unsigned n;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * roce-suite's shared types: the suite configuration as the loader validated it (suite_config.c),
- * and the suites' entry points (rfc2544.c, microburst.c, hol.c, incast.c, collective.c). Every
+ * and the suites' entry points (rfc2544.c, microburst.c, hol.c, incast.c, collective.c, and the
+ * AI-fabric suite of ai_fabric/). Every
  * suite runs roce-engine trials through the runner (trial.h) and adds its table to the suite
  * report. docs/suites.md describes every setting and table.
  */
@@ -33,7 +34,7 @@ enum suite_exit {
 	EXIT_INTERRUPTED = 7 /* SIGINT / SIGTERM: the trial in progress was stopped, the report written */
 };
 
-enum suite_type { SUITE_RFC2544, SUITE_MICROBURST, SUITE_HOL, SUITE_INCAST, SUITE_COLLECTIVE, SUITE_TYPES };
+enum suite_type { SUITE_RFC2544, SUITE_MICROBURST, SUITE_HOL, SUITE_INCAST, SUITE_COLLECTIVE, SUITE_AI_FABRIC, SUITE_TYPES };
 
 extern const char *const suite_type_names[]; /* NULL-terminated, by enum suite_type */
 
@@ -95,6 +96,8 @@ struct collective_cfg {
 	unsigned repeat;
 };
 
+struct aif_cfg;
+
 struct suite_cfg {
 	char file[PATH_MAX];
 	char name[SUITE_NAME_LEN];
@@ -112,12 +115,23 @@ struct suite_cfg {
 	struct hol_cfg hol;
 	struct incast_cfg incast;
 	struct collective_cfg collective;
+	struct aif_cfg *aif;            /* type ai_fabric (ai_fabric/aif.h); NULL otherwise */
 };
 
 /* snprintf where cutting a long message short is what we want (paths and engine lines of any
  * length go into fixed buffers); a function, so the compiler's truncation warning is not raised
  * at every call that means it. */
 void text_printf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Lists of a suite file's group: an array of min..max elements (the count, 0 when absent, -1
+ * after an error); integers in lo..hi (1 when read, 0 absent, -1 error); numbers in [lo, hi],
+ * which may be empty. */
+int suite_opt_array(struct config_reader *r, const config_setting_t *g, const char *key, unsigned min, unsigned max,
+		    const config_setting_t **out);
+int suite_opt_uint_list(struct config_reader *r, const config_setting_t *g, const char *key, long long lo,
+			long long hi, unsigned max, unsigned *vals, unsigned *n_out);
+int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, double hi,
+			 unsigned max, double *vals, unsigned *n_out);
 
 /* 0, or -1 with "FILE:LINE: SETTING: what is wrong (what is allowed)" in err. */
 int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t errlen);
@@ -135,5 +149,7 @@ int suite_microburst(struct runner *rn, const struct suite_cfg *s, json_t *out);
 int suite_hol(struct runner *rn, const struct suite_cfg *s, json_t *out);
 int suite_incast(struct runner *rn, const struct suite_cfg *s, json_t *out);
 int suite_collective(struct runner *rn, const struct suite_cfg *s, json_t *out);
+/* ai_fabric/aif.h */
+int suite_ai_fabric(struct runner *rn, const struct suite_cfg *s, json_t *out);
 
 #endif

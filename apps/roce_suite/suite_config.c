@@ -17,12 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aif.h"
 #include "config_read.h"
 
 /* An engine config holds up to 16 ports; every lab host takes two (its own and its switch port). */
 #define LAB_MAX_HOSTS 8
 
-const char *const suite_type_names[] = { "rfc2544", "microburst", "hol", "incast", "collective", NULL };
+const char *const suite_type_names[] = { "rfc2544", "microburst", "hol", "incast", "collective", "ai_fabric", NULL };
 
 struct loader {
 	struct config_reader r;
@@ -55,8 +56,8 @@ static int opt_name(struct loader *ld, const config_setting_t *g, const char *ke
 }
 
 /* An array [ ... ] of min..max elements; the count, 0 when absent (or empty), -1 after an error. */
-static int opt_array(struct loader *ld, const config_setting_t *g, const char *key, unsigned min, unsigned max,
-		     const config_setting_t **out)
+int suite_opt_array(struct config_reader *r, const config_setting_t *g, const char *key, unsigned min, unsigned max,
+		    const config_setting_t **out)
 {
 	const config_setting_t *s = config_setting_get_member(g, key);
 	int n;
@@ -65,24 +66,24 @@ static int opt_array(struct loader *ld, const config_setting_t *g, const char *k
 	if (!s)
 		return 0;
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cr_fail(&ld->r, s, "must be an array [ ... ], not %s", cr_type_name(s));
+		return cr_fail(r, s, "must be an array [ ... ], not %s", cr_type_name(s));
 	n = config_setting_length(s);
 	if ((unsigned)n < min || (unsigned)n > max)
-		return cr_fail(&ld->r, s, "has %d entries (allowed: %u..%u)", n, min, max);
+		return cr_fail(r, s, "has %d entries (allowed: %u..%u)", n, min, max);
 	return n;
 }
 
-static int opt_uint_list(struct loader *ld, const config_setting_t *g, const char *key, long long lo, long long hi,
-			 unsigned max, unsigned *vals, unsigned *n_out)
+int suite_opt_uint_list(struct config_reader *r, const config_setting_t *g, const char *key, long long lo,
+			long long hi, unsigned max, unsigned *vals, unsigned *n_out)
 {
 	const config_setting_t *a;
-	int n = opt_array(ld, g, key, 1, max, &a);
+	int n = suite_opt_array(r, g, key, 1, max, &a);
 	long long v;
 
 	if (n <= 0)
 		return n;
 	for (int i = 0; i < n; i++) {
-		if (cr_int_range(&ld->r, config_setting_get_elem(a, (unsigned)i), lo, hi, false, &v))
+		if (cr_int_range(r, config_setting_get_elem(a, (unsigned)i), lo, hi, false, &v))
 			return -1;
 		vals[i] = (unsigned)v;
 	}
@@ -91,11 +92,11 @@ static int opt_uint_list(struct loader *ld, const config_setting_t *g, const cha
 }
 
 /* May be empty ([]: none). */
-static int opt_float_list(struct loader *ld, const config_setting_t *g, const char *key, double lo, double hi,
-			  unsigned max, double *vals, unsigned *n_out)
+int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, double hi,
+			 unsigned max, double *vals, unsigned *n_out)
 {
 	const config_setting_t *a;
-	int n = opt_array(ld, g, key, 0, max, &a);
+	int n = suite_opt_array(r, g, key, 0, max, &a);
 
 	if (n < 0)
 		return n;
@@ -103,7 +104,7 @@ static int opt_float_list(struct loader *ld, const config_setting_t *g, const ch
 	if (!n)
 		return a ? 1 : 0;
 	for (int i = 0; i < n; i++)
-		if (cr_float_range(&ld->r, config_setting_get_elem(a, (unsigned)i), lo, true, hi, &vals[i]))
+		if (cr_float_range(r, config_setting_get_elem(a, (unsigned)i), lo, true, hi, &vals[i]))
 			return -1;
 	return 1;
 }
@@ -130,7 +131,7 @@ static bool base_has_flow(const char *base, const char *name)
 /* flows = ["a", "b"]: names of flow groups of the base config. */
 static int opt_flow_names(struct loader *ld, const config_setting_t *g, const config_setting_t **out)
 {
-	int n = opt_array(ld, g, "flows", 1, 64, out);
+	int n = suite_opt_array(&ld->r, g, "flows", 1, 64, out);
 
 	if (n > 0 && !ld->s->base[0])
 		return cr_fail_member(&ld->r, g, "flows", "only with suite.base (the generated lab names its own flows)");
@@ -171,7 +172,7 @@ static int load_suite(struct loader *ld, const config_setting_t *root)
 	if (!cr_required(&ld->r, g, "name", "1..63 of A-Z a-z 0-9 - _ .") ||
 	    opt_name(ld, g, "name", sc->name, sizeof(sc->name)) < 0)
 		return -1;
-	if (!(s = cr_required(&ld->r, g, "type", "rfc2544, microburst, hol, incast or collective")) ||
+	if (!(s = cr_required(&ld->r, g, "type", "rfc2544, microburst, hol, incast, collective or ai_fabric")) ||
 	    (t = cr_pick(&ld->r, s, suite_type_names, NULL)) < 0)
 		return -1;
 	sc->type = (enum suite_type)t;
@@ -193,6 +194,8 @@ static int load_suite(struct loader *ld, const config_setting_t *root)
 		if (sc->type == SUITE_HOL || sc->type == SUITE_INCAST)
 			return cr_fail(&ld->r, s, "not with type %s (the suite generates its lab, see the lab group)",
 				       suite_type_names[sc->type]);
+		if (sc->type == SUITE_AI_FABRIC)
+			return cr_fail(&ld->r, s, "not with type ai_fabric (its trials run on the fabric group's fabric)");
 	} else if (sc->type == SUITE_COLLECTIVE) {
 		return cr_fail_member(&ld->r, g, "base", "missing (required for type collective: an engine config with "
 				      "a collectives list)");
@@ -214,6 +217,8 @@ static int load_lab(struct loader *ld, const config_setting_t *root)
 		return rc;
 	if (ld->s->base[0])
 		return cr_fail(&ld->r, g, "not with suite.base (the base config is the lab)");
+	if (ld->s->type == SUITE_AI_FABRIC)
+		return cr_fail(&ld->r, g, "not with type ai_fabric (the fabric group is its lab)");
 	if (cr_known_keys(&ld->r, g, keys) || cr_opt_float(&ld->r, g, "link_gbps", 0, true, 400, &l->link_gbps) < 0 ||
 	    cr_opt_float(&ld->r, g, "host_gbps", 0, true, 400, &l->host_gbps) < 0 ||
 	    cr_opt_u32(&ld->r, g, "senders", 1, LAB_MAX_HOSTS - 1, &l->senders) < 0 ||
@@ -228,7 +233,7 @@ static int load_lab(struct loader *ld, const config_setting_t *root)
 static int load_trial(struct loader *ld, const config_setting_t *root)
 {
 	static const char *const keys[] = { "duration_s", "timeout_s", "retries", NULL };
-	static const double default_s[SUITE_TYPES] = { 0.5, 0.5, 1.0, 1.0, 0 };
+	static const double default_s[SUITE_TYPES] = { 0.5, 0.5, 1.0, 1.0, 0, 0.5 };
 	struct trial_cfg *t = &ld->s->trial;
 	const config_setting_t *g;
 	int rc;
@@ -254,13 +259,13 @@ static int load_rfc2544(struct loader *ld, const config_setting_t *g)
 	*c = (struct rfc2544_cfg){ .frame_sizes = { 512, 1024, 1518 }, .n_frames = 3, .resolution_pct = 1.0,
 				   .max_trials = 12, .lat_fractions = { 0.5, 0.9, 1.0 }, .n_lat = 3, .step_pct = 10 };
 	if (g && (cr_known_keys(&ld->r, g, keys) ||
-		  opt_uint_list(ld, g, "frame_sizes", 64, 4158, SUITE_MAX_LIST, c->frame_sizes, &c->n_frames) < 0 ||
+		  suite_opt_uint_list(&ld->r, g, "frame_sizes", 64, 4158, SUITE_MAX_LIST, c->frame_sizes, &c->n_frames) < 0 ||
 		  cr_opt_float(&ld->r, g, "loss_threshold_pct", 0, false, 100, &c->loss_threshold_pct) < 0 ||
 		  cr_opt_float(&ld->r, g, "min_gbps", 0, true, 400, &c->min_gbps) < 0 ||
 		  cr_opt_float(&ld->r, g, "max_gbps", 0, true, 400, &c->max_gbps) < 0 ||
 		  cr_opt_float(&ld->r, g, "resolution_pct", 0, true, 50, &c->resolution_pct) < 0 ||
 		  cr_opt_u32(&ld->r, g, "max_trials", 1, 64, &c->max_trials) < 0 ||
-		  opt_float_list(ld, g, "latency_fractions", 0, 2, SUITE_MAX_LIST, c->lat_fractions, &c->n_lat) < 0 ||
+		  suite_opt_float_list(&ld->r, g, "latency_fractions", 0, 2, SUITE_MAX_LIST, c->lat_fractions, &c->n_lat) < 0 ||
 		  cr_opt_float(&ld->r, g, "loss_step_pct", 0, true, 100, &c->step_pct) < 0 ||
 		  cr_opt_float(&ld->r, g, "expected_gbps", 0, true, 400, &c->expected_gbps) < 0 ||
 		  opt_flow_names(ld, g, &c->flows) < 0))
@@ -300,7 +305,7 @@ static int load_microburst(struct loader *ld, const config_setting_t *g)
 		  cr_opt_u32(&ld->r, g, "resolution", 1, 1000000, &c->resolution) < 0 ||
 		  cr_opt_u32(&ld->r, g, "max_trials", 1, 64, &c->max_trials) < 0 || opt_flow_names(ld, g, &c->flows) < 0))
 		return -1;
-	if (g && (n = opt_array(ld, g, "search", 1, 3, &a)) != 0) {
+	if (g && (n = suite_opt_array(&ld->r, g, "search", 1, 3, &a)) != 0) {
 		if (n < 0)
 			return -1;
 		c->by_loss = c->by_ecn = c->by_pfc = false;
@@ -333,14 +338,14 @@ static int load_hol(struct loader *ld, const config_setting_t *g)
 			       .n_victims = 2, .congestors = 1, .pfc_cases = { true, false }, .n_cases = 2 };
 	if (g && (cr_known_keys(&ld->r, g, keys) || cr_opt_u32(&ld->r, g, "frame_size", 86, 4158, &c->frame_size) < 0 ||
 		  cr_opt_u32(&ld->r, g, "congested_priority", 0, 7, &c->congested_priority) < 0 ||
-		  opt_uint_list(ld, g, "victim_priorities", 0, 7, 8, c->victim_priorities, &c->n_victims) < 0 ||
+		  suite_opt_uint_list(&ld->r, g, "victim_priorities", 0, 7, 8, c->victim_priorities, &c->n_victims) < 0 ||
 		  cr_opt_u32(&ld->r, g, "congestors", 1, LAB_MAX_HOSTS - 3, &c->congestors) < 0 ||
 		  cr_opt_float(&ld->r, g, "congestor_gbps", 0, true, 400, &c->congestor_gbps) < 0 ||
 		  cr_opt_float(&ld->r, g, "victim_gbps", 0, true, 400, &c->victim_gbps) < 0))
 		return -1;
 	if (!distinct(c->victim_priorities, c->n_victims))
 		return fail_in(ld, g, "victim_priorities", "has a priority twice (one victim flow per priority)");
-	if (g && (n = opt_array(ld, g, "pfc", 1, 2, &a)) != 0) {
+	if (g && (n = suite_opt_array(&ld->r, g, "pfc", 1, 2, &a)) != 0) {
 		if (n < 0)
 			return -1;
 		for (int i = 0; i < n; i++) {
@@ -368,7 +373,7 @@ static int load_incast(struct loader *ld, const config_setting_t *g)
 	if (!g)
 		return 0;
 	if (cr_known_keys(&ld->r, g, keys) ||
-	    opt_uint_list(ld, g, "senders", 1, LAB_MAX_HOSTS - 1, SUITE_MAX_LIST, c->senders, &c->n_senders) < 0 ||
+	    suite_opt_uint_list(&ld->r, g, "senders", 1, LAB_MAX_HOSTS - 1, SUITE_MAX_LIST, c->senders, &c->n_senders) < 0 ||
 	    cr_opt_u32(&ld->r, g, "mtu", 256, 4096, &c->mtu) < 0 ||
 	    cr_opt_float(&ld->r, g, "rate_gbps", 0, true, 400, &c->rate_gbps) < 0 ||
 	    cr_opt_u32(&ld->r, g, "transfer_kb", 0, 1 << 20, &c->transfer_kb) < 0 ||
@@ -399,12 +404,33 @@ static int load_collective(struct loader *ld, const config_setting_t *g)
 		       : 0;
 }
 
+/* ai_fabric = { ... } with the top-level fabric, thresholds and dut groups (ai_fabric/aif_config.c). */
+static int load_ai_fabric(struct loader *ld, const config_setting_t *g)
+{
+	if (!(ld->s->aif = calloc(1, sizeof(*ld->s->aif))))
+		return cr_fail(&ld->r, g, "out of memory");
+	return aif_config_load(&ld->r, ld->root, g, ld->s->name, ld->s->aif);
+}
+
+/* The groups only the AI-fabric suite reads. */
+static int ai_fabric_groups_only(struct loader *ld, const config_setting_t *root)
+{
+	static const char *const own[] = { "fabric", "thresholds", "dut", NULL };
+
+	for (unsigned i = 0; own[i] && ld->s->type != SUITE_AI_FABRIC; i++) {
+		const config_setting_t *x = config_setting_get_member(root, own[i]);
+		if (x)
+			return cr_fail(&ld->r, x, "only with suite.type ai_fabric");
+	}
+	return 0;
+}
+
 /* The group of the suite's type; the groups of other types are refused, so that a suite file
  * never carries settings that do nothing. */
 static int load_type_group(struct loader *ld, const config_setting_t *root)
 {
 	static int (*const load[SUITE_TYPES])(struct loader *, const config_setting_t *) = {
-		load_rfc2544, load_microburst, load_hol, load_incast, load_collective };
+		load_rfc2544, load_microburst, load_hol, load_incast, load_collective, load_ai_fabric };
 	const config_setting_t *g = NULL;
 
 	for (int t = 0; t < SUITE_TYPES; t++) {
@@ -424,7 +450,7 @@ static int load_type_group(struct loader *ld, const config_setting_t *root)
 static int load_root(void *arg, const config_setting_t *root)
 {
 	static const char *const keys[] = { "suite", "lab", "switch", "trial", "rfc2544", "microburst", "hol", "incast",
-					    "collective", NULL };
+					    "collective", "ai_fabric", "fabric", "thresholds", "dut", NULL };
 	struct loader *ld = arg;
 	struct lab_cfg *l = &ld->s->lab;
 	const config_setting_t *sw;
@@ -435,7 +461,7 @@ static int load_root(void *arg, const config_setting_t *root)
 		return -1;
 	if (!l->host_gbps)
 		l->host_gbps = ld->s->type == SUITE_RFC2544 ? 2 * l->link_gbps : l->link_gbps;
-	return load_type_group(ld, root);
+	return ai_fabric_groups_only(ld, root) || load_type_group(ld, root) ? -1 : 0;
 }
 
 void text_printf(char *out, size_t len, const char *fmt, ...)
@@ -484,4 +510,6 @@ int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t e
 void suite_config_free(struct suite_cfg *s)
 {
 	config_destroy(&s->text);
+	free(s->aif);
+	s->aif = NULL;
 }

@@ -246,6 +246,8 @@ int trial_run(struct runner *rn, config_t *cfg, struct trial *t)
 		classify(rn, t, st, timed_out, interrupted, id, tdir);
 	}
 	record_end(rn, t, tdir);
+	if (t->status == TRIAL_OK && t->files)
+		t->files(tdir, t->files_arg);
 	if (!rn->keep)
 		engine_child_rm_tree(tdir);
 	if (t->status == TRIAL_OK) {

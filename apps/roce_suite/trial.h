@@ -51,6 +51,10 @@ struct trial {
 	const char *kind;             /* "search", "latency", "loss", "burst", "baseline", ... */
 	json_t *params;               /* the trial's parameters (offered rate, burst, ...); the record takes it */
 	double duration_s;            /* < 0: the runner's; 0: no -d (the config's own duration) */
+	/* files the trial's config writes (latency samples, traces), read in its folder before the
+	 * folder is removed: files(dir, files_arg), when the trial ran (NULL: none) */
+	void (*files)(const char *dir, void *arg);
+	void *files_arg;
 	/* results */
 	unsigned id;                  /* tNNN: its folder's number */
 	enum trial_status status;

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * roce-suite's AI-fabric suite (suite.type = "ai_fabric", docs/ai-fabric.md): the test categories
+ * of the IETF BMWG methodology for AI training fabrics
+ * (draft-calabria-bmwg-ai-fabric-training-bench-02; ../shared/spec/ai-fabric-bench.md) run as
+ * roce-engine trials on the virtual fabric the suite file's `fabric` group describes, their KPIs
+ * computed by kpi/, and the methodology's seven-section report (§13) written as JSON, Markdown
+ * and PNG into one results folder.
+ *
+ * Files: aif_config.c (the suite file's ai_fabric, thresholds and dut groups), aif_lab.c (trial
+ * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
+ * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
+ * per category: throughput.c (§5.1), latency.c (§5.2), load_balance.c (§8), collectives.c (§9).
+ */
+#ifndef ROCE_SUITE_AIF_H
+#define ROCE_SUITE_AIF_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include <jansson.h>
+#include <libconfig.h>
+
+#include "config_read.h"
+#include "kpi.h"
+
+#define AIF_MAX_LIST 8
+
+/* The categories, in the order they run (and their sections of the draft). */
+enum aif_category {
+	AIF_THROUGHPUT,   /* §5.1 */
+	AIF_LATENCY,      /* §5.2 */
+	AIF_ECMP,         /* §8.1 */
+	AIF_FLOWLET,      /* §8.2 */
+	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
+	AIF_COLLECTIVES,  /* §9 */
+	AIF_CATEGORIES
+};
+
+extern const char *const aif_category_names[];    /* "throughput", ...; NULL-terminated */
+extern const char *const aif_category_sections[]; /* "5.1", ... */
+
+struct aif_throughput_cfg {
+	unsigned sizes[AIF_MAX_LIST], n_sizes;   /* message bytes (RDMA WRITE) */
+	unsigned qps[AIF_MAX_LIST], n_qps;       /* QPs per host pair */
+	bool uni, bi;                            /* directions */
+	double loss_threshold_pct;               /* the search's zero: 0 */
+	double resolution_pct;                   /* of the host link's rate */
+	unsigned max_trials;                     /* per search */
+	unsigned priority;                       /* 0: a lossy class (a loss shows instead of a pause) */
+};
+
+struct aif_latency_cfg {
+	unsigned message_size;
+	unsigned repeats;                        /* trials averaged per load (the draft: >= 20) */
+	double load;                             /* the loaded case's offered share of the host link */
+	double idle_gbps;                        /* the unloaded case's one QP: this rate */
+	unsigned priority;                       /* 3: the lossless class (a loaded queue pauses, not drops) */
+};
+
+struct aif_lb_cfg {
+	unsigned qps[AIF_MAX_LIST], n_qps;       /* ecmp: QPs per pair swept */
+	bool bth_aware;                          /* ecmp: each Q again with the BTH destination QP hashed */
+	unsigned udp_sport;                      /* ecmp: every QP from this source port (0: entropy) */
+	double gaps_us[AIF_MAX_LIST]; unsigned n_gaps; /* flowlet: the gap timers swept */
+	unsigned flowlet_qps;                    /* flowlet and spray: QPs per pair (the draft: 4) */
+	unsigned message_size;
+};
+
+struct aif_collectives_cfg {
+	enum kpi_collective ops[KPI_COLLECTIVES]; unsigned n_ops;
+	unsigned message_size;                   /* S: each rank's buffer, bytes */
+	unsigned iterations;
+	unsigned ranks;                          /* 0: every host */
+};
+
+/* The user's thresholds (the draft sets none); NAN: not set. Each set one is a verdict. */
+struct aif_thresholds {
+	double min_throughput_efficiency;        /* zero-loss throughput / what the fabric's plan allows */
+	double max_latency_p99_us;               /* at zero load */
+	double max_latency_factor;               /* loaded p99 / unloaded p99 */
+	double min_busbw_gbps;                   /* every collective's mean busBW */
+	double min_busbw_efficiency;             /* busBW / host link rate */
+	double max_mmr;                          /* ECMP groups' byte MMR, every balancing */
+	double min_jfi;                          /* the flows' JFI, every balancing */
+	double max_drop_ppm;                     /* frames lost, every trial */
+};
+
+struct aif_cfg {
+	bool run[AIF_CATEGORIES];
+	unsigned repeats;                        /* runs of each primary KPI's trial for its CV */
+	char results[PATH_MAX];                  /* the results folder ("" : results/<suite name>) */
+	unsigned memory_mb;                      /* each trial's eal.memory_mb (0: 2048) */
+	struct aif_throughput_cfg throughput;
+	struct aif_latency_cfg latency;
+	struct aif_lb_cfg lb;
+	struct aif_collectives_cfg coll;
+	struct aif_thresholds th;
+};
+
+struct suite_cfg;
+struct loader;
+
+/* The `ai_fabric` group g (NULL: every default) and the top-level `thresholds` and `dut` groups
+ * (root) into c; the fabric group must be there (checked with the fabric's own parser). 0, or -1
+ * with the error written to r. */
+int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
+		    const char *suite_name, struct aif_cfg *c);
+
+struct runner;
+
+/* The suite (suite.h's entry point for type ai_fabric): the categories, and the suite report's
+ * `ai_fabric` object. */
+int suite_ai_fabric(struct runner *rn, const struct suite_cfg *s, json_t *out);
+
+/* The results folder `dir` (made when missing): report.json (the whole suite report rep),
+ * report.md (the seven sections) and the graphs (scripts/plot-ai-fabric.py). 0, or -1 said on
+ * stderr. */
+int aif_results_write(const char *dir, const json_t *rep);
+
+#endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The AI-fabric suite's settings (docs/ai-fabric.md): the `ai_fabric` group (the categories to
+ * run and each one's parameters), the user's `thresholds` and the `dut` description (§13's
+ * first section), checked completely before any trial; the `fabric` group is read with the
+ * engine's own parser (config/config_fabric.c), so a fabric the suite accepts is one the engine
+ * builds. Errors: one line "FILE:LINE: SETTING: what is wrong (what is allowed)".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aif.h"
+#include "config_fabric.h"
+#include "suite.h"
+
+const char *const aif_category_names[] = { "throughput", "latency", "ecmp", "flowlet", "spray", "collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "8.1", "8.2", "8.3", "9" };
+
+#define AIF_MAX_MESSAGE (64u << 20)
+
+static void defaults(struct aif_cfg *c)
+{
+	*c = (struct aif_cfg){
+		.repeats = 3,
+		.throughput = { .sizes = { 65536 }, .n_sizes = 1, .qps = { 1, 4 }, .n_qps = 2, .uni = true, .bi = true,
+				.resolution_pct = 5, .max_trials = 6 },
+		.latency = { .message_size = 4096, .repeats = 3, .load = 0.9, .idle_gbps = 0.05, .priority = 3 },
+		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
+			.flowlet_qps = 4, .message_size = 65536 },
+		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
+			  .iterations = 10 },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+	};
+	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
+		c->run[k] = true;
+}
+
+/* categories = ["throughput", ...]: only these, in the suite's own order. */
+static int load_categories(struct config_reader *r, const config_setting_t *g, struct aif_cfg *c)
+{
+	const config_setting_t *a;
+	int n = suite_opt_array(r, g, "categories", 1, AIF_CATEGORIES, &a);
+
+	if (n <= 0)
+		return n;
+	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
+		c->run[k] = false;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(a, (unsigned)i);
+		int k = cr_pick(r, e, aif_category_names, NULL);
+		if (k < 0)
+			return -1;
+		if (c->run[k])
+			return cr_fail(r, e, "'%s' is listed twice", aif_category_names[k]);
+		c->run[k] = true;
+	}
+	return 0;
+}
+
+/* directions = ["uni", "bi"] */
+static int load_directions(struct config_reader *r, const config_setting_t *g, struct aif_throughput_cfg *t)
+{
+	static const char *const names[] = { "uni", "bi", NULL };
+	const config_setting_t *a;
+	int n = suite_opt_array(r, g, "directions", 1, 2, &a);
+
+	if (n <= 0)
+		return n;
+	t->uni = t->bi = false;
+	for (int i = 0; i < n; i++) {
+		int d = cr_pick(r, config_setting_get_elem(a, (unsigned)i), names, NULL);
+		if (d < 0)
+			return -1;
+		*(d ? &t->bi : &t->uni) = true;
+	}
+	return 0;
+}
+
+static int load_throughput(struct config_reader *r, const config_setting_t *g, struct aif_throughput_cfg *t)
+{
+	static const char *const keys[] = { "message_sizes", "qps_per_pair", "directions", "loss_threshold_pct",
+					    "resolution_pct", "max_trials", "priority", NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_uint_list(r, g, "message_sizes", 64, AIF_MAX_MESSAGE, AIF_MAX_LIST, t->sizes,
+							&t->n_sizes) < 0 ||
+				    suite_opt_uint_list(r, g, "qps_per_pair", 1, 256, AIF_MAX_LIST, t->qps, &t->n_qps) < 0 ||
+				    load_directions(r, g, t) < 0 ||
+				    cr_opt_float(r, g, "loss_threshold_pct", 0, false, 100, &t->loss_threshold_pct) < 0 ||
+				    cr_opt_float(r, g, "resolution_pct", 0, true, 50, &t->resolution_pct) < 0 ||
+				    cr_opt_u32(r, g, "max_trials", 1, 64, &t->max_trials) < 0 ||
+				    cr_opt_u32(r, g, "priority", 0, 7, &t->priority) < 0
+			  ? -1
+			  : 0;
+}
+
+static int load_latency(struct config_reader *r, const config_setting_t *g, struct aif_latency_cfg *l)
+{
+	static const char *const keys[] = { "message_size", "repeats", "load", "idle_gbps", "priority", NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) || cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &l->message_size) < 0 ||
+				    cr_opt_u32(r, g, "repeats", 1, 1000, &l->repeats) < 0 ||
+				    cr_opt_float(r, g, "load", 0, true, 1, &l->load) < 0 ||
+				    cr_opt_float(r, g, "idle_gbps", 0, true, 1600, &l->idle_gbps) < 0 ||
+				    cr_opt_u32(r, g, "priority", 0, 7, &l->priority) < 0
+			  ? -1
+			  : 0;
+}
+
+/* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
+ * spray = { qps_per_pair; }: one struct, the groups' own keys. */
+static int load_lb(struct config_reader *r, const config_setting_t *root, struct aif_lb_cfg *b)
+{
+	static const char *const ecmp_keys[] = { "qps_per_pair", "bth_aware", "message_size", "udp_sport", NULL };
+	static const char *const flowlet_keys[] = { "gaps_us", "qps_per_pair", NULL };
+	static const char *const spray_keys[] = { "qps_per_pair", NULL };
+	const config_setting_t *e, *f, *s;
+
+	if (cr_opt_group(r, root, "ecmp", &e) < 0 || cr_opt_group(r, root, "flowlet", &f) < 0 ||
+	    cr_opt_group(r, root, "spray", &s) < 0)
+		return -1;
+	if (e && (cr_known_keys(r, e, ecmp_keys) ||
+		  suite_opt_uint_list(r, e, "qps_per_pair", 1, 256, AIF_MAX_LIST, b->qps, &b->n_qps) < 0 ||
+		  cr_opt_bool(r, e, "bth_aware", &b->bth_aware) < 0 ||
+		  cr_opt_u32(r, e, "message_size", 64, AIF_MAX_MESSAGE, &b->message_size) < 0 ||
+		  cr_opt_u32(r, e, "udp_sport", 1, 65535, &b->udp_sport) < 0))
+		return -1;
+	if (f && (cr_known_keys(r, f, flowlet_keys) ||
+		  suite_opt_float_list(r, f, "gaps_us", 0.1, 1e6, AIF_MAX_LIST, b->gaps_us, &b->n_gaps) < 0 ||
+		  cr_opt_u32(r, f, "qps_per_pair", 1, 256, &b->flowlet_qps) < 0))
+		return -1;
+	if (f && !b->n_gaps)
+		return cr_fail_member(r, f, "gaps_us", "is empty (at least one gap timer in us)");
+	if (s) {
+		unsigned q = b->flowlet_qps;
+		if (cr_known_keys(r, s, spray_keys) || cr_opt_u32(r, s, "qps_per_pair", 1, 256, &q) < 0)
+			return -1;
+		if (f && config_setting_get_member(f, "qps_per_pair") && config_setting_get_member(s, "qps_per_pair") &&
+		    q != b->flowlet_qps)
+			return cr_fail_member(r, s, "qps_per_pair", "%u is not flowlet's %u (the JFI chart compares the "
+					      "balancings on one load)", q, b->flowlet_qps);
+		b->flowlet_qps = q;
+	}
+	return 0;
+}
+
+static int load_collectives(struct config_reader *r, const config_setting_t *g, struct aif_collectives_cfg *c)
+{
+	static const char *const keys[] = { "ops", "message_size", "iterations", "ranks", NULL };
+	const config_setting_t *a;
+	int n;
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+	    cr_opt_u32(r, g, "iterations", 1, 1000, &c->iterations) < 0 || cr_opt_u32(r, g, "ranks", 2, 16, &c->ranks) < 0 ||
+	    (n = suite_opt_array(r, g, "ops", 1, 3, &a)) < 0)
+		return -1;
+	if (n) {
+		static const char *const ops[] = { "allreduce", "allgather", "alltoall", NULL };
+		static const enum kpi_collective kinds[] = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL };
+		c->n_ops = 0;
+		for (int i = 0; i < n; i++) {
+			int k = cr_pick(r, config_setting_get_elem(a, (unsigned)i), ops, NULL);
+			if (k < 0)
+				return -1;
+			for (unsigned j = 0; j < c->n_ops; j++)
+				if (c->ops[j] == kinds[k])
+					return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is listed twice", ops[k]);
+			c->ops[c->n_ops++] = kinds[k];
+		}
+	}
+	return 0;
+}
+
+static int load_thresholds(struct config_reader *r, const config_setting_t *root, struct aif_thresholds *t)
+{
+	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
+					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm",
+					    NULL };
+	const config_setting_t *g;
+	int rc = cr_opt_group(r, root, "thresholds", &g);
+
+	if (rc <= 0)
+		return rc;
+	return cr_known_keys(r, g, keys) ||
+			       cr_opt_float(r, g, "min_throughput_efficiency", 0, false, 1, &t->min_throughput_efficiency) < 0 ||
+			       cr_opt_float(r, g, "max_latency_p99_us", 0, true, 1e9, &t->max_latency_p99_us) < 0 ||
+			       cr_opt_float(r, g, "max_latency_factor", 1, false, 1e6, &t->max_latency_factor) < 0 ||
+			       cr_opt_float(r, g, "min_busbw_gbps", 0, false, 1e6, &t->min_busbw_gbps) < 0 ||
+			       cr_opt_float(r, g, "min_busbw_efficiency", 0, false, 1, &t->min_busbw_efficiency) < 0 ||
+			       cr_opt_float(r, g, "max_mmr", 1, false, 1e6, &t->max_mmr) < 0 ||
+			       cr_opt_float(r, g, "min_jfi", 0, false, 1, &t->min_jfi) < 0 ||
+			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0
+		       ? -1
+		       : 0;
+}
+
+/* dut = { name = "..."; asic = "..."; ... }: §13's device description, strings as written. */
+static int load_dut(struct config_reader *r, const config_setting_t *root)
+{
+	static const char *const keys[] = { "name", "asic", "nos", "port_speed", "buffer", "optics", "nic", "host", "notes",
+					    NULL };
+	const config_setting_t *g;
+	int rc = cr_opt_group(r, root, "dut", &g);
+
+	if (rc <= 0)
+		return rc;
+	if (cr_known_keys(r, g, keys))
+		return -1;
+	for (int i = 0; i < config_setting_length(g); i++)
+		if (cr_want_type(r, config_setting_get_elem(g, (unsigned)i), CONFIG_TYPE_STRING, "a string"))
+			return -1;
+	return 0;
+}
+
+/* The fabric, read as the engine reads it: a suite whose fabric the engine would refuse stops here. */
+static int check_fabric(struct config_reader *r, const config_setting_t *root)
+{
+	const config_setting_t *g = cr_required(r, root, "fabric", "the fabric the trials run on: a group { kind = ...; }");
+	struct fab_spec spec;
+	struct fabric f;
+	struct fab_routes routes;
+	int rc;
+
+	if (!g || cr_want_type(r, g, CONFIG_TYPE_GROUP, "a group { kind = ...; }"))
+		return -1;
+	if ((rc = cfab_load(r, g, &spec, &f, &routes)) == 0) {
+		if (f.n_hosts < 2)
+			rc = cr_fail(r, g, "has %u host (the suite's categories need at least two)", f.n_hosts);
+		fab_routes_free(&routes);
+		fabric_free(&f);
+		fab_spec_free(&spec);
+	}
+	return rc;
+}
+
+int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
+		    const char *suite_name, struct aif_cfg *c)
+{
+	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency", "ecmp",
+					    "flowlet", "spray", "collectives", NULL };
+	const config_setting_t *tp = NULL, *lat = NULL, *coll = NULL, *res;
+
+	defaults(c);
+	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
+	if (check_fabric(r, root) || load_thresholds(r, root, &c->th) || load_dut(r, root))
+		return -1;
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || load_categories(r, g, c) || cr_opt_u32(r, g, "repeats", 1, 100, &c->repeats) < 0 ||
+	    cr_opt_u32(r, g, "memory_mb", 256, 65536, &c->memory_mb) < 0 || cr_opt_group(r, g, "throughput", &tp) < 0 ||
+	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "collectives", &coll) < 0 ||
+	    load_throughput(r, tp, &c->throughput) || load_latency(r, lat, &c->latency) || load_lb(r, g, &c->lb) ||
+	    load_collectives(r, coll, &c->coll))
+		return -1;
+	if ((res = config_setting_get_member(g, "results"))) {
+		if (cr_want_type(r, res, CONFIG_TYPE_STRING, "a folder's path"))
+			return -1;
+		if (!config_setting_get_string(res)[0])
+			return cr_fail(r, res, "is empty (a folder's path)");
+		snprintf(c->results, sizeof(c->results), "%s", config_setting_get_string(res));
+	}
+	return 0;
+}

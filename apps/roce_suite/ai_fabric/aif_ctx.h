@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * What the AI-fabric suite's categories share (aif_lab.c, aif.c): the run's context, trial
+ * configs on the suite's fabric, roce-fabric's fluid plan of a trial (the expectation a run is
+ * held to), and what a trial's report says of its flows and of the fabric.
+ *
+ * A trial config is the suite file's `fabric` and `switch` groups copied as written, the engine's
+ * lcores, and a `traffic` list of patterns over the fabric's NICs (docs/fabric.md): the form
+ * roce-fabric plans too, so each trial's figures stand beside the plan of the same file.
+ */
+#ifndef ROCE_SUITE_AIF_CTX_H
+#define ROCE_SUITE_AIF_CTX_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <libconfig.h>
+
+#include "aif.h"
+#include "fabric.h"
+#include "metrics.h"
+#include "suite.h"
+#include "trial.h"
+
+struct aif_ctx {
+	struct runner *rn;
+	const struct suite_cfg *s;
+	const struct aif_cfg *c;
+	struct fab_spec spec;           /* the suite's fabric, read with the engine's own parser */
+	struct fabric fab;
+	struct fab_routes routes;
+	char planner[PATH_MAX];         /* roce-fabric, next to the engine */
+	double host_gbps;               /* the slowest NIC link */
+	json_t *results;                /* §5: per category */
+	json_t *anomalies;              /* §6 */
+	json_t *repeatability;          /* §7: per primary KPI */
+	json_t *thresholds;             /* the user's thresholds, judged */
+	json_t *graphs;                 /* what scripts/plot-ai-fabric.py draws */
+};
+
+/* ---- trial configs -------------------------------------------------------------------------------- */
+
+struct aif_trial {
+	config_t cfg;
+	config_setting_t *fabric, *traffic, *collectives;
+	unsigned n_traffic;
+};
+
+/* The flows of a traffic entry: RDMA WRITEs of message_size. */
+struct aif_flow {
+	const char *transport;          /* "uc" (NULL) or "rc" */
+	unsigned message_size;
+	unsigned priority;              /* DSCP 8 x priority + 2 (the switches trust DSCP) */
+	double rate_gbps;               /* each QP's (frame bytes, as rate_gbps); 0: its link's */
+	const char *cc;                 /* "dcqcn", or NULL */
+	bool latency;                   /* one-way latency: every packet carries a probe */
+	unsigned stop_messages;         /* each QP stops after this many; 0: at the run's end */
+	unsigned udp_sport;             /* every QP of the entry from this UDP source port; 0: from its
+					 * QPN pair, as the engine and IB verbs derive it (entropy) */
+};
+
+void aif_trial_init(struct aif_trial *t, const struct aif_ctx *x);
+void aif_trial_free(struct aif_trial *t);
+/* Every switch's load balancing: "ecmp", "flowlet", "spray"; gap_us > 0 sets the flowlet gap;
+ * bth_aware adds the BTH destination QP to the hash's fields. */
+void aif_trial_balance(struct aif_trial *t, const char *mode, double gap_us, bool bth_aware);
+/* A traffic entry `name` of `pattern` ("pairs": pairs[] of NIC indexes; "all_to_all", "ring":
+ * the NICs hosts[], n of them; "incast": hosts[] to dst). The entry's QPs: qps_per_pair per pair. */
+void aif_trial_pairs(struct aif_trial *t, const struct aif_ctx *x, const char *name, const unsigned (*pairs)[2],
+		     unsigned n, unsigned qps_per_pair, const struct aif_flow *f);
+void aif_trial_pattern(struct aif_trial *t, const struct aif_ctx *x, const char *name, const char *pattern,
+		       const unsigned *hosts, unsigned n, int dst, unsigned qps_per_pair, const struct aif_flow *f);
+
+/* The NICs of the fabric split in two halves whose paths cross the spines: pair i is NIC i of
+ * the first leaves' half and NIC i of the other (hosts numbered leaf by leaf). How many pairs. */
+unsigned aif_cross_pairs(const struct aif_ctx *x, unsigned (*pairs)[2], unsigned max);
+
+/* The frame bytes (with FCS) of a WRITE's packets of message_size at the fabric NICs' MTU, and
+ * the Gb/s in the engine's rate unit that a link of gbps carries of them. */
+unsigned aif_frame_bytes(unsigned message_size);
+double aif_link_frame_gbps(double gbps, unsigned message_size);
+
+/* ---- the plan: roce-fabric on a trial config --------------------------------------------------------- */
+
+struct aif_plan {
+	bool ok;
+	double min_flow_gbps;           /* the max-min fair rate of the slowest flow (link Gb/s) */
+	double aggregate_gbps;          /* every flow's max-min rate summed */
+	double worst_flows_per_gbps;    /* the highest flows / capacity of any directed link */
+	json_t *report;                 /* roce-fabric's JSON report */
+	char error[256];
+};
+
+/* Writes the trial config beside the trials and runs roce-fabric -q -r on it. */
+int aif_plan(const struct aif_ctx *x, struct aif_trial *t, const char *tag, struct aif_plan *p);
+void aif_plan_free(struct aif_plan *p);
+
+/* ---- what a trial's report says ------------------------------------------------------------------------ */
+
+/* The fabric's view of a trial: drops, pauses, marks, out-of-order frames, the JFI of its flows,
+ * and the machine's share (fabric.machine). */
+struct aif_fabric_view {
+	uint64_t dropped;               /* every link's receiving switch port, every reason */
+	uint64_t ecn_marked, pfc_xoff;  /* every link */
+	uint64_t out_of_order, retransmits;
+	double jfi;                     /* fabric.jfi */
+	double worst_mmr;               /* the ECMP groups' byte MMR, the worst */
+	double worst_mmr_flows;
+	bool machine_limited;
+	double cpu_lost_share;          /* fabric.machine.worst_cpu_lost_share */
+	const char *limited_by;
+};
+
+void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v);
+/* The view's fields in a result row. */
+void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row);
+
+/* A flow set of every group of traffic entry `name` ("name-*"). */
+struct flow_set aif_entry_flows(const char *name);
+
+/* ---- the suite's records ----------------------------------------------------------------------------------- */
+
+/* An anomaly of §6: what was seen, where (printf). */
+void aif_anomaly(struct aif_ctx *x, enum aif_category cat, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A primary KPI's values over repeated trials into §7: mean, CV, flagged above 5 %. */
+void aif_repeatability(struct aif_ctx *x, enum aif_category cat, const char *kpi, const char *unit, const double *v,
+		       unsigned n);
+/* A user threshold (set: not NAN): a verdict, and a row of the thresholds table. */
+void aif_threshold(struct aif_ctx *x, enum aif_category cat, const char *kpi, double value, double limit, bool at_most,
+		   const char *what);
+/* A graph for the plot script: kind "lines" or "bars", its title and axes; the series are added
+ * with aif_series. */
+json_t *aif_graph(struct aif_ctx *x, const char *file, const char *kind, const char *title, const char *xlabel,
+		  const char *ylabel);
+void aif_series(json_t *graph, const char *label, const double *xs, const double *ys, unsigned n);
+
+/* ---- the categories ---------------------------------------------------------------------------------------------- */
+
+int aif_throughput(struct aif_ctx *x);
+int aif_latency(struct aif_ctx *x);
+int aif_ecmp(struct aif_ctx *x);
+int aif_flowlet(struct aif_ctx *x);
+int aif_spray(struct aif_ctx *x);
+int aif_collectives(struct aif_ctx *x);
+
+/* The suite report's `ai_fabric` object: the methodology's seven sections, the thresholds judged
+ * and the graphs to draw (report.c). */
+json_t *aif_sections(struct aif_ctx *x);
+
+#endif

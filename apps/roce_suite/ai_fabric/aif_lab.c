@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Trial configs on the suite's fabric, roce-fabric's plan of them, and the fabric's figures of a
+ * trial's report (aif_ctx.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "aif_ctx.h"
+#include "config_tree.h"
+#include "lab.h"
+#include "verdict.h"
+
+#define AIF_IB_MTU 1024           /* every flow's path MTU: fits the fabric NICs' default IP MTU */
+#define RETH_BYTES 16             /* on a WRITE's first packet */
+#define AIF_MEMORY_MB 2048        /* each NIC's pools hold three buffers' worth (docs/fabric.md) */
+
+/* ---- trial configs -------------------------------------------------------------------------------- */
+
+void aif_trial_init(struct aif_trial *t, const struct aif_ctx *x)
+{
+	config_setting_t *root, *eal;
+	const config_setting_t *sw = x->s->text_ok ? config_lookup(&x->s->text, "switch") : NULL;
+
+	memset(t, 0, sizeof(*t));
+	config_init(&t->cfg);
+	root = config_root_setting(&t->cfg);
+	eal = cfg_group(root, "eal");
+	cfg_set_string(eal, "lcores", "0-1"); /* lcore 0 supervises; lcore 1 runs the NICs and the switches */
+	cfg_set_int(eal, "memory_mb", x->c->memory_mb ? x->c->memory_mb : AIF_MEMORY_MB);
+	t->fabric = cfg_copy(root, "fabric", config_lookup(&x->s->text, "fabric"));
+	if (sw)
+		cfg_copy(root, "switch", sw);
+	t->traffic = config_setting_add(root, "traffic", CONFIG_TYPE_LIST);
+}
+
+void aif_trial_free(struct aif_trial *t)
+{
+	config_destroy(&t->cfg);
+}
+
+void aif_trial_balance(struct aif_trial *t, const char *mode, double gap_us, bool bth_aware)
+{
+	static const char *const five_tuple[] = { "src_ip", "dst_ip", "udp_sport", "udp_dport" };
+	config_setting_t *hash, *fields;
+
+	cfg_set_string(t->fabric, "load_balance", mode);
+	if (gap_us > 0)
+		cfg_set_float(t->fabric, "flowlet_gap_us", gap_us);
+	if (!bth_aware)
+		return;
+	hash = cfg_group(t->fabric, "hash");
+	if (!(fields = config_setting_get_member(hash, "fields"))) {
+		fields = config_setting_add(hash, "fields", CONFIG_TYPE_ARRAY);
+		for (unsigned i = 0; i < 4; i++)
+			config_setting_set_string(config_setting_add(fields, NULL, CONFIG_TYPE_STRING), five_tuple[i]);
+	}
+	for (int i = 0; i < config_setting_length(fields); i++)
+		if (!strcmp(config_setting_get_string_elem(fields, i) ?: "", "dest_qp"))
+			return;
+	config_setting_set_string(config_setting_add(fields, NULL, CONFIG_TYPE_STRING), "dest_qp");
+}
+
+static void flow_template(config_setting_t *e, const struct aif_flow *f)
+{
+	config_setting_t *g = cfg_group(e, "flow");
+
+	cfg_set_string(g, "transport", f->transport ? f->transport : "uc");
+	cfg_set_int(cfg_group(g, "ops"), "write", 1);
+	cfg_set_int(g, "message_size", f->message_size);
+	cfg_set_int(g, "mtu", AIF_IB_MTU);
+	cfg_set_int(g, "dscp", f->priority * 8 + 2);
+	if (f->rate_gbps > 0)
+		cfg_set_float(g, "rate_gbps", f->rate_gbps);
+	if (f->cc)
+		cfg_set_string(g, "cc", f->cc);
+	if (f->latency)
+		cfg_set_string(cfg_group(g, "latency"), "mode", "oneway");
+	if (f->stop_messages)
+		cfg_set_int(cfg_group(g, "stop"), "messages", f->stop_messages);
+}
+
+static config_setting_t *entry(struct aif_trial *t, const char *name, const char *pattern, unsigned qps_per_pair,
+			       const struct aif_flow *f)
+{
+	config_setting_t *e = config_setting_add(t->traffic, NULL, CONFIG_TYPE_GROUP);
+
+	cfg_set_string(e, "name", name);
+	cfg_set_string(e, "pattern", pattern);
+	cfg_set_int(e, "qps_per_pair", qps_per_pair);
+	if (f->udp_sport) {
+		cfg_set_int(e, "udp_sport", f->udp_sport);
+		cfg_set_int(e, "sport_step", 0);
+	}
+	t->n_traffic++;
+	return e;
+}
+
+void aif_trial_pairs(struct aif_trial *t, const struct aif_ctx *x, const char *name, const unsigned (*pairs)[2],
+		     unsigned n, unsigned qps_per_pair, const struct aif_flow *f)
+{
+	config_setting_t *e = entry(t, name, "pairs", qps_per_pair, f), *list = config_setting_add(e, "pairs", CONFIG_TYPE_LIST);
+
+	for (unsigned i = 0; i < n; i++) {
+		config_setting_t *p = config_setting_add(list, NULL, CONFIG_TYPE_ARRAY);
+		config_setting_set_string(config_setting_add(p, NULL, CONFIG_TYPE_STRING), x->fab.hosts[pairs[i][0]].name);
+		config_setting_set_string(config_setting_add(p, NULL, CONFIG_TYPE_STRING), x->fab.hosts[pairs[i][1]].name);
+	}
+	flow_template(e, f);
+}
+
+void aif_trial_pattern(struct aif_trial *t, const struct aif_ctx *x, const char *name, const char *pattern,
+		       const unsigned *hosts, unsigned n, int dst, unsigned qps_per_pair, const struct aif_flow *f)
+{
+	config_setting_t *e = entry(t, name, pattern, qps_per_pair, f), *list;
+
+	if (hosts) {
+		list = config_setting_add(e, "hosts", CONFIG_TYPE_ARRAY);
+		for (unsigned i = 0; i < n; i++)
+			config_setting_set_string(config_setting_add(list, NULL, CONFIG_TYPE_STRING), x->fab.hosts[hosts[i]].name);
+	}
+	if (dst >= 0)
+		cfg_set_string(e, "dst", x->fab.hosts[dst].name);
+	flow_template(e, f);
+}
+
+unsigned aif_cross_pairs(const struct aif_ctx *x, unsigned (*pairs)[2], unsigned max)
+{
+	unsigned half = x->fab.n_hosts / 2, n = 0;
+
+	for (unsigned i = 0; i < half && n < max; i++, n++) {
+		pairs[n][0] = i;
+		pairs[n][1] = i + half;
+	}
+	return n;
+}
+
+/* Bytes with every packet's headers (a WRITE's first packet carries the RETH) of one message. */
+static double message_frame_bytes(unsigned message_size, unsigned *packets)
+{
+	*packets = message_size ? (message_size + AIF_IB_MTU - 1) / AIF_IB_MTU : 1;
+	return message_size + *packets * (double)ROCE_FRAME_OVERHEAD + RETH_BYTES;
+}
+
+unsigned aif_frame_bytes(unsigned message_size)
+{
+	unsigned packets;
+	double bytes = message_frame_bytes(message_size, &packets);
+
+	return (unsigned)lround(bytes / packets);
+}
+
+double aif_link_frame_gbps(double gbps, unsigned message_size)
+{
+	unsigned packets;
+	double bytes = message_frame_bytes(message_size, &packets);
+
+	return gbps * bytes / (bytes + packets * (double)WIRE_GAP_BYTES);
+}
+
+/* ---- the plan ---------------------------------------------------------------------------------------- */
+
+static int run_planner(const char *planner, const char *cfg, const char *out, const char *log)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execl(planner, planner, "-q", "-r", out, cfg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The plan's figures: the slowest flow's max-min rate, their sum, and the most loaded directed
+ * link in flows per Gb/s. */
+static void plan_figures(struct aif_plan *p)
+{
+	const json_t *f, *l;
+	size_t i;
+
+	p->min_flow_gbps = INFINITY;
+	json_array_foreach(json_object_get(p->report, "flows"), i, f)
+		p->min_flow_gbps = fmin(p->min_flow_gbps, jnum(f, "gbps"));
+	if (isinf(p->min_flow_gbps))
+		p->min_flow_gbps = 0;
+	p->aggregate_gbps = jnum(json_object_get(p->report, "summary"), "aggregate_gbps");
+	json_array_foreach(json_object_get(json_object_get(p->report, "fabric"), "links"), i, l) {
+		double g = jnum(l, "gbps");
+		for (unsigned d = 0; d < 2 && g > 0; d++) {
+			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
+			p->worst_flows_per_gbps = fmax(p->worst_flows_per_gbps, jnum(dir, "flows") / g);
+		}
+	}
+}
+
+int aif_plan(const struct aif_ctx *x, struct aif_trial *t, const char *tag, struct aif_plan *p)
+{
+	char cfg[PATH_MAX + 64], out[PATH_MAX + 64], log[PATH_MAX + 64];
+	json_error_t jerr;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	text_printf(cfg, sizeof(cfg), "%s/plan-%s.cfg", x->rn->dir, tag);
+	text_printf(out, sizeof(out), "%s/plan-%s.json", x->rn->dir, tag);
+	text_printf(log, sizeof(log), "%s/plan-%s.log", x->rn->dir, tag);
+	if (config_write_file(&t->cfg, cfg) != CONFIG_TRUE) {
+		text_printf(p->error, sizeof(p->error), "cannot write %s: %s", cfg, strerror(errno));
+		return -1;
+	}
+	if ((rc = run_planner(x->planner, cfg, out, log)) != 0 || !(p->report = json_load_file(out, 0, &jerr))) {
+		text_printf(p->error, sizeof(p->error), "%s on %s: exit status %d (%s)", x->planner, cfg, rc, log);
+		return -1;
+	}
+	if (!x->rn->keep) {
+		unlink(cfg);
+		unlink(out);
+		unlink(log);
+	}
+	plan_figures(p);
+	p->ok = true;
+	return 0;
+}
+
+void aif_plan_free(struct aif_plan *p)
+{
+	json_decref(p->report);
+	p->report = NULL;
+}
+
+/* ---- the report's fabric figures ------------------------------------------------------------------------ */
+
+static uint64_t sum_array(const json_t *a)
+{
+	double s = 0;
+
+	for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++)
+		s += json_number_value(json_array_get(a, i));
+	return (uint64_t)s;
+}
+
+void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
+{
+	const json_t *fab = json_object_get(rep, "fabric"), *l, *g, *f, *m = json_object_get(fab, "machine");
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	json_array_foreach(json_object_get(fab, "links"), i, l)
+		for (unsigned d = 0; d < 2; d++) {
+			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
+			v->dropped += ju64(dir, "dropped");
+			v->ecn_marked += ju64(dir, "ecn_marked");
+			v->pfc_xoff += sum_array(json_object_get(dir, "pfc_xoff_sent"));
+		}
+	json_array_foreach(json_object_get(fab, "ecmp_groups"), i, g) {
+		v->worst_mmr = fmax(v->worst_mmr, jnum(g, "mmr"));
+		v->worst_mmr_flows = fmax(v->worst_mmr_flows, jnum(g, "mmr_flows"));
+	}
+	json_array_foreach(json_object_get(rep, "flows"), i, f) {
+		v->out_of_order += ju64(f, "out_of_order");
+		v->retransmits += ju64(f, "retransmits");
+	}
+	v->jfi = jnum(fab, "jfi");
+	v->machine_limited = json_is_true(json_object_get(m, "machine_limited"));
+	v->cpu_lost_share = jnum(m, "worst_cpu_lost_share");
+	v->limited_by = json_string_value(json_object_get(m, "limited_by"));
+}
+
+void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
+{
+	json_object_set_new(row, "fabric_dropped", json_integer((json_int_t)v->dropped));
+	json_object_set_new(row, "ecn_marked", json_integer((json_int_t)v->ecn_marked));
+	json_object_set_new(row, "pfc_xoff", json_integer((json_int_t)v->pfc_xoff));
+	json_object_set_new(row, "out_of_order", json_integer((json_int_t)v->out_of_order));
+	json_object_set_new(row, "retransmits", json_integer((json_int_t)v->retransmits));
+	json_object_set_new(row, "jfi", json_real(v->jfi));
+	json_object_set_new(row, "worst_mmr", json_real(v->worst_mmr));
+	json_object_set_new(row, "worst_mmr_flows", json_real(v->worst_mmr_flows));
+	json_object_set_new(row, "cpu_lost_share", json_real(v->cpu_lost_share));
+	json_object_set_new(row, "fabric_machine_limited", json_boolean(v->machine_limited));
+	if (v->limited_by)
+		json_object_set_new(row, "limited_by", json_string(v->limited_by));
+}
+
+struct flow_set aif_entry_flows(const char *name)
+{
+	static char pattern[FAB_NAME_LEN + 4];
+	struct flow_set fs = { .n = 1 };
+
+	/* the engine names a pattern's groups "ENTRY-SRC-DST" (its first 13 characters) */
+	text_printf(pattern, sizeof(pattern), "%.13s-*", name);
+	fs.names[0] = pattern;
+	return fs;
+}
+
+/* ---- the suite's records ------------------------------------------------------------------------------------ */
+
+void aif_anomaly(struct aif_ctx *x, enum aif_category cat, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	json_array_append_new(x->anomalies, json_pack("{s:s,s:s,s:s}", "category", aif_category_names[cat], "section",
+						      aif_category_sections[cat], "what", what));
+	if (!x->rn->quiet)
+		fprintf(stderr, "[ai_fabric] anomaly (%s): %s\n", aif_category_names[cat], what);
+}
+
+void aif_repeatability(struct aif_ctx *x, enum aif_category cat, const char *kpi, const char *unit, const double *v,
+		       unsigned n)
+{
+	struct kpi_stats st;
+	json_t *vals = json_array();
+
+	kpi_stats_of(v, n, &st);
+	for (unsigned i = 0; i < n; i++)
+		json_array_append_new(vals, json_real(v[i]));
+	json_array_append_new(x->repeatability,
+			      json_pack("{s:s,s:s,s:s,s:i,s:o,s:f,s:f,s:f,s:f,s:f,s:b}", "category", aif_category_names[cat],
+					"kpi", kpi, "unit", unit, "iterations", (int)n, "values", vals, "mean", st.mean,
+					"stddev", st.stddev, "cv", st.cv, "min", st.min, "max", st.max, "flagged",
+					n > 1 && st.cv > KPI_CV_FLAG));
+	if (n > 1 && st.cv > KPI_CV_FLAG)
+		aif_anomaly(x, cat, "%s varies: CV %.1f %% over %u iterations (above the 5 %% the methodology recommends)",
+			    kpi, 100 * st.cv, n);
+}
+
+void aif_threshold(struct aif_ctx *x, enum aif_category cat, const char *kpi, double value, double limit, bool at_most,
+		   const char *what)
+{
+	bool pass = at_most ? value <= limit : value >= limit;
+
+	if (isnan(limit))
+		return;
+	json_array_append_new(x->thresholds, json_pack("{s:s,s:s,s:s,s:f,s:s,s:f,s:b}", "category", aif_category_names[cat],
+						       "kpi", kpi, "what", what, "value", value, "limit",
+						       at_most ? "at most" : "at least", "threshold", limit, "pass", pass));
+	suite_verdict(x->rn, pass, "threshold", "%s: %s %g, %s %g", what, kpi, value, at_most ? "at most" : "at least",
+		      limit);
+}
+
+json_t *aif_graph(struct aif_ctx *x, const char *file, const char *kind, const char *title, const char *xlabel,
+		  const char *ylabel)
+{
+	json_t *g = json_pack("{s:s,s:s,s:s,s:s,s:s,s:[]}", "file", file, "kind", kind, "title", title, "xlabel", xlabel,
+			      "ylabel", ylabel, "series");
+
+	json_array_append_new(x->graphs, g);
+	return g;
+}
+
+void aif_series(json_t *graph, const char *label, const double *xs, const double *ys, unsigned n)
+{
+	json_t *xa = json_array(), *ya = json_array();
+
+	for (unsigned i = 0; i < n; i++) {
+		json_array_append_new(xa, json_real(xs[i]));
+		json_array_append_new(ya, json_real(ys[i]));
+	}
+	json_array_append_new(json_object_get(graph, "series"), json_pack("{s:s,s:o,s:o}", "label", label, "x", xa, "y", ya));
+}

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * §9 collectives: AllReduce, AllGather and AlltoAll of S bytes over N hosts of the fabric, run by
+ * the engine's collectives (docs/config.md#collectives-optional-list-of-groups) over RC WRITEs on
+ * the lossless class, `iterations` times in a row:
+ *   ring AllReduce: 2(N-1) phases, in each every host writes S/N to the next (a reduce-scatter,
+ *                   then an all-gather, as NCCL's ring);
+ *   ring AllGather: N-1 such phases;
+ *   AlltoAll:       one phase, in which every host writes S/N to every other (the worst case: N
+ *                   to 1 at every host at once).
+ * One engine runs every host, so a phase is released by a barrier over all of them (each QP's
+ * message acknowledged): barriers are reproduced, stragglers only as the fabric makes them. An
+ * iteration's time is from the previous one's end to its last phase's end; its busBW (kpi.h) is
+ * S x algo_factor / t. Per collective: busBW avg, p50, p95, p99 over the iterations, the ECN marks,
+ * PFC pauses and the uplinks' utilisation, and the algorithm run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "aif_ctx.h"
+#include "config_tree.h"
+#include "percentile.h"
+#include "verdict.h"
+
+#define MAX_RANKS 16
+#define MAX_ITER 1000
+
+static const char *const op_algorithm[] = {
+	[KPI_ALLREDUCE] = "ring: 2(N-1) phases, each host writes S/N to the next; phases released by a barrier over every host",
+	[KPI_ALLGATHER] = "ring: N-1 phases, each host writes S/N to the next; phases released by a barrier over every host",
+	[KPI_REDUCESCATTER] = "ring: N-1 phases",
+	[KPI_ALLTOALL] = "pairwise: one phase, each host writes S/N to every other at once; phases released by a barrier",
+};
+
+static unsigned op_phases(enum kpi_collective op, unsigned n)
+{
+	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
+}
+
+/* The collective over the entry's flows: "cl-hA-hB" for each pair of its pattern. */
+static void add_collective(struct aif_trial *t, const struct aif_ctx *x, enum kpi_collective op, unsigned n,
+			   unsigned phases)
+{
+	config_setting_t *c = config_setting_add(config_setting_add(config_root_setting(&t->cfg), "collectives",
+								    CONFIG_TYPE_LIST), NULL, CONFIG_TYPE_GROUP);
+	config_setting_t *flows;
+	char name[64];
+
+	cfg_set_string(c, "name", kpi_collective_names[op]);
+	cfg_set_string(c, "type", op == KPI_ALLTOALL ? "all_to_all" : "ring");
+	cfg_set_int(c, "phases", phases);
+	flows = config_setting_add(c, "flows", CONFIG_TYPE_ARRAY);
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = 0; b < n; b++) {
+			if (op == KPI_ALLTOALL ? a == b : b != (a + 1) % n)
+				continue;
+			snprintf(name, sizeof(name), "cl-%.8s-%.8s", x->fab.hosts[a].name, x->fab.hosts[b].name);
+			config_setting_set_string(config_setting_add(flows, NULL, CONFIG_TYPE_STRING), name);
+		}
+}
+
+struct coll_result {
+	double busbw[MAX_ITER];
+	unsigned iterations;
+	double mean, p50, p95, p99, total_s;
+	struct aif_fabric_view v;
+	double util_mean;
+	double drop_ppm;
+	bool ran;
+};
+
+static void iteration_times(const json_t *coll, unsigned phases, struct coll_result *r, enum kpi_collective op,
+			    unsigned n, double bytes)
+{
+	const json_t *end = json_object_get(coll, "phase_end_us");
+	unsigned done = (unsigned)json_array_size(end) / phases;
+	double prev = 0;
+
+	for (unsigned i = 0; i < done && i < MAX_ITER; i++) {
+		double e = json_number_value(json_array_get(end, (i + 1) * phases - 1));
+		r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, bytes, (e - prev) / 1e6);
+		prev = e;
+	}
+	r->total_s = prev / 1e6;
+}
+
+static void busbw_stats(struct coll_result *r)
+{
+	double sorted[MAX_ITER];
+	struct kpi_stats st;
+
+	kpi_stats_of(r->busbw, r->iterations, &st);
+	memcpy(sorted, r->busbw, r->iterations * sizeof(double));
+	percentile_sort(sorted, r->iterations);
+	r->mean = st.mean;
+	r->p50 = percentile_of_sorted(sorted, r->iterations, 0.50);
+	r->p95 = percentile_of_sorted(sorted, r->iterations, 0.95);
+	r->p99 = percentile_of_sorted(sorted, r->iterations, 0.99);
+}
+
+static double mean_uplink_utilisation(const json_t *rep)
+{
+	const json_t *l;
+	double sum = 0;
+	unsigned n = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l)
+		if (!strcmp(json_string_value(json_object_get(l, "tier")) ?: "", "leaf"))
+			for (unsigned d = 0; d < 2; d++, n++)
+				sum += jnum(json_object_get(l, d ? "b_to_a" : "a_to_b"), "utilization");
+	return n ? sum / n : 0;
+}
+
+static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, struct coll_result *r)
+{
+	const struct aif_collectives_cfg *cc = &x->c->coll;
+	unsigned phases = op_phases(op, n), hosts[MAX_RANKS];
+	unsigned per_phase = (cc->message_size + n - 1) / n; /* S/N: each message of a phase */
+	struct aif_flow f = { .transport = "rc", .message_size = per_phase, .priority = 3 };
+	double cap_s = 10 + 1e-9 * 8 * cc->message_size * 2.0 * cc->iterations / x->host_gbps * 20;
+	struct aif_trial t;
+	struct trial tr;
+	struct metrics m;
+	struct flow_set fs = aif_entry_flows("cl");
+
+	memset(r, 0, sizeof(*r));
+	for (unsigned i = 0; i < n; i++)
+		hosts[i] = i;
+	aif_trial_init(&t, x);
+	aif_trial_pattern(&t, x, "cl", op == KPI_ALLTOALL ? "all_to_all" : "ring", hosts, n, -1, 1, &f);
+	add_collective(&t, x, op, n, phases * cc->iterations);
+	/* the phases end the run; the duration only bounds a collective that stalls */
+	cfg_set_float(cfg_group(config_root_setting(&t.cfg), "run"), "duration_s", cap_s);
+	trial_init(&tr, "collective", "%s of %u bytes over %u hosts, %u iterations", kpi_collective_names[op],
+		   cc->message_size, n, cc->iterations);
+	tr.duration_s = 0;
+	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
+		const json_t *coll = json_array_get(json_object_get(tr.report, "collectives"), 0);
+
+		aif_fabric_read(tr.report, &r->v);
+		aif_fabric_to_json(&r->v, tr.record);
+		r->util_mean = mean_uplink_utilisation(tr.report);
+		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
+		iteration_times(coll, phases, r, op, n, cc->message_size);
+		busbw_stats(r);
+		r->ran = true;
+		trial_verdict(x->rn, &tr, r->iterations == cc->iterations ? "info" : "fail",
+			      "%u of %u iterations, busBW mean %.3f Gb/s", r->iterations, cc->iterations, r->mean);
+	}
+	trial_release(&tr);
+	aif_trial_free(&t);
+}
+
+static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, const struct coll_result *r)
+{
+	const struct aif_collectives_cfg *cc = &x->c->coll;
+	double efficiency = r->mean / x->host_gbps;
+	json_t *iters = json_array(), *row;
+
+	for (unsigned i = 0; i < r->iterations; i++)
+		json_array_append_new(iters, json_real(r->busbw[i]));
+	printf("  %-10s %5u  %10u  %4u/%-4u  %9.4f  %9.4f  %9.4f  %9.4f  %6.1f %%  %8llu  %8llu\n", kpi_collective_names[op], n,
+	       cc->message_size, r->iterations, cc->iterations, r->mean, r->p50, r->p95, r->p99, 100 * efficiency,
+	       (unsigned long long)r->v.ecn_marked, (unsigned long long)r->v.pfc_xoff);
+	row = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "op", kpi_collective_names[op],
+			"algorithm", op_algorithm[op], "ranks", (int)n, "message_size", (int)cc->message_size, "phases_per_iteration",
+			(int)op_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
+			"algo_factor", kpi_algo_factor(op, n), "busbw_mean_gbps", r->mean, "busbw_p50_gbps", r->p50,
+			"busbw_p95_gbps", r->p95, "busbw_p99_gbps", r->p99, "busbw_efficiency", efficiency, "total_s",
+			r->total_s, "uplink_utilization_mean", r->util_mean, "drop_ppm", r->drop_ppm, "busbw_per_iteration_gbps",
+			iters);
+	json_object_set_new(row, "barriers", json_true());
+	json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
+	aif_fabric_to_json(&r->v, row);
+	if (!r->ran)
+		return row;
+	aif_threshold(x, AIF_COLLECTIVES, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, kpi_collective_names[op]);
+	suite_verdict(x->rn, r->iterations == cc->iterations, "collective_completes", "%s over %u hosts: %u of %u iterations",
+		      kpi_collective_names[op], n, r->iterations, cc->iterations);
+	/* a host's link carries algo_factor x S per iteration: busBW above the link is impossible */
+	suite_verdict(x->rn, r->mean <= x->host_gbps * 1.001, "busbw_at_most_link", "%s: busBW %.4f Gb/s, link %.4f Gb/s",
+		      kpi_collective_names[op], r->mean, x->host_gbps);
+	aif_repeatability(x, AIF_COLLECTIVES, op == KPI_ALLREDUCE   ? "busbw_gbps_allreduce"
+					      : op == KPI_ALLGATHER ? "busbw_gbps_allgather"
+								    : "busbw_gbps_alltoall",
+			  "Gb/s", r->busbw, r->iterations);
+	if (r->v.machine_limited) {
+		machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its busBW is "
+			      "partly the CPU's", kpi_collective_names[op]);
+		return row;
+	}
+	aif_threshold(x, AIF_COLLECTIVES, "busbw_gbps", r->mean, x->c->th.min_busbw_gbps, false, kpi_collective_names[op]);
+	aif_threshold(x, AIF_COLLECTIVES, "busbw_efficiency", efficiency, x->c->th.min_busbw_efficiency, false,
+		      kpi_collective_names[op]);
+	return row;
+}
+
+int aif_collectives(struct aif_ctx *x)
+{
+	const struct aif_collectives_cfg *cc = &x->c->coll;
+	unsigned n = cc->ranks ? cc->ranks : x->fab.n_hosts;
+	json_t *rows = json_array(), *bars, *lines;
+	double xs[KPI_COLLECTIVES], ys[KPI_COLLECTIVES];
+
+	if (n > MAX_RANKS || n > x->fab.n_hosts)
+		n = x->fab.n_hosts < MAX_RANKS ? x->fab.n_hosts : MAX_RANKS;
+	printf("\n§9 collectives over %u hosts: busBW per iteration, Gb/s\n  %-10s %5s  %10s  %9s  %9s  %9s  %9s  %9s  %8s"
+	       "  %8s  %8s\n", n, "op", "N", "bytes", "iter", "mean", "p50", "p95", "p99", "effic.", "ECN", "XOFF");
+	bars = aif_graph(x, "collectives_busbw.png", "bars", "§9 busBW by collective", "collective", "mean busBW (Gb/s)");
+	lines = aif_graph(x, "collectives_iterations.png", "lines", "§9 busBW per iteration", "iteration", "busBW (Gb/s)");
+	json_object_set_new(bars, "labels", json_array());
+	for (unsigned k = 0; k < cc->n_ops && !x->rn->stop; k++) {
+		struct coll_result r;
+		double it[MAX_ITER];
+
+		coll_trial(x, cc->ops[k], n, &r);
+		json_array_append_new(rows, coll_row(x, cc->ops[k], n, &r));
+		xs[k] = k;
+		ys[k] = r.mean;
+		json_array_append_new(json_object_get(bars, "labels"), json_string(kpi_collective_names[cc->ops[k]]));
+		for (unsigned i = 0; i < r.iterations; i++)
+			it[i] = i + 1;
+		aif_series(lines, kpi_collective_names[cc->ops[k]], it, r.busbw, r.iterations);
+	}
+	aif_series(bars, "mean busBW", xs, ys, cc->n_ops);
+	json_object_set_new(x->results, "collectives",
+			    json_pack("{s:s,s:o,s:f}", "section", "9", "rows", rows, "link_gbps", x->host_gbps));
+	return x->rn->stop ? -1 : 0;
+}

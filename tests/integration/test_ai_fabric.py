@@ -1,0 +1,254 @@
+"""roce-suite's AI-fabric suite (docs/ai-fabric.md) on the shipped CI suite,
+configs/suites/ai-fabric-ci.cfg: two leaves of four hosts, two spines, 1 Gb/s links. It runs
+once (a module fixture, its trials kept) and each test holds one part of its report against what
+the fabric's settings imply, computed here independently:
+
+* §13: the results folder has report.json with the seven sections, report.md with their headings
+  and every graph the report names; exit status 0 (no verdict failed).
+* §5.1: no zero-loss throughput above what its bottleneck carries (at most roce-fabric's plan, and
+  at most the uplinks' 2 Gb/s one way, 4 both ways, of the cross-spine pairs).
+* §5.2: the zero-load minimum one-way latency is at least the path's propagation delay (1 + 2 + 2 +
+  1 us, from the fabric group), the percentiles are ordered, the histogram holds every sample.
+* §8.1: each ECMP group's flow MMR is inside the range an exact balls-into-bins computation (here,
+  by counting the placements in integers: a second method) gives; with one UDP source port and no BTH hashing a
+  pair's QPs share a member, with BTH hashing they spread.
+* §8.3: spraying counts every flow on every member and reorders frames.
+* §9: busBW recomputed from each trial's engine report (its phase end times) matches, with the
+  algorithm factor 2(N-1)/N or (N-1)/N; never above the link.
+* §7 (repeatability): CV = sample sd / mean of the values, flagged above 5 %.
+* errors: a bad ai_fabric setting names FILE:LINE: SETTING (exit 3) before any trial.
+"""
+import json
+import math
+import os
+import statistics
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from conftest import engine_path
+
+pytestmark = pytest.mark.release_only
+
+ROOT = Path(__file__).resolve().parents[2]
+CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
+GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
+          "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
+          "collectives_iterations.png"]
+
+
+def suite_path():
+    return Path(os.environ.get("ROCE_SUITE", ROOT / "build" / "apps" / "roce-suite")).resolve()
+
+
+def run_suite(cfg, tmp, *args, timeout=900):
+    env = dict(os.environ, ROCE_ENGINE=str(engine_path().resolve()))
+    return subprocess.run([str(suite_path()), str(cfg), "-r", str(tmp / "suite.json"), "-o", str(tmp / "res"),
+                           *args], capture_output=True, text=True, timeout=timeout, cwd=str(tmp), env=env)
+
+
+@pytest.fixture(scope="module")
+def ci(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("aif")
+    p = run_suite(CI_SUITE, tmp, "-k", str(tmp / "trials"), "-q")
+    rep = json.loads((tmp / "res" / "report.json").read_text()) if (tmp / "res" / "report.json").exists() else None
+    return p, rep, tmp
+
+
+def results(rep, cat):
+    return rep["ai_fabric"]["sections"]["5_results"][cat]
+
+
+def trial_report(tmp, rep, label_start):
+    """The engine reports of the kept trials whose label starts so."""
+    out = []
+    for t in rep["trials"]:
+        if t["label"].startswith(label_start) and t.get("report"):
+            out.append(json.loads(Path(t["report"]).read_text()))
+    return out
+
+
+def test_the_report_has_its_seven_sections_and_graphs(ci):
+    p, rep, tmp = ci
+    assert p.returncode == 0, p.stdout + p.stderr
+    secs = rep["ai_fabric"]["sections"]
+    assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
+                            "6_anomalies", "7_repeatability"]
+    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "ecmp", "flowlet", "spray", "collectives"])
+    topo = secs["2_topology"]
+    assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
+    assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
+    md = (tmp / "res" / "report.md").read_text()
+    for h in ["## 1. Device under test", "## 2. Topology and cabling", "## 3. DUT configuration",
+              "## 4. Host configuration", "## 5. Results", "## 6. Anomalies and deviations", "## 7. Repeatability"]:
+        assert h in md
+    for g in GRAPHS:
+        f = tmp / "res" / g
+        assert f.exists() and f.stat().st_size > 5000, g
+        assert g in md
+    # every verdict of the run is in the report, none failed
+    assert rep["verdicts"] and all(v["verdict"] == "pass" for v in rep["verdicts"])
+    assert rep["ai_fabric"]["thresholds"] and all(t["pass"] for t in rep["ai_fabric"]["thresholds"])
+
+
+def test_zero_loss_throughput_is_at_most_the_bottleneck(ci):
+    _, rep, _ = ci
+    rows = results(rep, "throughput")["rows"]
+    assert len(rows) == 4                                   # 1 size x 2 QPs x uni, bi
+    for r in rows:
+        # 65536-byte WRITEs at an IB MTU of 1024: 64 packets of 1024 + 62 bytes, one RETH (16):
+        # what a 1 Gb/s link carries in the engine's rate unit (frames without preamble and gap)
+        msg = 65536 + 64 * 62 + 16
+        frame_gbps = 1.0 * msg / (msg + 64 * 20)
+        uplinks = 2 * frame_gbps * (2 if r["direction"] == "bi" else 1)
+        assert r["expected_gbps"] <= uplinks * 1.001, r
+        assert r["zero_loss_gbps"] <= r["expected_gbps"] * 1.02 + 1e-9, r
+        assert r["trials"] >= 1
+        if not r.get("machine_limited"):
+            assert r["zero_loss_gbps"] > 0, r
+
+
+def test_latency_at_least_the_path_delay_and_ordered(ci):
+    _, rep, tmp = ci
+    lat = results(rep, "latency")
+    zero = next(r for r in lat["rows"] if r["load"] == "zero")
+    full = next(r for r in lat["rows"] if r["load"] == "full")
+    assert zero["repeats"] == 3 and full["repeats"] == 3
+    # h0 -> leaf0 -> spine -> leaf1 -> h4: host 1 us, uplink 2 us, uplink 2 us, host 1 us
+    assert zero["min_us"] >= 6.0, zero
+    for r in (zero, full):
+        assert r["min_us"] <= r["p50_us"] <= r["p95_us"] <= r["p99_us"] <= r["p99_9_us"] <= r["max_us"] + 1e-9, r
+    g = next(g for g in rep["ai_fabric"]["graphs"] if g["file"] == "latency_histogram.png")
+    assert sum(sum(s["y"]) for s in g["series"]) == zero["samples"] + full["samples"]
+    # the per-trial sample counts are the engine's: each kept trial's latency.csv rows
+    for t in rep["trials"]:
+        if t["kind"] == "latency":
+            rows = (Path(t["config"]).parent / "latency.csv").read_text().count("\n") - 1
+            assert t["samples"] == rows
+
+
+def bins_mmr_q995(balls, bins):
+    """The 99.5 % quantile of max/mean for balls thrown into bins, by counting: the ways to put
+    `balls` labelled balls into `bins` bins with none above k, over bins^balls (exact integers)."""
+    for k in range(math.ceil(balls / bins), balls + 1):
+        ways = [1] + [0] * balls                       # 0 bins: only no ball
+        for _ in range(bins):
+            ways = [sum(math.comb(r, c) * ways[r - c] for c in range(min(k, r) + 1)) for r in range(balls + 1)]
+        if Fraction(ways[balls], bins ** balls) >= Fraction(995, 1000):
+            return k * bins / balls
+    return bins
+
+
+def test_ecmp_groups_spread_as_balls_into_bins(ci):
+    _, rep, tmp = ci
+    ecmp = results(rep, "ecmp")
+    runs = {r["run"]: r for r in ecmp["rows"]}
+    assert sorted(runs) == ["ecmp 5-tuple, 1 QP", "ecmp 5-tuple, 8 QPs", "ecmp bth, 1 QP", "ecmp bth, 8 QPs"]
+    checked = 0
+    for r in ecmp["rows"]:
+        for g in r["ecmp_groups"]:
+            flows = g["flows"]
+            e = g["expected_mmr_flows"]
+            assert e["q995"] == pytest.approx(bins_mmr_q995(e["balls"], len(flows)), rel=1e-9)
+            assert max(flows) * len(flows) / sum(flows) <= e["q995"] + 1e-9
+            checked += 1
+    assert checked >= 8                                    # 2 leaves x 4 runs
+    # one UDP source port for every QP (ecmp.udp_sport): without the BTH's QP in the hash a pair's
+    # 8 QPs take one uplink together; with it they spread. Each flow's uplink is in roce-fabric's
+    # plan of the trial (kept beside the trials), and the plan's count per uplink is the engine's.
+    for run, together in (("5-tuple", True), ("bth", False)):
+        plan = json.loads((tmp / "trials" / ("plan-lb-ecmp-8-%s-0.json" % ("5t" if together else "bth"))).read_text())
+        uplink = {}
+        for f in plan["flows"]:
+            up = [h["to"] for h in f["path"] if h["from"].startswith("leaf") and h["to"].startswith("spine")]
+            if up:
+                uplink.setdefault((f["src"], f["dst"]), set()).add(up[0])
+        assert len(uplink) == 32                               # 4 x 4 pairs across each way
+        assert all(len(u) == 1 for u in uplink.values()) == together, run
+        engine = {g["switch"]: dict(zip(g["members"], g["flows"])) for g in runs["ecmp %s, 8 QPs" % run]["ecmp_groups"]}
+        for leaf, members in engine.items():
+            planned = {m: 0 for m in members}
+            for f in plan["flows"]:
+                for h in f["path"]:
+                    if h["from"] == leaf and h["to"] in planned:
+                        planned[h["to"]] += 1
+            assert planned == members, (run, leaf)
+
+
+def test_spraying_uses_every_member_and_reorders(ci):
+    _, rep, _ = ci
+    spray = results(rep, "spray")["rows"][0]
+    for g in spray["ecmp_groups"]:
+        assert len(set(g["flows"])) == 1 and g["flows"][0] > 0
+    assert spray["out_of_order_rate"] > 0
+    flowlet = results(rep, "flowlet")["rows"]
+    assert [r["flowlet_gap_us"] for r in flowlet] == [20, 200]
+    jfi = next(g for g in rep["ai_fabric"]["graphs"] if g["file"] == "jfi_comparison.png")
+    assert len(jfi["labels"]) == 4 + 2 + 1
+
+
+def test_collectives_busbw_from_the_engines_phase_times(ci):
+    _, rep, tmp = ci
+    rows = {r["op"]: r for r in results(rep, "collectives")["rows"]}
+    assert sorted(rows) == ["allgather", "allreduce", "alltoall"]
+    n, size = 8, 524288
+    factor = {"allreduce": 2 * (n - 1) / n, "allgather": (n - 1) / n, "alltoall": (n - 1) / n}
+    phases = {"allreduce": 2 * (n - 1), "allgather": n - 1, "alltoall": 1}
+    for op, r in rows.items():
+        assert r["iterations_completed"] == r["iterations"] == 10
+        assert r["algo_factor"] == pytest.approx(factor[op])
+        eng = trial_report(tmp, rep, op + " of ")[0]
+        coll = eng["collectives"][0]
+        assert coll["phases_completed"] == 10 * phases[op]
+        assert eng["stopped_by"] == "flows_done"          # the phases end the run
+        ends = coll["phase_end_us"]
+        prev, busbw = 0.0, []
+        for i in range(10):
+            end = ends[(i + 1) * phases[op] - 1]
+            busbw.append(size * factor[op] * 8 / ((end - prev) / 1e6) / 1e9)
+            prev = end
+        assert r["busbw_per_iteration_gbps"] == pytest.approx(busbw, rel=1e-6)
+        assert r["busbw_mean_gbps"] == pytest.approx(statistics.mean(busbw), rel=1e-6)
+        assert r["busbw_mean_gbps"] <= 1.0
+
+
+def test_repeatability_is_the_sample_cv(ci):
+    _, rep, _ = ci
+    rows = rep["ai_fabric"]["sections"]["7_repeatability"]
+    kpis = {r["kpi"] for r in rows}
+    assert {"aggregate_throughput_gbps", "p99_latency_us_zero_load", "busbw_gbps_allreduce"} <= kpis
+    for r in rows:
+        v = r["values"]
+        assert r["iterations"] == len(v)
+        if len(v) > 1:
+            cv = statistics.stdev(v) / statistics.mean(v)
+            # (the values in the report have 10 digits: a CV near 0 is compared absolutely)
+            assert r["cv"] == pytest.approx(cv, rel=1e-6, abs=1e-7)
+            assert r["flagged"] == (cv > 0.05)
+            if r["flagged"]:
+                assert any(r["kpi"] in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
+
+
+@pytest.mark.parametrize("text,where,setting", [
+    ('ai_fabric = { categories = ["throughput", "nosuch"]; };', 3, "ai_fabric.categories.[1]"),
+    ('ai_fabric = { ecmp = { qps_per_pair = [0]; }; };', 3, "ai_fabric.ecmp.qps_per_pair.[0]"),
+    ('ai_fabric = { flowlet = { gaps_us = []; }; };', 3, "ai_fabric.flowlet.gaps_us"),
+    ('thresholds = { min_jfi = 2.0; };', 3, "thresholds.min_jfi"),
+    ('dut = { asic = 7; };', 3, "dut.asic"),
+])
+def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
+    cfg = tmp_path / "s.cfg"
+    cfg.write_text('suite = { name = "x"; type = "ai_fabric"; };\n'
+                   'fabric = { kind = "leaf-spine"; leaves = 2; spines = 1; hosts_per_leaf = 1; };\n' + text + "\n")
+    p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert p.stderr.startswith("%s:%d: %s: " % (cfg, where, setting)), p.stderr
+
+
+def test_a_suite_without_a_fabric_is_refused(tmp_path):
+    cfg = tmp_path / "s.cfg"
+    cfg.write_text('suite = { name = "x"; type = "ai_fabric"; };\n')
+    p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=30)
+    assert p.returncode == 3 and "fabric: missing" in p.stderr, p.stderr
