@@ -43,9 +43,10 @@ static int opt_text(struct loader *ld, const config_setting_t *g, const char *ke
 	v = config_setting_get_string(s);
 	if (!v[0] || strlen(v) >= len)
 		return cr_fail(&ld->r, s, "must be 1..%zu characters", len - 1);
+	/* (printable ASCII: the value may come back in a message, "PATH:LINE: ..." of a pairs file) */
 	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return cr_fail(&ld->r, s, "holds a control character");
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			return cr_fail(&ld->r, s, "holds a control or non-ASCII character (printable ASCII only)");
 	snprintf(out, len, "%s", v);
 	return 1;
 }

@@ -136,6 +136,7 @@ def test_capture_path_that_cannot_be_written(engine, tmp_path):
     assert rc == 5 and "run.capture: cannot write" in out and rep is None, out
 
 
+@pytest.mark.release_only  # the release build only (CI's time): a long run
 def test_long_capture_keeps_every_frame(engine, tmp_path):
     """The copies go back to their pool once written: a capture goes on for as long as the run
     (it stopped at the pool's 4,607 copies, dropping the rest unseen)."""

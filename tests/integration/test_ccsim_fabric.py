@@ -19,6 +19,10 @@ from pathlib import Path
 
 import pytest
 
+# the release build only (CI's time): roce-ccsim's fabric runs are arithmetic; its loader runs under
+# ASan in fuzz_ccsim
+pytestmark = pytest.mark.release_only
+
 ROOT = Path(__file__).resolve().parents[2]
 CFG = ROOT / "configs" / "ccsim"
 

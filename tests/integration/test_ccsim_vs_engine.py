@@ -34,6 +34,9 @@ import pytest
 
 from conftest import ROOT, Engine, engine_path, held_up_s
 
+# the release build only (CI's time): both runs are rate comparisons
+pytestmark = pytest.mark.release_only
+
 
 def ccsim_path():
     return Path(os.environ.get("ROCE_CCSIM", ROOT / "build" / "apps" / "roce-ccsim"))

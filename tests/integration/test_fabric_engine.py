@@ -18,6 +18,10 @@ import oracle_common as oc
 from conftest import ROOT, engine_path
 from test_fabric import fabric_path
 
+# the release build only (CI's time): the fabric's scenarios take 133 s under ASan; the lab's and the
+# fabric's code runs under ASan in tests/unit/test_fabric_lab.c, test_switch.c and test_lab.py
+pytestmark = pytest.mark.release_only
+
 SEED = 7
 
 FABRIC = """

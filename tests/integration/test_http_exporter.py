@@ -412,6 +412,7 @@ def test_grafana_import_choice_reaches_every_panel():
     assert seen > 20
 
 
+@pytest.mark.release_only  # the release build only (CI's time): the dashboard's names, not memory
 def test_grafana_dashboard_names_are_exported(tmp_path):
     """Every metric the Grafana dashboard reads is a family the engine exports (a lab run has them
     all: the switch families come with a lab switch)."""

@@ -295,7 +295,7 @@ suite = { name = "ring"; type = "collective"; base = "%s"; };
 
 BAD = [
     ('suite = { name = "x"; type = "rfc2545"; };\n',
-     "suite.cfg:1: suite.type: unknown value 'rfc2545' (allowed: rfc2544, microburst, hol, incast, collective)"),
+     "suite.cfg:1: suite.type: unknown value 'rfc2545' (allowed: rfc2544, microburst, hol, incast, collective, ai_fabric)"),
     ('suite = { name = "x"; type = "rfc2544"; };\nrfc2544 = {\n  frame_sizes = [1024, 20];\n};\n',
      "suite.cfg:3: rfc2544.frame_sizes.[1]: 20 is out of range (64..4158)"),
     ('suite = { name = "x"; type = "hol"; };\nincast = { senders = [2]; };\n',

@@ -458,6 +458,11 @@ static void config_errors_name_file_line_and_setting(void)
 		  ":2: tests.[0].schedule: pairs_file needs" },
 		{ "lab = { };\ntests = ( { type = \"pairwise\"; schedule = \"file\"; pairs_file = \"/nonexistent/p\"; } );\n",
 		  "/nonexistent/p:0: pair: cannot read" },
+		/* a byte above ASCII would come back in the pairs file's messages (found by fuzz_cluster) */
+		{ "lab = { };\ntests = ( { type = \"pairwise\"; schedule = \"file\"; pairs_file = \"p\xe9" ".txt\"; } );\n",
+		  ":2: tests.[0].pairs_file: holds a control or non-ASCII character" },
+		{ "cluster = { metrics_port = 9100; metrics_address = \"l\xf6" "cal\"; };\nlab = { };\n"
+		  "tests = ( { type = \"pairwise\"; } );\n", ":1: cluster.metrics_address: holds a control or non-ASCII" },
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cluster_cfg *c = calloc(1, sizeof(*c));
