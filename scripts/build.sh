@@ -19,8 +19,9 @@ what=${1:-release}
 case $what in
   release|all) setup build ;;&
   asan|all) setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized ;;&
-  fuzz|all) CC=clang setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false \
-              -Dbuildtype=debugoptimized ;;
+  # (meson puts ccache in front of the compiler it finds, not of one named in CC)
+  fuzz|all) CC="$(command -v ccache >/dev/null && echo "ccache clang" || echo clang)" setup build-fuzz -Dfuzzing=true \
+              -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized ;;
   release|asan) ;;
   *) echo "usage: $0 [release|asan|fuzz|all]" >&2; exit 2 ;;
 esac

@@ -54,7 +54,7 @@ run_pytest() { # label, test folder, env assignments...
   local log="$logdir/${label//[^A-Za-z0-9_-]/_}.log" marks="" t0=$SECONDS
   local a
   for a in "$@"; do [[ $a == PYTEST_MARKS=* ]] && marks=${a#PYTEST_MARKS=}; done
-  env "$@" /usr/bin/python3 -m pytest -q -rfEs -p no:cacheprovider ${marks:+-m "$marks"} "$folder" >"$log" 2>&1
+  env "$@" /usr/bin/python3 -m pytest -q -rfEs -p no:cacheprovider --durations=12 ${marks:+-m "$marks"} "$folder" >"$log" 2>&1
   local rc=$?
   local summary p f s e
   summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed|skipped|error)' "$log" | tail -1)
@@ -68,6 +68,7 @@ run_pytest() { # label, test folder, env assignments...
   echo "$( [ "$f" -eq 0 ] && echo ok || echo FAIL ) $label: $p passed, $f failed, $s skipped ($((SECONDS - t0)) s)"
   [ "$f" -eq 0 ] || grep -E '^(FAILED|ERROR)' "$log" | head -40
   [ "$s" -eq 0 ] || grep -E '^SKIPPED' "$log" | head -10
+  grep -E '^[0-9.]+s (call|setup|teardown) ' "$log" | head -12 | sed 's/^/  slowest: /'   # CI's time budget
   [ "$rc" -eq 0 ] || [ -n "$summary" ] || tail -30 "$log"
 }
 
