@@ -35,7 +35,7 @@ static double jelem(const json_t *o, const char *key, unsigned i)
 	return v && json_is_number(v) ? json_number_value(v) : 0;
 }
 
-static double jsum(const json_t *o, const char *key)
+double jsum(const json_t *o, const char *key)
 {
 	const json_t *a = o ? json_object_get(o, key) : NULL;
 	double s = 0;

@@ -61,6 +61,8 @@ double metrics_received_gbps(const struct metrics *m, unsigned frame);
 /* Numbers of a report object, integer or real (0 when absent). */
 double jnum(const json_t *o, const char *key);
 uint64_t ju64(const json_t *o, const char *key);
+/* The numbers of array member `key` of o summed (0 when absent). */
+double jsum(const json_t *o, const char *key);
 /* A summary {count, min, mean, p50, ...} of the engine's report. */
 struct lat_summary lat_from_json(const json_t *o);
 json_t *lat_to_json(const struct lat_summary *l);

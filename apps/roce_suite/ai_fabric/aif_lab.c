@@ -243,15 +243,6 @@ void aif_plan_free(struct aif_plan *p)
 
 /* ---- the report's fabric figures ------------------------------------------------------------------------ */
 
-static uint64_t sum_array(const json_t *a)
-{
-	double s = 0;
-
-	for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++)
-		s += json_number_value(json_array_get(a, i));
-	return (uint64_t)s;
-}
-
 void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 {
 	const json_t *fab = json_object_get(rep, "fabric"), *l, *g, *f, *m = json_object_get(fab, "machine");
@@ -263,7 +254,7 @@ void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
 			v->dropped += ju64(dir, "dropped");
 			v->ecn_marked += ju64(dir, "ecn_marked");
-			v->pfc_xoff += sum_array(json_object_get(dir, "pfc_xoff_sent"));
+			v->pfc_xoff += (uint64_t)jsum(dir, "pfc_xoff_sent");
 		}
 	json_array_foreach(json_object_get(fab, "ecmp_groups"), i, g) {
 		v->worst_mmr = fmax(v->worst_mmr, jnum(g, "mmr"));

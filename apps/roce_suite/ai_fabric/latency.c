@@ -128,7 +128,7 @@ struct lat_load {
 	size_t samples;
 };
 
-static void lat_graphs(struct aif_ctx *x, json_t *cdf, json_t *hist, const char *label, double *ns, size_t n)
+static void lat_graphs(json_t *cdf, json_t *hist, const char *label, double *ns, size_t n)
 {
 	double xs[CDF_POINTS], ys[CDF_POINTS], hx[HIST_BINS], hy[HIST_BINS] = { 0 };
 	double lo, hi, width;
@@ -151,7 +151,6 @@ static void lat_graphs(struct aif_ctx *x, json_t *cdf, json_t *hist, const char 
 		hy[b < 0 ? 0 : b >= HIST_BINS ? HIST_BINS - 1 : b]++;
 	}
 	aif_series(hist, label, hx, hy, HIST_BINS);
-	(void)x;
 }
 
 static void lat_load_run(struct aif_ctx *x, bool loaded, struct samples *s, struct lat_load *out, json_t *cdf,
@@ -189,7 +188,7 @@ static void lat_load_run(struct aif_ctx *x, bool loaded, struct samples *s, stru
 	if (s->beyond)
 		aif_anomaly(x, AIF_LATENCY, "%llu samples past the %u kept were left out of the histogram",
 			    (unsigned long long)s->beyond, MAX_SAMPLES);
-	lat_graphs(x, cdf, hist, loaded ? "full load" : "zero load", s->ns + first, out->samples);
+	lat_graphs(cdf, hist, loaded ? "full load" : "zero load", s->ns + first, out->samples);
 }
 
 static json_t *lat_row(const char *load, double gbps, const struct lat_load *l)
