@@ -110,7 +110,7 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 	struct aif_flow f = { .transport = "rc", .message_size = lc->message_size, .priority = 3,
 			      .udp_sport = !strcmp(run->mode, "ecmp") ? lc->udp_sport : 0 };
 	struct flow_set fs = aif_entry_flows("lb");
-	struct aif_fabric_view v;
+	struct aif_fabric_view v = { 0 };
 	struct aif_trial t;
 	struct aif_plan p;
 	struct trial tr;
@@ -158,6 +158,7 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 			"out_of_order_rate", r->ooo_rate, "retransmit_rate", r->retransmit_rate, "drop_ppm", r->drop_ppm,
 			"machine_limited",
 			r->machine_limited, "ecmp_groups", groups);
+	aif_fabric_to_json(&v, row); /* (docs/ai-fabric.md: every row has its trial's fabric figures) */
 	json_array_append_new(rows, row);
 	if (!r->ran)
 		return;
