@@ -474,6 +474,8 @@ struct engine_config {
 				       * processes on several hosts start together (roce-cluster sets it) */
 	double stats_interval_s;      /* default 1 */
 	char report[CFG_STR_LEN];     /* JSON report path, empty = none */
+	char ready_file[CFG_STR_LEN]; /* made once the ports are started and the lcores launched
+				       * (a script or roce-cluster waits for it), empty = none */
 	char latency_samples[CFG_STR_LEN]; /* CSV of raw latency samples, empty = none */
 	unsigned latency_sample_every;/* one sample in this many goes to the CSV; default 1 */
 	unsigned latency_foreign_qps; /* per RX lcore: QPs from other processes whose probes get

@@ -314,7 +314,8 @@ int ld_parse_run(struct loader *ld, const config_setting_t *root)
 	static const char *const keys[] = { "duration_s", "start_at_unix_s", "stats_interval_s", "report", "latency_samples",
 					    "latency_sample_every", "latency_foreign_qps", "cc_trace", "cc_trace_interval_us",
 					    "cc_trace_qps", "cc_trace_step", "capture", "capture_every", "capture_snaplen",
-					    "capture_ports", "timeseries", "http", "http_linger_s", "http_dashboard", NULL };
+					    "capture_ports", "timeseries", "http", "http_linger_s", "http_dashboard", "ready_file",
+					    NULL };
 	struct engine_config *c = ld->cfg;
 	const config_setting_t *run;
 	int rc;
@@ -326,6 +327,7 @@ int ld_parse_run(struct loader *ld, const config_setting_t *root)
 	    cr_opt_float(&ld->r, run, "start_at_unix_s", 1e9, false, 1e10, &c->start_at_unix_s) < 0 ||
 	    cr_opt_float(&ld->r, run, "stats_interval_s", 0.1, false, 3600, &c->stats_interval_s) < 0 ||
 	    ld_opt_str(ld, run, "report", c->report, sizeof(c->report)) < 0 ||
+	    ld_opt_str(ld, run, "ready_file", c->ready_file, sizeof(c->ready_file)) < 0 ||
 	    ld_opt_str(ld, run, "latency_samples", c->latency_samples, sizeof(c->latency_samples)) < 0 ||
 	    cr_opt_u32(&ld->r, run, "latency_sample_every", 1, 1000000000, &c->latency_sample_every) < 0 ||
 	    cr_opt_u32(&ld->r, run, "latency_foreign_qps", 0, 65536, &c->latency_foreign_qps) < 0 ||

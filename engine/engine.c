@@ -107,6 +107,41 @@ static void release(struct engine *e)
 
 /* The files the run writes as it goes, opened before any traffic: a path that cannot be written
  * stops the run here, with its message printed. 0, or -1. */
+/* run.ready_file: written now as NAME.part (a path that cannot be written stops the run before
+ * it starts; an earlier run's NAME goes) and renamed to NAME by ready_file_publish. */
+static int ready_file_prepare(const struct engine_config *cfg, char *err, size_t errlen)
+{
+	char part[CFG_STR_LEN + 8];
+	FILE *f;
+
+	if (!cfg->ready_file[0])
+		return 0;
+	snprintf(part, sizeof(part), "%s.part", cfg->ready_file);
+	if (remove(cfg->ready_file) && errno != ENOENT) {
+		snprintf(err, errlen, "run.ready_file: cannot remove an earlier %s: %s", cfg->ready_file, strerror(errno));
+		return -1;
+	}
+	if (!(f = out_fopen(part)) || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f)) {
+		snprintf(err, errlen, "run.ready_file: cannot write %s: %s", part, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The ports are started (a memif server accepts its clients only from then on: DPDK 22.11's
+ * client that comes earlier is refused and never retries) and the lcores launched. */
+static void ready_file_publish(const struct engine_config *cfg)
+{
+	char part[CFG_STR_LEN + 8];
+
+	if (!cfg->ready_file[0])
+		return;
+	snprintf(part, sizeof(part), "%s.part", cfg->ready_file);
+	if (rename(part, cfg->ready_file))
+		fprintf(stderr, "roce-engine: run.ready_file: cannot rename %s to %s: %s\n", part, cfg->ready_file,
+			strerror(errno));
+}
+
 static int open_outputs(struct engine *e, const struct engine_options *opt)
 {
 	const struct engine_config *cfg = e->run.cfg;
@@ -114,6 +149,8 @@ static int open_outputs(struct engine *e, const struct engine_options *opt)
 	int failed;
 
 	if (opt->report_path && report_check_path(opt->report_path, err, sizeof(err)))
+		goto failed;
+	if (ready_file_prepare(cfg, err, sizeof(err)))
 		goto failed;
 	if (cfg->latency_samples[0]) {
 		e->lat_csv = out_fopen(cfg->latency_samples);
@@ -204,6 +241,7 @@ static int run_and_report(struct engine *e, const struct engine_options *opt)
 		e->run.link[p].state = -1;
 	engine_poll_links(e, e->run.start_tsc);
 	engine_launch(e);
+	ready_file_publish(e->run.cfg);
 	engine_supervise(e, opt);
 	control_detach();
 	stats_capture_pmd(&e->run);

@@ -160,6 +160,8 @@ void engine_poll_links(struct engine *e, uint64_t now)
 		}
 		l->state = up;
 		l->since_tsc = at;
+		if (e->run.sw)
+			switch_port_link(e->run.sw, p, up != 0);
 		if (l->n_events < RUN_MAX_LINK_EVENTS)
 			l->ev[l->n_events++] = (typeof(l->ev[0])){.tsc = at, .up = up != 0};
 	}
@@ -178,6 +180,7 @@ static void close_links(struct engine *e, uint64_t end)
 
 #define GATE_PERIOD_MS 5    /* net_memif: the interrupt thread gets a window this often (port.h) */
 #define LINK_POLL_MS 100    /* links are polled this often, or at each live line if that is sooner */
+#define SWITCH_LINK_POLL_MS 10 /* with a lab switch: a port whose peer left is flushed this soon */
 
 struct ticks {
 	uint64_t next_gate, next_link, link_every;
@@ -237,7 +240,7 @@ void engine_supervise(struct engine *e, const struct engine_options *opt)
 	uint64_t interval = (uint64_t)(opt->stats_interval_s * (double)e->run.tsc_hz);
 	uint64_t deadline = opt->duration_s > 0 ? e->run.start_tsc + (uint64_t)(opt->duration_s * (double)e->run.tsc_hz) : 0;
 	uint64_t next_line = e->run.start_tsc + interval, last_line = e->run.start_tsc;
-	struct ticks ticks = {.link_every = RTE_MIN(interval, e->run.tsc_hz * LINK_POLL_MS / 1000)};
+	struct ticks ticks = {.link_every = RTE_MIN(interval, e->run.tsc_hz * (e->run.sw ? SWITCH_LINK_POLL_MS : LINK_POLL_MS) / 1000)};
 	bool keep_pace = main_keeps_pace(e);
 	sig_atomic_t signals;
 

@@ -581,6 +581,7 @@ static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_
 				if (pfc_change)
 					send_pfc(s, x->in, x->prio, false, now);
 				STAT_ADD(*total, 1);
+				STAT_ADD(s->dropped_from_queues, 1);
 				if (per_prio)
 					STAT_ADD(per_prio[x->prio], 1);
 				if (note) {
@@ -588,8 +589,10 @@ static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_
 					wire_parse(rte_pktmbuf_mtod(x->m, const uint8_t *), x->m->data_len, WIRE_PARSE_HEADERS_ONLY, &p);
 					note_lost(s, &p);
 				}
-				if (x->flow >= 0)
+				if (x->flow >= 0) {
 					STAT_ADD(s->flows[x->flow].dropped, 1);
+					STAT_ADD(s->flows[x->flow].dropped_queued, 1);
+				}
 				rte_pktmbuf_free(x->m);
 				x->next = s->free_head;
 				s->free_head = d;
@@ -711,7 +714,7 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	uint16_t sent;
 	int tc;
 
-	if (unlikely(o->down)) {
+	if (unlikely(o->down || __atomic_load_n(&o->carrier_lost, __ATOMIC_RELAXED))) {
 		drop_queued_to_dead_link(s, out, now);
 		return;
 	}
@@ -744,6 +747,13 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	sent = port_tx(o, burst, (uint16_t)n);
 	for (unsigned k = sent; k < n; k++) /* the peer's ring is full: they go first next time */
 		o->pending[o->n_pending++] = burst[k];
+}
+
+void switch_port_link(struct switch_rt *s, unsigned cfg_port, bool up)
+{
+	for (unsigned i = 0; i < s->n_ports; i++)
+		if (!s->port[i].tx_ring && s->port[i].cfg_port == cfg_port)
+			__atomic_store_n(&s->port[i].carrier_lost, !up, __ATOMIC_RELAXED);
 }
 
 /* ---- trace ------------------------------------------------------------------------------------- */

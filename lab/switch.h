@@ -93,6 +93,9 @@ struct sw_port {
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
 	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
 	bool down;                   /* its link is down: what it would send or receive is lost */
+	bool carrier_lost;           /* its ethdev reports the link down (a memif peer that left):
+				      * what is queued to it is lost, as a switch flushes a port whose
+				      * link drops, instead of waiting for the next peer (switch_port_link) */
 	bool to_nic;                 /* a fabric switch's port to a NIC */
 	bool remote_sender;          /* its sender runs on another lcore (a NIC; a switch of another
 				      * lcore's part): switch_replay takes nothing in */
@@ -112,6 +115,7 @@ struct sw_flow {
 	uint16_t out;
 	uint32_t dqpn;
 	uint64_t admitted, dropped, sent, marked;
+	uint64_t dropped_queued; /* of dropped: admitted first (a dead link, the PFC watchdog) */
 };
 
 /* A row of the queue-depth trace (switch.trace). */
@@ -168,6 +172,7 @@ struct switch_rt {
 	uint8_t tc_used[SW_MAX_PORTS]; /* classes that ever held a frame, per port (the trace's rows) */
 	struct rte_ring *trace;      /* sw_trace_row elements, or NULL */
 	uint64_t trace_every_tsc, next_trace_tsc, trace_dropped;
+	uint64_t dropped_from_queues; /* admitted, then dropped (a dead link, the PFC watchdog) */
 };
 
 struct engine_config;
@@ -198,6 +203,11 @@ void switch_replay(struct switch_rt *s, uint64_t t);
 /* The lcore was held up until t and the time before t will not be lived through: each busy
  * link's time up to t is lost (cpu_lost) and it sends from t on, not SW_LINK_LAG_US before. */
 void switch_lose_time_until(struct switch_rt *s, uint64_t t);
+/* Main lcore: the link of config port cfg_port as its ethdev reports it. A port whose link went
+ * down drops what is queued to it (counted as drop_link_down) until it comes back: frames kept for
+ * a peer process that left would reach the next one to connect, and their buffer would hold
+ * PFC XOFF on the ports that sent them. */
+void switch_port_link(struct switch_rt *s, unsigned cfg_port, bool up);
 /* After the lcores stopped: the frames still queued go back to their pools (counted per flow as
  * queued at the end). */
 void switch_flush(struct switch_rt *s);

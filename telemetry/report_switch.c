@@ -106,13 +106,14 @@ json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s
 		json_array_append_new(flows, json_pack("{s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "egress", s->port[f->out].name,
 			"dest_qpn", (json_int_t)f->dqpn, "admitted", (json_int_t)f->admitted, "dropped",
 			(json_int_t)f->dropped, "sent", (json_int_t)f->sent, "ecn_marked", (json_int_t)f->marked,
-			"queued_at_end", (json_int_t)(f->admitted - f->sent)));
+			"queued_at_end", (json_int_t)(f->admitted - f->sent - f->dropped_queued)));
 	}
 	o = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:I}", "buffer_bytes", (json_int_t)s->mmu.p.buffer_bytes,
 		      "max_buffer_used", (json_int_t)s->mmu.max_used, "admitted", (json_int_t)m->admitted,
 		      "dropped_buffer_full", (json_int_t)m->dropped_buffer, "dropped_queue_limit", (json_int_t)m->dropped_queue,
 		      "dropped_headroom", (json_int_t)m->dropped_headroom, "flow_table_full", (json_int_t)s->flow_table_full,
-		      "ports", ports, "flows", flows, "queued_at_end_frames", (json_int_t)(m->admitted - sent_total(s)));
+		      "ports", ports, "flows", flows, "queued_at_end_frames",
+		      (json_int_t)(m->admitted - sent_total(s) - s->dropped_from_queues));
 	if (!s->route) {
 		json_object_set_new(o, "trace_rows", json_integer((json_int_t)run->sw_csv_rows));
 		json_object_set_new(o, "trace", json_string(run->cfg->sw.trace));

@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,7 +12,8 @@
 #include "config_tree.h"
 #include "engine_child.h"
 
-#define SOCKETS_WAIT_S 30 /* the switch's EAL start and its memif servers' sockets */
+#define READY_WAIT_S 30 /* the switch's EAL start, its ports started */
+#define LAB_READY_FILE "ready"
 
 void lab_endpoint(const struct cluster_cfg *c, unsigned rank, const char *sock_dir, struct cl_endpoint *ep)
 {
@@ -87,22 +87,21 @@ static int write_switch_config(const struct cluster_cfg *c, const struct cl_endp
 		cfg_set_string(e, "port", text);
 	}
 	cfg_set_string(cfg_group(root, "run"), "report", "switch.json");
+	cfg_set_string(cfg_group(root, "run"), "ready_file", LAB_READY_FILE);
 	rc = config_write_file(&t, path) == CONFIG_TRUE ? 0 : -1;
 	config_destroy(&t);
 	return rc;
 }
 
-static bool sockets_made(const char *sock_dir, unsigned n)
+/* The switch's run.ready_file: its ports are started. Its memif servers' sockets exist from its
+ * EAL start on, but a server refuses a client until its port starts ("ID not found"), and DPDK
+ * 22.11's client never tries again: a rank's engine that came that early would have no link. */
+static bool switch_ready(const char *dir)
 {
 	char path[4200];
-	struct stat st;
 
-	for (unsigned r = 0; r < n; r++) {
-		snprintf(path, sizeof(path), "%s/s%u.sock", sock_dir, r);
-		if (stat(path, &st) || !S_ISSOCK(st.st_mode))
-			return false;
-	}
-	return true;
+	snprintf(path, sizeof(path), "%s/" LAB_READY_FILE, dir);
+	return access(path, F_OK) == 0;
 }
 
 pid_t lab_switch_start(const struct cluster_cfg *c, const struct cl_endpoint *ep, unsigned n, const char *engine,
@@ -123,8 +122,8 @@ pid_t lab_switch_start(const struct cluster_cfg *c, const struct cl_endpoint *ep
 		snprintf(err, errlen, "cannot start the lab switch (%s): %s", engine, strerror(errno));
 		return -1;
 	}
-	deadline = engine_child_now_s() + SOCKETS_WAIT_S;
-	while (!sockets_made(sock_dir, n)) {
+	deadline = engine_child_now_s() + READY_WAIT_S;
+	while (!switch_ready(dir)) {
 		int st;
 		if (waitpid(pid, &st, WNOHANG) == pid || engine_child_now_s() > deadline) {
 			snprintf(path, sizeof(path), "%s/switch.log", dir);

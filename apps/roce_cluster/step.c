@@ -167,10 +167,23 @@ static int sender_of(const struct cl_step_env *env, unsigned rank, json_int_t qp
 	return s >= 0 && (unsigned)s < env->n_ranks ? s : -1;
 }
 
-static json_t *rx_summary(const json_t *report, const struct cl_step_env *env, unsigned rank)
+static bool is_sender(const struct cl_step_peers *pe, int s)
+{
+	for (unsigned i = 0; i < pe->n_from; i++)
+		if ((int)pe->from[i] == s)
+			return true;
+	return false;
+}
+
+/* What this rank received, by sender: only the step's own senders count; what came in on the
+ * QPs of another rank (frames of an earlier step, delivered late) is summed in *stray. */
+static json_t *rx_summary(const json_t *report, const struct cl_step_env *env, unsigned rank,
+			  const struct cl_step_peers *pe, double *stray)
 {
 	json_t *by = json_object(), *q;
 	size_t i;
+
+	*stray = 0;
 
 	json_array_foreach(json_object_get(report, "rx_qps"), i, q) {
 		int s = sender_of(env, rank, json_integer_value(json_object_get(q, "qpn")));
@@ -180,6 +193,10 @@ static json_t *rx_summary(const json_t *report, const struct cl_step_env *env, u
 
 		if (s < 0)
 			continue;
+		if (!is_sender(pe, s)) {
+			*stray += num(q, "payload_bytes");
+			continue;
+		}
 		snprintf(key, sizeof(key), "%d", s);
 		if (!(e = json_object_get(by, key))) {
 			e = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "from", s, "payload_bytes", 0.0, "packets", 0.0, "lost", 0.0,
@@ -233,9 +250,10 @@ static json_t *tx_summary(const json_t *report)
 	return a;
 }
 
-json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank)
+json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank,
+		     const struct cl_step_peers *pe)
 {
-	double held = 0, turn = 0;
+	double held = 0, turn = 0, stray;
 	json_t *l;
 	size_t i;
 
@@ -245,9 +263,10 @@ json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsign
 			turn = num(l, "loop_turn_us");
 	}
 	{
-		json_t *o = json_pack("{s:f,s:I,s:o,s:o,s:f,s:f}", "duration_s", num(report, "duration_s"), "start_unix_ns",
+		json_t *rx = rx_summary(report, env, rank, pe, &stray);
+		json_t *o = json_pack("{s:f,s:I,s:o,s:o,s:f,s:f,s:f}", "duration_s", num(report, "duration_s"), "start_unix_ns",
 				      json_integer_value(json_object_get(report, "start_unix_ns")), "tx", tx_summary(report),
-				      "rx", rx_summary(report, env, rank), "held_up_ms", held, "loop_turn_us", turn);
+				      "rx", rx, "stray_payload_bytes", stray, "held_up_ms", held, "loop_turn_us", turn);
 		const json_t *c = json_array_get(json_object_get(report, "collectives"), 0);
 		if (c) /* a collective step's: when each phase ended on this rank */
 			json_object_set_new(o, "collective", json_pack("{s:O,s:O,s:O}", "phases_completed",
@@ -400,7 +419,7 @@ json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_t
 	if (!(report = json_load_file(path, 0, &jerr)))
 		return failed(o, "no report (%s): %s", jerr.text, why);
 	{
-		json_t *sum = step_summary(report, env, rank);
+		json_t *sum = step_summary(report, env, rank, pe);
 		json_object_update(o, sum);
 		json_decref(sum);
 	}

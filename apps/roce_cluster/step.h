@@ -86,7 +86,10 @@ int step_config(const struct cl_step_env *env, unsigned rank, const struct cl_te
  * neither sends nor receives. */
 json_t *step_run(const struct cl_step_env *env, unsigned rank, const struct cl_test *t, unsigned step,
 		 const struct cl_step_peers *pe, double start_at_unix_s);
-/* A report's summary (the part step_run adds from the report), for the tests. */
-json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank);
+/* A report's summary (the part step_run adds from the report): what it sent to and received from
+ * each of the step's peers (pe), and the payload that came in from ranks that are not its senders
+ * this step (stray_payload_bytes: frames of an earlier step). */
+json_t *step_summary(const json_t *report, const struct cl_step_env *env, unsigned rank,
+		     const struct cl_step_peers *pe);
 
 #endif

@@ -216,6 +216,60 @@ def test_memif_peer_killed_and_restarted(tmp_path, procs):
     assert "summary: port s        link: 6 changes" in a.output()
 
 
+# ---- a lab switch's port whose memif peer left --------------------------------------------------------
+
+def test_lab_switch_drops_what_is_queued_to_a_port_whose_peer_left(tmp_path, procs):
+    """A lab switch (memif servers s0 and s1, PFC on priority 3, a 256 KB buffer, 1 Gb/s links)
+    between engine A (client on s0) and B (client on s1); A sends to B at 0.3 Gb/s throughout. A
+    first B receives for 1.5 s and leaves; a second B connects a second later. While s1 has no peer the
+    switch drops what is queued to it and what comes for it (dropped.link_down), as a switch whose
+    port lost its link does: frames kept for a peer that left would fill the buffer, pause A by
+    PFC (its sender) and reach the next B late. The switch says when it is ready (run.ready_file,
+    written once its ports are started: a memif client that connects before refuses to retry)."""
+    socks = [tmp_path / ("sw%d-%d.sock" % (PID, i)) for i in (0, 1)]
+    dev = 'vdev_args = "role=%s,id=0,socket=%s,socket-abstract=no";'
+    sw_port = '{ name = "s%d"; device = "net_memif%d"; mac = "02:00:00:5e:00:0%d"; ipv4 = "10.9.255.%d"; ' \
+              'link_speed_gbps = 1.0; %s }'
+    (tmp_path / "sw.cfg").write_text(config(
+        eal("sw"), [sw_port % (i, i, i, i + 1, dev % ("server", socks[i])) for i in (0, 1)],
+        [role(1, "s0", "switch"), role(1, "s1", "switch")],
+        extra='switch = { buffer_kb = 256; pfc = { priorities = [3]; }; fdb = ( { mac = "%s"; port = "s0"; }, '
+              '{ mac = "%s"; port = "s1"; } ); };\nrun = { ready_file = "out/ready"; };' % (MAC_A, MAC_B)))
+    sw = procs("-f", "sw.cfg", "-q", "-d", "60", "-r", "sw.json")
+    end = time.monotonic() + 30
+    while not (tmp_path / "out" / "ready").exists():
+        assert time.monotonic() < end and sw.p.poll() is None, "the switch never became ready:\n" + sw.output()
+        time.sleep(0.05)
+    assert not (tmp_path / "out" / "ready.part").exists()
+    assert int((tmp_path / "out" / "ready").read_text()) == sw.pid
+    (tmp_path / "a.cfg").write_text(config(
+        eal("a", "0-1", main=1), [port("a", "net_memif0", MAC_A, "10.9.0.1", dev % ("client", socks[0]))],
+        [role(0, "a", "txrx")],
+        [flow("u", "a", MAC_B, "10.9.0.2", rate_gbps=0.3, qpn="0x30", dest_qpn="0x40")]))
+    b_cfg = lambda: config(eal("b", "0-1", main=0), [port("b", "net_memif0", MAC_B, "10.9.0.2", dev % ("client", socks[1]))],
+                           [role(1, "b", "rx")])
+    (tmp_path / "b1.cfg").write_text(b_cfg())
+    (tmp_path / "b2.cfg").write_text(b_cfg())
+    a = procs("-f", "a.cfg", "-q", "-d", "60", "-r", "a.json")
+    b1 = procs("-f", "b1.cfg", "-q", "-d", "1.5", "-r", "b1.json")
+    assert b1.finish() == 0, b1.output()
+    time.sleep(1.0)                                   # nobody on s1: A's frames for B are dropped
+    b2 = procs("-f", "b2.cfg", "-q", "-d", "1.5", "-r", "b2.json")
+    assert b2.finish() == 0, b2.output()
+    a.signal(signal.SIGINT)
+    assert a.finish() == 0, a.output()
+    sw.signal(signal.SIGINT)
+    assert sw.finish() == 0, sw.output()
+    ra, rsw = json.loads((tmp_path / "a.json").read_text()), json.loads((tmp_path / "sw.json").read_text())
+    s1 = next(p for p in rsw["switch"]["ports"] if p["port"] == "s1")
+    assert s1["dropped"]["link_down"] > 1000, s1     # 0.3 Gb/s of 1 KB frames for a second at least
+    assert ra["ports"][0]["pause_rx"] == 0, ra["ports"][0]  # the buffer never filled: A was not paused
+    for name in ("b1", "b2"):                         # each B got A's traffic while it was there
+        rb = json.loads((tmp_path / (name + ".json")).read_text())
+        assert rb["ports"][0]["rx_packets"] > 1000, (name, rb["ports"][0])
+    assert rsw["switch"]["queued_at_end_frames"] == 0
+
+
 # ---- a veth peer down and up (net_af_packet) -------------------------------------------------------------
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("ip"), reason="needs root and iproute2 (a network namespace)")

@@ -345,6 +345,39 @@ static void test_pfc_pauses_egress(void)
 	switch_free(s);
 }
 
+/* A port whose ethdev link went down (a memif peer that left) drops what is queued to it and
+ * what comes for it, counted as link_down and per flow as dropped after admission, its buffer
+ * freed; once the link is back it forwards again. Only the port of that config port is hit. */
+static void test_a_port_whose_link_went_down_drops_its_queue(void)
+{
+	struct switch_rt *s = make_switch();
+
+	if (!s)
+		return;
+	switch_poll(s, T0);
+	switch_port_link(s, S1, false);
+	CHECK_EQ(send_to(H0, ports[H1].mac, 3), 3);
+	CHECK_EQ(send_to(H0, ports[H2].mac, 1), 1);
+	for (unsigned k = 0; k < 6; k++)
+		switch_poll(s, T0 + 1 + k * FRAME_TIME);
+	CHECK_EQ(receive(H1, NULL, 0), 0);
+	CHECK_EQ(receive(H2, NULL, 0), 1);
+	CHECK_EQ(s->port[1].c.drop_link_down, 3);
+	CHECK_EQ(s->port[2].c.drop_link_down, 0);
+	CHECK_EQ(s->flows[0].admitted, 3);
+	CHECK_EQ(s->flows[0].dropped, 3);
+	CHECK_EQ(s->flows[0].dropped_queued, 3);
+	CHECK_EQ(s->dropped_from_queues, 3);
+	CHECK_EQ(s->mmu.used, 0);
+	switch_port_link(s, S1, true);
+	CHECK_EQ(send_to(H0, ports[H1].mac, 2), 2);
+	for (unsigned k = 0; k < 4; k++)
+		switch_poll(s, T0 + (8 + k) * FRAME_TIME);
+	CHECK_EQ(receive(H1, NULL, 0), 2);
+	CHECK_EQ(s->port[1].c.drop_link_down, 3);
+	switch_free(s);
+}
+
 int main(void)
 {
 	if (test_eal_start("test_switch", "0"))
@@ -358,6 +391,7 @@ int main(void)
 	RUN(test_queue_limit_drops);
 	RUN(test_ecn_marking);
 	RUN(test_pfc_pauses_egress);
+	RUN(test_a_port_whose_link_went_down_drops_its_queue);
 	test_ports_teardown(ports, N_PORTS);
 	test_eal_stop();
 	return testlib_finish("test_switch");
