@@ -42,10 +42,10 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 pytestmark = [pytest.mark.skipif(not CLUSTER.exists(), reason="roce-cluster not built (no Open MPI development files)"),
               pytest.mark.release_only]
 
-# a 3 s start margin: these steps send for half a second, so an engine that starts late (four
+# a 2 s start margin: these steps send for half a second, so an engine that starts late (four
 # start at once beside the lab on two cores) would miss its peer's traffic altogether
 LOCAL = """
-cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; start_margin_s = 3.0; keep = true; memory_mb = 256; live_interval_s = 0.2; };
+cluster = { name = "t"; results = "res"; step_timeout_s = 20.0; start_margin_s = 2.0; keep = true; memory_mb = 256; live_interval_s = 0.2; };
 lab = { link_gbps = 0.5; switch = { buffer_kb = 1024; pfc = { priorities = [3]; }; }; };
 tests = (
   { name = "bw"; type = "pairwise"; measure = "bandwidth"; message_size = 65536; qps_per_pair = 2; duration_s = 0.6; },
