@@ -274,6 +274,10 @@ int main(int argc, char **argv)
 	rc = find_engine(&o, engine, sizeof(engine)) ? EXIT_IO : EXIT_DONE;
 	if (!rc && s.base[0] && check_base(engine, s.base))
 		rc = EXIT_CONFIG; /* the engine printed the base's error */
+	if (!rc && s.type == SUITE_AI_FABRIC && aif_engine_accepts(engine, &s, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		rc = EXIT_CONFIG;
+	}
 	if (!rc && o.check)
 		printf("%s: suite %s (%s) is valid\n", o.suite, s.name, suite_type_names[s.type]);
 	else if (!rc) {

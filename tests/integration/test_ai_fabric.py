@@ -9,6 +9,10 @@ the fabric's settings imply, computed here independently:
   at most the uplinks' 2 Gb/s one way, 4 both ways, of the cross-spine pairs).
 * §5.2: the zero-load minimum one-way latency is at least the path's propagation delay (1 + 2 + 2 +
   1 us, from the fabric group), the percentiles are ordered, the histogram holds every sample.
+* §7.2: the destination of each N:1 incast receives at most its link; the per-hop XOFF table
+  recomputed from the trial's engine report (each link direction named by its ends' tiers from
+  the report's nics and switches); the senders picked from the other leaf first; nothing dropped
+  on the lossless class unless machine-limited, and a 7:1 incast pauses the senders.
 * §8.1: each ECMP group's flow MMR is inside the range an exact balls-into-bins computation (here,
   by counting the placements in integers: a second method) gives; with one UDP source port and no BTH hashing a
   pair's QPs share a member, with BTH hashing they spread.
@@ -36,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
-          "collectives_iterations.png"]
+          "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png"]
 
 
 def suite_path():
@@ -76,7 +80,8 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     secs = rep["ai_fabric"]["sections"]
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
-    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "ecmp", "flowlet", "spray", "collectives"])
+    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "pfc_incast", "ecmp", "flowlet", "spray",
+                                                "collectives"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -237,6 +242,8 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { flowlet = { gaps_us = []; }; };', 3, "ai_fabric.flowlet.gaps_us"),
     ('thresholds = { min_jfi = 2.0; };', 3, "thresholds.min_jfi"),
     ('dut = { asic = 7; };', 3, "dut.asic"),
+    ('ai_fabric = { pfc_incast = { ratios = [0]; }; };', 3, "ai_fabric.pfc_incast.ratios.[0]"),
+    ('ai_fabric = { pfc_incast = { priority = 9; }; };', 3, "ai_fabric.pfc_incast.priority"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -247,8 +254,69 @@ def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, settin
     assert p.stderr.startswith("%s:%d: %s: " % (cfg, where, setting)), p.stderr
 
 
+def test_a_fabric_the_engine_cannot_run_is_refused_by_check(tmp_path):
+    """--check runs roce-engine --check on a trial of the fabric: a leaf of 12 hosts and 8 spines
+    has 20 ports, more than a lab switch's 16, so no trial of it could start."""
+    cfg = tmp_path / "s.cfg"
+    cfg.write_text('suite = { name = "x"; type = "ai_fabric"; };\n'
+                   'fabric = { kind = "leaf-spine"; leaves = 1; spines = 8; hosts_per_leaf = 12; };\n')
+    p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, ROCE_ENGINE=str(engine_path().resolve())))
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert p.stderr.startswith("%s:2: fabric: switch leaf0 has 20 ports" % cfg), p.stderr
+    assert "at most 16" in p.stderr and "roce-engine --check on a trial" in p.stderr, p.stderr
+
+
 def test_a_suite_without_a_fabric_is_refused(tmp_path):
     cfg = tmp_path / "s.cfg"
     cfg.write_text('suite = { name = "x"; type = "ai_fabric"; };\n')
     p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 3 and "fabric: missing" in p.stderr, p.stderr
+
+
+def _hops_from_report(er, prio=3):
+    """Per hop (receiving end's tier -> sending end's tier) the XOFF frames of `prio`, from an engine
+    report alone: the tiers from fabric.nics[] and fabric.switches[]."""
+    fab = er["fabric"]
+    tier = {n["name"]: "nic" for n in fab["nics"]}
+    tier.update({s["name"]: s["tier"] for s in fab["switches"]})
+    hops = {}
+    for l in fab["links"]:
+        for d in ("a_to_b", "b_to_a"):
+            x = l[d]
+            xoff = x["pfc_xoff_sent"][prio]
+            if not x["frames"] and not xoff:
+                continue
+            h = hops.setdefault("%s->%s" % (tier[x["to"]], tier[x["from"]]), [0, 0])
+            h[0] += xoff
+            h[1] += 1
+    return hops
+
+
+def test_pfc_incast_per_hop_pauses_recomputed(ci):
+    _, rep, tmp = ci
+    inc = results(rep, "pfc_incast")
+    assert inc["section"] == "7.2" and inc["destination"] == "h7" and inc["priority"] == 3
+    rows = {r["ratio"]: r for r in inc["rows"]}
+    assert sorted(rows) == [3, 7]
+    link = 1.0
+    for n, r in rows.items():
+        assert r["ran"] and r["received_gbps"] <= link * 1.02, r
+        ers = trial_report(tmp, rep, "%d:1 incast" % n)
+        assert ers, n
+        er = ers[0]
+        # the senders: one of leaf0 before leaf1's own (h7's leaf), all writing to h7
+        senders = sorted({f["name"].split("-")[1] for f in er["flows"]})
+        want = {3: ["h0", "h1", "h2"], 7: ["h0", "h1", "h2", "h3", "h4", "h5", "h6"]}[n]
+        assert senders == want, senders
+        hops = _hops_from_report(er)
+        assert {h["hop"]: [h["xoff"], h["links"]] for h in r["hops"]} == hops
+        assert sum(h["xoff"] for h in r["hops"]) <= r["pfc_xoff"]
+        assert r["hops_paused"] == sum(1 for v in hops.values() if v[0] > 0)
+        assert r["dropped"] == sum(x["dropped"] or 0 for l in er["fabric"]["links"] for x in (l["a_to_b"], l["b_to_a"]))
+        if not r.get("machine_limited"):
+            assert r["dropped"] == 0, r                       # lossless class: PFC with headroom
+        if n == 7 and not r.get("machine_limited"):
+            # seven senders at line rate into one 1 Gb/s link: h7's leaf must pause someone
+            assert hops.get("leaf->nic", [0])[0] + hops.get("leaf->spine", [0])[0] > 0, hops
+    assert inc["storm_onset_ratio"] is None                   # no watchdog in the CI suite's switches

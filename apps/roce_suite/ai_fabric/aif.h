@@ -10,7 +10,8 @@
  * Files: aif_config.c (the suite file's ai_fabric, thresholds and dut groups), aif_lab.c (trial
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
- * per category: throughput.c (§5.1), latency.c (§5.2), load_balance.c (§8), collectives.c (§9).
+ * per category: throughput.c (§5.1), latency.c (§5.2), pfc_incast.c (§7.2), load_balance.c (§8),
+ * collectives.c (§9).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -30,6 +31,7 @@
 enum aif_category {
 	AIF_THROUGHPUT,   /* §5.1 */
 	AIF_LATENCY,      /* §5.2 */
+	AIF_PFC_INCAST,   /* §7.2 */
 	AIF_ECMP,         /* §8.1 */
 	AIF_FLOWLET,      /* §8.2 */
 	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
@@ -56,6 +58,12 @@ struct aif_latency_cfg {
 	double load;                             /* the loaded case's offered share of the host link */
 	double idle_gbps;                        /* the unloaded case's one QP: this rate */
 	unsigned priority;                       /* 3: the lossless class (a loaded queue pauses, not drops) */
+};
+
+struct aif_pfc_incast_cfg {
+	unsigned ratios[AIF_MAX_LIST], n_ratios; /* N of the N:1 incasts */
+	unsigned message_size;
+	unsigned priority;                       /* 3: the lossless class */
 };
 
 struct aif_lb_cfg {
@@ -93,6 +101,7 @@ struct aif_cfg {
 	unsigned memory_mb;                      /* each trial's eal.memory_mb (0: 2048) */
 	struct aif_throughput_cfg throughput;
 	struct aif_latency_cfg latency;
+	struct aif_pfc_incast_cfg pfc_incast;
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;
 	struct aif_thresholds th;
@@ -106,6 +115,13 @@ struct loader;
  * with the error written to r. */
 int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
 		    const char *suite_name, struct aif_cfg *c);
+
+/* roce-engine --check on a trial of the suite's fabric (an all-to-all over every host, with the
+ * most QPs per pair any category asks for): the
+ * engine's own limits (its ports, a lab switch's 16 ports, memory) judged before any trial, so
+ * that a suite --check accepts is one whose trials start. 0, or -1 with "FILE:LINE: fabric: what
+ * the engine says" in err. */
+int aif_engine_accepts(const char *engine, const struct suite_cfg *s, char *err, size_t errlen);
 
 struct runner;
 

@@ -14,8 +14,9 @@
 #include "config_fabric.h"
 #include "suite.h"
 
-const char *const aif_category_names[] = { "throughput", "latency", "ecmp", "flowlet", "spray", "collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "8.1", "8.2", "8.3", "9" };
+const char *const aif_category_names[] = { "throughput", "latency", "pfc_incast", "ecmp", "flowlet", "spray",
+					   "collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "7.2", "8.1", "8.2", "8.3", "9" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -26,6 +27,7 @@ static void defaults(struct aif_cfg *c)
 		.throughput = { .sizes = { 65536 }, .n_sizes = 1, .qps = { 1, 4 }, .n_qps = 2, .uni = true, .bi = true,
 				.resolution_pct = 5, .max_trials = 6 },
 		.latency = { .message_size = 4096, .repeats = 3, .load = 0.9, .idle_gbps = 0.05, .priority = 3 },
+		.pfc_incast = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .message_size = 65536, .priority = 3 },
 		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
@@ -106,6 +108,19 @@ static int load_latency(struct config_reader *r, const config_setting_t *g, stru
 				    cr_opt_float(r, g, "load", 0, true, 1, &l->load) < 0 ||
 				    cr_opt_float(r, g, "idle_gbps", 0, true, 1600, &l->idle_gbps) < 0 ||
 				    cr_opt_u32(r, g, "priority", 0, 7, &l->priority) < 0
+			  ? -1
+			  : 0;
+}
+
+static int load_pfc_incast(struct config_reader *r, const config_setting_t *g, struct aif_pfc_incast_cfg *p)
+{
+	static const char *const keys[] = { "ratios", "message_size", "priority", NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_uint_list(r, g, "ratios", 1, 1023, AIF_MAX_LIST, p->ratios, &p->n_ratios) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &p->message_size) < 0 ||
+				    cr_opt_u32(r, g, "priority", 0, 7, &p->priority) < 0
 			  ? -1
 			  : 0;
 }
@@ -241,9 +256,9 @@ static int check_fabric(struct config_reader *r, const config_setting_t *root)
 int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
 		    const char *suite_name, struct aif_cfg *c)
 {
-	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency", "ecmp",
-					    "flowlet", "spray", "collectives", NULL };
-	const config_setting_t *tp = NULL, *lat = NULL, *coll = NULL, *res;
+	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
+					    "pfc_incast", "ecmp", "flowlet", "spray", "collectives", NULL };
+	const config_setting_t *tp = NULL, *lat = NULL, *inc = NULL, *coll = NULL, *res;
 
 	defaults(c);
 	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
@@ -253,8 +268,9 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		return 0;
 	if (cr_known_keys(r, g, keys) || load_categories(r, g, c) || cr_opt_u32(r, g, "repeats", 1, 100, &c->repeats) < 0 ||
 	    cr_opt_u32(r, g, "memory_mb", 256, 65536, &c->memory_mb) < 0 || cr_opt_group(r, g, "throughput", &tp) < 0 ||
-	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "collectives", &coll) < 0 ||
-	    load_throughput(r, tp, &c->throughput) || load_latency(r, lat, &c->latency) || load_lb(r, g, &c->lb) ||
+	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "pfc_incast", &inc) < 0 ||
+	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
+	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))
 		return -1;
 	if ((res = config_setting_get_member(g, "results"))) {

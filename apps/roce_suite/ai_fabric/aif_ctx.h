@@ -140,6 +140,7 @@ void aif_series(json_t *graph, const char *label, const double *xs, const double
 
 int aif_throughput(struct aif_ctx *x);
 int aif_latency(struct aif_ctx *x);
+int aif_pfc_incast(struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);

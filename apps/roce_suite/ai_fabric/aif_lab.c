@@ -166,7 +166,8 @@ double aif_link_frame_gbps(double gbps, unsigned message_size)
 
 /* ---- the plan ---------------------------------------------------------------------------------------- */
 
-static int run_planner(const char *planner, const char *cfg, const char *out, const char *log)
+/* prog with up to four arguments (NULL-terminated), its output into log; its exit status, or -1. */
+static int run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4)
 {
 	pid_t pid = fork();
 	int st;
@@ -177,7 +178,7 @@ static int run_planner(const char *planner, const char *cfg, const char *out, co
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
-		execl(planner, planner, "-q", "-r", out, cfg, (char *)NULL);
+		execl(prog, prog, a1, a2, a3, a4, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
@@ -221,7 +222,7 @@ int aif_plan(const struct aif_ctx *x, struct aif_trial *t, const char *tag, stru
 		text_printf(p->error, sizeof(p->error), "cannot write %s: %s", cfg, strerror(errno));
 		return -1;
 	}
-	if ((rc = run_planner(x->planner, cfg, out, log)) != 0 || !(p->report = json_load_file(out, 0, &jerr))) {
+	if ((rc = run_tool(x->planner, log, "-q", "-r", out, cfg)) != 0 || !(p->report = json_load_file(out, 0, &jerr))) {
 		text_printf(p->error, sizeof(p->error), "%s on %s: exit status %d (%s)", x->planner, cfg, rc, log);
 		return -1;
 	}
@@ -239,6 +240,70 @@ void aif_plan_free(struct aif_plan *p)
 {
 	json_decref(p->report);
 	p->report = NULL;
+}
+
+/* ---- the engine's own limits, before any trial ----------------------------------------------------------- */
+
+/* The engine's reason in its --check output: the text after "roce-engine: FILE:LINE: ". */
+static void engine_reason(const char *log, const char *cfg, char *out, size_t len)
+{
+	char line[1024];
+	FILE *f = fopen(log, "r");
+
+	text_printf(out, len, "roce-engine --check refused a trial of this fabric (%s)", log);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, cfg), *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!p || !(p = strchr(p + strlen(cfg), ':')) || !(p = strstr(p + 1, ": ")))
+			continue;
+		text_printf(out, len, "%s", p + 2);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The most QPs per pair any category asks for. */
+static unsigned most_qps(const struct aif_cfg *c)
+{
+	unsigned q = c->lb.flowlet_qps;
+
+	for (unsigned i = 0; i < c->lb.n_qps; i++)
+		q = c->lb.qps[i] > q ? c->lb.qps[i] : q;
+	for (unsigned i = 0; i < c->throughput.n_qps; i++)
+		q = c->throughput.qps[i] > q ? c->throughput.qps[i] : q;
+	return q;
+}
+
+int aif_engine_accepts(const char *engine, const struct suite_cfg *s, char *err, size_t errlen)
+{
+	const struct aif_ctx x = { .s = s, .c = s->aif };
+	const struct aif_flow f = { .transport = "rc", .message_size = 65536, .priority = 3 };
+	const config_setting_t *fab = config_lookup(&s->text, "fabric");
+	char dir[] = "/tmp/roce-suite-check-XXXXXX", cfg[64], log[64], why[600];
+	struct aif_trial t;
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		text_printf(err, errlen, "cannot make a folder for the engine's check: %s", strerror(errno));
+		return -1;
+	}
+	text_printf(cfg, sizeof(cfg), "%s/trial.cfg", dir);
+	text_printf(log, sizeof(log), "%s/check.log", dir);
+	aif_trial_init(&t, &x);
+	aif_trial_pattern(&t, &x, "check", "all_to_all", NULL, 0, -1, most_qps(s->aif), &f);
+	rc = config_write_file(&t.cfg, cfg) == CONFIG_TRUE ? run_tool(engine, log, "--check", "-f", cfg, NULL) : -1;
+	aif_trial_free(&t);
+	if (rc != 0) {
+		engine_reason(log, cfg, why, sizeof(why));
+		text_printf(err, errlen, "%s:%d: %s (roce-engine --check on a trial of this fabric)", s->file,
+			    fab ? config_setting_source_line(fab) : 0, why);
+	}
+	unlink(cfg);
+	unlink(log);
+	rmdir(dir);
+	return rc ? -1 : 0;
 }
 
 /* ---- the report's fabric figures ------------------------------------------------------------------------ */

@@ -213,9 +213,24 @@ static void md_graphs_of(FILE *o, const json_t *graphs, const char *prefix)
 	}
 }
 
+/* A category's other tables (arrays of objects beside its rows, e.g. §7.2's per-hop pauses), each
+ * under its name. */
+static void md_tables_besides_rows(FILE *o, const json_t *r)
+{
+	const char *key;
+	const json_t *v;
+
+	json_object_foreach((json_t *)r, key, v)
+		if (strcmp(key, "rows") && json_is_array(v) && json_is_object(json_array_get(v, 0))) {
+			fprintf(o, "**%s**\n\n", key);
+			md_table(o, v);
+		}
+}
+
 static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 {
 	static const char *const order[][2] = { { "throughput", "throughput" }, { "latency", "latency" },
+						{ "pfc_incast", "pfc_incast" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" } };
 
@@ -226,6 +241,7 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 		fprintf(o, "### §%s %s\n\n", json_string_value(json_object_get(r, "section")), order[k][0]);
 		md_object(o, r);
 		md_table(o, json_object_get(r, "rows"));
+		md_tables_besides_rows(o, r);
 		md_graphs_of(o, graphs, order[k][1]);
 	}
 }
