@@ -114,6 +114,9 @@ json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s
 		      "dropped_headroom", (json_int_t)m->dropped_headroom, "flow_table_full", (json_int_t)s->flow_table_full,
 		      "ports", ports, "flows", flows, "queued_at_end_frames",
 		      (json_int_t)(m->admitted - sent_total(s) - s->dropped_from_queues));
+	/* the lossy queues' admission threshold: static (0: the buffer), or alpha x free buffer */
+	json_object_set_new(o, "queue_limit_bytes", json_integer((json_int_t)s->mmu.p.queue_limit));
+	json_object_set_new(o, "alpha", json_real(s->mmu.p.alpha));
 	if (!s->route) {
 		json_object_set_new(o, "trace_rows", json_integer((json_int_t)run->sw_csv_rows));
 		json_object_set_new(o, "trace", json_string(run->cfg->sw.trace));

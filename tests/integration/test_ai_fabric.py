@@ -9,6 +9,9 @@ the fabric's settings imply, computed here independently:
   at most the uplinks' 2 Gb/s one way, 4 both ways, of the cross-spine pairs).
 * §5.2: the zero-load minimum one-way latency is at least the path's propagation delay (1 + 2 + 2 +
   1 us, from the fabric group), the percentiles are ordered, the histogram holds every sample.
+* §5.3: a 3:1 burst's capacity per sender bracketed by the search around the buffer's
+  1536 KiB / (2 x 1102-byte frames) = 713 frames; each trial's peak queue at the destination's
+  port (2 x B frames queued at the burst's end) recomputed from its engine report.
 * §7.2: the destination of each N:1 incast receives at most its link; the per-hop XOFF table
   recomputed from the trial's engine report (each link direction named by its ends' tiers from
   the report's nics and switches); the senders picked from the other leaf first; nothing dropped
@@ -40,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
-          "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png"]
+          "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png"]
 
 
 def suite_path():
@@ -80,8 +83,8 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     secs = rep["ai_fabric"]["sections"]
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
-    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "pfc_incast", "ecmp", "flowlet", "spray",
-                                                "collectives"])
+    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "pfc_incast", "ecmp", "flowlet",
+                                                "spray", "collectives"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -244,6 +247,7 @@ def test_repeatability_is_the_sample_cv(ci):
     ('dut = { asic = 7; };', 3, "dut.asic"),
     ('ai_fabric = { pfc_incast = { ratios = [0]; }; };', 3, "ai_fabric.pfc_incast.ratios.[0]"),
     ('ai_fabric = { pfc_incast = { priority = 9; }; };', 3, "ai_fabric.pfc_incast.priority"),
+    ('ai_fabric = { burst = { message_size = 2048; }; };', 3, "ai_fabric.burst.message_size"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -320,3 +324,32 @@ def test_pfc_incast_per_hop_pauses_recomputed(ci):
             # seven senders at line rate into one 1 Gb/s link: h7's leaf must pause someone
             assert hops.get("leaf->nic", [0])[0] + hops.get("leaf->spine", [0])[0] > 0, hops
     assert inc["storm_onset_ratio"] is None                   # no watchdog in the CI suite's switches
+
+
+def test_burst_capacity_is_what_the_buffer_holds(ci):
+    _, rep, tmp = ci
+    b = results(rep, "burst")
+    assert b["section"] == "5.3" and b["priority"] == 0 and b["max_frames"] == 1000
+    (row,) = b["rows"]
+    # one 1024-byte WRITE per frame: 1024 + 62 (Ethernet, IPv4, UDP, BTH, ICRC, FCS) + 16 (RETH)
+    frame = 1024 + 62 + 16
+    assert row["ratio"] == 3 and row["frame_bytes"] == frame and row["threshold_bytes"] == 1536 * 1024
+    expected = (1536 * 1024) // (2 * frame)
+    assert row["expected_frames"] == expected == 713
+    assert row["trials"] == 4                               # 1000, 500, 750, then 625 or 875
+    lo, hi = row["absorbed_frames"], row["first_loss_frames"]
+    assert 0 < lo < hi <= 1000 and hi - lo == 125, row        # four bisection steps from 1..1000
+    for er_t in [t for t in rep["trials"] if t["label"].startswith("3:1 burst of")]:
+        er = json.loads(Path(er_t["report"]).read_text())
+        frames = int(er_t["label"].split(" of ")[1].split()[0])
+        senders = sorted({f["name"].split("-")[1] for f in er["flows"]})
+        assert senders == ["h4", "h5", "h6"], senders       # h7's own leaf
+        assert all(f["tx_packets"] == frames for f in er["flows"])
+        port = next(p for s in er["fabric"]["switches"] for p in s["ports"] if p["port"] == "h7")
+        peak = port["max_queue_bytes"][0]
+        if not (row.get("machine_limited") or er["fabric"]["machine"]["machine_limited"]):
+            # three senders, one leaving: 2 x frames queued at the burst's end, or the threshold
+            assert peak <= 1536 * 1024 and peak >= min(2 * frames, 1536 * 1024 // frame) * frame * 0.9, (frames, peak)
+    if not row.get("machine_limited"):
+        assert lo <= expected * 1.05 + 1 and hi >= expected * 0.95 - 1, row
+        assert row["first_loss"]["dropped_at_destination_port"] > 0

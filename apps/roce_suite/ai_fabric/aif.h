@@ -10,7 +10,8 @@
  * Files: aif_config.c (the suite file's ai_fabric, thresholds and dut groups), aif_lab.c (trial
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
- * per category: throughput.c (§5.1), latency.c (§5.2), pfc_incast.c (§7.2), load_balance.c (§8),
+ * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), pfc_incast.c (§7.2),
+ * load_balance.c (§8),
  * collectives.c (§9).
  */
 #ifndef ROCE_SUITE_AIF_H
@@ -26,11 +27,13 @@
 #include "kpi.h"
 
 #define AIF_MAX_LIST 8
+#define AIF_IB_MTU 1024 /* every trial flow's path MTU: fits the fabric NICs' default IP MTU */
 
 /* The categories, in the order they run (and their sections of the draft). */
 enum aif_category {
 	AIF_THROUGHPUT,   /* §5.1 */
 	AIF_LATENCY,      /* §5.2 */
+	AIF_BURST,        /* §5.3 */
 	AIF_PFC_INCAST,   /* §7.2 */
 	AIF_ECMP,         /* §8.1 */
 	AIF_FLOWLET,      /* §8.2 */
@@ -58,6 +61,15 @@ struct aif_latency_cfg {
 	double load;                             /* the loaded case's offered share of the host link */
 	double idle_gbps;                        /* the unloaded case's one QP: this rate */
 	unsigned priority;                       /* 3: the lossless class (a loaded queue pauses, not drops) */
+};
+
+struct aif_burst_cfg {
+	unsigned ratios[AIF_MAX_LIST], n_ratios; /* N of the N:1 bursts */
+	unsigned max_frames;                     /* the search's upper end, per sender */
+	unsigned max_trials;                     /* burst lengths tried per N */
+	unsigned repeats;                        /* runs of each length (the draft: 50) */
+	unsigned message_size;                   /* one frame each: at most the IB MTU */
+	unsigned priority;                       /* 0: a lossy class (the buffer, not PFC, absorbs) */
 };
 
 struct aif_pfc_incast_cfg {
@@ -101,6 +113,7 @@ struct aif_cfg {
 	unsigned memory_mb;                      /* each trial's eal.memory_mb (0: 2048) */
 	struct aif_throughput_cfg throughput;
 	struct aif_latency_cfg latency;
+	struct aif_burst_cfg burst;
 	struct aif_pfc_incast_cfg pfc_incast;
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;

@@ -14,9 +14,9 @@
 #include "config_fabric.h"
 #include "suite.h"
 
-const char *const aif_category_names[] = { "throughput", "latency", "pfc_incast", "ecmp", "flowlet", "spray",
-					   "collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "7.2", "8.1", "8.2", "8.3", "9" };
+const char *const aif_category_names[] = { "throughput", "latency",	 "burst",	"pfc_incast",
+					   "ecmp",	 "flowlet",	 "spray",	"collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.2", "8.1", "8.2", "8.3", "9" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -27,6 +27,8 @@ static void defaults(struct aif_cfg *c)
 		.throughput = { .sizes = { 65536 }, .n_sizes = 1, .qps = { 1, 4 }, .n_qps = 2, .uni = true, .bi = true,
 				.resolution_pct = 5, .max_trials = 6 },
 		.latency = { .message_size = 4096, .repeats = 3, .load = 0.9, .idle_gbps = 0.05, .priority = 3 },
+		.burst = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .max_frames = 1000, .max_trials = 8, .repeats = 1,
+			   .message_size = 1024, .priority = 0 },
 		.pfc_incast = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .message_size = 65536, .priority = 3 },
 		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
 			.flowlet_qps = 4, .message_size = 65536 },
@@ -108,6 +110,23 @@ static int load_latency(struct config_reader *r, const config_setting_t *g, stru
 				    cr_opt_float(r, g, "load", 0, true, 1, &l->load) < 0 ||
 				    cr_opt_float(r, g, "idle_gbps", 0, true, 1600, &l->idle_gbps) < 0 ||
 				    cr_opt_u32(r, g, "priority", 0, 7, &l->priority) < 0
+			  ? -1
+			  : 0;
+}
+
+static int load_burst(struct config_reader *r, const config_setting_t *g, struct aif_burst_cfg *b)
+{
+	static const char *const keys[] = { "ratios", "max_frames", "max_trials", "repeats", "message_size", "priority",
+					    NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_uint_list(r, g, "ratios", 1, 1023, AIF_MAX_LIST, b->ratios, &b->n_ratios) < 0 ||
+				    cr_opt_u32(r, g, "max_frames", 1, 1000000, &b->max_frames) < 0 ||
+				    cr_opt_u32(r, g, "max_trials", 1, 64, &b->max_trials) < 0 ||
+				    cr_opt_u32(r, g, "repeats", 1, 1000, &b->repeats) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 64, AIF_IB_MTU, &b->message_size) < 0 ||
+				    cr_opt_u32(r, g, "priority", 0, 7, &b->priority) < 0
 			  ? -1
 			  : 0;
 }
@@ -257,8 +276,8 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "pfc_incast", "ecmp", "flowlet", "spray", "collectives", NULL };
-	const config_setting_t *tp = NULL, *lat = NULL, *inc = NULL, *coll = NULL, *res;
+					    "burst", "pfc_incast", "ecmp", "flowlet", "spray", "collectives", NULL };
+	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *inc = NULL, *coll = NULL, *res;
 
 	defaults(c);
 	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
@@ -268,7 +287,8 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		return 0;
 	if (cr_known_keys(r, g, keys) || load_categories(r, g, c) || cr_opt_u32(r, g, "repeats", 1, 100, &c->repeats) < 0 ||
 	    cr_opt_u32(r, g, "memory_mb", 256, 65536, &c->memory_mb) < 0 || cr_opt_group(r, g, "throughput", &tp) < 0 ||
-	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "pfc_incast", &inc) < 0 ||
+	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "burst", &bu) < 0 ||
+	    cr_opt_group(r, g, "pfc_incast", &inc) < 0 || load_burst(r, bu, &c->burst) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

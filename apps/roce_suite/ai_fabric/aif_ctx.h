@@ -73,6 +73,15 @@ void aif_trial_pairs(struct aif_trial *t, const struct aif_ctx *x, const char *n
 void aif_trial_pattern(struct aif_trial *t, const struct aif_ctx *x, const char *name, const char *pattern,
 		       const unsigned *hosts, unsigned n, int dst, unsigned qps_per_pair, const struct aif_flow *f);
 
+#define AIF_MAX_HOSTS 64
+
+/* A traffic entry `name`: an N:1 incast (one QP per sender) into the fabric's last host, which it
+ * returns. The senders: one host of each leaf in turn, round after round; the other leaves' first
+ * (the incast crosses the spines), or the destination's own leaf's first (own_leaf_first: a burst
+ * meets one switch's buffer). */
+unsigned aif_trial_incast(struct aif_trial *t, const struct aif_ctx *x, const char *name, unsigned n,
+			  bool own_leaf_first, const struct aif_flow *f);
+
 /* The NICs of the fabric split in two halves whose paths cross the spines: pair i is NIC i of
  * the first leaves' half and NIC i of the other (hosts numbered leaf by leaf). How many pairs. */
 unsigned aif_cross_pairs(const struct aif_ctx *x, unsigned (*pairs)[2], unsigned max);
@@ -140,6 +149,7 @@ void aif_series(json_t *graph, const char *label, const double *xs, const double
 
 int aif_throughput(struct aif_ctx *x);
 int aif_latency(struct aif_ctx *x);
+int aif_burst(struct aif_ctx *x);
 int aif_pfc_incast(struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);

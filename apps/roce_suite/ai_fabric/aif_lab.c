@@ -17,7 +17,6 @@
 #include "lab.h"
 #include "verdict.h"
 
-#define AIF_IB_MTU 1024           /* every flow's path MTU: fits the fabric NICs' default IP MTU */
 #define RETH_BYTES 16             /* on a WRITE's first packet */
 #define AIF_MEMORY_MB 2048        /* each NIC's pools hold three buffers' worth (docs/fabric.md) */
 
@@ -128,6 +127,50 @@ void aif_trial_pattern(struct aif_trial *t, const struct aif_ctx *x, const char 
 	if (dst >= 0)
 		cfg_set_string(e, "dst", x->fab.hosts[dst].name);
 	flow_template(e, f);
+}
+
+/* The leaf of host h (its first NIC's switch). */
+static unsigned leaf_of(const struct aif_ctx *x, unsigned h)
+{
+	return x->fab.nics[x->fab.hosts[h].first_nic].sw;
+}
+
+/* The senders of an N:1 incast into host dst, n of them into out (how many there were): one host
+ * of each leaf in turn, round after round (hosts numbered leaf by leaf); the other leaves' hosts
+ * first, or dst's own leaf's first. */
+static unsigned incast_senders(const struct aif_ctx *x, unsigned dst, unsigned n, bool own_leaf_first, unsigned *out)
+{
+	unsigned n_hosts = x->fab.n_hosts < AIF_MAX_HOSTS ? x->fab.n_hosts : AIF_MAX_HOSTS, got = 0;
+	bool taken[AIF_MAX_HOSTS] = { false };
+
+	taken[dst] = true;
+	for (unsigned pass = 0; pass < 2 && got < n; pass++) {
+		bool own = (pass == 0) == own_leaf_first, more = true;
+		while (more && got < n) {
+			int last_leaf = -1;
+			more = false;
+			for (unsigned h = 0; h < n_hosts && got < n; h++) {
+				unsigned leaf = leaf_of(x, h);
+				if (taken[h] || own != (leaf == leaf_of(x, dst)) || (int)leaf <= last_leaf)
+					continue;
+				taken[h] = more = true;
+				out[got++] = h;
+				last_leaf = (int)leaf; /* one host of a leaf per round */
+			}
+		}
+	}
+	return got;
+}
+
+unsigned aif_trial_incast(struct aif_trial *t, const struct aif_ctx *x, const char *name, unsigned n,
+			  bool own_leaf_first, const struct aif_flow *f)
+{
+	unsigned dst = x->fab.n_hosts - 1, hosts[AIF_MAX_HOSTS + 1];
+	unsigned got = incast_senders(x, dst, n, own_leaf_first, hosts);
+
+	hosts[got] = dst;
+	aif_trial_pattern(t, x, name, "incast", hosts, got + 1, (int)dst, 1, f);
+	return dst;
 }
 
 unsigned aif_cross_pairs(const struct aif_ctx *x, unsigned (*pairs)[2], unsigned max)

@@ -27,7 +27,6 @@
 #include "verdict.h"
 
 #define MAX_HOPS 8
-#define MAX_HOSTS 64
 
 struct hop {
 	char name[24];                  /* "leaf->nic": the pausing end's tier, then the paused one's */
@@ -107,53 +106,19 @@ static uint64_t storms(const json_t *rep)
 	return n;
 }
 
-/* The leaf of host h (its first NIC's switch). */
-static unsigned leaf_of(const struct aif_ctx *x, unsigned h)
-{
-	return x->fab.nics[x->fab.hosts[h].first_nic].sw;
-}
-
-/* The senders of an N:1 incast into `dst`: one host of each other leaf in turn, round after
- * round, then the destination's own leaf's. */
-static unsigned pick_senders(const struct aif_ctx *x, unsigned dst, unsigned n, unsigned *out)
-{
-	unsigned n_hosts = x->fab.n_hosts < MAX_HOSTS ? x->fab.n_hosts : MAX_HOSTS, got = 0;
-	bool taken[MAX_HOSTS] = { false };
-
-	taken[dst] = true;
-	for (unsigned pass = 0; pass < 2 && got < n; pass++) { /* the other leaves first, then dst's */
-		bool more = true;
-		while (more && got < n) {
-			int last_leaf = -1;
-			more = false;
-			for (unsigned h = 0; h < n_hosts && got < n; h++) {
-				unsigned leaf = leaf_of(x, h);
-				if (taken[h] || (pass == 0) == (leaf == leaf_of(x, dst)) || (int)leaf <= last_leaf)
-					continue;
-				taken[h] = more = true;
-				out[got++] = h;
-				last_leaf = (int)leaf; /* one host of a leaf per round */
-			}
-		}
-	}
-	return got;
-}
-
 static void incast_trial(struct aif_ctx *x, unsigned n, struct incast_result *r)
 {
 	const struct aif_pfc_incast_cfg *pc = &x->c->pfc_incast;
 	struct aif_flow f = { .message_size = pc->message_size, .priority = pc->priority };
-	unsigned dst = x->fab.n_hosts - 1, hosts[MAX_HOSTS + 1];
-	unsigned got = pick_senders(x, dst, n, hosts);
 	struct flow_set fs = aif_entry_flows("incast");
 	struct aif_trial t;
 	struct trial tr;
 	struct metrics m;
+	unsigned dst;
 
 	memset(r, 0, sizeof(*r));
-	hosts[got] = dst;
 	aif_trial_init(&t, x);
-	aif_trial_pattern(&t, x, "incast", "incast", hosts, got + 1, (int)dst, 1, &f);
+	dst = aif_trial_incast(&t, x, "incast", n, false, &f);
 	trial_init(&tr, "pfc_incast", "%u:1 incast into %s", n, x->fab.hosts[dst].name);
 	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
 		aif_fabric_read(tr.report, &r->v);

@@ -230,7 +230,7 @@ static void md_tables_besides_rows(FILE *o, const json_t *r)
 static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 {
 	static const char *const order[][2] = { { "throughput", "throughput" }, { "latency", "latency" },
-						{ "pfc_incast", "pfc_incast" },
+						{ "burst", "burst" },		{ "pfc_incast", "pfc_incast" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" } };
 
