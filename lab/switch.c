@@ -560,9 +560,10 @@ static void rx_port(struct switch_rt *s, unsigned i, uint64_t now)
 
 /* ---- the PFC watchdog -------------------------------------------------------------------------- */
 
-/* The frames queued on port out of the priorities in mask go, counted in *total and per priority
- * in per_prio[] (when given), their QPs noted as lost when note. */
-static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_t now, uint64_t *total,
+/* The frames queued on port out of the priorities in mask (and that came in at port `from`, when
+ * it is not -1) go, counted in *total and per priority in per_prio[] (when given), their QPs
+ * noted as lost when note. */
+static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, int from, uint64_t now, uint64_t *total,
 			uint64_t *per_prio, bool note)
 {
 	struct sw_port *o = &s->port[out];
@@ -576,7 +577,7 @@ static void drop_queued(struct switch_rt *s, unsigned out, uint8_t mask, uint64_
 			uint32_t next = x->next;
 			bool pfc_change = false;
 
-			if (mask >> x->prio & 1) {
+			if ((mask >> x->prio & 1) && (from < 0 || x->in == (unsigned)from)) {
 				mmu_dequeue(&s->mmu, x->in, x->prio, out, tc, x->len, &pfc_change);
 				if (pfc_change)
 					send_pfc(s, x->in, x->prio, false, now);
@@ -609,7 +610,7 @@ static void watchdog(struct switch_rt *s, uint64_t now)
 	for (unsigned i = 0; i < s->n_ports; i++) {
 		uint8_t began = pfc_wd_check(&s->port[i].wd, &s->wd, &s->port[i].pause, now);
 		if (began && s->wd.action == PFC_WD_DROP)
-			drop_queued(s, i, began, now, &s->port[i].c.drop_watchdog, s->port[i].wd.dropped, false);
+			drop_queued(s, i, began, -1, now, &s->port[i].c.drop_watchdog, s->port[i].wd.dropped, false);
 	}
 }
 
@@ -702,7 +703,7 @@ static void drop_queued_to_dead_link(struct switch_rt *s, unsigned out, uint64_t
 	if (o->n_ctl) /* (PFC frames: not data, not counted as its losses) */
 		rte_pktmbuf_free_bulk(o->ctl, o->n_ctl);
 	o->n_ctl = 0;
-	drop_queued(s, out, 0xFF, now, &o->c.drop_link_down, NULL, true);
+	drop_queued(s, out, 0xFF, -1, now, &o->c.drop_link_down, NULL, true);
 }
 
 static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
@@ -714,7 +715,7 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	uint16_t sent;
 	int tc;
 
-	if (unlikely(o->down || __atomic_load_n(&o->carrier_lost, __ATOMIC_RELAXED))) {
+	if (unlikely(o->down)) {
 		drop_queued_to_dead_link(s, out, now);
 		return;
 	}
@@ -747,6 +748,27 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 	sent = port_tx(o, burst, (uint16_t)n);
 	for (unsigned k = sent; k < n; k++) /* the peer's ring is full: they go first next time */
 		o->pending[o->n_pending++] = burst[k];
+}
+
+/* A port whose ethdev link went down since the last poll (a process on its cable left): what is
+ * queued to it goes, and what came in from it, wherever it waits. Frames for it that arrive
+ * while it is down wait for the next peer as for a slow one. */
+static void flush_departed(struct switch_rt *s, unsigned port, uint64_t now)
+{
+	drop_queued_to_dead_link(s, port, now);
+	for (unsigned o = 0; o < s->n_ports; o++)
+		if (o != port)
+			drop_queued(s, o, 0xFF, (int)port, now, &s->port[port].c.drop_link_down, NULL, true);
+}
+
+static void check_carriers(struct switch_rt *s, uint64_t now)
+{
+	for (unsigned i = 0; i < s->n_ports; i++) {
+		bool lost = __atomic_load_n(&s->port[i].carrier_lost, __ATOMIC_RELAXED);
+		if (lost && !s->port[i].carrier_flushed)
+			flush_departed(s, i, now);
+		s->port[i].carrier_flushed = lost;
+	}
 }
 
 void switch_port_link(struct switch_rt *s, unsigned cfg_port, bool up)
@@ -792,6 +814,7 @@ static void poll_at(struct switch_rt *s, uint64_t now, bool from_remote)
 	for (unsigned k = 0, i = s->rx_first; k < s->n_ports; k++, i = i + 1 < s->n_ports ? i + 1 : 0)
 		if (from_remote || !s->port[i].remote_sender)
 			rx_port(s, i, now);
+	check_carriers(s, now);
 	for (unsigned i = 0; i < s->n_ports; i++)
 		tx_port(s, i, now);
 	if (s->pfc_priorities)

@@ -93,9 +93,8 @@ struct sw_port {
 	struct pfc_pause pause;      /* PFC received here pauses this port's egress */
 	struct pfc_wd wd;            /* its PFC watchdog (pfc_watchdog.h) */
 	bool down;                   /* its link is down: what it would send or receive is lost */
-	bool carrier_lost;           /* its ethdev reports the link down (a memif peer that left):
-				      * what is queued to it is lost, as a switch flushes a port whose
-				      * link drops, instead of waiting for the next peer (switch_port_link) */
+	bool carrier_lost;           /* its ethdev reports the link down (switch_port_link) */
+	bool carrier_flushed;        /* ... and what was queued to it and from it has gone */
 	bool to_nic;                 /* a fabric switch's port to a NIC */
 	bool remote_sender;          /* its sender runs on another lcore (a NIC; a switch of another
 				      * lcore's part): switch_replay takes nothing in */
@@ -203,10 +202,12 @@ void switch_replay(struct switch_rt *s, uint64_t t);
 /* The lcore was held up until t and the time before t will not be lived through: each busy
  * link's time up to t is lost (cpu_lost) and it sends from t on, not SW_LINK_LAG_US before. */
 void switch_lose_time_until(struct switch_rt *s, uint64_t t);
-/* Main lcore: the link of config port cfg_port as its ethdev reports it. A port whose link went
- * down drops what is queued to it (counted as drop_link_down) until it comes back: frames kept for
- * a peer process that left would reach the next one to connect, and their buffer would hold
- * PFC XOFF on the ports that sent them. */
+/* Main lcore: the link of config port cfg_port as its ethdev reports it. When it goes down (a
+ * peer process that left its memif cable), the switch's next poll drops what is queued to that
+ * port and what came in from it, wherever it waits (counted as that port's drop_link_down): kept,
+ * frames of a process that left would reach the next one to connect on that port, and their
+ * buffer would hold PFC XOFF on the ports they came from. Frames that arrive for a port while it
+ * is down wait for its next peer, as for a slow one. */
 void switch_port_link(struct switch_rt *s, unsigned cfg_port, bool up);
 /* After the lcores stopped: the frames still queued go back to their pools (counted per flow as
  * queued at the end). */
