@@ -199,9 +199,13 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 		if (c->ports[p].is_switch_port || (peer >= 0 && c->ports[peer].is_switch_port))
 			c->ports[p].extra_mbufs = (unsigned)(c->sw.buffer_bytes / 512);
 	}
-	/* a fabric NIC's frames may wait in its own leaf, a spine and the far leaf at once */
+	/* a fabric NIC's frames wait in the switches in its own mbufs: one buffer's worth of them.
+	 * More would need this NIC alone to fill more than a switch's buffer at once (its leaf's, a
+	 * spine's and the far leaf's are shared with every other NIC): sizing for that (three
+	 * buffers, as before) tripled every fabric run's start, the pools' pages being most of it.
+	 * A NIC that still runs short counts mbuf_alloc_failures and sends less, and says so. */
 	for (unsigned n = 0; c->fab.present && n < c->fab.n_nics; n++)
-		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(3 * fabric_buffer_bytes(c) / 512);
+		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(fabric_buffer_bytes(c) / 512);
 	if (c->sw.present && !c->fab.present && c->sw.n_ports < 2)
 		return cr_fail_member(&ld->r, root, "switch", "a switch needs at least two ports with role \"switch\" in "
 				      "lcores (it has %u)", c->sw.n_ports);

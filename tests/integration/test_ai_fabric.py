@@ -288,7 +288,7 @@ def _hops_from_report(er, prio=3):
     for l in fab["links"]:
         for d in ("a_to_b", "b_to_a"):
             x = l[d]
-            xoff = x["pfc_xoff_sent"][prio]
+            xoff = (x["pfc_xoff_sent"] or [0] * 8)[prio]   # null where a NIC receives
             if not x["frames"] and not xoff:
                 continue
             h = hops.setdefault("%s->%s" % (tier[x["to"]], tier[x["from"]]), [0, 0])

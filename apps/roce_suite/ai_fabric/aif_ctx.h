@@ -117,7 +117,9 @@ struct aif_fabric_view {
 	double jfi;                     /* fabric.jfi */
 	double worst_mmr;               /* the ECMP groups' byte MMR, the worst */
 	double worst_mmr_flows;
-	bool machine_limited;
+	bool machine_limited;           /* fabric.machine's, or a NIC ran out of mbufs (limited_by
+					 * "nic_mbufs": its frames waiting in the switches held them all) */
+	uint64_t mbuf_alloc_failures;   /* every port's */
 	double cpu_lost_share;          /* fabric.machine.worst_cpu_lost_share */
 	const char *limited_by;
 };

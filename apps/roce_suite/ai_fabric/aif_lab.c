@@ -372,10 +372,17 @@ void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 		v->out_of_order += ju64(f, "out_of_order");
 		v->retransmits += ju64(f, "retransmits");
 	}
+	json_array_foreach(json_object_get(rep, "ports"), i, f)
+		v->mbuf_alloc_failures += ju64(f, "mbuf_alloc_failures");
 	v->jfi = jnum(fab, "jfi");
 	v->machine_limited = json_is_true(json_object_get(m, "machine_limited"));
 	v->cpu_lost_share = jnum(m, "worst_cpu_lost_share");
 	v->limited_by = json_string_value(json_object_get(m, "limited_by"));
+	if (v->mbuf_alloc_failures && !v->machine_limited) { /* a NIC's frames held in the switches ran
+							       * its pool dry: it sent less than asked */
+		v->machine_limited = true;
+		v->limited_by = "nic_mbufs";
+	}
 }
 
 void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
@@ -390,6 +397,7 @@ void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
 	json_object_set_new(row, "worst_mmr_flows", json_real(v->worst_mmr_flows));
 	json_object_set_new(row, "cpu_lost_share", json_real(v->cpu_lost_share));
 	json_object_set_new(row, "fabric_machine_limited", json_boolean(v->machine_limited));
+	json_object_set_new(row, "mbuf_alloc_failures", json_integer((json_int_t)v->mbuf_alloc_failures));
 	if (v->limited_by)
 		json_object_set_new(row, "limited_by", json_string(v->limited_by));
 }
