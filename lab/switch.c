@@ -719,6 +719,9 @@ static void tx_port(struct switch_rt *s, unsigned out, uint64_t now)
 		drop_queued_to_dead_link(s, out, now);
 		return;
 	}
+	if (unlikely(__atomic_load_n(&o->carrier_lost, __ATOMIC_RELAXED)))
+		return; /* no peer on the cable: its frames wait in its queues (where a departure's flush
+			 * finds them), not in a burst the cable refuses */
 	if (!flush_ctl(o) || !flush_pending(o))
 		return;
 	/* An idle link keeps no credit, and a link with nothing it may send is idle: its queues
