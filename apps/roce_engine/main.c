@@ -33,6 +33,7 @@ struct cli {
 	const char *latency_samples;
 	const char *capture;
 	const char *timeseries;
+	const char *ready_file;
 	double sample_every;       /* 0: the config's */
 	bool http_set;             /* --http: listen there (parsed into the fields below) */
 	char http_addr[64];
@@ -69,6 +70,9 @@ static void usage(FILE *out)
 		"                             127.0.0.1; docs/monitoring.md); overrides run.http\n"
 		"      --http-linger SECONDS  after the run, serve the final numbers this long; overrides\n"
 		"                             run.http_linger_s\n"
+		"      --ready-file FILE      made once the ports are started and the lcores launched (a script\n"
+		"                             starting this engine's memif clients waits for it); overrides\n"
+		"                             run.ready_file\n"
 		"  -q, --quiet                no live lines (the summary is still printed)\n"
 		"  -c, --check                validate the configuration, print what would run, and exit\n"
 		"  -h, --help                 this text\n"
@@ -107,6 +111,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{"latency-sample-every", required_argument, NULL, 'E'}, {"capture", required_argument, NULL, 'C'},
 		{"http", required_argument, NULL, 'H'},   {"http-linger", required_argument, NULL, 'L'},
 		{"version", no_argument, NULL, 'V'},      {"timeseries", required_argument, NULL, 'T'},
+		{"ready-file", required_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
@@ -119,6 +124,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'S': c->latency_samples = optarg; break;
 		case 'C': c->capture = optarg; break;
 		case 'T': c->timeseries = optarg; break;
+		case 'R': c->ready_file = optarg; break;
 		case 'H': {
 			char why[160];
 			if (config_parse_listen(optarg, c->http_addr, sizeof(c->http_addr), &c->http_port, why, sizeof(why))) {
@@ -200,7 +206,8 @@ static int merge_run_settings(struct cli *c, struct engine_config *cfg)
 		snprintf(cfg->latency_samples, sizeof(cfg->latency_samples), "%s", c->latency_samples);
 	}
 	if (output_path("capture", c->capture, cfg->capture, sizeof(cfg->capture)) ||
-	    output_path("timeseries", c->timeseries, cfg->timeseries, sizeof(cfg->timeseries)))
+	    output_path("timeseries", c->timeseries, cfg->timeseries, sizeof(cfg->timeseries)) ||
+	    output_path("ready-file", c->ready_file, cfg->ready_file, sizeof(cfg->ready_file)))
 		return -1;
 	if (c->sample_every > 0)
 		cfg->latency_sample_every = (unsigned)c->sample_every;

@@ -780,7 +780,7 @@ def test_lcore_map_two_workers_and_the_main_lcore(tmp_path):
         assert len(lines) >= 4, out
 
 
-def _null_sender(tmp_path, name, start_at):
+def _null_sender(tmp_path, name, start_at, extra=()):
     """An engine on net_null sending one UC flow for 0.5 s from run.start_at_unix_s."""
     p = port("n", "net_null0", MAC_A, "10.0.0.1")
     f = flow("f", "n", MAC_B, "10.0.0.2", transport='"uc"', rate_gbps=0.5, message_size=1000, qpn=2, dest_qpn=3)
@@ -788,8 +788,32 @@ def _null_sender(tmp_path, name, start_at):
                run="run = { start_at_unix_s = %.6f; };" % start_at)
     (tmp_path / (name + ".cfg")).write_text(text)
     return subprocess.Popen([str(engine_path()), "-f", str(tmp_path / (name + ".cfg")), "-d", "0.5", "-q",
-                             "-r", str(tmp_path / (name + ".json"))],
+                             "-r", str(tmp_path / (name + ".json")), *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=str(tmp_path))
+
+
+def test_ready_file_is_made_once_the_engine_runs(tmp_path):
+    """--ready-file (run.ready_file): FILE.part is written with the outputs and renamed to FILE
+    once the ports are started and the lcores launched, holding the engine's pid; an earlier
+    run's FILE is removed first; a path that cannot be written stops the engine before any
+    traffic (exit 5), naming the setting."""
+    ready = tmp_path / "out" / "ready"
+    ready.parent.mkdir()
+    ready.write_text("an earlier run's\n")
+    p = _null_sender(tmp_path, "r", time.time() + 1.5, extra=["--ready-file", str(ready)])
+    end = time.time() + 30
+    while ready.read_text() == "an earlier run's\n" if ready.exists() else True:
+        assert time.time() < end and p.poll() is None, p.communicate()[0]
+        time.sleep(0.02)
+    made = time.time()
+    assert int(ready.read_text()) == p.pid and not (tmp_path / "out" / "ready.part").exists()
+    out = p.communicate(timeout=60)[0]
+    assert p.returncode == 0, out
+    start = json.loads((tmp_path / "r.json").read_text())["start_unix_ns"] / 1e9
+    assert made < start                                # ready before its traffic started
+    bad = _null_sender(tmp_path, "s", time.time() + 1.0, extra=["--ready-file", "/proc/nope/ready"])
+    out = bad.communicate(timeout=60)[0]
+    assert bad.returncode == 5 and "run.ready_file: cannot write /proc/nope/ready.part" in out, out
 
 
 def test_processes_start_their_traffic_at_the_time_given(tmp_path):
