@@ -105,8 +105,6 @@ static void release(struct engine *e)
 	 * of a short run's CPU time (0.5 s of a 1.5 s run on one ring cable, 1.2 s of a fabric's). */
 }
 
-/* The files the run writes as it goes, opened before any traffic: a path that cannot be written
- * stops the run here, with its message printed. 0, or -1. */
 /* run.ready_file: written now as NAME.part (a path that cannot be written stops the run before
  * it starts; an earlier run's NAME goes) and renamed to NAME by ready_file_publish. */
 static int ready_file_prepare(const struct engine_config *cfg, char *err, size_t errlen)
@@ -142,6 +140,8 @@ static void ready_file_publish(const struct engine_config *cfg)
 			strerror(errno));
 }
 
+/* The files the run writes as it goes, opened before any traffic: a path that cannot be written
+ * stops the run here, with its message printed. 0, or -1. */
 static int open_outputs(struct engine *e, const struct engine_options *opt)
 {
 	const struct engine_config *cfg = e->run.cfg;

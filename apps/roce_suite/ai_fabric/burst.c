@@ -57,22 +57,9 @@ static uint64_t dropped_toward(const json_t *rep, const char *dst)
 	return n;
 }
 
-/* The destination's leaf port toward it (named by its peer, the host) in the fabric report. */
-static const json_t *dst_port(const json_t *rep, const char *dst)
-{
-	const json_t *s, *p;
-	size_t i, k;
-
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "switches"), i, s)
-		json_array_foreach(json_object_get(s, "ports"), k, p)
-			if (!strcmp(json_string_value(json_object_get(p, "port")) ?: "", dst))
-				return p;
-	return NULL;
-}
-
-/* The switch of that port: its lossy threshold (static, the buffer, or alpha's with this queue
- * alone in the buffer). */
-static double threshold_of(const json_t *rep, const char *dst)
+/* The destination's leaf port toward it (named by its peer, the host) in the fabric report, and
+ * in *sw that port's switch. */
+static const json_t *dst_port(const json_t *rep, const char *dst, const json_t **sw)
 {
 	const json_t *s, *p;
 	size_t i, k;
@@ -80,10 +67,20 @@ static double threshold_of(const json_t *rep, const char *dst)
 	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "switches"), i, s)
 		json_array_foreach(json_object_get(s, "ports"), k, p)
 			if (!strcmp(json_string_value(json_object_get(p, "port")) ?: "", dst)) {
-				double buffer = jnum(s, "buffer_bytes"), limit = jnum(s, "queue_limit_bytes"), a = jnum(s, "alpha");
-				return a > 0 ? a * buffer / (1 + a) : limit > 0 ? fmin(limit, buffer) : buffer;
+				*sw = s;
+				return p;
 			}
-	return 0;
+	*sw = NULL;
+	return NULL;
+}
+
+/* A switch's lossy threshold (static, the buffer, or alpha's with one queue alone in the buffer);
+ * 0 without a switch. */
+static double threshold_of(const json_t *sw)
+{
+	double buffer = jnum(sw, "buffer_bytes"), limit = jnum(sw, "queue_limit_bytes"), a = jnum(sw, "alpha");
+
+	return a > 0 ? a * buffer / (1 + a) : limit > 0 ? fmin(limit, buffer) : buffer;
 }
 
 static void burst_trial(struct aif_ctx *x, unsigned n, unsigned frames, struct burst_trial *b)
@@ -102,7 +99,7 @@ static void burst_trial(struct aif_ctx *x, unsigned n, unsigned frames, struct b
 	dst_name = x->fab.hosts[aif_trial_incast(&t, x, "burst", n, true, &f)].name;
 	trial_init(&tr, "burst", "%u:1 burst of %u frames into %s", n, frames, dst_name);
 	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
-		const json_t *p = dst_port(tr.report, dst_name);
+		const json_t *sw, *p = dst_port(tr.report, dst_name, &sw);
 		aif_fabric_read(tr.report, &v);
 		aif_fabric_to_json(&v, tr.record);
 		b->ran = true;
@@ -110,7 +107,7 @@ static void burst_trial(struct aif_ctx *x, unsigned n, unsigned frames, struct b
 		b->dropped = v.dropped;
 		b->dst_dropped = dropped_toward(tr.report, dst_name);
 		b->dst_peak_bytes = json_number_value(json_array_get(json_object_get(p, "max_queue_bytes"), bc->priority));
-		b->threshold_bytes = threshold_of(tr.report, dst_name);
+		b->threshold_bytes = threshold_of(sw);
 		b->lossless = m.lost == 0 && v.dropped == 0 && m.sent == (uint64_t)frames * n;
 		b->machine_limited = v.machine_limited;
 		trial_verdict(x->rn, &tr, "info", "%s: %llu lost, peak queue %.0f of %.0f bytes", b->lossless ? "absorbed" : "lost",
