@@ -344,7 +344,9 @@ struct cfg_flow_group {
 	/* stop condition per QP: the first that is reached; all 0 = run until the engine stops */
 	uint64_t stop_messages;
 	uint64_t stop_bytes;
-	double stop_seconds;
+	double stop_seconds;          /* counted from the group's start (start_s) */
+	double start_s;               /* the group's QPs send from this long after the traffic starts
+				       * (default 0): flows that join a running load (§7.3 convergence) */
 	/* RC reliability (the group `rc = { ... }`) */
 	double retry_timeout_us;      /* retransmit from the oldest unacknowledged PSN after this
 				       * long without progress; default 67108.864 (IB timeout 14) */

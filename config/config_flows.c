@@ -340,6 +340,12 @@ static int flow_stop(struct loader *ld, const config_setting_t *fs, struct cfg_f
 	return cr_opt_float(&ld->r, st, "seconds", 0, false, 1e9, &g->stop_seconds) < 0 ? -1 : 0;
 }
 
+/* start_s: a group that joins the traffic later (its QPs' first packet is due then) */
+static int flow_start(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
+{
+	return cr_opt_float(&ld->r, fs, "start_s", 0, false, 1e6, &g->start_s) < 0 ? -1 : 0;
+}
+
 /* count and steps; the last QP's numbers must stay within their fields */
 static int flow_expansion(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
 {
@@ -481,7 +487,7 @@ static int flow_transport(struct loader *ld, const config_setting_t *fs, struct 
 static int flow_settings(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
 {
 	return flow_mtu(ld, fs, g) || flow_ops(ld, fs, g) || flow_size(ld, fs, g) || flow_header_fields(ld, fs, g) ||
-			       flow_rate(ld, fs, g) || flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) ||
+			       flow_rate(ld, fs, g) || flow_pattern(ld, fs, g) || flow_stop(ld, fs, g) || flow_start(ld, fs, g) ||
 			       flow_reliability(ld, fs, g) || flow_latency(ld, fs, g) || flow_expansion(ld, fs, g) ||
 			       ld_flow_cc(ld, fs, g) ||
 			       ld_inject_list(ld, fs, "inject", g->inject, &g->n_inject, true, g->count)
@@ -494,7 +500,7 @@ static int parse_flow(struct loader *ld, const config_setting_t *fs, unsigned id
 	static const char *const keys[] = { "name", "port", "dst_mac", "dst_ip", "dst", "transport", "ops",
 					    "message_size", "mtu", "qpn", "dest_qpn", "start_psn", "pkey", "qkey",
 					    "udp_sport", "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps",
-					    "pattern", "stop", "count", "qpn_step", "dest_qpn_step", "sport_step",
+					    "pattern", "stop", "start_s", "count", "qpn_step", "dest_qpn_step", "sport_step",
 					    "rc", "latency", "cc", "dcqcn", "timely", "inject", NULL };
 	struct cfg_flow_group *g = &ld->cfg->groups[idx];
 	const config_setting_t *s;
@@ -525,8 +531,8 @@ void ld_flow_defaults(struct cfg_flow_group *g) { flow_defaults(g); }
 int ld_flow_template(struct loader *ld, const config_setting_t *fs, struct cfg_flow_group *g)
 {
 	static const char *const keys[] = { "transport", "ops", "message_size", "mtu", "start_psn", "pkey", "qkey",
-					    "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps", "pattern", "stop", "rc",
-					    "latency", "cc", "dcqcn", "timely", "inject", NULL };
+					    "dscp", "ecn", "vlan", "pcp", "rate_gbps", "rate_pps", "pattern", "stop", "start_s",
+					    "rc", "latency", "cc", "dcqcn", "timely", "inject", NULL };
 
 	if (cr_want_type(&ld->r, fs, CONFIG_TYPE_GROUP, "a group of a flow's settings { transport = ...; ... }") ||
 	    cr_known_keys(&ld->r, fs, keys))
@@ -640,6 +646,9 @@ static int collective_flows(struct loader *ld, const config_setting_t *cs, struc
 		if (cfg_group_has_stop(&ld->cfg->groups[g]))
 			return cr_fail(&ld->r, e,
 				       "flow '%s' has a stop condition (%s); in a collective the phases stop it",
+				       name, cr_at(&ld->r, ld->cfg->groups[g].line, (char[CR_AT_LEN]){ 0 }));
+		if (ld->cfg->groups[g].start_s > 0)
+			return cr_fail(&ld->r, e, "flow '%s' has a start_s (%s); in a collective the phases start it",
 				       name, cr_at(&ld->r, ld->cfg->groups[g].line, (char[CR_AT_LEN]){ 0 }));
 		ld->cfg->group_collective[g] = (int)idx;
 		c->flows[c->n_flows++] = g;

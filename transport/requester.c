@@ -29,7 +29,8 @@ static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_grou
 		sh->onoff_on_fp = (uint64_t)(g->on_us * 1e-6 * (double)tsc_hz * one);
 		sh->onoff_off_fp = (uint64_t)(g->off_us * 1e-6 * (double)tsc_hz * one);
 	}
-	sh->stop_tsc = g->stop_seconds > 0 ? start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
+	sh->start_tsc = start_tsc + (uint64_t)(g->start_s * (double)tsc_hz);
+	sh->stop_tsc = g->stop_seconds > 0 ? sh->start_tsc + (uint64_t)(g->stop_seconds * (double)tsc_hz) : 0;
 	sh->rel = (struct rc_rel_params){.timeout_tsc = (uint64_t)(g->retry_timeout_us * 1e-6 * (double)tsc_hz),
 					 .tsc_per_us = tsc_hz / 1000000,
 					 .retry_limit = g->retry_limit,
@@ -37,11 +38,11 @@ static void init_group_pacing(struct qp_group_tx *sh, const struct cfg_flow_grou
 	sh->latency_timeout_tsc = (uint64_t)(g->latency_timeout_us * 1e-6 * (double)tsc_hz);
 }
 
-static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64_t tsc_hz, uint64_t start_tsc)
+static void init_pacing(struct qp_tx *qp, const struct cfg_flow_group *g, uint64_t tsc_hz)
 {
 	const struct qp_group_tx *sh = qp->sh;
 
-	qp->next_fp = start_tsc << PACE_SHIFT;
+	qp->next_fp = sh->start_tsc << PACE_SHIFT;
 	if (g->rate_gbps > 0)
 		qp->fp_per_byte = pace_fp_per_byte(g->rate_gbps, tsc_hz);
 	/* stagger the group's QPs over one packet time, so that thousands of slow QPs do not all
@@ -72,8 +73,11 @@ void qp_tx_set_rate(struct qp_tx *qp, double gbps, uint64_t tsc_hz)
 void qp_tx_shift_time(struct qp_tx *qp, uint64_t delta_tsc)
 {
 	qp->next_fp += delta_tsc << PACE_SHIFT;
-	if (qp->index == 0 && qp->sh->stop_tsc) /* the group's, once */
-		qp->sh->stop_tsc += delta_tsc;
+	if (qp->index == 0) { /* the group's, once */
+		qp->sh->start_tsc += delta_tsc;
+		if (qp->sh->stop_tsc)
+			qp->sh->stop_tsc += delta_tsc;
+	}
 	if (qp->x) {
 		if (qp->sh->onoff_on_fp)
 			qp->x->onoff_end_fp += delta_tsc << PACE_SHIFT;
@@ -330,7 +334,7 @@ void qp_tx_init(struct qp_tx *qp, struct qp_group_tx *sh, uint32_t index, uint64
 		qp->lat->wait_seq = qp->lat->back = UINT32_MAX; /* no probe has that seq before 2^32 are sent */
 		qp->lat->timeout_tsc = sh->latency_timeout_tsc;
 	}
-	init_pacing(qp, g, tsc_hz, start_tsc);
+	init_pacing(qp, g, tsc_hz);
 	own_prepare(qp, &o);
 	for (unsigned i = 0; i < sh->n_shapes; i++)
 		qp->icrc_qp[i] = tx_shape_own_icrc(sh, i, &o);

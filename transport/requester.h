@@ -111,7 +111,8 @@ struct qp_group_tx {
 	struct collective_rt *coll; /* the collective whose phases gate the group's QPs, or NULL */
 	uint64_t fp_per_pkt;   /* rate in packets/s: time per packet */
 	uint64_t onoff_on_fp, onoff_off_fp; /* ON/OFF bursts */
-	uint64_t stop_tsc;     /* 0: none (moved with the group's QP 0: qp_tx_shift_time) */
+	uint64_t start_tsc;    /* the group's first packets are due (the traffic's start + start_s) */
+	uint64_t stop_tsc;     /* 0: none (both moved with the group's QP 0: qp_tx_shift_time) */
 	uint64_t fast_stop_msgs; /* fast QPs: the message count that stops them (0: none) */
 	struct rc_rel_params rel; /* RC: timers, retry limit, window */
 	uint64_t latency_timeout_tsc;

@@ -684,6 +684,28 @@ def test_stop_conditions(engine, stop, check):
             assert 0.45 < sent_s < 0.55
 
 
+def test_a_group_with_start_s_joins_later_and_its_stop_counts_from_then(engine, tmp_path):
+    """start_s: the group's first frame is due start_s after the traffic starts (the timestamps of
+    net_pcap's capture, an independent clock), and stop.seconds counts from its start."""
+    pcap = tmp_path / "j.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.3.1", 'vdev_args = "tx_pcap=%s";' % pcap)
+    early = flow("early", "p", MAC_B, "192.168.3.2", transport='"uc"', message_size=1000, mtu=1024, qpn=0x10,
+                 dest_qpn=0x20, rate_gbps=0.02)
+    late = flow("late", "p", MAC_B, "192.168.3.2", transport='"uc"', message_size=1000, mtu=1024, qpn=0x30,
+                dest_qpn=0x40, rate_gbps=0.02, start_s=0.4, stop="{ seconds = 0.3; }")
+    rc, rep, out = engine.run(cfg([p], [role(1, "p", "tx")], [early, late]), "-d", "1")
+    assert rc == 0, out
+    times = {0x20: [], 0x40: []}
+    for fr in rdpcap(str(pcap)):
+        times[fr[BTH].dqpn].append(float(fr.time))
+    t0 = times[0x20][0]
+    assert 0.35 < times[0x40][0] - t0 < 0.45, times[0x40][0] - t0
+    assert 0.25 < times[0x40][-1] - times[0x40][0] < 0.32
+    assert times[0x20][-1] - t0 > 0.9
+    sent = {fl["name"]: fl["tx_bytes"] for fl in rep["flows"]}
+    assert abs(sent["late"] / sent["early"] - 0.3 / rep["duration_s"]) < 0.05, sent
+
+
 @pytest.mark.parametrize("stop,size,mtu,msgs", [("{ messages = 1000; }", 64, 1024, 1000),
                                                 ("{ messages = 77; }", 3000, 1024, 77),
                                                 ("{ bytes = 100000; }", 300, 256, 334)])  # the first boundary past

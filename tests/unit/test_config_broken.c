@@ -200,6 +200,8 @@ static const struct bad rows[] = {
 	  5, "collectives.[0].flows.[0]", "element 0 is not a string (a flow name)" },
 
 	/* ---- out of range -------------------------------------------------------------------------- */
+	{ "range", "a flow that starts before the traffic", FLOW("start_s = -1;"), 4, "flows.[0].start_s",
+	  "out of range" },
 	{ "range", "a start time in seconds, not since the epoch (run.start_at_unix_s)",
 	  BASE "run = { start_at_unix_s = 5.0; };\n", 4, "run.start_at_unix_s", "out of range" },
 	{ "range", "QPN above 24 bits (responders.qpn)",
@@ -341,6 +343,9 @@ static const struct bad rows[] = {
 	{ "contradiction", "collective of a flow with its own stop", FLOWS2("stop = { seconds = 2.0; };", "")
 	  "collectives = ( { name = \"c\"; flows = [\"g\", \"f\"]; phases = 2; } );\n", 6, "collectives.[0].flows.[1]",
 	  "flow 'f' has a stop condition (line 4); in a collective the phases stop it" },
+	{ "contradiction", "collective of a flow that starts later", FLOWS2("start_s = 0.5;", "")
+	  "collectives = ( { name = \"c\"; flows = [\"g\", \"f\"]; phases = 2; } );\n", 6, "collectives.[0].flows.[1]",
+	  "flow 'f' has a start_s (line 4); in a collective the phases start it" },
 	{ "contradiction", "flow in two collectives", FLOWS2("", "")
 	  "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; },\n { name = \"d\"; flows = [\"g\", \"f\"]; phases = 2; } );\n",
 	  7, "collectives.[1].flows.[1]", "flow 'f' is already in collective 'c'" },
