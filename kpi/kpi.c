@@ -202,3 +202,24 @@ double kpi_convergence_s(const double *t_s, const double *rates, size_t n_sample
 	}
 	return settled < n_samples ? t_s[settled] - onset_s : -1;
 }
+
+double kpi_convergence_held_s(const double *t_s, const double *rates, size_t n_samples, size_t n_flows, double fair,
+			      double tolerance, double onset_s, double hold_s)
+{
+	double lo = fair * (1 - tolerance), hi = fair * (1 + tolerance);
+	size_t start = n_samples; /* the first sample of the current run of in-band samples */
+
+	for (size_t i = 0; i < n_samples; i++) {
+		if (t_s[i] < onset_s)
+			continue;
+		if (!all_in_band(&rates[i * n_flows], n_flows, lo, hi)) {
+			start = n_samples;
+			continue;
+		}
+		if (start == n_samples)
+			start = i;
+		if (t_s[i] - t_s[start] + 1e-12 >= hold_s) /* (window ends computed as (k + 1) x w) */
+			return t_s[start] - onset_s;
+	}
+	return -1;
+}

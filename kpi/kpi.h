@@ -96,5 +96,12 @@ double kpi_ppm(double part, double whole);
  * is out of the band, or no sample follows the onset). */
 double kpi_convergence_s(const double *t_s, const double *rates, size_t n_samples, size_t n_flows, double fair,
 			 double tolerance, double onset_s);
+/* The same with a hold time instead of "every later sample": the first sample time t >= onset_s
+ * from which every flow stays within the band through t + hold_s (the samples up to that time; the
+ * trace must reach it), less onset_s; -1 when no such run of samples is there. A rate that
+ * saw-tooths across the band's edge late in a long trace then does not undo a convergence held
+ * for hold_s (the draft's "time until all are within 10 %"). */
+double kpi_convergence_held_s(const double *t_s, const double *rates, size_t n_samples, size_t n_flows, double fair,
+			      double tolerance, double onset_s, double hold_s);
 
 #endif

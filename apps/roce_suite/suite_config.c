@@ -503,6 +503,9 @@ int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t e
 			s->rfc2544.flows = config_lookup(&s->text, "rfc2544.flows");
 		if (s->microburst.flows)
 			s->microburst.flows = config_lookup(&s->text, "microburst.flows");
+		for (unsigned i = 0; s->aif && i < s->aif->conv.n_dcqcn; i++)
+			s->aif->conv.dcqcn[i] = s->text_ok ? config_setting_get_elem(config_lookup(&s->text,
+						"ai_fabric.convergence.dcqcn"), i) : NULL;
 	}
 	return rc;
 }

@@ -25,6 +25,8 @@ the fabric's settings imply, computed here independently:
 * §7 (repeatability): CV = sample sd / mean of the values, flagged above 5 %.
 * errors: a bad ai_fabric setting names FILE:LINE: SETTING (exit 3) before any trial.
 """
+import collections
+import csv
 import json
 import math
 import os
@@ -43,7 +45,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
-          "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png"]
+          "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png",
+          "convergence_rates.png", "convergence_time.png"]
 
 
 def suite_path():
@@ -83,8 +86,8 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     secs = rep["ai_fabric"]["sections"]
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
-    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "pfc_incast", "ecmp", "flowlet",
-                                                "spray", "collectives"])
+    assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "pfc_incast", "convergence", "ecmp",
+                                                "flowlet", "spray", "collectives"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -248,6 +251,11 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { pfc_incast = { ratios = [0]; }; };', 3, "ai_fabric.pfc_incast.ratios.[0]"),
     ('ai_fabric = { pfc_incast = { priority = 9; }; };', 3, "ai_fabric.pfc_incast.priority"),
     ('ai_fabric = { burst = { message_size = 2048; }; };', 3, "ai_fabric.burst.message_size"),
+    ('ai_fabric = { convergence = {\n dcqcn = ( { rpg_ai_rate = 0; } ); }; };', 4,
+     "ai_fabric.convergence.dcqcn.[0].rpg_ai_rate"),
+    ('ai_fabric = { convergence = {\n dcqcn = ( { profile = "nvidia"; g = 0.5; } ); }; };', 4,
+     "ai_fabric.convergence.dcqcn.[0].g"),
+    ('ai_fabric = { convergence = { settle_s = 0.1;\n hold_ms = 100; }; };', 3, "ai_fabric.convergence.hold_ms"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -353,3 +361,99 @@ def test_burst_capacity_is_what_the_buffer_holds(ci):
     if not row.get("machine_limited"):
         assert lo <= expected * 1.05 + 1 and hi >= expected * 0.95 - 1, row
         assert row["first_loss"]["dropped_at_destination_port"] > 0
+
+
+def _windowed(rows, n_flows, w_s, n_windows):
+    """Each flow's mean rate per window (a window without a sample holds the previous one's)."""
+    sums = collections.defaultdict(float)
+    cnt = collections.defaultdict(int)
+    for t, f, g in rows:
+        k = int(t // w_s)
+        if 0 <= t and k < n_windows:
+            sums[k, f] += g
+            cnt[k, f] += 1
+    out, prev = [], [0.0] * n_flows
+    for k in range(n_windows):
+        prev = [sums[k, f] / cnt[k, f] if cnt[k, f] else prev[f] for f in range(n_flows)]
+        out.append(((k + 1) * w_s, prev))
+    return out
+
+
+def _held(series, fair, tol, onset, hold):
+    start = None
+    for t, v in series:
+        if t < onset:
+            continue
+        if not all(fair * (1 - tol) <= x <= fair * (1 + tol) for x in v):
+            start = None
+            continue
+        start = t if start is None else start
+        if t - start >= hold - 1e-12:
+            return start - onset
+    return None
+
+
+def test_convergence_recomputed_from_the_traces_and_ccsim(ci):
+    """§7.3: each engine run's time from its own cc trace, and roce-ccsim's mean from the seeds' CSVs,
+    recomputed here (windows of 5 ms, within 10 % of link / 4 for 20 ms after the join at 0.1 s)."""
+    _, rep, tmp = ci
+    c = results(rep, "convergence")
+    assert c["section"] == "7.3" and c["destination"] == "h7" and c["join_s"] == 0.1
+    (row,) = c["rows"]
+    assert row["m"] == 2 and row["flows"] == 4 and row["runs"] + row["machine_limited_runs"] == 8
+    # 65536-byte WRITEs: 64 frames of 1024 + 62 bytes and one RETH, on a 1 Gb/s link with 20 bytes of
+    # preamble and gap per frame, shared by four
+    frames = 65536 + 64 * 62 + 16
+    fair = frames / (frames + 64 * 20) / 4
+    assert row["fair_gbps"] == pytest.approx(fair, rel=1e-9)
+    trials = [t for t in rep["trials"] if t["label"].startswith("2 + 2 DCQCN flows")]
+    assert len(trials) == 8
+    got = []
+    for t in trials:
+        er = json.loads(Path(t["report"]).read_text())
+        if er["fabric"]["machine"]["machine_limited"] or er["cc_trace"]["dropped"]:
+            continue
+        flows = er["flows"]
+        # the two that start with the traffic, then the two that join: h7's own leaf first (h4, h5,
+        # h6), then h0 across the spines
+        assert [f["name"].split("-")[-2] for f in flows] == ["h4", "h5", "h6", "h0"], [f["name"] for f in flows]
+        t0 = er["start_unix_ns"]
+        rows = []
+        with open(Path(t["report"]).parent / "cc.csv") as fh:
+            for r in csv.DictReader(fh):
+                ts = (int(r["time_ns"]) - t0) / 1e9
+                if r["event"] in ("interval", "start") and (int(r["qp"]) < 2 or ts >= 0.1):
+                    rows.append((ts, int(r["qp"]), float(r["rate_gbps"])))
+        series = _windowed(rows, 4, 0.005, int(er["duration_s"] / 0.005 + 1e-9))
+        conv = _held(series, fair, 0.1, 0.1, 0.02)
+        got.append(None if conv is None else conv * 1e3)
+    assert len(got) == row["runs"]
+    assert [None if g is None else pytest.approx(g, abs=1e-6) for g in got] == row["convergence_ms_each"]
+    settled = [g for g in got if g is not None]
+    assert row["settled_runs"] == len(settled)
+    if settled:
+        assert row["convergence_ms"] == pytest.approx(statistics.mean(settled), rel=1e-9)
+    # the simulator's seeds, from their CSVs (the scenario files are kept in the trials' folder)
+    sim = []
+    for seed in range(1, 21):
+        rows = []
+        with open(tmp / "trials" / ("convergence-2-0-seed%d.cfg.csv" % seed)) as fh:
+            for r in csv.DictReader(fh):
+                rows.append((float(r["time_us"]) / 1e6, int(r["flow"]), float(r["rate_gbps"])))
+        link = 1.0 * 1082 / (1082 + 4 + 20)                   # the frame without FCS, as ccsim's packet
+        conv = _held(_windowed(rows, 4, 0.005, 90), link / 4, 0.1, 0.1, 0.02)
+        if conv is not None:
+            sim.append(conv * 1e3)
+    assert row["ccsim_seeds"] == 20 and row["ccsim_settled_seeds"] == len(sim)
+    assert row["ccsim_convergence_ms"] == pytest.approx(statistics.mean(sim), rel=1e-9)
+    # the verdict says what the numbers say; none when most runs were the machine's
+    verdicts = [v for v in rep["verdicts"] if v["check"] == "convergence_as_ccsim"]
+    if row["machine_limited_runs"] > row["runs"]:
+        assert not verdicts and row["machine_limited"]
+    else:
+        agree = 2 * len(settled) >= len(got) and 2 * len(sim) >= 20 and \
+            abs(row["convergence_ms"] - row["ccsim_convergence_ms"]) <= 0.35 * row["ccsim_convergence_ms"]
+        assert [v["verdict"] == "pass" for v in verdicts] == [agree]
+    # DCQCN acted: CNPs, ECN marks at h7's leaf; the last window shares the link
+    assert row["cnps"] > 0 and row["ecn_marked"] > 0
+    assert 0.9 < row["last_window_jfi"] <= 1.0

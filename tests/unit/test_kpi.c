@@ -143,6 +143,14 @@ static void convergence_time_on_a_synthetic_trace(void)
 	CHECK(kpi_convergence_s(t, late, 11, 2, 5, 0.10, 2) == -1);
 	/* no sample after the onset */
 	CHECK(kpi_convergence_s(t, rates, 11, 2, 5, 0.10, 11) == -1);
+	/* held: in at 6 ms but out at 7, so a 2 ms hold starts at 8 (8, 9, 10 in): 6 ms after the onset */
+	CHECK(NEAR(kpi_convergence_held_s(t, rates, 11, 2, 5, 0.10, 2, 2), 6, 1e-12));
+	/* a hold of 0: the first sample in the band, 6 ms, is 4 ms after the onset */
+	CHECK(NEAR(kpi_convergence_held_s(t, rates, 11, 2, 5, 0.10, 2, 0), 4, 1e-12));
+	/* the late trace leaves the band at its end, but was held from the onset for 5 ms: 0 */
+	CHECK(NEAR(kpi_convergence_held_s(t, late, 11, 2, 5, 0.10, 2, 5), 0, 1e-12));
+	/* a hold longer than the trace after the run starts: never */
+	CHECK(kpi_convergence_held_s(t, rates, 11, 2, 5, 0.10, 2, 3) == -1);
 }
 
 int main(void)

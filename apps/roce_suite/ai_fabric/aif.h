@@ -11,8 +11,7 @@
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), pfc_incast.c (§7.2),
- * load_balance.c (§8),
- * collectives.c (§9).
+ * convergence.c (§7.3), load_balance.c (§8), collectives.c (§9).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -35,6 +34,7 @@ enum aif_category {
 	AIF_LATENCY,      /* §5.2 */
 	AIF_BURST,        /* §5.3 */
 	AIF_PFC_INCAST,   /* §7.2 */
+	AIF_CONVERGENCE,  /* §7.3 */
 	AIF_ECMP,         /* §8.1 */
 	AIF_FLOWLET,      /* §8.2 */
 	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
@@ -78,6 +78,24 @@ struct aif_pfc_incast_cfg {
 	unsigned priority;                       /* 3: the lossless class */
 };
 
+struct aif_convergence_cfg {
+	unsigned flows[AIF_MAX_LIST], n_flows;   /* M: M flows run, M more join (2M senders) */
+	double join_s;                           /* when the M more start */
+	double settle_s;                         /* how long the trial runs after that */
+	double window_ms;                        /* each flow's rate: its DCQCN rate averaged over windows */
+	double tolerance;                        /* "within 10 % of the fair share": 0.1 */
+	double hold_ms;                          /* ... and staying there this long */
+	unsigned runs;                           /* engine trials per case, their times averaged */
+	unsigned message_size;
+	unsigned priority;                       /* 3: the lossless class, where the switches mark ECN */
+	const config_setting_t *dcqcn[AIF_MAX_LIST]; /* the parameter sets swept (groups of the suite file;
+						  * n_dcqcn 0: the NVIDIA defaults alone) */
+	unsigned n_dcqcn;
+	bool ccsim;                              /* the same scenario in roce-ccsim */
+	unsigned ccsim_seeds;                    /* its runs (seeds 1..n), their times averaged */
+	double ccsim_tolerance;                  /* the engine's mean within this share of ccsim's */
+};
+
 struct aif_lb_cfg {
 	unsigned qps[AIF_MAX_LIST], n_qps;       /* ecmp: QPs per pair swept */
 	bool bth_aware;                          /* ecmp: each Q again with the BTH destination QP hashed */
@@ -115,6 +133,7 @@ struct aif_cfg {
 	struct aif_latency_cfg latency;
 	struct aif_burst_cfg burst;
 	struct aif_pfc_incast_cfg pfc_incast;
+	struct aif_convergence_cfg conv;
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;
 	struct aif_thresholds th;

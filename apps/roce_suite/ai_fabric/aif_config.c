@@ -11,12 +11,14 @@
 #include <string.h>
 
 #include "aif.h"
+#include "cc_params.h"
 #include "config_fabric.h"
+#include "dcqcn.h"
 #include "suite.h"
 
-const char *const aif_category_names[] = { "throughput", "latency",	 "burst",	"pfc_incast",
-					   "ecmp",	 "flowlet",	 "spray",	"collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.2", "8.1", "8.2", "8.3", "9" };
+const char *const aif_category_names[] = { "throughput", "latency", "burst",   "pfc_incast",  "convergence",
+					   "ecmp",	 "flowlet", "spray",   "collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.2", "7.3", "8.1", "8.2", "8.3", "9" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -30,6 +32,9 @@ static void defaults(struct aif_cfg *c)
 		.burst = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .max_frames = 1000, .max_trials = 8, .repeats = 1,
 			   .message_size = 1024, .priority = 0 },
 		.pfc_incast = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .message_size = 65536, .priority = 3 },
+		.conv = { .flows = { 4, 16 }, .n_flows = 2, .join_s = 0.1, .settle_s = 0.4, .window_ms = 5, .tolerance = 0.1,
+			  .hold_ms = 20, .runs = 10, .message_size = 65536, .priority = 3, .ccsim = true, .ccsim_seeds = 20,
+			  .ccsim_tolerance = 0.2 },
 		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
@@ -142,6 +147,80 @@ static int load_pfc_incast(struct config_reader *r, const config_setting_t *g, s
 				    cr_opt_u32(r, g, "priority", 0, 7, &p->priority) < 0
 			  ? -1
 			  : 0;
+}
+
+/* One DCQCN parameter set: { profile = "nvidia" | "paper"; <parameter> = value; ... }, the names
+ * and ranges of docs/cc.md (cc/cc_params.h's table, as the engine and roce-ccsim read them), the
+ * whole set checked as the engine checks it; kept as written for the trials' flows. */
+static int load_dcqcn_set(struct config_reader *r, const config_setting_t *g)
+{
+	const config_setting_t *p = config_setting_get_member(g, "profile");
+	struct dcqcn_params d;
+	const char *bad, *why = NULL;
+	int profile = DCQCN_NVIDIA;
+
+	if (cr_want_type(r, g, CONFIG_TYPE_GROUP, "a group { profile = ...; <parameter> = value; ... } (docs/cc.md)"))
+		return -1;
+	if (p && (profile = cr_pick(r, p, cc_dcqcn_profile_names, NULL)) < 0)
+		return -1;
+	dcqcn_params_default(&d, (enum dcqcn_profile)profile);
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const struct cc_param *c = cc_param_find(cc_dcqcn_params, config_setting_name(m));
+		int type = config_setting_type(m);
+		double v;
+
+		if (m == p)
+			continue;
+		if (!c || (c->profile >= 0 && c->profile != profile))
+			return cr_fail(r, m, "not a parameter of DCQCN's %s profile (docs/cc.md)", cc_dcqcn_profile_names[profile]);
+		if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64 && type != CONFIG_TYPE_FLOAT && type != CONFIG_TYPE_BOOL)
+			return cr_fail(r, m, "must be a number (or true / false)");
+		v = type == CONFIG_TYPE_BOOL ? config_setting_get_bool(m) : type == CONFIG_TYPE_FLOAT ? config_setting_get_float(m)
+											      : (double)config_setting_get_int64(m);
+		if (!(v >= c->lo && v <= c->hi) || (c->type != CC_PARAM_DOUBLE && v != floor(v)))
+			return cr_fail(r, m, "%g is out of range (%g..%g)", v, c->lo, c->hi);
+		cc_param_store(c, &d, v);
+	}
+	if ((bad = dcqcn_params_check(&d, &why)))
+		return cr_fail(r, g, "%s: %s", bad, why ? why : "out of range");
+	return 0;
+}
+
+static int load_convergence(struct config_reader *r, const config_setting_t *g, struct aif_convergence_cfg *c)
+{
+	static const char *const keys[] = { "flows", "join_s", "settle_s", "window_ms", "tolerance", "hold_ms", "runs",
+					    "message_size", "priority", "dcqcn", "ccsim", "ccsim_seeds", "ccsim_tolerance", NULL };
+	const config_setting_t *sets;
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || suite_opt_uint_list(r, g, "flows", 1, 511, AIF_MAX_LIST, c->flows, &c->n_flows) < 0 ||
+	    cr_opt_float(r, g, "join_s", 0, true, 3600, &c->join_s) < 0 ||
+	    cr_opt_float(r, g, "settle_s", 0, true, 3600, &c->settle_s) < 0 ||
+	    cr_opt_float(r, g, "window_ms", 0.1, false, 1e5, &c->window_ms) < 0 ||
+	    cr_opt_float(r, g, "tolerance", 0, true, 1, &c->tolerance) < 0 ||
+	    cr_opt_float(r, g, "hold_ms", 0, false, 1e6, &c->hold_ms) < 0 || cr_opt_u32(r, g, "runs", 1, 100, &c->runs) < 0 ||
+	    cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+	    cr_opt_u32(r, g, "priority", 0, 7, &c->priority) < 0 || cr_opt_bool(r, g, "ccsim", &c->ccsim) < 0 ||
+	    cr_opt_u32(r, g, "ccsim_seeds", 1, 100, &c->ccsim_seeds) < 0 ||
+	    cr_opt_float(r, g, "ccsim_tolerance", 0, true, 10, &c->ccsim_tolerance) < 0)
+		return -1;
+	if (c->window_ms * 1e-3 >= c->settle_s)
+		return cr_fail_member(r, g, "window_ms", "%g ms is not shorter than settle_s %g s", c->window_ms, c->settle_s);
+	if (c->hold_ms * 1e-3 >= c->settle_s)
+		return cr_fail_member(r, g, "hold_ms", "%g ms is not shorter than settle_s %g s", c->hold_ms, c->settle_s);
+	if (!(sets = config_setting_get_member(g, "dcqcn")))
+		return 0;
+	if (!config_setting_is_list(sets) || config_setting_length(sets) < 1 || config_setting_length(sets) > AIF_MAX_LIST)
+		return cr_fail(r, sets, "must be a list of 1..%d parameter sets ( { profile = ...; ... }, ... )", AIF_MAX_LIST);
+	for (int i = 0; i < config_setting_length(sets); i++) {
+		c->dcqcn[i] = config_setting_get_elem(sets, (unsigned)i);
+		if (load_dcqcn_set(r, c->dcqcn[i]))
+			return -1;
+	}
+	c->n_dcqcn = (unsigned)config_setting_length(sets);
+	return 0;
 }
 
 /* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
@@ -276,8 +355,9 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "pfc_incast", "ecmp", "flowlet", "spray", "collectives", NULL };
-	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *inc = NULL, *coll = NULL, *res;
+					    "burst", "pfc_incast", "convergence", "ecmp", "flowlet", "spray", "collectives",
+					    NULL };
+	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *inc = NULL, *conv = NULL, *coll = NULL, *res;
 
 	defaults(c);
 	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
@@ -289,6 +369,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_u32(r, g, "memory_mb", 256, 65536, &c->memory_mb) < 0 || cr_opt_group(r, g, "throughput", &tp) < 0 ||
 	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "burst", &bu) < 0 ||
 	    cr_opt_group(r, g, "pfc_incast", &inc) < 0 || load_burst(r, bu, &c->burst) ||
+	    cr_opt_group(r, g, "convergence", &conv) < 0 || load_convergence(r, conv, &c->conv) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

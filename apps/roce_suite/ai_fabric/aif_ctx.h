@@ -59,6 +59,8 @@ struct aif_flow {
 	unsigned stop_messages;         /* each QP stops after this many; 0: at the run's end */
 	unsigned udp_sport;             /* every QP of the entry from this UDP source port; 0: from its
 					 * QPN pair, as the engine and IB verbs derive it (entropy) */
+	double start_s;                 /* the QPs start this long after the traffic (flows that join) */
+	const config_setting_t *dcqcn;  /* with cc "dcqcn": its parameter group, copied; NULL: defaults */
 };
 
 void aif_trial_init(struct aif_trial *t, const struct aif_ctx *x);
@@ -81,6 +83,8 @@ void aif_trial_pattern(struct aif_trial *t, const struct aif_ctx *x, const char 
  * meets one switch's buffer). */
 unsigned aif_trial_incast(struct aif_trial *t, const struct aif_ctx *x, const char *name, unsigned n,
 			  bool own_leaf_first, const struct aif_flow *f);
+/* Those senders of an N:1 incast into host dst, n of them (at most AIF_MAX_HOSTS) into out: how many. */
+unsigned aif_incast_senders(const struct aif_ctx *x, unsigned dst, unsigned n, bool own_leaf_first, unsigned *out);
 
 /* The NICs of the fabric split in two halves whose paths cross the spines: pair i is NIC i of
  * the first leaves' half and NIC i of the other (hosts numbered leaf by leaf). How many pairs. */
@@ -101,6 +105,10 @@ struct aif_plan {
 	json_t *report;                 /* roce-fabric's JSON report */
 	char error[256];
 };
+
+/* prog (a program beside the engine, e.g. roce-ccsim) with up to four arguments (NULL ends them),
+ * its output into the file log; its exit status, or -1. */
+int aif_run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4);
 
 /* Writes the trial config beside the trials and runs roce-fabric -q -r on it. */
 int aif_plan(const struct aif_ctx *x, struct aif_trial *t, const char *tag, struct aif_plan *p);
@@ -153,6 +161,7 @@ int aif_throughput(struct aif_ctx *x);
 int aif_latency(struct aif_ctx *x);
 int aif_burst(struct aif_ctx *x);
 int aif_pfc_incast(struct aif_ctx *x);
+int aif_convergence(struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);

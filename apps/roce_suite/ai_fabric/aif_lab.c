@@ -83,6 +83,10 @@ static void flow_template(config_setting_t *e, const struct aif_flow *f)
 		cfg_set_string(cfg_group(g, "latency"), "mode", "oneway");
 	if (f->stop_messages)
 		cfg_set_int(cfg_group(g, "stop"), "messages", f->stop_messages);
+	if (f->start_s > 0)
+		cfg_set_float(g, "start_s", f->start_s);
+	if (f->dcqcn)
+		cfg_copy(g, "dcqcn", f->dcqcn);
 }
 
 static config_setting_t *entry(struct aif_trial *t, const char *name, const char *pattern, unsigned qps_per_pair,
@@ -138,7 +142,7 @@ static unsigned leaf_of(const struct aif_ctx *x, unsigned h)
 /* The senders of an N:1 incast into host dst, n of them into out (how many there were): one host
  * of each leaf in turn, round after round (hosts numbered leaf by leaf); the other leaves' hosts
  * first, or dst's own leaf's first. */
-static unsigned incast_senders(const struct aif_ctx *x, unsigned dst, unsigned n, bool own_leaf_first, unsigned *out)
+unsigned aif_incast_senders(const struct aif_ctx *x, unsigned dst, unsigned n, bool own_leaf_first, unsigned *out)
 {
 	unsigned n_hosts = x->fab.n_hosts < AIF_MAX_HOSTS ? x->fab.n_hosts : AIF_MAX_HOSTS, got = 0;
 	bool taken[AIF_MAX_HOSTS] = { false };
@@ -166,7 +170,7 @@ unsigned aif_trial_incast(struct aif_trial *t, const struct aif_ctx *x, const ch
 			  bool own_leaf_first, const struct aif_flow *f)
 {
 	unsigned dst = x->fab.n_hosts - 1, hosts[AIF_MAX_HOSTS + 1];
-	unsigned got = incast_senders(x, dst, n, own_leaf_first, hosts);
+	unsigned got = aif_incast_senders(x, dst, n, own_leaf_first, hosts);
 
 	hosts[got] = dst;
 	aif_trial_pattern(t, x, name, "incast", hosts, got + 1, (int)dst, 1, f);
@@ -209,8 +213,7 @@ double aif_link_frame_gbps(double gbps, unsigned message_size)
 
 /* ---- the plan ---------------------------------------------------------------------------------------- */
 
-/* prog with up to four arguments (NULL-terminated), its output into log; its exit status, or -1. */
-static int run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4)
+int aif_run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4)
 {
 	pid_t pid = fork();
 	int st;
@@ -265,7 +268,7 @@ int aif_plan(const struct aif_ctx *x, struct aif_trial *t, const char *tag, stru
 		text_printf(p->error, sizeof(p->error), "cannot write %s: %s", cfg, strerror(errno));
 		return -1;
 	}
-	if ((rc = run_tool(x->planner, log, "-q", "-r", out, cfg)) != 0 || !(p->report = json_load_file(out, 0, &jerr))) {
+	if ((rc = aif_run_tool(x->planner, log, "-q", "-r", out, cfg)) != 0 || !(p->report = json_load_file(out, 0, &jerr))) {
 		text_printf(p->error, sizeof(p->error), "%s on %s: exit status %d (%s)", x->planner, cfg, rc, log);
 		return -1;
 	}
@@ -336,7 +339,7 @@ int aif_engine_accepts(const char *engine, const struct suite_cfg *s, char *err,
 	text_printf(log, sizeof(log), "%s/check.log", dir);
 	aif_trial_init(&t, &x);
 	aif_trial_pattern(&t, &x, "check", "all_to_all", NULL, 0, -1, most_qps(s->aif), &f);
-	rc = config_write_file(&t.cfg, cfg) == CONFIG_TRUE ? run_tool(engine, log, "--check", "-f", cfg, NULL) : -1;
+	rc = config_write_file(&t.cfg, cfg) == CONFIG_TRUE ? aif_run_tool(engine, log, "--check", "-f", cfg, NULL) : -1;
 	aif_trial_free(&t);
 	if (rc != 0) {
 		engine_reason(log, cfg, why, sizeof(why));
