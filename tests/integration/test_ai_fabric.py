@@ -251,11 +251,11 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { pfc_incast = { ratios = [0]; }; };', 3, "ai_fabric.pfc_incast.ratios.[0]"),
     ('ai_fabric = { pfc_incast = { priority = 9; }; };', 3, "ai_fabric.pfc_incast.priority"),
     ('ai_fabric = { burst = { message_size = 2048; }; };', 3, "ai_fabric.burst.message_size"),
-    ('ai_fabric = { convergence = {\n dcqcn = ( { rpg_ai_rate = 0; } ); }; };', 4,
+    ('ai_fabric = { convergence = {\n dcqcn = ( { rpg_ai_rate = -1; } ); }; };', 4,
      "ai_fabric.convergence.dcqcn.[0].rpg_ai_rate"),
     ('ai_fabric = { convergence = {\n dcqcn = ( { profile = "nvidia"; g = 0.5; } ); }; };', 4,
      "ai_fabric.convergence.dcqcn.[0].g"),
-    ('ai_fabric = { convergence = { settle_s = 0.1;\n hold_ms = 100; }; };', 3, "ai_fabric.convergence.hold_ms"),
+    ('ai_fabric = { convergence = { settle_s = 0.1;\n hold_ms = 100; }; };', 4, "ai_fabric.convergence.hold_ms"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
