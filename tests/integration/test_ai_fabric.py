@@ -445,6 +445,7 @@ def test_convergence_recomputed_from_the_traces_and_ccsim(ci):
         if conv is not None:
             sim.append(conv * 1e3)
     assert row["ccsim_seeds"] == 20 and row["ccsim_settled_seeds"] == len(sim)
+    assert row["ccsim_models_the_path"]                       # one sender on leaf0, two uplinks
     assert row["ccsim_convergence_ms"] == pytest.approx(statistics.mean(sim), rel=1e-9)
     # the verdict says what the numbers say; none when most runs were the machine's
     verdicts = [v for v in rep["verdicts"] if v["check"] == "convergence_as_ccsim"]

@@ -150,7 +150,7 @@ void aif_repeatability(struct aif_ctx *x, enum aif_category cat, const char *kpi
 void aif_threshold(struct aif_ctx *x, enum aif_category cat, const char *kpi, double value, double limit, bool at_most,
 		   const char *what);
 /* A graph for the plot script: kind "lines" or "bars", its title and axes; the series are added
- * with aif_series. */
+ * with aif_series (a point whose x or y is not finite, NAN for "none", is left out). */
 json_t *aif_graph(struct aif_ctx *x, const char *file, const char *kind, const char *title, const char *xlabel,
 		  const char *ylabel);
 void aif_series(json_t *graph, const char *label, const double *xs, const double *ys, unsigned n);

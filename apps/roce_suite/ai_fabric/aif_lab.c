@@ -480,6 +480,8 @@ void aif_series(json_t *graph, const char *label, const double *xs, const double
 	json_t *xa = json_array(), *ya = json_array();
 
 	for (unsigned i = 0; i < n; i++) {
+		if (!isfinite(xs[i]) || !isfinite(ys[i])) /* no value there (JSON has no NaN): a gap */
+			continue;
 		json_array_append_new(xa, json_real(xs[i]));
 		json_array_append_new(ya, json_real(ys[i]));
 	}
