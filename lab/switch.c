@@ -94,6 +94,11 @@ static int create_tables(struct switch_rt *s, const struct cfg_switch *c, unsign
 	for (uint32_t i = 0; i < s->n_pkts; i++)
 		s->pkts[i].next = i + 1 < s->n_pkts ? i + 1 : SW_NONE;
 	s->free_head = 0;
+	for (unsigned t = 0; t < SW_TCS; t++)
+		if (c->has_red[t] && !s->ecn_depth &&
+		    !(s->ecn_depth = rte_zmalloc_socket("sw_ecn_depth", sizeof(*s->ecn_depth) * s->n_ports, RTE_CACHE_LINE_SIZE,
+							(int)socket)))
+			return -1;
 	if (trace && c->trace[0]) {
 		s->trace = rte_ring_create_elem("sw_trace", sizeof(struct sw_trace_row), TRACE_RING, (int)socket,
 						RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -168,6 +173,8 @@ static int switch_common(struct switch_rt *s, const struct switch_env *env, cons
 		s->has_red[t] = c->has_red[t];
 		s->red[t] = (struct red_params){.kmin_bytes = c->red[t].kmin_bytes, .kmax_bytes = c->red[t].kmax_bytes,
 						.pmax_q16 = (uint32_t)(c->red[t].pmax * 65536.0 + 0.5)};
+		while (((2 * s->red[t].kmax_bytes) >> s->ecn_bin_shift[t]) > SW_ECN_BINS) /* 0..2 kmax in the bins */
+			s->ecn_bin_shift[t]++;
 	}
 	s->rng = c->seed;
 	s->lag_fp = (env->tsc_hz * SW_LINK_LAG_US / 1000000) << PACE_SHIFT;
@@ -280,6 +287,7 @@ void switch_free(struct switch_rt *s)
 	qp_map_free(s->flow_index);
 	qp_cache_free(&s->flow_cache);
 	rte_ring_free(s->trace);
+	rte_free(s->ecn_depth);
 	rte_free(s->flows);
 	rte_free(s->pkts);
 	rte_free(s);
@@ -645,6 +653,25 @@ static int pick_class(const struct switch_rt *s, const struct sw_port *o, uint64
 	return -1;
 }
 
+/* An ECT frame leaving queue (out, tc) of a RED class: marked at the ramp's probability for the
+ * depth it leaves behind, and counted in that depth's bin. */
+static void red_at_dequeue(struct switch_rt *s, struct sw_pkt *x, unsigned out, unsigned tc)
+{
+	uint64_t q = s->mmu.queue[out][tc], bin = q >> s->ecn_bin_shift[tc];
+	struct sw_ecn_bin *b = &s->ecn_depth[out][tc][bin < SW_ECN_BINS ? bin : SW_ECN_BINS - 1];
+	bool mark = red_should_mark(&s->red[tc], q, &s->rng);
+
+	if (mark) {
+		mark_ce(x);
+		STAT_ADD(s->port[out].c.ecn_marked[tc], 1);
+		if (x->flow >= 0)
+			STAT_ADD(s->flows[x->flow].marked, 1);
+	}
+	STAT_ADD(b->frames, 1);
+	STAT_ADD(b->marked, mark);
+	STAT_ADD(b->depth_sum, q);
+}
+
 static struct rte_mbuf *dequeue(struct switch_rt *s, unsigned out, unsigned tc, uint64_t now)
 {
 	struct sw_port *o = &s->port[out];
@@ -662,12 +689,8 @@ static struct rte_mbuf *dequeue(struct switch_rt *s, unsigned out, unsigned tc, 
 	if (pfc_change)
 		send_pfc(s, x->in, x->prio, false, now);
 	/* RED on the queue the frame leaves behind, at dequeue (DCQCN's congestion point) */
-	if (x->ect && s->has_red[tc] && red_should_mark(&s->red[tc], s->mmu.queue[out][tc], &s->rng)) {
-		mark_ce(x);
-		STAT_ADD(o->c.ecn_marked[tc], 1);
-		if (x->flow >= 0)
-			STAT_ADD(s->flows[x->flow].marked, 1);
-	}
+	if (x->ect && s->has_red[tc])
+		red_at_dequeue(s, x, out, tc);
 	if (x->flow >= 0)
 		STAT_ADD(s->flows[x->flow].sent, 1);
 	o->next_free_fp += o->fp_per_byte * (uint64_t)(x->len + SW_WIRE_OVERHEAD);

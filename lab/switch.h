@@ -110,6 +110,15 @@ struct sw_port {
 	struct sw_port_counters c;
 };
 
+/* ECT frames leaving a RED class's queue, by the depth they leave behind (the depth RED judged):
+ * bins of 2^ecn_bin_shift bytes from 0, the last one open-ended. How many, how many were marked,
+ * the sum of their depths (a bin's mean depth, where the ramp is evaluated): the measured marking
+ * curve the AI-fabric suite's §7.1 holds to the configured ramp. */
+#define SW_ECN_BINS 32
+struct sw_ecn_bin {
+	uint64_t frames, marked, depth_sum;
+};
+
 struct sw_flow {
 	uint16_t out;
 	uint32_t dqpn;
@@ -150,6 +159,8 @@ struct switch_rt {
 	struct switch_mmu mmu;
 	bool has_red[SW_TCS];
 	struct red_params red[SW_TCS];
+	struct sw_ecn_bin (*ecn_depth)[SW_TCS][SW_ECN_BINS]; /* per port, with a RED class; else NULL */
+	uint8_t ecn_bin_shift[SW_TCS]; /* bins of 2^shift bytes: SW_ECN_BINS of them span 0..2 kmax */
 	uint64_t rng;
 	uint64_t delay_tsc, refresh_tsc, tsc_hz;
 	uint64_t lag_fp;             /* SW_LINK_LAG_US in TSC << PACE_SHIFT */

@@ -60,6 +60,51 @@ static json_t *watchdog_json(const struct run_view *run, const struct switch_rt 
 			 u64_array(p->wd.dropped, SW_TCS), "in_storm_at_end", (int)p->wd.storm);
 }
 
+/* Per RED class that saw ECT frames leave port i: the frames, the marked ones and their mean depth
+ * by the depth they left behind (lab/switch.h, struct sw_ecn_bin). */
+static json_t *ecn_depth_json(const struct switch_rt *s, unsigned i)
+{
+	json_t *a = json_array();
+
+	for (unsigned t = 0; s->ecn_depth && t < SW_TCS; t++) {
+		const struct sw_ecn_bin *b = s->ecn_depth[i][t];
+		json_t *frames = json_array(), *marked = json_array(), *depth = json_array();
+		uint64_t any = 0;
+
+		for (unsigned k = 0; k < SW_ECN_BINS; k++) {
+			uint64_t n = stat_read(&b[k].frames);
+			any += n;
+			json_array_append_new(frames, json_integer((json_int_t)n));
+			json_array_append_new(marked, json_integer((json_int_t)stat_read(&b[k].marked)));
+			json_array_append_new(depth, json_real(n ? (double)stat_read(&b[k].depth_sum) / (double)n : 0.0));
+		}
+		if (!s->has_red[t] || !any) {
+			json_decref(frames);
+			json_decref(marked);
+			json_decref(depth);
+			continue;
+		}
+		json_array_append_new(a, json_pack("{s:i,s:I,s:o,s:o,s:o}", "tc", (int)t, "bin_bytes",
+						   (json_int_t)(1ull << s->ecn_bin_shift[t]), "frames", frames, "marked",
+						   marked, "mean_depth_bytes", depth));
+	}
+	return a;
+}
+
+/* The RED ramps of the switch's classes. */
+static json_t *red_json(const struct switch_rt *s)
+{
+	json_t *a = json_array();
+
+	for (unsigned t = 0; t < SW_TCS; t++)
+		if (s->has_red[t])
+			json_array_append_new(a, json_pack("{s:i,s:I,s:I,s:f}", "tc", (int)t, "kmin_bytes",
+							   (json_int_t)s->red[t].kmin_bytes, "kmax_bytes",
+							   (json_int_t)s->red[t].kmax_bytes, "pmax",
+							   (double)s->red[t].pmax_q16 / 65536.0));
+	return a;
+}
+
 static json_t *switch_port_json(const struct run_view *run, const struct switch_rt *s, unsigned i)
 {
 	const struct sw_port *p = &s->port[i];
@@ -88,6 +133,8 @@ static json_t *switch_port_json(const struct run_view *run, const struct switch_
 	json_object_set_new(o, "cpu_lost_ms", json_real((double)stat_read(&p->c.cpu_lost_tsc) * 1e3 / (double)s->tsc_hz));
 	if (s->wd.action != PFC_WD_OFF)
 		json_object_set_new(o, "watchdog", watchdog_json(run, s, p));
+	if (s->ecn_depth)
+		json_object_set_new(o, "ecn_depth", ecn_depth_json(s, i));
 	return o;
 }
 
@@ -117,6 +164,7 @@ json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s
 	/* the lossy queues' admission threshold: static (0: the buffer), or alpha x free buffer */
 	json_object_set_new(o, "queue_limit_bytes", json_integer((json_int_t)s->mmu.p.queue_limit));
 	json_object_set_new(o, "alpha", json_real(s->mmu.p.alpha));
+	json_object_set_new(o, "red", red_json(s));
 	if (!s->route) {
 		json_object_set_new(o, "trace_rows", json_integer((json_int_t)run->sw_csv_rows));
 		json_object_set_new(o, "trace", json_string(run->cfg->sw.trace));
