@@ -273,6 +273,28 @@ static void test_queue_limit_drops(void)
 	switch_free(s);
 }
 
+/* The marking curve's bins of test_ecn_marking's run: class 3's three ECN-capable frames (none
+ * of the others), by the depth each left behind: two frames (above kmax: marked), one, none (bin
+ * 0, depth 0). Bins of 64 bytes: 32 of them span 0..2 kmax = 2 KB; deeper goes in the last. */
+static void check_ecn_depth_bins(const struct switch_rt *s)
+{
+	const struct sw_ecn_bin *b = s->ecn_depth[1][3];
+	uint64_t frames = 0, marked = 0, other = 0;
+
+	CHECK_EQ(s->ecn_bin_shift[3], 6);
+	for (unsigned k = 0; k < SW_ECN_BINS; k++) {
+		frames += b[k].frames;
+		marked += b[k].marked;
+		other += s->ecn_depth[1][0][k].frames + s->ecn_depth[0][3][k].frames;
+		if (b[k].marked) /* the marked frame left more than kmax behind */
+			CHECK(b[k].depth_sum / b[k].frames > 1024 && (k == SW_ECN_BINS - 1 || b[k].depth_sum >> 6 == k));
+	}
+	CHECK_EQ(frames, 3);
+	CHECK_EQ(marked, 1);
+	CHECK_EQ(other, 0);
+	CHECK(b[0].frames == 1 && b[0].depth_sum == 0 && b[0].marked == 0);
+}
+
 /* RED at dequeue on the queue left behind: class 3 (DSCP 24) marks CE above 1 KB. Of three
  * ECN-capable frames queued together, the first leaves two behind (marked), the others one and
  * none; a frame that is not ECN-capable is never marked; class 0 has no RED. */
@@ -306,6 +328,7 @@ static void test_ecn_marking(void)
 	CHECK_EQ(receive(H1, NULL, 0), 6);
 	CHECK_EQ(s->port[1].c.ecn_marked[3], 1);
 	CHECK_EQ(s->port[1].c.ecn_marked[0], 0);
+	check_ecn_depth_bins(s);
 	switch_free(s);
 }
 

@@ -10,7 +10,7 @@
  * Files: aif_config.c (the suite file's ai_fabric, thresholds and dut groups), aif_lab.c (trial
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
- * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), pfc_incast.c (§7.2),
+ * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
  * convergence.c (§7.3), load_balance.c (§8), collectives.c (§9).
  */
 #ifndef ROCE_SUITE_AIF_H
@@ -33,6 +33,7 @@ enum aif_category {
 	AIF_THROUGHPUT,   /* §5.1 */
 	AIF_LATENCY,      /* §5.2 */
 	AIF_BURST,        /* §5.3 */
+	AIF_ECN,          /* §7.1 */
 	AIF_PFC_INCAST,   /* §7.2 */
 	AIF_CONVERGENCE,  /* §7.3 */
 	AIF_ECMP,         /* §8.1 */
@@ -70,6 +71,15 @@ struct aif_burst_cfg {
 	unsigned repeats;                        /* runs of each length (the draft: 50) */
 	unsigned message_size;                   /* one frame each: at most the IB MTU */
 	unsigned priority;                       /* 0: a lossy class (the buffer, not PFC, absorbs) */
+};
+
+struct aif_ecn_cfg {
+	unsigned ratios[AIF_MAX_LIST], n_ratios; /* N of the N:1 loads that fill the marking queue */
+	bool dcqcn;                              /* the senders' cc: DCQCN (the queue wanders over the
+						  * ramp), or none (it sits at PFC's thresholds) */
+	unsigned message_size;
+	unsigned priority;                       /* 3: the class the switches mark */
+	unsigned min_frames;                     /* a depth bin with fewer is shown, not judged */
 };
 
 struct aif_pfc_incast_cfg {
@@ -132,6 +142,7 @@ struct aif_cfg {
 	struct aif_throughput_cfg throughput;
 	struct aif_latency_cfg latency;
 	struct aif_burst_cfg burst;
+	struct aif_ecn_cfg ecn;
 	struct aif_pfc_incast_cfg pfc_incast;
 	struct aif_convergence_cfg conv;
 	struct aif_lb_cfg lb;

@@ -16,9 +16,9 @@
 #include "dcqcn.h"
 #include "suite.h"
 
-const char *const aif_category_names[] = { "throughput", "latency", "burst",   "pfc_incast",  "convergence",
-					   "ecmp",	 "flowlet", "spray",   "collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.2", "7.3", "8.1", "8.2", "8.3", "9" };
+const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",	"pfc_incast", "convergence",
+					   "ecmp",	 "flowlet", "spray", "collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3", "8.1", "8.2", "8.3", "9" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -31,6 +31,7 @@ static void defaults(struct aif_cfg *c)
 		.latency = { .message_size = 4096, .repeats = 3, .load = 0.9, .idle_gbps = 0.05, .priority = 3 },
 		.burst = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .max_frames = 1000, .max_trials = 8, .repeats = 1,
 			   .message_size = 1024, .priority = 0 },
+		.ecn = { .ratios = { 2, 4, 8 }, .n_ratios = 3, .dcqcn = true, .message_size = 65536, .priority = 3, .min_frames = 50 },
 		.pfc_incast = { .ratios = { 2, 4, 8, 16, 32 }, .n_ratios = 5, .message_size = 65536, .priority = 3 },
 		.conv = { .flows = { 4, 16 }, .n_flows = 2, .join_s = 0.1, .settle_s = 0.4, .window_ms = 5, .tolerance = 0.1,
 			  .hold_ms = 20, .runs = 10, .message_size = 65536, .priority = 3, .ccsim = true, .ccsim_seeds = 20,
@@ -134,6 +135,27 @@ static int load_burst(struct config_reader *r, const config_setting_t *g, struct
 				    cr_opt_u32(r, g, "priority", 0, 7, &b->priority) < 0
 			  ? -1
 			  : 0;
+}
+
+static int load_ecn(struct config_reader *r, const config_setting_t *g, struct aif_ecn_cfg *e)
+{
+	static const char *const keys[] = { "ratios", "cc", "message_size", "priority", "min_frames", NULL };
+	static const char *const ccs[] = { "none", "dcqcn", NULL };
+	const config_setting_t *cc;
+	int k;
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || suite_opt_uint_list(r, g, "ratios", 1, 1023, AIF_MAX_LIST, e->ratios, &e->n_ratios) < 0 ||
+	    cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &e->message_size) < 0 ||
+	    cr_opt_u32(r, g, "priority", 0, 7, &e->priority) < 0 || cr_opt_u32(r, g, "min_frames", 1, 1u << 30, &e->min_frames) < 0)
+		return -1;
+	if ((cc = config_setting_get_member(g, "cc"))) {
+		if ((k = cr_pick(r, cc, ccs, NULL)) < 0)
+			return -1;
+		e->dcqcn = k == 1;
+	}
+	return 0;
 }
 
 static int load_pfc_incast(struct config_reader *r, const config_setting_t *g, struct aif_pfc_incast_cfg *p)
@@ -355,9 +377,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "pfc_incast", "convergence", "ecmp", "flowlet", "spray", "collectives",
+					    "burst", "ecn", "pfc_incast", "convergence", "ecmp", "flowlet", "spray", "collectives",
 					    NULL };
-	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *inc = NULL, *conv = NULL, *coll = NULL, *res;
+	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *coll = NULL;
+	const config_setting_t *res;
 
 	defaults(c);
 	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
@@ -370,6 +393,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "burst", &bu) < 0 ||
 	    cr_opt_group(r, g, "pfc_incast", &inc) < 0 || load_burst(r, bu, &c->burst) ||
 	    cr_opt_group(r, g, "convergence", &conv) < 0 || load_convergence(r, conv, &c->conv) ||
+	    cr_opt_group(r, g, "ecn", &ecn) < 0 || load_ecn(r, ecn, &c->ecn) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

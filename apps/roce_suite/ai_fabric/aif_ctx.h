@@ -160,6 +160,7 @@ void aif_series(json_t *graph, const char *label, const double *xs, const double
 int aif_throughput(struct aif_ctx *x);
 int aif_latency(struct aif_ctx *x);
 int aif_burst(struct aif_ctx *x);
+int aif_ecn(struct aif_ctx *x);
 int aif_pfc_incast(struct aif_ctx *x);
 int aif_convergence(struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);

@@ -230,7 +230,8 @@ static void md_tables_besides_rows(FILE *o, const json_t *r)
 static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 {
 	static const char *const order[][2] = { { "throughput", "throughput" }, { "latency", "latency" },
-						{ "burst", "burst" },		{ "pfc_incast", "pfc_incast" },
+						{ "burst", "burst" },		{ "ecn", "ecn" },
+						{ "pfc_incast", "pfc_incast" },
 						{ "convergence", "convergence" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" } };
