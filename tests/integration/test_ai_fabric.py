@@ -87,7 +87,7 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
     assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "ecn", "pfc_incast", "convergence",
-                                                "ecmp", "flowlet", "spray", "collectives"])
+                                                "deadlock", "ecmp", "flowlet", "spray", "collectives"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -257,6 +257,8 @@ def test_repeatability_is_the_sample_cv(ci):
      "ai_fabric.convergence.dcqcn.[0].g"),
     ('ai_fabric = { convergence = { settle_s = 0.1;\n hold_ms = 100; }; };', 4, "ai_fabric.convergence.hold_ms"),
     ('ai_fabric = { ecn = { cc = "timely"; }; };', 3, "ai_fabric.ecn.cc"),
+    ('ai_fabric = { deadlock = { patterns = ["shift", "shift"]; }; };', 3, "ai_fabric.deadlock.patterns.[1]"),
+    ('thresholds = { max_deadlock_ms = -1; };', 3, "thresholds.max_deadlock_ms"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -502,3 +504,59 @@ def test_ecn_marking_follows_the_configured_ramp(ci):
     assert row["ce_ratio"] == pytest.approx(ce, rel=1e-9) and 0 < ce < 1
     (v,) = [v for v in rep["verdicts"] if v["check"] == "ecn_follows_the_ramp"]
     assert v["verdict"] == "pass"
+
+
+def test_a_clos_routed_up_and_down_does_not_deadlock(ci):
+    """§7.4 on the CI suite's leaf-spine: an all-to-all at 0.9 of every link on the lossless class,
+    the fabric's deadlock detector on (10 ms): none, as up-down routing implies."""
+    _, rep, tmp = ci
+    d = results(rep, "deadlock")
+    assert d["section"] == "7.4" and d["deadlock_ms"] == 10 and d["watchdog_detect_ms"] is None
+    (row,) = d["rows"]
+    (er,) = trial_report(tmp, rep, "all_to_all at 90 %")
+    assert er["fabric"]["deadlock_ms"] == 10
+    assert row["deadlocks"] == len(er["fabric"]["deadlocks"]) == 0 and row["protection"] == "immune"
+    assert len(er["flows"]) == 8 * 7 and row["received_gbps"] > 0
+    (v,) = [v for v in rep["verdicts"] if v["check"] == "deadlock_free_as_routed"]
+    assert v["verdict"] == "pass"
+
+
+RING_SUITE = ROOT / "configs" / "suites" / "ai-fabric-deadlock.cfg"
+
+
+def test_the_ring_deadlocks_and_the_watchdog_breaks_each_deadlock(tmp_path):
+    """§7.4 on the shipped ring: each deadlock broken within the watchdog's 20 ms (and the machine's
+    longest hold-up); without the watchdog one deadlock lasts to the end, and a user threshold on
+    the longest deadlock fails the suite."""
+    p = run_suite(RING_SUITE, tmp_path, "-k", str(tmp_path / "trials"), "-q")
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp_path / "res" / "report.json").read_text())
+    (row,) = results(rep, "deadlock")["rows"]
+    (er,) = trial_report(tmp_path, rep, "shift at 90 %")
+    found = er["fabric"]["deadlocks"]
+    assert row["deadlocks"] == len(found) >= 2 and row["protection"] == "watchdog"
+    held = max(l.get("longest_held_up_ms", 0) for l in er["lcores"]) / 1e3
+    # each broken within the watchdog's time, or (the last) still young when the run ended
+    assert all(x["duration_s"] <= 0.020 + 0.005 + held for x in found), (found, held)
+    assert row["longest_deadlock_ms"] == pytest.approx(max(x["duration_s"] for x in found) * 1e3)
+    storms = sum(sum(pt["watchdog"]["storms"]) for s in er["fabric"]["switches"] for pt in s["ports"])
+    assert row["watchdog_storms"] == storms > 0 and row["watchdog_dropped"] > 0
+    (v,) = [v for v in rep["verdicts"] if v["check"] == "deadlock_broken_by_the_watchdog"]
+    assert v["verdict"] == "pass"
+    assert not [v for v in rep["verdicts"] if v["check"] == "deadlock_free_as_routed"]   # a ring is no Clos
+
+    text = RING_SUITE.read_text().replace(
+        'headroom_kb = 128;\n          watchdog = { action = "drop"; detect_ms = 20; restore_ms = 50; }; };',
+        'headroom_kb = 128; };') + "thresholds = { max_deadlock_ms = 100; };\n"
+    assert "watchdog = {" not in text
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "ring.cfg").write_text(text)
+    p = run_suite(bare / "ring.cfg", bare, "-q")
+    assert p.returncode == 6, p.stdout + p.stderr                 # the threshold failed
+    rep = json.loads((bare / "res" / "report.json").read_text())
+    (row,) = results(rep, "deadlock")["rows"]
+    assert row["protection"] == "none" and row["deadlock_at_end"] and row["stuck_share"] > 0.5
+    assert any("lasted to the end" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
+    (t,) = rep["ai_fabric"]["thresholds"]
+    assert t["kpi"] == "longest_deadlock_ms" and not t["pass"]

@@ -11,7 +11,7 @@
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
- * convergence.c (§7.3), load_balance.c (§8), collectives.c (§9).
+ * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -36,6 +36,7 @@ enum aif_category {
 	AIF_ECN,          /* §7.1 */
 	AIF_PFC_INCAST,   /* §7.2 */
 	AIF_CONVERGENCE,  /* §7.3 */
+	AIF_DEADLOCK,     /* §7.4 */
 	AIF_ECMP,         /* §8.1 */
 	AIF_FLOWLET,      /* §8.2 */
 	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
@@ -106,6 +107,16 @@ struct aif_convergence_cfg {
 	double ccsim_tolerance;                  /* the engine's mean within this share of ccsim's */
 };
 
+struct aif_deadlock_cfg {
+	bool patterns[2]; unsigned n_patterns;   /* each: false all_to_all, true shift */
+	unsigned shift;                          /* shift: host i writes to host i + shift */
+	double load;                             /* of every host's link */
+	double duration_s;                       /* each trial's (0: the suite's); the draft: 300 */
+	double deadlock_ms;                      /* the fabric's deadlock detector, unless the suite's sets it */
+	unsigned message_size;
+	unsigned priority;                       /* 3: the lossless class */
+};
+
 struct aif_lb_cfg {
 	unsigned qps[AIF_MAX_LIST], n_qps;       /* ecmp: QPs per pair swept */
 	bool bth_aware;                          /* ecmp: each Q again with the BTH destination QP hashed */
@@ -132,6 +143,7 @@ struct aif_thresholds {
 	double max_mmr;                          /* ECMP groups' byte MMR, every balancing */
 	double min_jfi;                          /* the flows' JFI, every balancing */
 	double max_drop_ppm;                     /* frames lost, every trial */
+	double max_deadlock_ms;                  /* §7.4: the longest PFC deadlock */
 };
 
 struct aif_cfg {
@@ -145,6 +157,7 @@ struct aif_cfg {
 	struct aif_ecn_cfg ecn;
 	struct aif_pfc_incast_cfg pfc_incast;
 	struct aif_convergence_cfg conv;
+	struct aif_deadlock_cfg deadlock;
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;
 	struct aif_thresholds th;

@@ -16,9 +16,9 @@
 #include "dcqcn.h"
 #include "suite.h"
 
-const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",	"pfc_incast", "convergence",
-					   "ecmp",	 "flowlet", "spray", "collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3", "8.1", "8.2", "8.3", "9" };
+const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",   "pfc_incast", "convergence",
+					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3", "7.4", "8.1", "8.2", "8.3", "9" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -36,11 +36,13 @@ static void defaults(struct aif_cfg *c)
 		.conv = { .flows = { 4, 16 }, .n_flows = 2, .join_s = 0.1, .settle_s = 0.4, .window_ms = 5, .tolerance = 0.1,
 			  .hold_ms = 20, .runs = 10, .message_size = 65536, .priority = 3, .ccsim = true, .ccsim_seeds = 20,
 			  .ccsim_tolerance = 0.2 },
+		.deadlock = { .patterns = { false }, .n_patterns = 1, .shift = 1, .load = 0.9, .deadlock_ms = 10,
+			      .message_size = 65536, .priority = 3 },
 		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
 			  .iterations = 10 },
-		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
 		c->run[k] = true;
@@ -245,6 +247,35 @@ static int load_convergence(struct config_reader *r, const config_setting_t *g, 
 	return 0;
 }
 
+static int load_deadlock(struct config_reader *r, const config_setting_t *g, struct aif_deadlock_cfg *d)
+{
+	static const char *const keys[] = { "patterns", "shift", "load", "duration_s", "deadlock_ms", "message_size",
+					    "priority", NULL };
+	static const char *const names[] = { "all_to_all", "shift", NULL };
+	const config_setting_t *a;
+	int n;
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || cr_opt_u32(r, g, "shift", 1, 1u << 20, &d->shift) < 0 ||
+	    cr_opt_float(r, g, "load", 0, true, 1, &d->load) < 0 || cr_opt_float(r, g, "duration_s", 0, true, 86400, &d->duration_s) < 0 ||
+	    cr_opt_float(r, g, "deadlock_ms", 0, true, 60000, &d->deadlock_ms) < 0 ||
+	    cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &d->message_size) < 0 ||
+	    cr_opt_u32(r, g, "priority", 0, 7, &d->priority) < 0 || (n = suite_opt_array(r, g, "patterns", 1, 2, &a)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		int k = cr_pick(r, config_setting_get_elem(a, (unsigned)i), names, NULL);
+		if (k < 0)
+			return -1;
+		if (i == 1 && d->patterns[0] == (k == 1))
+			return cr_fail(r, config_setting_get_elem(a, 1), "'%s' is listed twice", names[k]);
+		d->patterns[i] = k == 1;
+	}
+	if (n)
+		d->n_patterns = (unsigned)n;
+	return 0;
+}
+
 /* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
  * spray = { qps_per_pair; }: one struct, the groups' own keys. */
 static int load_lb(struct config_reader *r, const config_setting_t *root, struct aif_lb_cfg *b)
@@ -314,7 +345,7 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 static int load_thresholds(struct config_reader *r, const config_setting_t *root, struct aif_thresholds *t)
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
-					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm",
+					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms",
 					    NULL };
 	const config_setting_t *g;
 	int rc = cr_opt_group(r, root, "thresholds", &g);
@@ -329,7 +360,8 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 			       cr_opt_float(r, g, "min_busbw_efficiency", 0, false, 1, &t->min_busbw_efficiency) < 0 ||
 			       cr_opt_float(r, g, "max_mmr", 1, false, 1e6, &t->max_mmr) < 0 ||
 			       cr_opt_float(r, g, "min_jfi", 0, false, 1, &t->min_jfi) < 0 ||
-			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0
+			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0 ||
+			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0
 		       ? -1
 		       : 0;
 }
@@ -377,9 +409,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "ecn", "pfc_incast", "convergence", "ecmp", "flowlet", "spray", "collectives",
+					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives",
 					    NULL };
-	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *coll = NULL;
+	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
+	const config_setting_t *coll = NULL;
 	const config_setting_t *res;
 
 	defaults(c);
@@ -394,6 +427,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "pfc_incast", &inc) < 0 || load_burst(r, bu, &c->burst) ||
 	    cr_opt_group(r, g, "convergence", &conv) < 0 || load_convergence(r, conv, &c->conv) ||
 	    cr_opt_group(r, g, "ecn", &ecn) < 0 || load_ecn(r, ecn, &c->ecn) ||
+	    cr_opt_group(r, g, "deadlock", &dl) < 0 || load_deadlock(r, dl, &c->deadlock) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

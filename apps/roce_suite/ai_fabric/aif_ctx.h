@@ -163,6 +163,7 @@ int aif_burst(struct aif_ctx *x);
 int aif_ecn(struct aif_ctx *x);
 int aif_pfc_incast(struct aif_ctx *x);
 int aif_convergence(struct aif_ctx *x);
+int aif_deadlock(struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);

@@ -232,7 +232,7 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 	static const char *const order[][2] = { { "throughput", "throughput" }, { "latency", "latency" },
 						{ "burst", "burst" },		{ "ecn", "ecn" },
 						{ "pfc_incast", "pfc_incast" },
-						{ "convergence", "convergence" },
+						{ "convergence", "convergence" }, { "deadlock", "deadlock" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" } };
 
