@@ -400,6 +400,11 @@ struct cfg_collective {
 	unsigned n_flows;
 	unsigned flows[CFG_MAX_COLLECTIVE_FLOWS]; /* indices into groups[] */
 	unsigned phases;
+	/* a synthetic compute step: phase k with k % iteration_phases == 0 starts compute_us after
+	 * the previous phase's end (phase 0: after the traffic's start), as an iteration of training
+	 * computes before its collective (default 0: none; iteration_phases: phases) */
+	double compute_us;
+	unsigned iteration_phases;
 	unsigned n_receives;
 	struct cfg_coll_receive receives[CFG_MAX_COLLECTIVE_RECEIVES];
 	unsigned line;

@@ -754,7 +754,8 @@ static int collective_receives(struct loader *ld, const config_setting_t *cs, st
 
 static int parse_collective(struct loader *ld, const config_setting_t *cs, unsigned idx)
 {
-	static const char *const keys[] = {"name", "type", "flows", "phases", "receives", NULL};
+	static const char *const keys[] = {"name", "type", "flows", "phases", "compute_us", "iteration_phases", "receives",
+					   NULL};
 	struct cfg_collective *c = &ld->cfg->collectives[idx];
 	const config_setting_t *s;
 	int i;
@@ -779,6 +780,13 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 		return -1;
 	if (cr_opt_u32(&ld->r, cs, "phases", 1, CFG_MAX_PHASES, &c->phases) < 0)
 		return -1;
+	c->iteration_phases = c->phases;
+	if (cr_opt_float(&ld->r, cs, "compute_us", 0, false, 1e9, &c->compute_us) < 0 ||
+	    cr_opt_u32(&ld->r, cs, "iteration_phases", 1, c->phases, &c->iteration_phases) < 0)
+		return -1;
+	if (c->phases % c->iteration_phases)
+		return cr_fail_member(&ld->r, cs, "iteration_phases", "%u does not divide phases %u (whole iterations)",
+				      c->iteration_phases, c->phases);
 	return collective_flows(ld, cs, c, idx) || collective_receives(ld, cs, c) ? -1 : 0;
 }
 

@@ -440,6 +440,7 @@ static json_t *collectives_json(const struct run_view *run)
 	for (unsigned i = 0; i < run->cfg->n_collectives; i++) {
 		const struct collective_rt *c = &run->collectives[i];
 		unsigned done = collective_phases_done(c);
+		uint64_t base = c->start_tsc[0] - c->compute_tsc; /* the traffic's start (before a compute step) */
 		json_t *o = json_object(), *flows = json_array(), *times = json_array(), *starts = json_array(),
 		       *ends = json_array();
 
@@ -447,8 +448,8 @@ static json_t *collectives_json(const struct run_view *run)
 			json_array_append_new(flows, json_string(run->cfg->groups[c->cfg->flows[f]].name));
 		for (unsigned p = 0; p < done; p++) {
 			json_array_append_new(times, json_real((double)(c->end_tsc[p] - c->start_tsc[p]) * us_per_tsc));
-			json_array_append_new(starts, json_real((double)(c->start_tsc[p] - c->start_tsc[0]) * us_per_tsc));
-			json_array_append_new(ends, json_real((double)(c->end_tsc[p] - c->start_tsc[0]) * us_per_tsc));
+			json_array_append_new(starts, json_real((double)(c->start_tsc[p] - base) * us_per_tsc));
+			json_array_append_new(ends, json_real((double)(c->end_tsc[p] - base) * us_per_tsc));
 		}
 		json_object_set_new(o, "name", json_string(c->cfg->name));
 		json_object_set_new(o, "type", json_string(coll_type_names[c->cfg->type]));
@@ -461,7 +462,9 @@ static json_t *collectives_json(const struct run_view *run)
 		json_object_set_new(o, "phase_start_us", starts);
 		json_object_set_new(o, "phase_end_us", ends);
 		json_object_set_new(o, "total_us",
-				    json_real(done ? (double)(c->end_tsc[done - 1] - c->start_tsc[0]) * us_per_tsc : 0));
+				    json_real(done ? (double)(c->end_tsc[done - 1] - base) * us_per_tsc : 0));
+		json_object_set_new(o, "compute_us", json_real(c->cfg->compute_us));
+		json_object_set_new(o, "iteration_phases", json_integer(c->cfg->iteration_phases ?: c->cfg->phases));
 		json_array_append_new(a, o);
 	}
 	return a;

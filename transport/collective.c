@@ -29,7 +29,8 @@ int collectives_create(const struct engine_config *cfg, uint64_t start_tsc, stru
 		c[i].end_tsc = rte_zmalloc("coll_end", sizeof(uint64_t) * ph, RTE_CACHE_LINE_SIZE);
 		if (!c[i].done_count || !c[i].start_tsc || !c[i].end_tsc)
 			return -1;
-		c[i].start_tsc[0] = start_tsc;
+		c[i].compute_tsc = (uint64_t)(cc->compute_us * 1e-6 * (double)rte_get_tsc_hz());
+		c[i].start_tsc[0] = start_tsc + c[i].compute_tsc;
 		c[i].released = 1;
 	}
 	return 0;
@@ -62,7 +63,8 @@ static void phase_event(struct collective_rt *c, uint32_t phase, uint64_t now_ts
 	/* ACQ_REL: the last event sees every other's end time (each was stored before its add) */
 	if (__atomic_add_fetch(&c->done_count[phase], 1, __ATOMIC_ACQ_REL) == c->n_qps + c->n_rx &&
 	    phase + 1 < c->cfg->phases) {
-		c->start_tsc[phase + 1] = __atomic_load_n(&c->end_tsc[phase], __ATOMIC_RELAXED);
+		c->start_tsc[phase + 1] = __atomic_load_n(&c->end_tsc[phase], __ATOMIC_RELAXED) +
+					  (c->compute_tsc && (phase + 1) % c->cfg->iteration_phases == 0 ? c->compute_tsc : 0);
 		__atomic_store_n(&c->released, phase + 2, __ATOMIC_RELEASE);
 	}
 }

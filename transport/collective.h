@@ -21,7 +21,9 @@ struct collective_rt {
 	unsigned n_rx;            /* watched receiver QPs (the receives' counts summed): one receipt each per phase */
 	uint32_t released;        /* phases that may start (1..phases) */
 	uint32_t *done_count;     /* per phase: completions and receipts counted (complete at n_qps + n_rx) */
-	uint64_t *start_tsc;      /* per phase: when it was released (the previous phase's end) */
+	uint64_t *start_tsc;      /* per phase: when it may start (the previous phase's end, plus the compute
+				   * step before an iteration's first phase) */
+	uint64_t compute_tsc;     /* cfg->compute_us */
 	uint64_t *end_tsc;        /* per phase: the latest completion or receipt */
 };
 
@@ -30,9 +32,12 @@ struct collective_rt {
 int collectives_create(const struct engine_config *cfg, uint64_t start_tsc, struct collective_rt **out);
 void collectives_free(struct collective_rt *c, unsigned n);
 
-static inline bool collective_may_start(const struct collective_rt *c, uint64_t message_index)
+/* Message `message_index` of a QP may start: its phase is released and its start time (after a
+ * compute step) has come. */
+static inline bool collective_may_start(const struct collective_rt *c, uint64_t message_index, uint64_t now_tsc)
 {
-	return message_index < __atomic_load_n(&c->released, __ATOMIC_ACQUIRE);
+	return message_index < __atomic_load_n(&c->released, __ATOMIC_ACQUIRE) &&
+	       (!c->compute_tsc || now_tsc >= c->start_tsc[message_index]);
 }
 /* A local QP completed its message `phase` (0-based) at `now_tsc`. */
 void collective_completed(struct collective_rt *c, uint32_t phase, uint64_t now_tsc);

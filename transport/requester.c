@@ -364,7 +364,7 @@ static bool pong_arrived(struct qp_tx *qp, uint64_t now_tsc)
  * message is paced from now (time spent at the barrier earns no credit). */
 static inline bool collective_gate_open(struct qp_tx *qp, uint64_t now_tsc)
 {
-	if (!collective_may_start(qp->sh->coll, qp->c.messages))
+	if (!collective_may_start(qp->sh->coll, qp->c.messages, now_tsc))
 		return false;
 	if (qp->next_fp < now_tsc << PACE_SHIFT)
 		qp->next_fp = now_tsc << PACE_SHIFT;

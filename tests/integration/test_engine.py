@@ -525,6 +525,34 @@ def test_uc_collective_completes_on_send(engine):
     assert all(f["messages"] == 5 and f["rx_messages"] == 5 for f in rep["flows"])
 
 
+def test_collective_compute_steps_before_each_iteration(engine, tmp_path):
+    """compute_us: every iteration (iteration_phases phases) starts that long after the previous
+    one's end, the first after the traffic's start; net_pcap's capture times (another clock) see
+    the gaps in the frames."""
+    pcap = tmp_path / "c.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.3.1", 'vdev_args = "tx_pcap=%s";' % pcap)
+    f1 = flow("x", "p", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; }", message_size=4096, mtu=1024,
+              qpn=0x10, dest_qpn=0x20, count=2, rate_gbps=1.0)
+    coll = ('collectives = ( { name = "c"; type = "custom"; flows = ["x"]; phases = 6; compute_us = 30000; '
+            'iteration_phases = 2; } );')
+    rc, rep, out = engine.run(cfg([p], [role(1, "p", "tx")], [f1], run=coll))
+    assert rc == 0, out
+    (c,) = rep["collectives"]
+    assert c["phases_completed"] == 6 and c["compute_us"] == 30000 and c["iteration_phases"] == 2
+    starts, ends = c["phase_start_us"], c["phase_end_us"]
+    assert starts[0] == pytest.approx(30000, abs=1)              # from the traffic's start
+    for k in range(1, 6):
+        gap = 30000 if k % 2 == 0 else 0
+        assert starts[k] == pytest.approx(ends[k - 1] + gap, abs=1e-3), k
+    assert c["total_us"] == pytest.approx(ends[-1])
+    # the frames: 3 iterations x 2 phases x 2 QPs x 4 packets, in three bursts 30 ms apart
+    times = sorted(float(fr.time) for fr in rdpcap(str(pcap)))
+    assert len(times) == 48
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    big = [g for g in gaps if g > 0.01]
+    assert len(big) == 2 and all(0.028 < g < 0.040 for g in big), big
+
+
 def test_rc_collective_resends_a_lost_tail_while_its_next_phase_waits(engine):
     """A phase of an RC collective ends when its messages are acknowledged. A lost last packet
     of a message is only noticed by the sender's retry timer (nothing follows it for the receiver

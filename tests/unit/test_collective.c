@@ -21,6 +21,8 @@
 #define RX 3    /* the receiver QPs it watches (one range of 3) */
 #define WATCHED 0x400
 
+#define NOW UINT64_MAX /* without a compute step the time does not matter */
+
 static struct engine_config cfg; /* large: keep it off the stack */
 
 /* One collective of `phases` phases over a flow group of QPS QPs, watching `rx` receiver QPs of
@@ -63,8 +65,8 @@ static void test_counts_from_the_config(void)
 		return;
 	CHECK_EQ(c->n_qps, QPS);
 	CHECK_EQ(c->n_rx, RX);
-	CHECK(collective_may_start(c, 0));
-	CHECK(!collective_may_start(c, 1));
+	CHECK(collective_may_start(c, 0, NOW));
+	CHECK(!collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 0);
 	collectives_free(c, 1);
 }
@@ -77,15 +79,15 @@ static void test_sends_then_receipts(void)
 	if (!c)
 		return;
 	sends(c, 0, 2000);
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 0);
 	collective_received(c, 0, 3000);
 	collective_received(c, 0, 3100);
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 0);
 	collective_received(c, 0, 3200);
-	CHECK(collective_may_start(c, 1));
-	CHECK(!collective_may_start(c, 2));
+	CHECK(collective_may_start(c, 1, NOW));
+	CHECK(!collective_may_start(c, 2, NOW));
 	CHECK_EQ(collective_phases_done(c), 1);
 	CHECK_EQ(c->end_tsc[0], 3200);
 	CHECK_EQ(c->start_tsc[1], 3200); /* phase 1 starts at phase 0's end */
@@ -100,12 +102,12 @@ static void test_receipts_then_sends(void)
 	if (!c)
 		return;
 	receipts(c, 0, 2000);
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	collective_completed(c, 0, 5000);
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 0);
 	collective_completed(c, 0, 5100);
-	CHECK(collective_may_start(c, 1));
+	CHECK(collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 1);
 	CHECK_EQ(c->end_tsc[0], 5100);
 	CHECK_EQ(c->start_tsc[1], 5100);
@@ -122,7 +124,7 @@ static void test_end_is_the_latest_event(void)
 		return;
 	sends(c, 0, 9000);
 	receipts(c, 0, 4000);
-	CHECK(collective_may_start(c, 1));
+	CHECK(collective_may_start(c, 1, NOW));
 	CHECK_EQ(c->end_tsc[0], 9000 + QPS - 1);
 	CHECK_EQ(c->start_tsc[1], 9000 + QPS - 1);
 	collectives_free(c, 1);
@@ -138,16 +140,16 @@ static void test_early_receipts_of_the_next_phase(void)
 		return;
 	sends(c, 0, 2000);
 	receipts(c, 1, 2500); /* the peer's phase 1 before its phase 0 (another QP of its) arrived */
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 0);
 	receipts(c, 0, 3000);
-	CHECK(collective_may_start(c, 1));
-	CHECK(!collective_may_start(c, 2));
+	CHECK(collective_may_start(c, 1, NOW));
+	CHECK(!collective_may_start(c, 2, NOW));
 	CHECK_EQ(collective_phases_done(c), 1);
 	collective_completed(c, 1, 4000);
-	CHECK(!collective_may_start(c, 2));
+	CHECK(!collective_may_start(c, 2, NOW));
 	collective_completed(c, 1, 4100);
-	CHECK(collective_may_start(c, 2));
+	CHECK(collective_may_start(c, 2, NOW));
 	CHECK_EQ(collective_phases_done(c), 2);
 	CHECK_EQ(c->start_tsc[1], 3000 + RX - 1);
 	CHECK_EQ(c->end_tsc[1], 4100);
@@ -167,12 +169,12 @@ static void test_all_phases_and_past_the_last(void)
 	if (!c)
 		return;
 	for (uint32_t k = 0; k < PHASES; k++) {
-		CHECK(collective_may_start(c, k));
+		CHECK(collective_may_start(c, k, NOW));
 		sends(c, k, 10000 * (k + 1));
 		receipts(c, k, 10000 * (k + 1) + 50);
 		CHECK_EQ(collective_phases_done(c), k + 1);
 	}
-	CHECK(!collective_may_start(c, PHASES));
+	CHECK(!collective_may_start(c, PHASES, NOW));
 	receipts(c, PHASES, 99999);
 	collective_completed(c, PHASES + 10, 99999);
 	CHECK_EQ(collective_phases_done(c), PHASES);
@@ -189,9 +191,9 @@ static void test_no_receives(void)
 		return;
 	CHECK_EQ(c->n_rx, 0);
 	collective_completed(c, 0, 2000);
-	CHECK(!collective_may_start(c, 1));
+	CHECK(!collective_may_start(c, 1, NOW));
 	collective_completed(c, 0, 2100);
-	CHECK(collective_may_start(c, 1));
+	CHECK(collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 1);
 	collectives_free(c, 1);
 }
@@ -267,10 +269,10 @@ static void test_receipts_release_the_next_phase(void)
 	CHECK_EQ(rx_ctx_watch_messages(ctx, 1, WATCHED, RX, c), 0);
 	sends(c, 0, 2000);
 	for (unsigned i = 0; i < RX; i++) {
-		CHECK(!collective_may_start(c, 1));
+		CHECK(!collective_may_start(c, 1, NOW));
 		receive(ctx, 1, WATCHED + i, 0, WIRE_OP_UC_SEND_ONLY);
 	}
-	CHECK(collective_may_start(c, 1));
+	CHECK(collective_may_start(c, 1, NOW));
 	CHECK_EQ(collective_phases_done(c), 1);
 	CHECK(c->start_tsc[1] == c->end_tsc[0] && c->end_tsc[0] > 2000); /* the receipt's TSC, now */
 out:
@@ -293,11 +295,45 @@ static void test_watch_table_is_bounded(void)
 	rx_ctx_free(ctx);
 }
 
+/* A compute step of 1 ms before each iteration of 2 phases: phase 0 may start 1 ms after the
+ * traffic's start, phase 1 as soon as phase 0 ends, phase 2 (the next iteration) 1 ms after
+ * phase 1's end. */
+static void test_compute_steps_before_each_iteration(void)
+{
+	struct collective_rt *c;
+	uint64_t ms, end;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_groups = 1;
+	cfg.groups[0].count = QPS;
+	cfg.n_collectives = 1;
+	cfg.collectives[0] = (struct cfg_collective){.name = "c", .n_flows = 1, .flows = {0}, .phases = 4,
+						     .compute_us = 1000, .iteration_phases = 2};
+	if (collectives_create(&cfg, 1000, &c) || !c)
+		return;
+	ms = rte_get_tsc_hz() / 1000;
+	CHECK_EQ(c->compute_tsc, ms);
+	CHECK_EQ(c->start_tsc[0], 1000 + ms);
+	CHECK(!collective_may_start(c, 0, 1000 + ms - 1));
+	CHECK(collective_may_start(c, 0, 1000 + ms));
+	end = 1000 + ms + 5000;
+	sends(c, 0, end - QPS + 1);                          /* the last completion at `end` */
+	CHECK_EQ(c->start_tsc[1], end);                      /* within an iteration: no compute */
+	CHECK(collective_may_start(c, 1, end));
+	sends(c, 1, end + 100);
+	CHECK_EQ(c->start_tsc[2], end + 100 + QPS - 1 + ms); /* the next iteration computes first */
+	CHECK(!collective_may_start(c, 2, end + 100 + ms));
+	CHECK(collective_may_start(c, 2, c->start_tsc[2]));
+	CHECK(!collective_may_start(c, 3, UINT64_MAX));      /* not released */
+	collectives_free(c, 1);
+}
+
 int main(void)
 {
 	if (test_eal_start("test_collective", "0"))
 		return 1;
 	RUN(test_counts_from_the_config);
+	RUN(test_compute_steps_before_each_iteration);
 	RUN(test_sends_then_receipts);
 	RUN(test_receipts_then_sends);
 	RUN(test_end_is_the_latest_event);

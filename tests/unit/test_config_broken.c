@@ -346,6 +346,9 @@ static const struct bad rows[] = {
 	{ "contradiction", "collective of a flow that starts later", FLOWS2("start_s = 0.5;", "")
 	  "collectives = ( { name = \"c\"; flows = [\"g\", \"f\"]; phases = 2; } );\n", 6, "collectives.[0].flows.[1]",
 	  "flow 'f' has a start_s (line 4); in a collective the phases start it" },
+	{ "contradiction", "iterations that do not divide the phases", FLOWS2("", "")
+	  "collectives = ( { name = \"c\"; flows = [\"g\", \"f\"]; phases = 6; iteration_phases = 4; } );\n", 6,
+	  "collectives.[0].iteration_phases", "4 does not divide phases 6" },
 	{ "contradiction", "flow in two collectives", FLOWS2("", "")
 	  "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 2; },\n { name = \"d\"; flows = [\"g\", \"f\"]; phases = 2; } );\n",
 	  7, "collectives.[1].flows.[1]", "flow 'f' is already in collective 'c'" },
