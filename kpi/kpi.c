@@ -37,7 +37,10 @@ double kpi_jct_ratio(double measured_s, double roofline_s)
 
 double kpi_overlap_fraction(double jct_s, double compute_total_s, double comm_s)
 {
-	return comm_s > 0 ? 1 - (jct_s - compute_total_s) / comm_s : 0;
+	double hidden = comm_s > 0 ? 1 - (jct_s - compute_total_s) / comm_s : 0;
+
+	/* a fraction: rounding in the JCT less compute must not show as -2e-16 of a reading */
+	return hidden < 0 ? 0 : hidden > 1 ? 1 : hidden;
 }
 
 double kpi_jfi(const double *x, size_t n)

@@ -42,7 +42,7 @@ double kpi_roofline_jct_s(unsigned iterations, double compute_s, double bytes, d
 double kpi_jct_ratio(double measured_s, double roofline_s);
 
 /* 1 - (JCT - C_total) / comm_time: the share of communication hidden under compute (1 when none
- * shows in the JCT, 0 when all of it does). 0 when comm_s <= 0. */
+ * shows in the JCT, 0 when all of it does), clamped to [0, 1]. 0 when comm_s <= 0. */
 double kpi_overlap_fraction(double jct_s, double compute_total_s, double comm_s);
 
 /* ---- balance and fairness (§4.2, §8) -------------------------------------------------------------- */

@@ -46,7 +46,7 @@ CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
           "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png",
-          "convergence_rates.png", "convergence_time.png", "ecn_marking.png"]
+          "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png"]
 
 
 def suite_path():
@@ -87,7 +87,7 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
     assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "ecn", "pfc_incast", "convergence",
-                                                "deadlock", "ecmp", "flowlet", "spray", "collectives"])
+                                                "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -259,6 +259,7 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { ecn = { cc = "timely"; }; };', 3, "ai_fabric.ecn.cc"),
     ('ai_fabric = { deadlock = { patterns = ["shift", "shift"]; }; };', 3, "ai_fabric.deadlock.patterns.[1]"),
     ('thresholds = { max_deadlock_ms = -1; };', 3, "thresholds.max_deadlock_ms"),
+    ('ai_fabric = { jct = { ranks = 1; }; };', 3, "ai_fabric.jct.ranks"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -560,3 +561,38 @@ def test_the_ring_deadlocks_and_the_watchdog_breaks_each_deadlock(tmp_path):
     assert any("lasted to the end" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
     (t,) = rep["ai_fabric"]["thresholds"]
     assert t["kpi"] == "longest_deadlock_ms" and not t["pass"]
+
+
+def test_jct_from_the_phase_times_against_the_roofline(ci):
+    """§10.1: 4 iterations of C then a ring AllReduce of 1 MiB over the 8 hosts. The JCT, each
+    compute step and the roofline recomputed from the engine's phase times: 14 phases of 131,072-
+    byte WRITEs per iteration; a 1 Gb/s link carries 131,072 payload bytes in 128 frames of
+    1,024 + 62 bytes, one RETH, and 128 x 20 bytes of preamble and gap."""
+    _, rep, tmp = ci
+    j = results(rep, "jct")
+    assert j["section"] == "10.1" and j["ranks"] == 8
+    rows = {r["compute_ms"]: r for r in j["rows"]}
+    assert sorted(rows) == [5, 20]
+    payload = 1.0 * 131072 / (128 * (1024 + 62) + 16 + 128 * 20)
+    ideal = 8 * 1048576 * 2 * 7 / 8 / (payload * 1e9)            # ring AllReduce: 2(N-1)/N x S
+    for c_ms, r in rows.items():
+        assert r["iterations_completed"] == 4 and r["payload_gbps"] == pytest.approx(payload, rel=1e-9)
+        (er,) = trial_report(tmp, rep, "allreduce of 1048576 bytes over 8 hosts, 4 iterations after compute")[
+            [5, 20].index(c_ms):][:1]
+        (c,) = er["collectives"]
+        assert c["compute_us"] == c_ms * 1000 and c["iteration_phases"] == 14 and c["phases_completed"] == 56
+        starts, ends = c["phase_start_us"], c["phase_end_us"]
+        assert starts[0] == pytest.approx(c_ms * 1000, abs=1)
+        for k in range(14, 56, 14):                                 # each iteration computes first
+            assert starts[k] == pytest.approx(ends[k - 1] + c_ms * 1000, abs=1e-3)
+        assert r["jct_s"] == pytest.approx(ends[-1] / 1e6, rel=1e-9)
+        roof = 4 * (c_ms / 1e3 + ideal)
+        assert r["roofline_s"] == pytest.approx(roof, rel=1e-9)
+        assert r["jct_ratio"] == pytest.approx(r["jct_s"] / roof, rel=1e-9) and r["jct_ratio"] >= 0.999
+        comm = [(ends[(i + 1) * 14 - 1] - (ends[i * 14 - 1] if i else 0)) / 1e3 - c_ms for i in range(4)]
+        assert r["comm_mean_ms"] == pytest.approx(statistics.mean(comm), rel=1e-6)
+        assert r["overlap_fraction"] == 0                           # in sequence: nothing hidden
+        assert r["reading"] == ("excellent" if r["jct_ratio"] <= 1.05 else
+                                "moderate overhead" if r["jct_ratio"] < 1.15 else "significant overhead")
+    for check in ("jct_completes", "jct_at_least_roofline", "jct_compute_kept"):
+        assert [v["verdict"] for v in rep["verdicts"] if v["check"] == check] == ["pass", "pass"], check

@@ -39,6 +39,9 @@ static void roofline_jct_and_its_ratio(void)
 	CHECK(kpi_jct_ratio(1, 0) == 0);
 	/* 1.0 s JCT, 0.8 s compute, 0.5 s communication: 0.2 s shows, 60 % hidden */
 	CHECK(NEAR(kpi_overlap_fraction(1.0, 0.8, 0.5), 0.6, 1e-12));
+	/* in sequence, all of it shows: 1 - 0.30000000000000004 / 0.3 is -2.2e-16 unclamped */
+	CHECK(kpi_overlap_fraction(1.0, 0.7, 0.3) == 0);
+	CHECK(kpi_overlap_fraction(0.7, 0.7, 0.3) == 1);
 }
 
 static void jain_and_max_over_mean(void)

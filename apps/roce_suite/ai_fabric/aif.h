@@ -11,7 +11,7 @@
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
- * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9).
+ * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -41,6 +41,7 @@ enum aif_category {
 	AIF_FLOWLET,      /* §8.2 */
 	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
 	AIF_COLLECTIVES,  /* §9 */
+	AIF_JCT,          /* §10.1 */
 	AIF_CATEGORIES
 };
 
@@ -133,6 +134,13 @@ struct aif_collectives_cfg {
 	unsigned ranks;                          /* 0: every host */
 };
 
+struct aif_jct_cfg {
+	double compute_ms[AIF_MAX_LIST]; unsigned n_compute; /* C: the compute step before each iteration */
+	unsigned message_size;                   /* S: the AllReduce's bytes per rank */
+	unsigned iterations;
+	unsigned ranks;                          /* 0: every host (at most 16) */
+};
+
 /* The user's thresholds (the draft sets none); NAN: not set. Each set one is a verdict. */
 struct aif_thresholds {
 	double min_throughput_efficiency;        /* zero-loss throughput / what the fabric's plan allows */
@@ -144,6 +152,7 @@ struct aif_thresholds {
 	double min_jfi;                          /* the flows' JFI, every balancing */
 	double max_drop_ppm;                     /* frames lost, every trial */
 	double max_deadlock_ms;                  /* §7.4: the longest PFC deadlock */
+	double max_jct_ratio;                    /* §10.1: JCT / roofline */
 };
 
 struct aif_cfg {
@@ -160,6 +169,7 @@ struct aif_cfg {
 	struct aif_deadlock_cfg deadlock;
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;
+	struct aif_jct_cfg jct;
 	struct aif_thresholds th;
 };
 

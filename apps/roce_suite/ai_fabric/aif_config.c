@@ -17,8 +17,9 @@
 #include "suite.h"
 
 const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",   "pfc_incast", "convergence",
-					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", NULL };
-const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3", "7.4", "8.1", "8.2", "8.3", "9" };
+					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", NULL };
+const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3",
+					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -42,7 +43,8 @@ static void defaults(struct aif_cfg *c)
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
 			  .iterations = 10 },
-		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+		.jct = { .compute_ms = { 10, 50, 100, 500 }, .n_compute = 4, .message_size = 1u << 20, .iterations = 10 },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
 		c->run[k] = true;
@@ -342,10 +344,24 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 	return 0;
 }
 
+static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
+{
+	static const char *const keys[] = { "compute_ms", "message_size", "iterations", "ranks", NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_float_list(r, g, "compute_ms", 0, 1e6, AIF_MAX_LIST, j->compute_ms, &j->n_compute) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &j->message_size) < 0 ||
+				    cr_opt_u32(r, g, "iterations", 1, 1000, &j->iterations) < 0 ||
+				    cr_opt_u32(r, g, "ranks", 2, 16, &j->ranks) < 0
+			  ? -1
+			  : 0;
+}
+
 static int load_thresholds(struct config_reader *r, const config_setting_t *root, struct aif_thresholds *t)
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
-					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms",
+					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms", "max_jct_ratio",
 					    NULL };
 	const config_setting_t *g;
 	int rc = cr_opt_group(r, root, "thresholds", &g);
@@ -361,7 +377,8 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 			       cr_opt_float(r, g, "max_mmr", 1, false, 1e6, &t->max_mmr) < 0 ||
 			       cr_opt_float(r, g, "min_jfi", 0, false, 1, &t->min_jfi) < 0 ||
 			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0 ||
-			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0
+			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0 ||
+			       cr_opt_float(r, g, "max_jct_ratio", 1, false, 1e6, &t->max_jct_ratio) < 0
 		       ? -1
 		       : 0;
 }
@@ -409,10 +426,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives",
+					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
-	const config_setting_t *coll = NULL;
+	const config_setting_t *coll = NULL, *jct = NULL;
 	const config_setting_t *res;
 
 	defaults(c);
@@ -428,6 +445,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "convergence", &conv) < 0 || load_convergence(r, conv, &c->conv) ||
 	    cr_opt_group(r, g, "ecn", &ecn) < 0 || load_ecn(r, ecn, &c->ecn) ||
 	    cr_opt_group(r, g, "deadlock", &dl) < 0 || load_deadlock(r, dl, &c->deadlock) ||
+	    cr_opt_group(r, g, "jct", &jct) < 0 || load_jct(r, jct, &c->jct) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

@@ -94,6 +94,8 @@ unsigned aif_cross_pairs(const struct aif_ctx *x, unsigned (*pairs)[2], unsigned
  * the Gb/s in the engine's rate unit that a link of gbps carries of them. */
 unsigned aif_frame_bytes(unsigned message_size);
 double aif_link_frame_gbps(double gbps, unsigned message_size);
+/* What a link of `gbps` carries of payload in messages of that size (headers, FCS, preamble, gap: the rest). */
+double aif_link_payload_gbps(double gbps, unsigned message_size);
 
 /* ---- the plan: roce-fabric on a trial config --------------------------------------------------------- */
 
@@ -155,6 +157,28 @@ json_t *aif_graph(struct aif_ctx *x, const char *file, const char *kind, const c
 		  const char *ylabel);
 void aif_series(json_t *graph, const char *label, const double *xs, const double *ys, unsigned n);
 
+/* ---- a collective as a trial (collectives.c: §9, and §10.1's iterations after compute steps) ---- */
+
+#define AIF_MAX_ITER 1000
+
+struct aif_coll_run {
+	bool ran;
+	unsigned iterations;            /* completed */
+	double iter_s[AIF_MAX_ITER];    /* each: from the previous one's end (the first: the traffic's
+					 * start) to its last phase's end, a compute step included */
+	double total_s;
+	double drop_ppm, util_mean;     /* frames dropped per million sent; the uplinks' mean utilisation */
+	struct aif_fabric_view v;
+};
+
+/* The phases of one iteration of op over n ranks: 2(N-1), 1 (AlltoAll), N-1. */
+unsigned aif_op_phases(enum kpi_collective op, unsigned n);
+/* op of `bytes` per rank over the fabric's first n hosts, `iterations` times, each iteration
+ * compute_us after the previous one's end (0: none): the engine's collective over RC WRITEs on the
+ * lossless class. 0, or -1 when the trial did not run. */
+int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
+			 double compute_us, struct aif_coll_run *r);
+
 /* ---- the categories ---------------------------------------------------------------------------------------------- */
 
 int aif_throughput(struct aif_ctx *x);
@@ -168,6 +192,7 @@ int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);
 int aif_collectives(struct aif_ctx *x);
+int aif_jct(struct aif_ctx *x);
 
 /* The suite report's `ai_fabric` object: the methodology's seven sections, the thresholds judged
  * and the graphs to draw (report.c). */

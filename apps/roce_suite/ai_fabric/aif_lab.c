@@ -211,6 +211,14 @@ double aif_link_frame_gbps(double gbps, unsigned message_size)
 	return gbps * bytes / (bytes + packets * (double)WIRE_GAP_BYTES);
 }
 
+double aif_link_payload_gbps(double gbps, unsigned message_size)
+{
+	unsigned packets;
+	double bytes = message_frame_bytes(message_size, &packets);
+
+	return gbps * message_size / (bytes + packets * (double)WIRE_GAP_BYTES);
+}
+
 /* ---- the plan ---------------------------------------------------------------------------------------- */
 
 int aif_run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4)

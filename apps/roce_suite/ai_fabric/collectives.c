@@ -24,7 +24,6 @@
 #include "verdict.h"
 
 #define MAX_RANKS 16
-#define MAX_ITER 1000
 
 static const char *const op_algorithm[] = {
 	[KPI_ALLREDUCE] = "ring: 2(N-1) phases, each host writes S/N to the next; phases released by a barrier over every host",
@@ -33,7 +32,7 @@ static const char *const op_algorithm[] = {
 	[KPI_ALLTOALL] = "pairwise: one phase, each host writes S/N to every other at once; phases released by a barrier",
 };
 
-static unsigned op_phases(enum kpi_collective op, unsigned n)
+unsigned aif_op_phases(enum kpi_collective op, unsigned n)
 {
 	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
 }
@@ -61,7 +60,7 @@ static void add_collective(struct aif_trial *t, const struct aif_ctx *x, enum kp
 }
 
 struct coll_result {
-	double busbw[MAX_ITER];
+	double busbw[AIF_MAX_ITER];
 	unsigned iterations;
 	double mean, p50, p95, p99, total_s;
 	struct aif_fabric_view v;
@@ -70,16 +69,17 @@ struct coll_result {
 	bool ran;
 };
 
-static void iteration_times(const json_t *coll, unsigned phases, struct coll_result *r, enum kpi_collective op,
-			    unsigned n, double bytes)
+/* Each iteration's time, from the previous one's end (the first: the traffic's start, a compute
+ * step included) to its last phase's end. */
+static void iteration_times(const json_t *coll, unsigned phases, struct aif_coll_run *r)
 {
 	const json_t *end = json_object_get(coll, "phase_end_us");
 	unsigned done = (unsigned)json_array_size(end) / phases;
 	double prev = 0;
 
-	for (unsigned i = 0; i < done && i < MAX_ITER; i++) {
+	for (unsigned i = 0; i < done && i < AIF_MAX_ITER; i++) {
 		double e = json_number_value(json_array_get(end, (i + 1) * phases - 1));
-		r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, bytes, (e - prev) / 1e6);
+		r->iter_s[r->iterations++] = (e - prev) / 1e6;
 		prev = e;
 	}
 	r->total_s = prev / 1e6;
@@ -87,7 +87,7 @@ static void iteration_times(const json_t *coll, unsigned phases, struct coll_res
 
 static void busbw_stats(struct coll_result *r)
 {
-	double sorted[MAX_ITER];
+	double sorted[AIF_MAX_ITER];
 	struct kpi_stats st;
 
 	kpi_stats_of(r->busbw, r->iterations, &st);
@@ -113,13 +113,14 @@ static double mean_uplink_utilisation(const json_t *rep)
 	return n ? sum / n : 0;
 }
 
-static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, struct coll_result *r)
+int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
+			 double compute_us, struct aif_coll_run *r)
 {
-	const struct aif_collectives_cfg *cc = &x->c->coll;
-	unsigned phases = op_phases(op, n), hosts[MAX_RANKS];
-	unsigned per_phase = (cc->message_size + n - 1) / n; /* S/N: each message of a phase */
+	unsigned phases = aif_op_phases(op, n), hosts[MAX_RANKS];
+	unsigned per_phase = (bytes + n - 1) / n; /* S/N: each message of a phase */
 	struct aif_flow f = { .transport = "rc", .message_size = per_phase, .priority = 3 };
-	double cap_s = 10 + 1e-9 * 8 * cc->message_size * 2.0 * cc->iterations / x->host_gbps * 20;
+	double cap_s = 10 + 1e-9 * 8 * bytes * 2.0 * iterations / x->host_gbps * 20 + 2e-6 * compute_us * iterations;
+	config_setting_t *c;
 	struct aif_trial t;
 	struct trial tr;
 	struct metrics m;
@@ -130,12 +131,19 @@ static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, st
 		hosts[i] = i;
 	aif_trial_init(&t, x);
 	aif_trial_pattern(&t, x, "cl", op == KPI_ALLTOALL ? "all_to_all" : "ring", hosts, n, -1, 1, &f);
-	add_collective(&t, x, op, n, phases * cc->iterations);
+	add_collective(&t, x, op, n, phases * iterations);
+	if (compute_us > 0) {
+		c = config_setting_get_elem(config_lookup(&t.cfg, "collectives"), 0);
+		cfg_set_float(c, "compute_us", compute_us);
+		cfg_set_int(c, "iteration_phases", phases);
+	}
 	/* the phases end the run; the duration only bounds a collective that stalls */
 	cfg_set_float(cfg_group(config_root_setting(&t.cfg), "run"), "duration_s", cap_s);
-	trial_init(&tr, "collective", "%s of %u bytes over %u hosts, %u iterations", kpi_collective_names[op],
-		   cc->message_size, n, cc->iterations);
+	trial_init(&tr, compute_us > 0 ? "jct" : "collective", "%s of %u bytes over %u hosts, %u iterations%s", kpi_collective_names[op],
+		   bytes, n, iterations, compute_us > 0 ? " after compute steps" : "");
 	tr.duration_s = 0;
+	if (compute_us > 0)
+		json_object_set_new(tr.params, "compute_ms", json_real(compute_us / 1e3));
 	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
 		const json_t *coll = json_array_get(json_object_get(tr.report, "collectives"), 0);
 
@@ -143,14 +151,32 @@ static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, st
 		aif_fabric_to_json(&r->v, tr.record);
 		r->util_mean = mean_uplink_utilisation(tr.report);
 		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
-		iteration_times(coll, phases, r, op, n, cc->message_size);
-		busbw_stats(r);
+		iteration_times(coll, phases, r);
 		r->ran = true;
-		trial_verdict(x->rn, &tr, r->iterations == cc->iterations ? "info" : "fail",
-			      "%u of %u iterations, busBW mean %.3f Gb/s", r->iterations, cc->iterations, r->mean);
+		trial_verdict(x->rn, &tr, r->iterations == iterations ? "info" : "fail", "%u of %u iterations in %.3f s",
+			      r->iterations, iterations, r->total_s);
 	}
 	trial_release(&tr);
 	aif_trial_free(&t);
+	return r->ran ? 0 : -1;
+}
+
+static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, struct coll_result *r)
+{
+	const struct aif_collectives_cfg *cc = &x->c->coll;
+	struct aif_coll_run run;
+
+	memset(r, 0, sizeof(*r));
+	if (aif_collective_trial(x, op, n, cc->message_size, cc->iterations, 0, &run))
+		return;
+	for (unsigned i = 0; i < run.iterations; i++)
+		r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, cc->message_size, run.iter_s[i]);
+	r->total_s = run.total_s;
+	r->v = run.v;
+	r->util_mean = run.util_mean;
+	r->drop_ppm = run.drop_ppm;
+	busbw_stats(r);
+	r->ran = true;
 }
 
 static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, const struct coll_result *r)
@@ -166,7 +192,7 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 	       (unsigned long long)r->v.ecn_marked, (unsigned long long)r->v.pfc_xoff);
 	row = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "op", kpi_collective_names[op],
 			"algorithm", op_algorithm[op], "ranks", (int)n, "message_size", (int)cc->message_size, "phases_per_iteration",
-			(int)op_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
+			(int)aif_op_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
 			"algo_factor", kpi_algo_factor(op, n), "busbw_mean_gbps", r->mean, "busbw_p50_gbps", r->p50,
 			"busbw_p95_gbps", r->p95, "busbw_p99_gbps", r->p99, "busbw_efficiency", efficiency, "total_s",
 			r->total_s, "uplink_utilization_mean", r->util_mean, "drop_ppm", r->drop_ppm, "busbw_per_iteration_gbps",
@@ -213,7 +239,7 @@ int aif_collectives(struct aif_ctx *x)
 	json_object_set_new(bars, "labels", json_array());
 	for (unsigned k = 0; k < cc->n_ops && !x->rn->stop; k++) {
 		struct coll_result r;
-		double it[MAX_ITER];
+		double it[AIF_MAX_ITER];
 
 		coll_trial(x, cc->ops[k], n, &r);
 		json_array_append_new(rows, coll_row(x, cc->ops[k], n, &r));

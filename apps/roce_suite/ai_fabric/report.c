@@ -234,7 +234,8 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 						{ "pfc_incast", "pfc_incast" },
 						{ "convergence", "convergence" }, { "deadlock", "deadlock" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
-						{ "spray", "jfi" },		{ "collectives", "collectives" } };
+						{ "spray", "jfi" },		{ "collectives", "collectives" },
+						{ "jct", "jct" } };
 
 	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		const json_t *r = json_object_get(results, order[k][0]);
