@@ -124,14 +124,14 @@ struct suite_cfg {
 void text_printf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Lists of a suite file's group: an array of min..max elements (the count, 0 when absent, -1
- * after an error); integers in lo..hi (1 when read, 0 absent, -1 error); numbers in [lo, hi],
- * which may be empty. */
+ * after an error); integers in lo..hi (1 when read, 0 absent, -1 error); numbers in [lo, hi]
+ * ((lo, hi] with lo_open), which may be empty. */
 int suite_opt_array(struct config_reader *r, const config_setting_t *g, const char *key, unsigned min, unsigned max,
 		    const config_setting_t **out);
 int suite_opt_uint_list(struct config_reader *r, const config_setting_t *g, const char *key, long long lo,
 			long long hi, unsigned max, unsigned *vals, unsigned *n_out);
-int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, double hi,
-			 unsigned max, double *vals, unsigned *n_out);
+int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, bool lo_open,
+			 double hi, unsigned max, double *vals, unsigned *n_out);
 
 /* 0, or -1 with "FILE:LINE: SETTING: what is wrong (what is allowed)" in err. */
 int suite_config_load(const char *path, struct suite_cfg *s, char *err, size_t errlen);

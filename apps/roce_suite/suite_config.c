@@ -92,7 +92,8 @@ int suite_opt_uint_list(struct config_reader *r, const config_setting_t *g, cons
 }
 
 /* May be empty ([]: none). */
-int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, double hi,
+int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, const char *key, double lo, bool lo_open,
+			 double hi,
 			 unsigned max, double *vals, unsigned *n_out)
 {
 	const config_setting_t *a;
@@ -104,7 +105,7 @@ int suite_opt_float_list(struct config_reader *r, const config_setting_t *g, con
 	if (!n)
 		return a ? 1 : 0;
 	for (int i = 0; i < n; i++)
-		if (cr_float_range(r, config_setting_get_elem(a, (unsigned)i), lo, true, hi, &vals[i]))
+		if (cr_float_range(r, config_setting_get_elem(a, (unsigned)i), lo, lo_open, hi, &vals[i]))
 			return -1;
 	return 1;
 }
@@ -265,7 +266,7 @@ static int load_rfc2544(struct loader *ld, const config_setting_t *g)
 		  cr_opt_float(&ld->r, g, "max_gbps", 0, true, 400, &c->max_gbps) < 0 ||
 		  cr_opt_float(&ld->r, g, "resolution_pct", 0, true, 50, &c->resolution_pct) < 0 ||
 		  cr_opt_u32(&ld->r, g, "max_trials", 1, 64, &c->max_trials) < 0 ||
-		  suite_opt_float_list(&ld->r, g, "latency_fractions", 0, 2, SUITE_MAX_LIST, c->lat_fractions, &c->n_lat) < 0 ||
+		  suite_opt_float_list(&ld->r, g, "latency_fractions", 0, true, 2, SUITE_MAX_LIST, c->lat_fractions, &c->n_lat) < 0 ||
 		  cr_opt_float(&ld->r, g, "loss_step_pct", 0, true, 100, &c->step_pct) < 0 ||
 		  cr_opt_float(&ld->r, g, "expected_gbps", 0, true, 400, &c->expected_gbps) < 0 ||
 		  opt_flow_names(ld, g, &c->flows) < 0))

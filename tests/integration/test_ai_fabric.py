@@ -46,7 +46,7 @@ CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
           "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png",
-          "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png"]
+          "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png", "interference.png"]
 
 
 def suite_path():
@@ -87,7 +87,8 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
     assert sorted(secs) == ["1_dut", "2_topology", "3_dut_configuration", "4_host_configuration", "5_results",
                             "6_anomalies", "7_repeatability"]
     assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "ecn", "pfc_incast", "convergence",
-                                                "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct"])
+                                                "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct",
+                                                "interference"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -260,6 +261,8 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { deadlock = { patterns = ["shift", "shift"]; }; };', 3, "ai_fabric.deadlock.patterns.[1]"),
     ('thresholds = { max_deadlock_ms = -1; };', 3, "thresholds.max_deadlock_ms"),
     ('ai_fabric = { jct = { ranks = 1; }; };', 3, "ai_fabric.jct.ranks"),
+    ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
+    ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -596,3 +599,55 @@ def test_jct_from_the_phase_times_against_the_roofline(ci):
                                 "moderate overhead" if r["jct_ratio"] < 1.15 else "significant overhead")
     for check in ("jct_completes", "jct_at_least_roofline", "jct_compute_kept"):
         assert [v["verdict"] for v in rep["verdicts"] if v["check"] == check] == ["pass", "pass"], check
+
+
+def _leaf_tier_bytes(er):
+    """Bytes on each direction of the leaf-spine links of an engine report: {(from, to): bytes}."""
+    out = {}
+    for link in er["fabric"]["links"]:
+        if link["tier"] == "leaf":
+            for d in ("a_to_b", "b_to_a"):
+                out[(link[d]["from"], link[d]["to"])] = link[d]["bytes"]
+    return out
+
+
+def _jct(er, name):
+    (c,) = [c for c in er["collectives"] if c["name"] == name]
+    return c["phase_end_us"][-1] / 1e6, len(c["phase_end_us"])
+
+
+def test_interference_two_jobs_sharing_spine_links(ci):
+    """§10.3 on the CI fabric: job A on h0, h4, h1, h5 and job B on h2, h6, h3, h7 (rings that
+    cross the spines at every edge), A's four edges on spine0; B's on spine1, or 3 of its 4 on
+    spine0. The overlap recomputed from the lab's own link counters (the share of B's bytes, alone,
+    on the links A used alone); the factors from the jobs' phase times. By hand, max-min: alone
+    each job's slowest edge shares a 1 Gb/s uplink with one more (0.5 Gb/s); at 75 % two of B's
+    join A's two at leaf0's uplink to spine0 (0.25 Gb/s each): a factor of 2 for both jobs."""
+    _, rep, tmp = ci
+    itf = results(rep, "interference")
+    assert itf["section"] == "10.3" and itf["ranks_per_job"] == 4
+    (a_alone,) = trial_report(tmp, rep, "job A alone")
+    on_a = {d for d, b in _leaf_tier_bytes(a_alone).items() if b > 1e6}
+    assert {x for d in on_a for x in d} == {"leaf0", "leaf1", "spine0"}          # A: spine0 only
+    for row, plan in zip(itf["rows"], (1.0, 2.0)):
+        want = row["overlap_wanted"]
+        assert row["overlap"] == want
+        tag = "overlap %d %%" % round(100 * want)
+        (b_alone,) = trial_report(tmp, rep, "job B alone, " + tag)
+        (both,) = trial_report(tmp, rep, "both jobs, " + tag)
+        b_bytes = _leaf_tier_bytes(b_alone)
+        shared = sum(b for d, b in b_bytes.items() if d in on_a) / sum(b_bytes.values())
+        assert shared == pytest.approx(want, abs=0.03)                          # ACKs take their own paths
+        for j, name in enumerate(("ja", "jb")):
+            alone_s, phases = _jct(a_alone if j == 0 else b_alone, name)
+            both_s, phases_both = _jct(both, name)
+            assert phases == phases_both == 4 * 6                               # 4 iterations of 2(4-1)
+            f = both_s / alone_s
+            key = "ab"[j]
+            assert row["interference_factor_" + key] == pytest.approx(f, rel=1e-9)
+            assert row["plan_factor_" + key] == pytest.approx(plan, rel=1e-9)
+            if not row.get("machine_limited"):
+                assert 0.7 * plan <= f <= 1.1 * plan, (want, name, f)
+    checks = [v for v in rep["verdicts"] if v["check"].startswith("interference_")]
+    assert checks and all(v["verdict"] == "pass" for v in checks)
+    assert sum(v["check"] == "interference_jobs_complete" for v in checks) == 4

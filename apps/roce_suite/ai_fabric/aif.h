@@ -11,7 +11,8 @@
  * configs on the fabric, roce-fabric's plan of them, the report's fabric figures), aif.c (the
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
- * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1).
+ * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1),
+ * interference.c (§10.3).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -42,6 +43,7 @@ enum aif_category {
 	AIF_SPRAY,        /* §8.3 (and §8.4: the JFI chart over the three) */
 	AIF_COLLECTIVES,  /* §9 */
 	AIF_JCT,          /* §10.1 */
+	AIF_INTERFERENCE, /* §10.3 */
 	AIF_CATEGORIES
 };
 
@@ -141,6 +143,13 @@ struct aif_jct_cfg {
 	unsigned ranks;                          /* 0: every host (at most 16) */
 };
 
+struct aif_interference_cfg {
+	double overlaps[AIF_MAX_LIST]; unsigned n_overlaps; /* of job B's spine hops on job A's links, 0..1 */
+	unsigned message_size;                   /* S: each job's AllReduce, bytes per rank */
+	unsigned iterations;
+	unsigned ranks;                          /* per job; 0: as many as the placement gives, at most 8 */
+};
+
 /* The user's thresholds (the draft sets none); NAN: not set. Each set one is a verdict. */
 struct aif_thresholds {
 	double min_throughput_efficiency;        /* zero-loss throughput / what the fabric's plan allows */
@@ -153,6 +162,7 @@ struct aif_thresholds {
 	double max_drop_ppm;                     /* frames lost, every trial */
 	double max_deadlock_ms;                  /* §7.4: the longest PFC deadlock */
 	double max_jct_ratio;                    /* §10.1: JCT / roofline */
+	double max_interference_factor;          /* §10.3: JCT with the other job / alone */
 };
 
 struct aif_cfg {
@@ -170,6 +180,7 @@ struct aif_cfg {
 	struct aif_lb_cfg lb;
 	struct aif_collectives_cfg coll;
 	struct aif_jct_cfg jct;
+	struct aif_interference_cfg interference;
 	struct aif_thresholds th;
 };
 

@@ -17,9 +17,9 @@
 #include "suite.h"
 
 const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",   "pfc_incast", "convergence",
-					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", NULL };
+					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", "interference", NULL };
 const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3",
-					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1" };
+					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1", "10.3" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -44,7 +44,9 @@ static void defaults(struct aif_cfg *c)
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
 			  .iterations = 10 },
 		.jct = { .compute_ms = { 10, 50, 100, 500 }, .n_compute = 4, .message_size = 1u << 20, .iterations = 10 },
-		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+		.interference = { .overlaps = { 0, 0.25, 0.5, 0.75 }, .n_overlaps = 4, .message_size = 1u << 20,
+				  .iterations = 10 },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
 		c->run[k] = true;
@@ -297,7 +299,7 @@ static int load_lb(struct config_reader *r, const config_setting_t *root, struct
 		  cr_opt_u32(r, e, "udp_sport", 1, 65535, &b->udp_sport) < 0))
 		return -1;
 	if (f && (cr_known_keys(r, f, flowlet_keys) ||
-		  suite_opt_float_list(r, f, "gaps_us", 0.1, 1e6, AIF_MAX_LIST, b->gaps_us, &b->n_gaps) < 0 ||
+		  suite_opt_float_list(r, f, "gaps_us", 0.1, false, 1e6, AIF_MAX_LIST, b->gaps_us, &b->n_gaps) < 0 ||
 		  cr_opt_u32(r, f, "qps_per_pair", 1, 256, &b->flowlet_qps) < 0))
 		return -1;
 	if (f && !b->n_gaps)
@@ -350,10 +352,24 @@ static int load_jct(struct config_reader *r, const config_setting_t *g, struct a
 
 	return !g ? 0
 		  : cr_known_keys(r, g, keys) ||
-				    suite_opt_float_list(r, g, "compute_ms", 0, 1e6, AIF_MAX_LIST, j->compute_ms, &j->n_compute) < 0 ||
+				    suite_opt_float_list(r, g, "compute_ms", 0, false, 1e6, AIF_MAX_LIST, j->compute_ms, &j->n_compute) < 0 ||
 				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &j->message_size) < 0 ||
 				    cr_opt_u32(r, g, "iterations", 1, 1000, &j->iterations) < 0 ||
 				    cr_opt_u32(r, g, "ranks", 2, 16, &j->ranks) < 0
+			  ? -1
+			  : 0;
+}
+
+static int load_interference(struct config_reader *r, const config_setting_t *g, struct aif_interference_cfg *c)
+{
+	static const char *const keys[] = { "overlaps", "message_size", "iterations", "ranks", NULL };
+
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_float_list(r, g, "overlaps", 0, false, 1, AIF_MAX_LIST, c->overlaps, &c->n_overlaps) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+				    cr_opt_u32(r, g, "iterations", 1, 1000, &c->iterations) < 0 ||
+				    cr_opt_u32(r, g, "ranks", 2, 8, &c->ranks) < 0
 			  ? -1
 			  : 0;
 }
@@ -362,6 +378,7 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
 					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms", "max_jct_ratio",
+					    "max_interference_factor",
 					    NULL };
 	const config_setting_t *g;
 	int rc = cr_opt_group(r, root, "thresholds", &g);
@@ -378,7 +395,8 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 			       cr_opt_float(r, g, "min_jfi", 0, false, 1, &t->min_jfi) < 0 ||
 			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0 ||
 			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0 ||
-			       cr_opt_float(r, g, "max_jct_ratio", 1, false, 1e6, &t->max_jct_ratio) < 0
+			       cr_opt_float(r, g, "max_jct_ratio", 1, false, 1e6, &t->max_jct_ratio) < 0 ||
+			       cr_opt_float(r, g, "max_interference_factor", 1, false, 1e6, &t->max_interference_factor) < 0
 		       ? -1
 		       : 0;
 }
@@ -426,10 +444,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct",
+					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
-	const config_setting_t *coll = NULL, *jct = NULL;
+	const config_setting_t *coll = NULL, *jct = NULL, *itf = NULL;
 	const config_setting_t *res;
 
 	defaults(c);
@@ -446,6 +464,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "ecn", &ecn) < 0 || load_ecn(r, ecn, &c->ecn) ||
 	    cr_opt_group(r, g, "deadlock", &dl) < 0 || load_deadlock(r, dl, &c->deadlock) ||
 	    cr_opt_group(r, g, "jct", &jct) < 0 || load_jct(r, jct, &c->jct) ||
+	    cr_opt_group(r, g, "interference", &itf) < 0 || load_interference(r, itf, &c->interference) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

@@ -193,6 +193,7 @@ int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);
 int aif_collectives(struct aif_ctx *x);
 int aif_jct(struct aif_ctx *x);
+int aif_interference(struct aif_ctx *x);
 
 /* The suite report's `ai_fabric` object: the methodology's seven sections, the thresholds judged
  * and the graphs to draw (report.c). */

@@ -235,7 +235,8 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 						{ "convergence", "convergence" }, { "deadlock", "deadlock" },
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" },
-						{ "jct", "jct" } };
+						{ "jct", "jct" },
+						{ "interference", "interference" } };
 
 	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		const json_t *r = json_object_get(results, order[k][0]);
