@@ -46,7 +46,8 @@ CI_SUITE = ROOT / "configs" / "suites" / "ai-fabric-ci.cfg"
 GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogram.png", "ecmp_mmr.png",
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
           "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png",
-          "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png", "interference.png"]
+          "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png", "interference.png",
+          "link_failure.png"]
 
 
 def suite_path():
@@ -88,7 +89,7 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
                             "6_anomalies", "7_repeatability"]
     assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "ecn", "pfc_incast", "convergence",
                                                 "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct",
-                                                "interference"])
+                                                "interference", "link_failure"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -263,6 +264,9 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { jct = { ranks = 1; }; };', 3, "ai_fabric.jct.ranks"),
     ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
     ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),
+    ('ai_fabric = { link_failure = { failures = ["spine", "core"]; }; };', 3, "ai_fabric.link_failure.failures.[1]"),
+    ('ai_fabric = { link_failure = { iterations = 8;\n fail_iteration = 8; }; };', 4,
+     "ai_fabric.link_failure.fail_iteration"),
 ])
 def test_a_bad_setting_names_file_line_and_setting(tmp_path, text, where, setting):
     cfg = tmp_path / "s.cfg"
@@ -641,7 +645,7 @@ def test_interference_two_jobs_sharing_spine_links(ci):
         for j, name in enumerate(("ja", "jb")):
             alone_s, phases = _jct(a_alone if j == 0 else b_alone, name)
             both_s, phases_both = _jct(both, name)
-            assert phases == phases_both == 4 * 6                               # 4 iterations of 2(4-1)
+            assert phases == phases_both == 12 * 6                              # 12 iterations of 2(4-1)
             f = both_s / alone_s
             key = "ab"[j]
             assert row["interference_factor_" + key] == pytest.approx(f, rel=1e-9)
@@ -651,3 +655,66 @@ def test_interference_two_jobs_sharing_spine_links(ci):
     checks = [v for v in rep["verdicts"] if v["check"].startswith("interference_")]
     assert checks and all(v["verdict"] == "pass" for v in checks)
     assert sum(v["check"] == "interference_jobs_complete" for v in checks) == 4
+
+
+def _nearest_rank(xs, q):
+    xs = sorted(xs)
+    return xs[max(math.ceil(q * len(xs)), 1) - 1]
+
+
+def test_link_failure_recomputed_from_the_events_and_phase_times(ci):
+    """§11.2 on the CI fabric: 12 ring AllReduce iterations steady, then twice with the busiest
+    leaf-spine link, then its spine's two links, down in the middle of iteration 6. Recomputed
+    from the engine's reports: the link is the steady run's busiest, the frames lost are the
+    switches' link_down drops, the loss window ends before the routes converge (50 ms), the
+    failure iteration is the one running at the event and its extra time is over the steady
+    median (nearest rank); zero impact: within the steady p99."""
+    _, rep, tmp = ci
+    lf = results(rep, "link_failure")
+    assert lf["section"] == "11.2" and lf["ranks"] == 8 and lf["fail_iteration"] == 6
+    label = "allreduce of 1048576 bytes over 8 hosts, 12 iterations"
+    by_label = {t["label"]: json.loads(Path(t["report"]).read_text()) for t in rep["trials"]
+                if t["label"].startswith(label) and t.get("report")}
+
+    def iterations(er):
+        (c,) = er["collectives"]
+        ends = [0.0] + [c["phase_end_us"][k] / 1e6 for k in range(13, len(c["phase_end_us"]), 14)]
+        return [b - a for a, b in zip(ends, ends[1:])], ends[1:]
+
+    steady = by_label[label]
+    st_iter, st_ends = iterations(steady)
+    assert len(st_iter) == 12
+    med, p99 = _nearest_rank(st_iter, 0.5), _nearest_rank(st_iter, 0.99)
+    assert lf["steady_median_ms"] == pytest.approx(med * 1e3, rel=1e-9)
+    busiest = max((l for l in steady["fabric"]["links"] if l["tier"] == "leaf"),
+                  key=lambda l: l["a_to_b"]["bytes"] + l["b_to_a"]["bytes"])
+    spine = busiest["b"] if busiest["b"].startswith("spine") else busiest["a"]
+    rows = {r["failure"]: r for r in lf["rows"]}
+    assert sorted(rows) == ["leaf_uplink", "spine"]
+    assert rows["leaf_uplink"]["links"] == [busiest["name"]]
+    assert sorted(rows["spine"]["links"]) == sorted(l["name"] for l in steady["fabric"]["links"]
+                                                     if spine in (l["a"], l["b"]))
+    for kind, r in rows.items():
+        assert r["at_s"] == pytest.approx(sum(st_iter[:6]) + med / 2, rel=1e-9)
+        er = by_label[label + ", down: " + r["what"]]
+        ev = er["fabric"]["events"]
+        assert [e["link"] for e in ev] == r["links"] and all(e["applied"] for e in ev)
+        lost = sum(e["frames_lost"] for e in ev)
+        drops = sum(l[d]["drops"]["link_down"] + l[d]["drops"]["no_route"]
+                    for l in er["fabric"]["links"] for d in ("a_to_b", "b_to_a") if l[d].get("drops"))
+        assert r["frames_lost"] == lost == drops and lost > 0
+        applied = min(e["applied_s"] for e in ev)
+        converged = max(e["converged_s"] for e in ev)
+        assert r["reroute_ms"] == pytest.approx((converged - applied) * 1e3, rel=1e-6)
+        assert 50 <= r["reroute_ms"] <= 50 + 1.5 * len(ev)                      # 50 ms after each event
+        assert r["loss_duration_ms"] <= r["reroute_ms"] + 2
+        it, ends = iterations(er)
+        assert len(it) == 12
+        k = next(i for i, e in enumerate(ends) if e > applied)
+        assert r["failure_iteration"] == k and k in (5, 6, 7)
+        assert r["extra_ms"] == pytest.approx((it[k] - med) * 1e3, rel=1e-6)
+        assert r["zero_impact"] == (it[k] <= p99)
+        assert r["jct_extra_ms"] == pytest.approx((ends[-1] - st_ends[-1]) * 1e3, rel=1e-6)
+    checks = [v for v in rep["verdicts"] if v["check"].startswith("link_failure_")]
+    assert [v["check"] for v in checks].count("link_failure_completes") == 2
+    assert all(v["verdict"] == "pass" for v in checks)

@@ -12,7 +12,7 @@
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
  * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1),
- * interference.c (§10.3).
+ * interference.c (§10.3), link_failure.c (§11.2, §11.3).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -44,6 +44,7 @@ enum aif_category {
 	AIF_COLLECTIVES,  /* §9 */
 	AIF_JCT,          /* §10.1 */
 	AIF_INTERFERENCE, /* §10.3 */
+	AIF_LINK_FAILURE, /* §11.2, §11.3 */
 	AIF_CATEGORIES
 };
 
@@ -143,6 +144,16 @@ struct aif_jct_cfg {
 	unsigned ranks;                          /* 0: every host (at most 16) */
 };
 
+enum aif_fail_kind { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE };
+
+struct aif_link_failure_cfg {
+	enum aif_fail_kind failures[2]; unsigned n_failures;
+	unsigned message_size, iterations;
+	unsigned fail_iteration;                 /* the failure in its middle; 0: iterations / 2 */
+	unsigned ranks;                          /* 0: every host (at most 16) */
+	double convergence_ms;                   /* 0: the fabric's (its default 50) */
+};
+
 struct aif_interference_cfg {
 	double overlaps[AIF_MAX_LIST]; unsigned n_overlaps; /* of job B's spine hops on job A's links, 0..1 */
 	unsigned message_size;                   /* S: each job's AllReduce, bytes per rank */
@@ -163,6 +174,7 @@ struct aif_thresholds {
 	double max_deadlock_ms;                  /* §7.4: the longest PFC deadlock */
 	double max_jct_ratio;                    /* §10.1: JCT / roofline */
 	double max_interference_factor;          /* §10.3: JCT with the other job / alone */
+	double max_failure_extra_ms;             /* §11.2: the failure iteration over the steady median */
 };
 
 struct aif_cfg {
@@ -181,6 +193,7 @@ struct aif_cfg {
 	struct aif_collectives_cfg coll;
 	struct aif_jct_cfg jct;
 	struct aif_interference_cfg interference;
+	struct aif_link_failure_cfg link_failure;
 	struct aif_thresholds th;
 };
 

@@ -17,9 +17,9 @@
 #include "suite.h"
 
 const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",   "pfc_incast", "convergence",
-					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", "interference", NULL };
+					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", "interference", "link_failure", NULL };
 const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3",
-					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1", "10.3" };
+					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1", "10.3", "11.2" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -46,7 +46,9 @@ static void defaults(struct aif_cfg *c)
 		.jct = { .compute_ms = { 10, 50, 100, 500 }, .n_compute = 4, .message_size = 1u << 20, .iterations = 10 },
 		.interference = { .overlaps = { 0, 0.25, 0.5, 0.75 }, .n_overlaps = 4, .message_size = 1u << 20,
 				  .iterations = 10 },
-		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+		.link_failure = { .failures = { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE }, .n_failures = 2,
+				  .message_size = 1u << 20, .iterations = 20 },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
 		c->run[k] = true;
@@ -374,11 +376,42 @@ static int load_interference(struct config_reader *r, const config_setting_t *g,
 			  : 0;
 }
 
+static int load_link_failure(struct config_reader *r, const config_setting_t *g, struct aif_link_failure_cfg *c)
+{
+	static const char *const keys[] = { "failures", "message_size", "iterations", "fail_iteration", "ranks",
+					    "convergence_ms", NULL };
+	static const char *const kinds[] = { "leaf_uplink", "spine", NULL };
+	const config_setting_t *a;
+	int n;
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+	    cr_opt_u32(r, g, "iterations", 2, 1000, &c->iterations) < 0 ||
+	    cr_opt_u32(r, g, "ranks", 2, 16, &c->ranks) < 0 ||
+	    cr_opt_float(r, g, "convergence_ms", 0, true, 60000, &c->convergence_ms) < 0 ||
+	    cr_opt_u32(r, g, "fail_iteration", 1, c->iterations - 1, &c->fail_iteration) < 0 ||
+	    (n = suite_opt_array(r, g, "failures", 1, 2, &a)) < 0)
+		return -1;
+	if (n)
+		c->n_failures = 0;
+	for (int i = 0; i < n; i++) {
+		int k = cr_pick(r, config_setting_get_elem(a, (unsigned)i), kinds, NULL);
+		if (k < 0)
+			return -1;
+		for (unsigned j = 0; j < c->n_failures; j++)
+			if (c->failures[j] == (enum aif_fail_kind)k)
+				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is listed twice", kinds[k]);
+		c->failures[c->n_failures++] = (enum aif_fail_kind)k;
+	}
+	return 0;
+}
+
 static int load_thresholds(struct config_reader *r, const config_setting_t *root, struct aif_thresholds *t)
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
 					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms", "max_jct_ratio",
-					    "max_interference_factor",
+					    "max_interference_factor", "max_failure_extra_ms",
 					    NULL };
 	const config_setting_t *g;
 	int rc = cr_opt_group(r, root, "thresholds", &g);
@@ -396,7 +429,8 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 			       cr_opt_float(r, g, "max_drop_ppm", 0, false, 1e6, &t->max_drop_ppm) < 0 ||
 			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0 ||
 			       cr_opt_float(r, g, "max_jct_ratio", 1, false, 1e6, &t->max_jct_ratio) < 0 ||
-			       cr_opt_float(r, g, "max_interference_factor", 1, false, 1e6, &t->max_interference_factor) < 0
+			       cr_opt_float(r, g, "max_interference_factor", 1, false, 1e6, &t->max_interference_factor) < 0 ||
+			       cr_opt_float(r, g, "max_failure_extra_ms", 0, false, 1e9, &t->max_failure_extra_ms) < 0
 		       ? -1
 		       : 0;
 }
@@ -444,10 +478,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference",
+					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference", "link_failure",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
-	const config_setting_t *coll = NULL, *jct = NULL, *itf = NULL;
+	const config_setting_t *coll = NULL, *jct = NULL, *itf = NULL, *lf = NULL;
 	const config_setting_t *res;
 
 	defaults(c);
@@ -465,6 +499,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "deadlock", &dl) < 0 || load_deadlock(r, dl, &c->deadlock) ||
 	    cr_opt_group(r, g, "jct", &jct) < 0 || load_jct(r, jct, &c->jct) ||
 	    cr_opt_group(r, g, "interference", &itf) < 0 || load_interference(r, itf, &c->interference) ||
+	    cr_opt_group(r, g, "link_failure", &lf) < 0 || load_link_failure(r, lf, &c->link_failure) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

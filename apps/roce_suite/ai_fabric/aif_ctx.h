@@ -161,6 +161,21 @@ void aif_series(json_t *graph, const char *label, const double *xs, const double
 
 #define AIF_MAX_ITER 1000
 
+/* Links taken down together during a collective (§11.2), and what the run's fabric.events said. */
+#define AIF_MAX_FAIL_LINKS 8    /* the engine's fabric.events per run */
+struct aif_link_failure {
+	unsigned links[AIF_MAX_FAIL_LINKS], n_links;
+	char what[64];                  /* "leaf0-spine1", "spine0": the trial's label */
+	double at_s;                    /* from the traffic's start */
+	double convergence_ms;          /* the routes follow this long after (0: the fabric's setting) */
+	/* out */
+	bool applied;
+	double applied_s, converged_s;  /* the first event's; the last convergence */
+	double loss_duration_s;         /* from applied_s to the last frame lost */
+	uint64_t frames_lost;           /* to dead links and missing routes */
+	unsigned flows_hit;             /* flow groups that lost frames, ACKs or CNPs */
+};
+
 struct aif_coll_run {
 	bool ran;
 	unsigned iterations;            /* completed */
@@ -168,6 +183,7 @@ struct aif_coll_run {
 					 * start) to its last phase's end, a compute step included */
 	double total_s;
 	double drop_ppm, util_mean;     /* frames dropped per million sent; the uplinks' mean utilisation */
+	int busiest_uplink;             /* the leaf-tier link that carried the most bytes (-1: none) */
 	struct aif_fabric_view v;
 };
 
@@ -175,9 +191,10 @@ struct aif_coll_run {
 unsigned aif_op_phases(enum kpi_collective op, unsigned n);
 /* op of `bytes` per rank over the fabric's first n hosts, `iterations` times, each iteration
  * compute_us after the previous one's end (0: none): the engine's collective over RC WRITEs on the
- * lossless class. 0, or -1 when the trial did not run. */
+ * lossless class; with fail (NULL: none) its links go down at its at_s and its out fields are
+ * filled. 0, or -1 when the trial did not run. */
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
-			 double compute_us, struct aif_coll_run *r);
+			 double compute_us, struct aif_link_failure *fail, struct aif_coll_run *r);
 
 /* ---- the categories ---------------------------------------------------------------------------------------------- */
 
@@ -194,6 +211,7 @@ int aif_spray(struct aif_ctx *x);
 int aif_collectives(struct aif_ctx *x);
 int aif_jct(struct aif_ctx *x);
 int aif_interference(struct aif_ctx *x);
+int aif_link_failure(struct aif_ctx *x);
 
 /* The suite report's `ai_fabric` object: the methodology's seven sections, the thresholds judged
  * and the graphs to draw (report.c). */

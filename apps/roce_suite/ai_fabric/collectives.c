@@ -113,8 +113,71 @@ static double mean_uplink_utilisation(const json_t *rep)
 	return n ? sum / n : 0;
 }
 
+static int busiest_uplink(const struct aif_ctx *x, const json_t *rep)
+{
+	const json_t *l;
+	double most = 0;
+	int best = -1;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l)
+		if (!strcmp(json_string_value(json_object_get(l, "tier")) ?: "", "leaf")) {
+			double b = jnum(json_object_get(l, "a_to_b"), "bytes") + jnum(json_object_get(l, "b_to_a"), "bytes");
+			if (b > most) {
+				most = b;
+				best = fabric_link_by_name(&x->fab, json_string_value(json_object_get(l, "name")) ?: "");
+			}
+		}
+	return best;
+}
+
+/* The failure's links down at its at_s, in the trial's fabric group (replacing any events there). */
+static void add_failure(struct aif_trial *t, const struct aif_ctx *x, const struct aif_link_failure *f)
+{
+	config_setting_t *list;
+
+	cfg_remove(t->fabric, "events");
+	list = config_setting_add(t->fabric, "events", CONFIG_TYPE_LIST);
+	for (unsigned i = 0; i < f->n_links; i++) {
+		config_setting_t *e = config_setting_add(list, NULL, CONFIG_TYPE_GROUP);
+		cfg_set_float(e, "at_s", f->at_s);
+		cfg_set_string(e, "link", x->fab.links[f->links[i]].name);
+		cfg_set_string(e, "state", "down");
+	}
+	if (f->convergence_ms > 0)
+		cfg_set_float(t->fabric, "convergence_ms", f->convergence_ms);
+}
+
+/* The events as they ran: taken together, the first one's time, the last convergence, the frames
+ * lost and the flow groups hit over all of them. */
+static void read_failure(const json_t *rep, struct aif_link_failure *f)
+{
+	const json_t *e, *h;
+	json_t *hit = json_object();
+	double loss_end = 0;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "events"), i, e) {
+		double at;
+		if (!json_is_true(json_object_get(e, "applied")))
+			continue;
+		at = jnum(e, "applied_s");
+		f->applied_s = f->applied ? fmin(f->applied_s, at) : at;
+		f->applied = true;
+		f->converged_s = fmax(f->converged_s, jnum(e, "converged_s"));
+		f->frames_lost += (uint64_t)jnum(e, "frames_lost");
+		if (jnum(e, "frames_lost") > 0)
+			loss_end = fmax(loss_end, at + jnum(e, "loss_duration_s"));
+		json_array_foreach(json_object_get(e, "flows_hit"), k, h)
+			json_object_set(hit, json_string_value(h) ?: "", json_true());
+	}
+	f->loss_duration_s = loss_end > f->applied_s ? loss_end - f->applied_s : 0;
+	f->flows_hit = (unsigned)json_object_size(hit);
+	json_decref(hit);
+}
+
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
-			 double compute_us, struct aif_coll_run *r)
+			 double compute_us, struct aif_link_failure *fail, struct aif_coll_run *r)
 {
 	unsigned phases = aif_op_phases(op, n), hosts[MAX_RANKS];
 	unsigned per_phase = (bytes + n - 1) / n; /* S/N: each message of a phase */
@@ -127,6 +190,13 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 	struct flow_set fs = aif_entry_flows("cl");
 
 	memset(r, 0, sizeof(*r));
+	r->busiest_uplink = -1;
+	if (fail) {
+		fail->applied = false;
+		fail->applied_s = fail->converged_s = fail->loss_duration_s = 0;
+		fail->frames_lost = 0;
+		fail->flows_hit = 0;
+	}
 	for (unsigned i = 0; i < n; i++)
 		hosts[i] = i;
 	aif_trial_init(&t, x);
@@ -137,10 +207,13 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		cfg_set_float(c, "compute_us", compute_us);
 		cfg_set_int(c, "iteration_phases", phases);
 	}
+	if (fail)
+		add_failure(&t, x, fail);
 	/* the phases end the run; the duration only bounds a collective that stalls */
 	cfg_set_float(cfg_group(config_root_setting(&t.cfg), "run"), "duration_s", cap_s);
-	trial_init(&tr, compute_us > 0 ? "jct" : "collective", "%s of %u bytes over %u hosts, %u iterations%s", kpi_collective_names[op],
-		   bytes, n, iterations, compute_us > 0 ? " after compute steps" : "");
+	trial_init(&tr, fail ? "link_failure" : compute_us > 0 ? "jct" : "collective", "%s of %u bytes over %u hosts, %u iterations%s%s%s",
+		   kpi_collective_names[op], bytes, n, iterations, compute_us > 0 ? " after compute steps" : "",
+		   fail ? ", down: " : "", fail ? fail->what : "");
 	tr.duration_s = 0;
 	if (compute_us > 0)
 		json_object_set_new(tr.params, "compute_ms", json_real(compute_us / 1e3));
@@ -152,6 +225,9 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		r->util_mean = mean_uplink_utilisation(tr.report);
 		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
 		iteration_times(coll, phases, r);
+		r->busiest_uplink = busiest_uplink(x, tr.report);
+		if (fail)
+			read_failure(tr.report, fail);
 		r->ran = true;
 		trial_verdict(x->rn, &tr, r->iterations == iterations ? "info" : "fail", "%u of %u iterations in %.3f s",
 			      r->iterations, iterations, r->total_s);
@@ -167,7 +243,7 @@ static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, st
 	struct aif_coll_run run;
 
 	memset(r, 0, sizeof(*r));
-	if (aif_collective_trial(x, op, n, cc->message_size, cc->iterations, 0, &run))
+	if (aif_collective_trial(x, op, n, cc->message_size, cc->iterations, 0, NULL, &run))
 		return;
 	for (unsigned i = 0; i < run.iterations; i++)
 		r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, cc->message_size, run.iter_s[i]);

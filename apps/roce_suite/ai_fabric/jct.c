@@ -103,7 +103,7 @@ int aif_jct(struct aif_ctx *x)
 		struct aif_coll_run r;
 		json_t *row;
 
-		aif_collective_trial(x, KPI_ALLREDUCE, n, jc->message_size, jc->iterations, jc->compute_ms[k] * 1e3, &r);
+		aif_collective_trial(x, KPI_ALLREDUCE, n, jc->message_size, jc->iterations, jc->compute_ms[k] * 1e3, NULL, &r);
 		row = jct_row(x, n, jc->compute_ms[k], &r);
 		if (r.ran) {
 			xs[k_done] = jc->compute_ms[k];

@@ -236,7 +236,8 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 						{ "ecmp", "ecmp" },		{ "flowlet", "flowlet" },
 						{ "spray", "jfi" },		{ "collectives", "collectives" },
 						{ "jct", "jct" },
-						{ "interference", "interference" } };
+						{ "interference", "interference" },
+						{ "link_failure", "link_failure" } };
 
 	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		const json_t *r = json_object_get(results, order[k][0]);
