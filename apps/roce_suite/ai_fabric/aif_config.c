@@ -348,32 +348,40 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 	return 0;
 }
 
-static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
+/* A collective swept over one list (jct.compute_ms, interference.overlaps): the list in [0, hi],
+ * and the collective's message_size, iterations and ranks (2..max_ranks). */
+struct sweep_keys {
+	const char *list;
+	double hi;
+	unsigned max_ranks;
+};
+
+static int load_sweep(struct config_reader *r, const config_setting_t *g, const struct sweep_keys *k, double *vals,
+		      unsigned *n, unsigned *message_size, unsigned *iterations, unsigned *ranks)
 {
-	static const char *const keys[] = { "compute_ms", "message_size", "iterations", "ranks", NULL };
+	const char *const keys[] = { k->list, "message_size", "iterations", "ranks", NULL };
 
 	return !g ? 0
-		  : cr_known_keys(r, g, keys) ||
-				    suite_opt_float_list(r, g, "compute_ms", 0, false, 1e6, AIF_MAX_LIST, j->compute_ms, &j->n_compute) < 0 ||
-				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &j->message_size) < 0 ||
-				    cr_opt_u32(r, g, "iterations", 1, 1000, &j->iterations) < 0 ||
-				    cr_opt_u32(r, g, "ranks", 2, 16, &j->ranks) < 0
+		  : cr_known_keys(r, g, keys) || suite_opt_float_list(r, g, k->list, 0, false, k->hi, AIF_MAX_LIST, vals, n) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, message_size) < 0 ||
+				    cr_opt_u32(r, g, "iterations", 1, 1000, iterations) < 0 ||
+				    cr_opt_u32(r, g, "ranks", 2, k->max_ranks, ranks) < 0
 			  ? -1
 			  : 0;
 }
 
+static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
+{
+	static const struct sweep_keys k = { "compute_ms", 1e6, 16 };
+
+	return load_sweep(r, g, &k, j->compute_ms, &j->n_compute, &j->message_size, &j->iterations, &j->ranks);
+}
+
 static int load_interference(struct config_reader *r, const config_setting_t *g, struct aif_interference_cfg *c)
 {
-	static const char *const keys[] = { "overlaps", "message_size", "iterations", "ranks", NULL };
+	static const struct sweep_keys k = { "overlaps", 1, 8 };
 
-	return !g ? 0
-		  : cr_known_keys(r, g, keys) ||
-				    suite_opt_float_list(r, g, "overlaps", 0, false, 1, AIF_MAX_LIST, c->overlaps, &c->n_overlaps) < 0 ||
-				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
-				    cr_opt_u32(r, g, "iterations", 1, 1000, &c->iterations) < 0 ||
-				    cr_opt_u32(r, g, "ranks", 2, 8, &c->ranks) < 0
-			  ? -1
-			  : 0;
+	return load_sweep(r, g, &k, c->overlaps, &c->n_overlaps, &c->message_size, &c->iterations, &c->ranks);
 }
 
 static int load_link_failure(struct config_reader *r, const config_setting_t *g, struct aif_link_failure_cfg *c)
