@@ -405,6 +405,11 @@ struct cfg_collective {
 	 * computes before its collective (default 0: none; iteration_phases: phases) */
 	double compute_us;
 	unsigned iteration_phases;
+	/* repeat: after the last phase the collective starts again at phase 0, until the run ends (a
+	 * soak); window: an iteration may start only in [offset_s, offset_s + active_s) of every
+	 * period_s from the traffic's start (two collectives that take turns); period_s 0: always */
+	bool repeat;
+	double window_period_s, window_offset_s, window_active_s;
 	unsigned n_receives;
 	struct cfg_coll_receive receives[CFG_MAX_COLLECTIVE_RECEIVES];
 	unsigned line;

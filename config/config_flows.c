@@ -752,10 +752,31 @@ static int collective_receives(struct loader *ld, const config_setting_t *cs, st
 	return 0;
 }
 
+/* window = { period_s; offset_s; active_s; }: when an iteration may start. */
+static int collective_window(struct loader *ld, const config_setting_t *cs, struct cfg_collective *c)
+{
+	static const char *const keys[] = {"period_s", "offset_s", "active_s", NULL};
+	const config_setting_t *w = config_setting_get_member(cs, "window");
+
+	if (!w)
+		return 0;
+	if (cr_want_type(&ld->r, w, CONFIG_TYPE_GROUP, "a group { period_s = ...; offset_s = ...; active_s = ...; }") ||
+	    cr_known_keys(&ld->r, w, keys) || !cr_required(&ld->r, w, "period_s", "seconds, 1e-3..1e6") ||
+	    cr_opt_float(&ld->r, w, "period_s", 1e-3, false, 1e6, &c->window_period_s) < 0 ||
+	    !cr_required(&ld->r, w, "active_s", "seconds, up to period_s") ||
+	    cr_opt_float(&ld->r, w, "active_s", 0, true, c->window_period_s, &c->window_active_s) < 0 ||
+	    cr_opt_float(&ld->r, w, "offset_s", 0, false, 1e6, &c->window_offset_s) < 0)
+		return -1;
+	if (c->window_offset_s >= c->window_period_s)
+		return cr_fail_member(&ld->r, w, "offset_s", "%g is not below period_s %g", c->window_offset_s,
+				      c->window_period_s);
+	return 0;
+}
+
 static int parse_collective(struct loader *ld, const config_setting_t *cs, unsigned idx)
 {
 	static const char *const keys[] = {"name", "type", "flows", "phases", "compute_us", "iteration_phases", "receives",
-					   NULL};
+					   "repeat", "window", NULL};
 	struct cfg_collective *c = &ld->cfg->collectives[idx];
 	const config_setting_t *s;
 	int i;
@@ -787,7 +808,15 @@ static int parse_collective(struct loader *ld, const config_setting_t *cs, unsig
 	if (c->phases % c->iteration_phases)
 		return cr_fail_member(&ld->r, cs, "iteration_phases", "%u does not divide phases %u (whole iterations)",
 				      c->iteration_phases, c->phases);
-	return collective_flows(ld, cs, c, idx) || collective_receives(ld, cs, c) ? -1 : 0;
+	if (cr_opt_bool(&ld->r, cs, "repeat", &c->repeat) < 0 || collective_window(ld, cs, c))
+		return -1;
+	if (collective_flows(ld, cs, c, idx) || collective_receives(ld, cs, c))
+		return -1;
+	/* a peer's receipt of round r + 1 could arrive before round r's phase is reset: a stall */
+	if (c->repeat && c->n_receives)
+		return cr_fail_member(&ld->r, cs, "repeat", "and receives: a repeating collective counts its own "
+				      "completions only (no receives)");
+	return 0;
 }
 
 int ld_parse_collectives(struct loader *ld, const config_setting_t *root)

@@ -767,7 +767,7 @@ void engine_start_after_planning(struct engine *e)
 			tx_role_init_heap(t);
 		}
 	for (unsigned c = 0; c < e->run.cfg->n_collectives; c++)
-		e->run.collectives[c].start_tsc[0] += delta;
+		collective_shift_time(&e->run.collectives[c], delta);
 	e->run.start_tsc = start;
 }
 

@@ -712,16 +712,8 @@ static void pool_samples(struct metrics_text *t, const struct run_view *run, con
 
 static void write_memory(struct metrics_text *t, const struct run_view *run, bool finished)
 {
-	long pages = 0, resident = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
-			resident = 0;
-		fclose(f);
-	}
 	family(t, "process_resident_memory_bytes", "gauge", "Resident memory of the engine process.");
-	put(t, "process_resident_memory_bytes %ld\n", resident * sysconf(_SC_PAGESIZE));
+	put(t, "process_resident_memory_bytes %ld\n", snapshot_resident_bytes());
 	if (finished) /* the pools may be freed or drained by then: their last state is in the report */
 		return;
 	family(t, "roce_mempool_info", "gauge", "An mbuf pool's static attributes (value 1): the port it serves.");

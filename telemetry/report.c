@@ -440,7 +440,7 @@ static json_t *collectives_json(const struct run_view *run)
 	for (unsigned i = 0; i < run->cfg->n_collectives; i++) {
 		const struct collective_rt *c = &run->collectives[i];
 		unsigned done = collective_phases_done(c);
-		uint64_t base = c->start_tsc[0] - c->compute_tsc; /* the traffic's start (before a compute step) */
+		uint64_t base = c->base_tsc, iters, iter_sum, iter_max; /* the traffic's start */
 		json_t *o = json_object(), *flows = json_array(), *times = json_array(), *starts = json_array(),
 		       *ends = json_array();
 
@@ -465,6 +465,15 @@ static json_t *collectives_json(const struct run_view *run)
 				    json_real(done ? (double)(c->end_tsc[done - 1] - base) * us_per_tsc : 0));
 		json_object_set_new(o, "compute_us", json_real(c->cfg->compute_us));
 		json_object_set_new(o, "iteration_phases", json_integer(c->cfg->iteration_phases ?: c->cfg->phases));
+		json_object_set_new(o, "repeat", json_boolean(c->cfg->repeat));
+		if (c->cfg->window_period_s > 0)
+			json_object_set_new(o, "window", json_pack("{s:f,s:f,s:f}", "period_s", c->cfg->window_period_s,
+								   "offset_s", c->cfg->window_offset_s, "active_s",
+								   c->cfg->window_active_s));
+		collective_iterations(c, &iters, &iter_sum, &iter_max);
+		json_object_set_new(o, "iterations_completed", json_integer((json_int_t)iters));
+		json_object_set_new(o, "iteration_us_mean", json_real(iters ? (double)iter_sum / iters * us_per_tsc : 0));
+		json_object_set_new(o, "iteration_us_max", json_real((double)iter_max * us_per_tsc));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -4,7 +4,9 @@
  * them. Counters have one writer each (the lcore that owns them); these are relaxed reads, so a
  * figure may be a burst behind the others.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "egress.h"
 #include "snapshot.h"
@@ -295,4 +297,17 @@ uint64_t snapshot_egress_cpu_lost(const struct run_view *run, unsigned port)
 	for (struct lcore_walk at = {0}; (eg = snapshot_egress_next(run, port, &at)) != NULL;)
 		tsc += stat_read(&eg->cpu_lost_tsc);
 	return tsc;
+}
+
+long snapshot_resident_bytes(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+			resident = 0;
+		fclose(f);
+	}
+	return resident * sysconf(_SC_PAGESIZE);
 }

@@ -64,6 +64,9 @@ struct lcore_held_up {
 /* Lcore l's, false when it has no work area. */
 bool snapshot_lcore_held_up(const struct run_view *run, unsigned l, struct lcore_held_up *out);
 
+/* The process's resident memory, bytes (/proc/self/statm; 0 when unreadable). */
+long snapshot_resident_bytes(void);
+
 /* A walk over the lcores' receiver QPs, TX pools or egress schedulers: start at {0}. */
 struct lcore_walk {
 	unsigned lcore, i;

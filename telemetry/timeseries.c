@@ -12,7 +12,9 @@
 #include "fabric_lab.h"
 #include "histogram.h"
 #include "report_switch.h"
+#include "snapshot.h"
 #include "timeseries.h"
+#include "collective.h"
 
 /* What the previous row saw, so that a row gives the interval's amounts. */
 struct port_prev {
@@ -26,7 +28,11 @@ struct group_prev {
 };
 
 struct link_prev {
-	uint64_t frames, bytes, xoff, paused_ns;
+	uint64_t frames, bytes, xoff, paused_ns, dropped, marked;
+};
+
+struct coll_prev {
+	uint64_t iterations, sum_tsc;
 };
 
 struct timeseries {
@@ -36,6 +42,7 @@ struct timeseries {
 	struct port_prev port[CFG_MAX_PORTS];
 	struct group_prev group[CFG_MAX_FLOW_GROUPS];
 	struct link_prev link[2 * CFG_FAB_MAX_LINKS]; /* a fabric's link directions: [2l] a -> b */
+	struct coll_prev coll[CFG_MAX_COLLECTIVES];
 };
 
 struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t errlen, int *failed)
@@ -55,7 +62,7 @@ struct timeseries *timeseries_open(const struct run_view *run, char *err, size_t
 	for (unsigned p = 0; p < CFG_MAX_PORTS; p++)
 		lat_stats_init(&ts->port[p].lat);
 	fprintf(ts->f, "time_s,kind,name,tx_gbps,tx_mpps,rx_gbps,rx_mpps,goodput_gbps,cnp_rx,pfc_rx,paused_ms,"
-		       "lat_p50_ns,lat_p99_ns,lat_samples,cc_rate_gbps,queue_kb\n");
+		       "lat_p50_ns,lat_p99_ns,lat_samples,cc_rate_gbps,queue_kb,iterations,iteration_ms,rss_mb,dropped,ecn_marked\n");
 	return ts;
 }
 
@@ -83,12 +90,12 @@ static void port_row(struct timeseries *ts, const struct run_view *run, unsigned
 		lat_hist_interval(&iv, &now.h, &pv->lat.h);
 		pv->lat = now;
 		if (iv.count)
-			fprintf(ts->f, ",%llu,%llu,%llu,,\n", (unsigned long long)hist_percentile(&iv, 50),
+			fprintf(ts->f, ",%llu,%llu,%llu,,,,,,,\n", (unsigned long long)hist_percentile(&iv, 50),
 				(unsigned long long)hist_percentile(&iv, 99), (unsigned long long)iv.count);
 		else
-			fprintf(ts->f, ",,,0,,\n");
+			fprintf(ts->f, ",,,0,,,,,,,\n");
 	} else {
-		fprintf(ts->f, ",,,,,\n");
+		fprintf(ts->f, ",,,,,,,,,,\n");
 	}
 	pv->t = t;
 	pv->paused_ns = paused;
@@ -138,7 +145,7 @@ static void group_row(struct timeseries *ts, const struct run_view *run, unsigne
 	fprintf(ts->f, ",%llu,,,,,,", (unsigned long long)(now->c.cnps - gv->cnps));
 	if (now->n_cc)
 		fprintf(ts->f, "%.6f", now->cc_sum / now->n_cc);
-	fputs(",\n", ts->f);
+	fputs(",,,,,,\n", ts->f);
 	*gv = now->c;
 }
 
@@ -151,7 +158,7 @@ static void link_row(struct timeseries *ts, const struct run_view *run, unsigned
 	struct fab_link_dir d;
 
 	report_fabric_link_dir(run, l, a_to_b, rte_rdtsc(), &d);
-	now = (struct link_prev){.frames = d.frames, .bytes = d.bytes};
+	now = (struct link_prev){.frames = d.frames, .bytes = d.bytes, .dropped = d.dropped, .marked = d.marked};
 	for (unsigned k = 0; k < 8; k++)
 		now.xoff += d.xoff_sent[k], now.paused_ns += d.paused_ns[k];
 	fprintf(ts->f, "%.3f,link,%s:%s>%s,%.6f,%.6f,,,,,%llu,%.3f,,,,,", t_s, run->fab->cfg->links[l].name, d.from, d.to,
@@ -159,8 +166,33 @@ static void link_row(struct timeseries *ts, const struct run_view *run, unsigned
 		(unsigned long long)(now.xoff - lv->xoff), (double)(now.paused_ns - lv->paused_ns) / 1e6);
 	if (d.from_switch)
 		fprintf(ts->f, "%.3f", (double)d.queue_bytes / 1024);
-	fputc('\n', ts->f);
+	fprintf(ts->f, ",,,,%llu,%llu\n", (unsigned long long)(now.dropped - lv->dropped),
+		(unsigned long long)(now.marked - lv->marked));
 	*lv = now;
+}
+
+/* A collective: the iterations it completed in the interval and their mean time (from each one's
+ * first phase's start to its end; empty without one). */
+static void collective_row(struct timeseries *ts, const struct run_view *run, unsigned c, double t_s)
+{
+	struct coll_prev *cv = &ts->coll[c];
+	uint64_t n, sum, max;
+
+	collective_iterations(&run->collectives[c], &n, &sum, &max);
+	fprintf(ts->f, "%.3f,collective,%s,,,,,,,,,,,,,%llu,", t_s, run->cfg->collectives[c].name,
+		(unsigned long long)(n - cv->iterations));
+	if (n > cv->iterations)
+		fprintf(ts->f, "%.4f", (double)(sum - cv->sum_tsc) / (double)(n - cv->iterations) * 1e3 /
+					       (double)run->tsc_hz);
+	fputs(",,,\n", ts->f);
+	cv->iterations = n;
+	cv->sum_tsc = sum;
+}
+
+/* The engine process: its resident memory (a soak's leak check). */
+static void process_row(struct timeseries *ts, double t_s)
+{
+	fprintf(ts->f, "%.3f,process,engine,,,,,,,,,,,,,,,%.3f,,\n", t_s, (double)snapshot_resident_bytes() / (1 << 20));
 }
 
 void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t_s)
@@ -180,6 +212,10 @@ void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t
 		link_row(ts, run, l, true, t_s, dt);
 		link_row(ts, run, l, false, t_s, dt);
 	}
+	for (unsigned c = 0; run->collectives && c < run->cfg->n_collectives; c++, ts->rows++)
+		collective_row(ts, run, c, t_s);
+	process_row(ts, t_s);
+	ts->rows++;
 	ts->last_s = t_s;
 	fflush(ts->f);
 }

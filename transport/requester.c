@@ -173,7 +173,7 @@ static void check_stop(struct qp_tx *qp, uint64_t now_tsc)
 	const struct cfg_flow_group *g = qp->group;
 
 	if ((g->stop_messages && qp->c.messages >= g->stop_messages) ||
-	    (qp->sh->coll && qp->c.messages >= qp->sh->coll->cfg->phases) ||
+	    (qp->sh->coll && !qp->sh->coll->cfg->repeat && qp->c.messages >= qp->sh->coll->cfg->phases) ||
 	    (g->stop_bytes && qp->c.payload_bytes >= g->stop_bytes) || (qp->sh->stop_tsc && now_tsc >= qp->sh->stop_tsc))
 		qp->stopping = true;
 	/* an RC QP is done when everything it sent has been acknowledged, a ping-pong QP when its

@@ -553,6 +553,44 @@ def test_collective_compute_steps_before_each_iteration(engine, tmp_path):
     assert len(big) == 2 and all(0.028 < g < 0.040 for g in big), big
 
 
+def test_repeating_collectives_take_turns_in_their_windows(engine, tmp_path):
+    """repeat and window: two collectives of 2 phases go on until the run ends, x's iterations
+    starting only in the first 10 ms of every 20 and y's in the second; net_pcap's capture times
+    (another clock) see each one's frames in its turn (an iteration that starts at a window's end
+    may spill over by its own length, about 0.2 ms), and the report counts far more iterations than
+    the 2 phases a round."""
+    pcap = tmp_path / "w.pcap"
+    p = port("p", "net_pcap0", MAC_A, "192.168.3.1", 'vdev_args = "tx_pcap=%s";' % pcap)
+    fx = flow("x", "p", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; }", message_size=4096, mtu=1024,
+              qpn=0x10, dest_qpn=0x20, count=2, rate_gbps=0.5)
+    fy = flow("y", "p", MAC_B, "192.168.3.2", transport='"uc"', ops="{ write = 1; }", message_size=4096, mtu=1024,
+              qpn=0x30, dest_qpn=0x40, count=2, rate_gbps=0.5)
+    coll = ('collectives = ( { name = "x"; flows = ["x"]; phases = 2; iteration_phases = 1; repeat = true; '
+            'window = { period_s = 0.02; active_s = 0.01; }; },\n'
+            '  { name = "y"; flows = ["y"]; phases = 2; iteration_phases = 1; repeat = true; '
+            'window = { period_s = 0.02; offset_s = 0.01; active_s = 0.01; }; } );')
+    rc, rep, out = engine.run(cfg([p], [role(1, "p", "tx")], [fx, fy], run=coll), "-d", "0.2")
+    assert rc == 0, out
+    cx, cy = rep["collectives"]
+    assert cx["repeat"] and cx["window"] == {"period_s": 0.02, "offset_s": 0.0, "active_s": 0.01}
+    assert cx["phases_completed"] == 2 and cy["phases_completed"] == 2          # the first round, as before
+    assert cx["iterations_completed"] > 100 and cy["iterations_completed"] > 100
+    assert cy["phase_start_us"][0] == pytest.approx(10000, abs=1)               # y waits for its turn
+    # one iteration: 2 QPs x 4 KiB at 0.5 Gb/s each, about 70 us
+    assert 60 < cx["iteration_us_mean"] < 200 and cx["iteration_us_max"] < 1000
+    frames = rdpcap(str(pcap))
+    t0 = min(float(fr.time) for fr in frames)        # x's first frame: the start, give or take its write
+    spill = max(cx["iteration_us_max"], cy["iteration_us_max"]) / 1e6 + 3e-4
+    early = 3e-4                                      # the first frame's own delay
+    for fr in frames:
+        qpn = fr[BTH].dqpn
+        phase = (float(fr.time) - t0) % 0.02
+        if qpn < 0x30:
+            assert phase < 0.01 + spill or phase > 0.02 - early, (hex(qpn), phase)
+        else:
+            assert 0.01 - early <= phase or phase < spill, (hex(qpn), phase)
+
+
 def test_rc_collective_resends_a_lost_tail_while_its_next_phase_waits(engine):
     """A phase of an RC collective ends when its messages are acknowledged. A lost last packet
     of a message is only noticed by the sender's retry timer (nothing follows it for the receiver

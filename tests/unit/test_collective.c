@@ -328,12 +328,72 @@ static void test_compute_steps_before_each_iteration(void)
 	collectives_free(c, 1);
 }
 
+/* A repeating collective of 2 phases (1 an iteration) goes on past its last phase, each round's
+ * slots reset; the iterations are counted from each one's start to its end. */
+static void test_repeat_goes_on_in_rounds(void)
+{
+	struct collective_rt *c;
+	uint64_t n, sum, max;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_groups = 1;
+	cfg.groups[0].count = QPS;
+	cfg.n_collectives = 1;
+	cfg.collectives[0] = (struct cfg_collective){.name = "c", .n_flows = 1, .flows = {0}, .phases = 2,
+						     .iteration_phases = 1, .repeat = true};
+	if (collectives_create(&cfg, 1000, &c) || !c)
+		return;
+	for (uint32_t g = 0; g < 7; g++) {                     /* 3.5 rounds */
+		CHECK(collective_may_start(c, g, 1000 + 100 * g));
+		CHECK(!collective_may_start(c, g + 1, UINT64_MAX));
+		sends(c, g, 1000 + 100 * g + 100 - QPS + 1);     /* phase g ends at 1000 + 100 (g + 1) */
+	}
+	CHECK(collective_may_start(c, 7, UINT64_MAX));
+	CHECK_EQ(collective_phases_done(c), 2);                 /* the first round's, as reported */
+	CHECK_EQ(c->end_tsc[1], 1200);                          /* the first round kept */
+	collective_iterations(c, &n, &sum, &max);
+	CHECK_EQ(n, 7);
+	CHECK_EQ(sum, 700);
+	CHECK_EQ(max, 100);
+	collectives_free(c, 1);
+}
+
+/* A window of period 1 ms, offset 0.25 ms, active 0.5 ms (q: a quarter of a ms). The first
+ * iteration waits for the window; one that ends inside it starts at once; one that ends after it
+ * waits for the next period's. */
+static void test_window_holds_iterations_for_their_turn(void)
+{
+	struct collective_rt *c;
+	uint64_t ms = rte_get_tsc_hz() / 1000, q = ms / 4, t0 = 1000;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.n_groups = 1;
+	cfg.groups[0].count = QPS;
+	cfg.n_collectives = 1;
+	cfg.collectives[0] = (struct cfg_collective){.name = "c", .n_flows = 1, .flows = {0}, .phases = 3,
+						     .iteration_phases = 1, .window_period_s = 1e-3,
+						     .window_offset_s = 0.25e-3, .window_active_s = 0.5e-3};
+	if (collectives_create(&cfg, t0, &c) || !c)
+		return;
+	CHECK_EQ(c->start_tsc[0], t0 + q);
+	CHECK(!collective_may_start(c, 0, t0 + q - 1));
+	CHECK(collective_may_start(c, 0, t0 + q));
+	sends(c, 0, t0 + 2 * q - QPS + 1);                      /* ends inside the window */
+	CHECK_EQ(c->start_tsc[1], t0 + 2 * q);
+	sends(c, 1, t0 + 3 * q + 10 - QPS + 1);                 /* ends after it (it closed at 3q) */
+	CHECK_EQ(c->start_tsc[2], t0 + q + ms);
+	CHECK(!collective_may_start(c, 2, t0 + q + ms - 1));
+	collectives_free(c, 1);
+}
+
 int main(void)
 {
 	if (test_eal_start("test_collective", "0"))
 		return 1;
 	RUN(test_counts_from_the_config);
 	RUN(test_compute_steps_before_each_iteration);
+	RUN(test_repeat_goes_on_in_rounds);
+	RUN(test_window_holds_iterations_for_their_turn);
 	RUN(test_sends_then_receipts);
 	RUN(test_receipts_then_sends);
 	RUN(test_end_is_the_latest_event);

@@ -144,7 +144,7 @@ static const struct bad rows[] = {
 	{ "unknown", "sla entry", FLOW("") "sla = ( { flow = \"f\"; metric = \"loss\"; threshold = 0.0; } );\n", 5,
 	  "sla.[0].threshold", "unknown setting 'threshold' (allowed: flow, port, metric, min, max, priority)" },
 	{ "unknown", "collective", FLOW("") "collectives = ( { name = \"c\"; flow = [\"f\"]; phases = 2; } );\n", 5,
-	  "collectives.[0].flow", "unknown setting 'flow' (allowed: name, type, flows, phases, compute_us, iteration_phases, receives)" },
+	  "collectives.[0].flow", "unknown setting 'flow' (allowed: name, type, flows, phases, compute_us, iteration_phases, receives, repeat, window)" },
 	{ "unknown", "collective receive range", COLL_RX("{ port = \"a\"; qpn = 0x200; counts = 2; }"), 6,
 	  "collectives.[0].receives.[0].counts", "unknown setting 'counts' (allowed: port, qpn, count)" },
 	{ "unknown", "responder", BASE "responders = ( { port = \"a\"; qpn = 0x10; peer_qpn = 0x20; qkey = 1; } );\n", 4,
