@@ -179,7 +179,7 @@ static void collective_row(struct timeseries *ts, const struct run_view *run, un
 	uint64_t n, sum, max;
 
 	collective_iterations(&run->collectives[c], &n, &sum, &max);
-	fprintf(ts->f, "%.3f,collective,%s,,,,,,,,,,,,,%llu,", t_s, run->cfg->collectives[c].name,
+	fprintf(ts->f, "%.3f,collective,%s,,,,,,,,,,,,,,%llu,", t_s, run->cfg->collectives[c].name,
 		(unsigned long long)(n - cv->iterations));
 	if (n > cv->iterations)
 		fprintf(ts->f, "%.4f", (double)(sum - cv->sum_tsc) / (double)(n - cv->iterations) * 1e3 /
@@ -192,7 +192,7 @@ static void collective_row(struct timeseries *ts, const struct run_view *run, un
 /* The engine process: its resident memory (a soak's leak check). */
 static void process_row(struct timeseries *ts, double t_s)
 {
-	fprintf(ts->f, "%.3f,process,engine,,,,,,,,,,,,,,,%.3f,,\n", t_s, (double)snapshot_resident_bytes() / (1 << 20));
+	fprintf(ts->f, "%.3f,process,engine,,,,,,,,,,,,,,,,%.3f,,\n", t_s, (double)snapshot_resident_bytes() / (1 << 20));
 }
 
 void timeseries_rows(struct timeseries *ts, const struct run_view *run, double t_s)

@@ -47,7 +47,7 @@ GRAPHS = ["topology.png", "throughput.png", "latency_cdf.png", "latency_histogra
           "ecmp_jfi.png", "flowlet_gap.png", "jfi_comparison.png", "collectives_busbw.png",
           "collectives_iterations.png", "pfc_incast_pauses.png", "pfc_incast_throughput.png", "burst_absorption.png",
           "convergence_rates.png", "convergence_time.png", "ecn_marking.png", "jct_ratio.png", "interference.png",
-          "link_failure.png"]
+          "link_failure.png", "soak_busbw.png", "soak_memory.png"]
 
 
 def suite_path():
@@ -89,7 +89,7 @@ def test_the_report_has_its_seven_sections_and_graphs(ci):
                             "6_anomalies", "7_repeatability"]
     assert sorted(secs["5_results"]) == sorted(["throughput", "latency", "burst", "ecn", "pfc_incast", "convergence",
                                                 "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct",
-                                                "interference", "link_failure"])
+                                                "interference", "link_failure", "soak"])
     topo = secs["2_topology"]
     assert topo["hosts"] == 8 and len(topo["switches"]) == 4 and len(topo["links"]) == 12
     assert {s["name"]: s["oversubscription"] for s in topo["switches"]}["leaf0"] == 2.0   # 4 down, 2 up
@@ -265,6 +265,7 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
     ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),
     ('ai_fabric = { link_failure = { failures = ["spine", "core"]; }; };', 3, "ai_fabric.link_failure.failures.[1]"),
+    ('ai_fabric = { soak = { duration_s = 10.0;\n interval_s = 6.0; }; };', 4, "ai_fabric.soak.interval_s"),
     ('ai_fabric = { link_failure = { iterations = 8;\n fail_iteration = 8; }; };', 4,
      "ai_fabric.link_failure.fail_iteration"),
 ])
@@ -717,4 +718,52 @@ def test_link_failure_recomputed_from_the_events_and_phase_times(ci):
         assert r["jct_extra_ms"] == pytest.approx((ends[-1] - st_ends[-1]) * 1e3, rel=1e-6)
     checks = [v for v in rep["verdicts"] if v["check"].startswith("link_failure_")]
     assert [v["check"] for v in checks].count("link_failure_completes") == 2
+    assert all(v["verdict"] == "pass" for v in checks)
+
+
+def test_soak_samples_recomputed_from_the_time_series(ci):
+    """§12 on the CI fabric: 6 s of a ring AllReduce and an AlltoAll of 1 MiB over the 8 hosts in
+    turns of 0.5 s (the engine's repeating collectives and their windows), sampled by its time
+    series. Recomputed from the CSV: each sample's op (the most iterations) alternating, its busBW
+    (S x 2(N-1)/N or (N-1)/N over the mean iteration time), at most a link's payload rate; the
+    iterations adding up to the engine's counts; the resident memory's least-squares slope after
+    the warm-up (half of so short a run)."""
+    _, rep, tmp = ci
+    sk = results(rep, "soak")
+    assert sk["section"] == "12" and sk["ranks"] == 8
+    (t,) = [t for t in rep["trials"] if t["label"].startswith("soak:")]
+    er = json.loads(Path(t["report"]).read_text())
+    rows = list(csv.DictReader(open(Path(t["report"]).parent / "ts.csv")))
+    times = sorted({float(r["time_s"]) for r in rows})
+    assert sk["sample_count"] == len(sk["samples"]) == len(times) and len(times) >= 11
+    coll = {c["name"]: c for c in er["collectives"]}
+    assert all(c["repeat"] for c in coll.values())
+    per = collections.defaultdict(dict)
+    for r in rows:
+        if r["kind"] == "collective":
+            per[float(r["time_s"])][r["name"]] = (int(r["iterations"]), float(r["iteration_ms"] or 0))
+        if r["kind"] == "process":
+            per[float(r["time_s"])]["rss"] = float(r["rss_mb"])
+    for name in ("allreduce", "alltoall"):
+        assert sum(per[t][name][0] for t in times) == coll[name]["iterations_completed"]
+    payload = 1.0 * 131072 / (128 * (1024 + 62) + 16 + 128 * 20)     # Gb/s of a 1 Gb/s link, 128 KiB messages
+    factor = {"allreduce": 2 * 7 / 8, "alltoall": 7 / 8}
+    for i, (t, s) in enumerate(zip(times, sk["samples"])):
+        op = max(("allreduce", "alltoall"), key=lambda n: per[t][n][0])
+        assert s["op"] == op and s["t_s"] == pytest.approx(t)
+        if i + 1 < len(times):
+            assert op == ("allreduce", "alltoall")[i % 2], (i, t)                # the turns
+        n_it, ms = per[t][op]
+        bw = 1048576 * factor[op] * 8 / (ms / 1e3) / 1e9
+        assert s["busbw_gbps"] == pytest.approx(bw, rel=1e-3) and bw <= payload * 1.001
+    t_end = times[-1]
+    warm = min(max(0.1 * t_end, 30), t_end / 2)
+    xs = [t for t in times if t >= warm]
+    ys = [per[t]["rss"] for t in xs]
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs) * 3600
+    assert sk["memory_slope_mb_per_h"] == pytest.approx(slope, rel=1e-3, abs=1e-3)
+    assert sk["stalls"] == 0 and sk["counter_wraps"] == 0 and not sk["leak"]
+    checks = [v for v in rep["verdicts"] if v["check"].startswith("soak_")]
+    assert sorted(v["check"] for v in checks) == ["soak_counters_monotonic", "soak_memory_flat", "soak_no_stall"]
     assert all(v["verdict"] == "pass" for v in checks)

@@ -237,7 +237,7 @@ static const struct bad rows[] = {
 	{ "range", "collective of 0 phases", FLOW("") "collectives = ( { name = \"c\"; flows = [\"f\"]; phases = 0; } );\n", 5,
 	  "collectives.[0].phases", "0 is out of range (1..4096)" },
 	{ "range", "collective of no flows", FLOW("") "collectives = ( { name = \"c\"; flows = [ ]; phases = 2; } );\n", 5,
-	  "collectives.[0].flows", "0 flows (allowed: 1..64)" },
+	  "collectives.[0].flows", "0 flows (allowed: 1..256)" },
 	{ "range", "receive range of 0 QPs", COLL_RX("{ port = \"a\"; qpn = 0x200; count = 0; }"), 6,
 	  "collectives.[0].receives.[0].count", "0 is out of range (1..65536)" },
 	{ "range", "receive range of 65537 QPs", COLL_RX("{ port = \"a\"; qpn = 0x200; count = 65537; }"), 6,

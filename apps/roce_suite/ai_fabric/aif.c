@@ -15,7 +15,7 @@
 #include "config_fabric.h"
 
 static int (*const categories[AIF_CATEGORIES])(struct aif_ctx *) = {
-	aif_throughput, aif_latency, aif_burst, aif_ecn, aif_pfc_incast, aif_convergence, aif_deadlock, aif_ecmp, aif_flowlet, aif_spray, aif_collectives, aif_jct, aif_interference, aif_link_failure,
+	aif_throughput, aif_latency, aif_burst, aif_ecn, aif_pfc_incast, aif_convergence, aif_deadlock, aif_ecmp, aif_flowlet, aif_spray, aif_collectives, aif_jct, aif_interference, aif_link_failure, aif_soak,
 };
 
 /* The suite's fabric: the config loader has accepted it, so this reading succeeds. */

@@ -12,7 +12,7 @@
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
  * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1),
- * interference.c (§10.3), link_failure.c (§11.2, §11.3).
+ * interference.c (§10.3), link_failure.c (§11.2, §11.3), soak.c (§12).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -45,6 +45,7 @@ enum aif_category {
 	AIF_JCT,          /* §10.1 */
 	AIF_INTERFERENCE, /* §10.3 */
 	AIF_LINK_FAILURE, /* §11.2, §11.3 */
+	AIF_SOAK,         /* §12 */
 	AIF_CATEGORIES
 };
 
@@ -154,6 +155,14 @@ struct aif_link_failure_cfg {
 	double convergence_ms;                   /* 0: the fabric's (its default 50) */
 };
 
+struct aif_soak_cfg {
+	double duration_s, interval_s;           /* the run; each sample's (and each op's turn) */
+	unsigned message_size;
+	unsigned ranks;                          /* 0: every host (at most 16) */
+	double leak_mb_per_h;                    /* the draft's 1 */
+	double tolerance;                        /* busBW below (1 - tolerance) x the op's median: an anomaly */
+};
+
 struct aif_interference_cfg {
 	double overlaps[AIF_MAX_LIST]; unsigned n_overlaps; /* of job B's spine hops on job A's links, 0..1 */
 	unsigned message_size;                   /* S: each job's AllReduce, bytes per rank */
@@ -194,6 +203,7 @@ struct aif_cfg {
 	struct aif_jct_cfg jct;
 	struct aif_interference_cfg interference;
 	struct aif_link_failure_cfg link_failure;
+	struct aif_soak_cfg soak;
 	struct aif_thresholds th;
 };
 

@@ -17,9 +17,9 @@
 #include "suite.h"
 
 const char *const aif_category_names[] = { "throughput", "latency", "burst", "ecn",   "pfc_incast", "convergence",
-					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", "interference", "link_failure", NULL };
+					   "deadlock",	 "ecmp",    "flowlet", "spray", "collectives", "jct", "interference", "link_failure", "soak", NULL };
 const char *const aif_category_sections[] = { "5.1", "5.2", "5.3", "7.1", "7.2", "7.3",
-					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1", "10.3", "11.2" };
+					      "7.4", "8.1", "8.2", "8.3", "9",   "10.1", "10.3", "11.2", "12" };
 
 #define AIF_MAX_MESSAGE (64u << 20)
 
@@ -48,6 +48,7 @@ static void defaults(struct aif_cfg *c)
 				  .iterations = 10 },
 		.link_failure = { .failures = { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE }, .n_failures = 2,
 				  .message_size = 1u << 20, .iterations = 20 },
+		.soak = { .duration_s = 600, .interval_s = 10, .message_size = 1u << 20, .leak_mb_per_h = 1, .tolerance = 0.2 },
 		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
@@ -415,6 +416,27 @@ static int load_link_failure(struct config_reader *r, const config_setting_t *g,
 	return 0;
 }
 
+static int load_soak(struct config_reader *r, const config_setting_t *g, struct aif_soak_cfg *c)
+{
+	static const char *const keys[] = { "duration_s", "interval_s", "message_size", "ranks", "leak_mb_per_h", "tolerance",
+					    NULL };
+
+	if (!g)
+		return 0;
+	if (cr_known_keys(r, g, keys) || cr_opt_float(r, g, "duration_s", 1, false, 30 * 86400.0, &c->duration_s) < 0 ||
+	    cr_opt_float(r, g, "interval_s", 0.1, false, 3600, &c->interval_s) < 0 ||
+	    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+	    cr_opt_u32(r, g, "ranks", 2, 16, &c->ranks) < 0 ||
+	    cr_opt_float(r, g, "leak_mb_per_h", 0, true, 1e6, &c->leak_mb_per_h) < 0 ||
+	    cr_opt_float(r, g, "tolerance", 0, true, 1, &c->tolerance) < 0)
+		return -1;
+	/* two turns at least, and every sample a whole one */
+	if (c->duration_s < 2 * c->interval_s)
+		return cr_fail_member(r, g, "interval_s", "%g leaves fewer than two turns in duration_s %g", c->interval_s,
+				      c->duration_s);
+	return 0;
+}
+
 static int load_thresholds(struct config_reader *r, const config_setting_t *root, struct aif_thresholds *t)
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
@@ -486,10 +508,10 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		    const char *suite_name, struct aif_cfg *c)
 {
 	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
-					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference", "link_failure",
+					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference", "link_failure", "soak",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
-	const config_setting_t *coll = NULL, *jct = NULL, *itf = NULL, *lf = NULL;
+	const config_setting_t *coll = NULL, *jct = NULL, *itf = NULL, *lf = NULL, *sk = NULL;
 	const config_setting_t *res;
 
 	defaults(c);
@@ -508,6 +530,7 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "jct", &jct) < 0 || load_jct(r, jct, &c->jct) ||
 	    cr_opt_group(r, g, "interference", &itf) < 0 || load_interference(r, itf, &c->interference) ||
 	    cr_opt_group(r, g, "link_failure", &lf) < 0 || load_link_failure(r, lf, &c->link_failure) ||
+	    cr_opt_group(r, g, "soak", &sk) < 0 || load_soak(r, sk, &c->soak) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
 	    load_collectives(r, coll, &c->coll))

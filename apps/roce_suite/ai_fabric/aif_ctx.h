@@ -187,6 +187,10 @@ struct aif_coll_run {
 	struct aif_fabric_view v;
 };
 
+/* The collective op (its name kpi_collective_names[op]) over the flows of traffic entry `entry`
+ * of the ring or all_to_all pattern over the fabric's first n hosts: "ENTRY-hA-hB" for each pair. */
+config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,
+				     enum kpi_collective op, unsigned n, unsigned phases);
 /* The phases of one iteration of op over n ranks: 2(N-1), 1 (AlltoAll), N-1. */
 unsigned aif_op_phases(enum kpi_collective op, unsigned n);
 /* op of `bytes` per rank over the fabric's first n hosts, `iterations` times, each iteration
@@ -212,6 +216,7 @@ int aif_collectives(struct aif_ctx *x);
 int aif_jct(struct aif_ctx *x);
 int aif_interference(struct aif_ctx *x);
 int aif_link_failure(struct aif_ctx *x);
+int aif_soak(struct aif_ctx *x);
 
 /* The suite report's `ai_fabric` object: the methodology's seven sections, the thresholds judged
  * and the graphs to draw (report.c). */

@@ -37,15 +37,15 @@ unsigned aif_op_phases(enum kpi_collective op, unsigned n)
 	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
 }
 
-/* The collective over the entry's flows: "cl-hA-hB" for each pair of its pattern. */
-static void add_collective(struct aif_trial *t, const struct aif_ctx *x, enum kpi_collective op, unsigned n,
-			   unsigned phases)
+config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,
+				     enum kpi_collective op, unsigned n, unsigned phases)
 {
-	config_setting_t *c = config_setting_add(config_setting_add(config_root_setting(&t->cfg), "collectives",
-								    CONFIG_TYPE_LIST), NULL, CONFIG_TYPE_GROUP);
-	config_setting_t *flows;
+	config_setting_t *list = config_lookup(&t->cfg, "collectives"), *c, *flows;
 	char name[64];
 
+	if (!list)
+		list = config_setting_add(config_root_setting(&t->cfg), "collectives", CONFIG_TYPE_LIST);
+	c = config_setting_add(list, NULL, CONFIG_TYPE_GROUP);
 	cfg_set_string(c, "name", kpi_collective_names[op]);
 	cfg_set_string(c, "type", op == KPI_ALLTOALL ? "all_to_all" : "ring");
 	cfg_set_int(c, "phases", phases);
@@ -54,9 +54,10 @@ static void add_collective(struct aif_trial *t, const struct aif_ctx *x, enum kp
 		for (unsigned b = 0; b < n; b++) {
 			if (op == KPI_ALLTOALL ? a == b : b != (a + 1) % n)
 				continue;
-			snprintf(name, sizeof(name), "cl-%.8s-%.8s", x->fab.hosts[a].name, x->fab.hosts[b].name);
+			snprintf(name, sizeof(name), "%.13s-%.8s-%.8s", entry, x->fab.hosts[a].name, x->fab.hosts[b].name);
 			config_setting_set_string(config_setting_add(flows, NULL, CONFIG_TYPE_STRING), name);
 		}
+	return c;
 }
 
 struct coll_result {
@@ -201,9 +202,8 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		hosts[i] = i;
 	aif_trial_init(&t, x);
 	aif_trial_pattern(&t, x, "cl", op == KPI_ALLTOALL ? "all_to_all" : "ring", hosts, n, -1, 1, &f);
-	add_collective(&t, x, op, n, phases * iterations);
+	c = aif_add_collective(&t, x, "cl", op, n, phases * iterations);
 	if (compute_us > 0) {
-		c = config_setting_get_elem(config_lookup(&t.cfg, "collectives"), 0);
 		cfg_set_float(c, "compute_us", compute_us);
 		cfg_set_int(c, "iteration_phases", phases);
 	}

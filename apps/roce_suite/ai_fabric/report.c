@@ -237,7 +237,8 @@ static void md_results(FILE *o, const json_t *results, const json_t *graphs)
 						{ "spray", "jfi" },		{ "collectives", "collectives" },
 						{ "jct", "jct" },
 						{ "interference", "interference" },
-						{ "link_failure", "link_failure" } };
+						{ "link_failure", "link_failure" },
+						{ "soak", "soak" } };
 
 	for (unsigned k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 		const json_t *r = json_object_get(results, order[k][0]);
