@@ -45,6 +45,7 @@ int collectives_create(const struct engine_config *cfg, uint64_t start_tsc, stru
 		c[i].end_tsc = rte_zmalloc("coll_end", sizeof(uint64_t) * slots, RTE_CACHE_LINE_SIZE);
 		if (!c[i].done_count || !c[i].start_tsc || !c[i].end_tsc)
 			return -1;
+		c[i].iteration_phases = cc->iteration_phases ? cc->iteration_phases : ph;
 		c[i].compute_tsc = tsc_of(cc->compute_us * 1e-6);
 		c[i].base_tsc = start_tsc;
 		c[i].period_tsc = tsc_of(cc->window_period_s);
@@ -88,7 +89,7 @@ static void count_iteration(struct collective_rt *c, uint32_t g, uint64_t end)
 {
 	uint64_t t;
 
-	if ((g + 1) % c->cfg->iteration_phases)
+	if ((g + 1) % c->iteration_phases)
 		return;
 	t = end > c->iter_start_tsc ? end - c->iter_start_tsc : 0;
 	__atomic_store_n(&c->iter_sum_tsc, c->iter_sum_tsc + t, __ATOMIC_RELAXED);
@@ -103,7 +104,7 @@ static void release_next(struct collective_rt *c, uint32_t g, uint64_t end)
 	uint32_t next = g + 1;
 	uint64_t start = end;
 
-	if (next % c->cfg->iteration_phases == 0) {
+	if (next % c->iteration_phases == 0) {
 		start = window_next(c, end + c->compute_tsc);
 		c->iter_start_tsc = start;
 	}

@@ -31,6 +31,7 @@ struct collective_rt {
 	uint64_t compute_tsc;     /* cfg->compute_us */
 	uint64_t *end_tsc;        /* per slot: the latest completion or receipt */
 	uint64_t base_tsc;        /* the traffic's start: the windows' and the report's zero */
+	unsigned iteration_phases; /* cfg's, or every phase when it is 0 (a config built in code) */
 	uint64_t period_tsc, offset_tsc, active_tsc; /* the window; period 0: none */
 	uint64_t cur_start_tsc;   /* when the last released phase may start (the gate's) */
 	/* iterations completed: their time from their first phase's start to their last phase's end */

@@ -261,7 +261,7 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { ecn = { cc = "timely"; }; };', 3, "ai_fabric.ecn.cc"),
     ('ai_fabric = { deadlock = { patterns = ["shift", "shift"]; }; };', 3, "ai_fabric.deadlock.patterns.[1]"),
     ('thresholds = { max_deadlock_ms = -1; };', 3, "thresholds.max_deadlock_ms"),
-    ('ai_fabric = { jct = { ranks = 1; }; };', 3, "ai_fabric.jct.ranks"),
+    ('ai_fabric = { jct = { ranks = [8, 1]; }; };', 3, "ai_fabric.jct.ranks.[1]"),
     ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
     ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),
     ('ai_fabric = { link_failure = { failures = ["spine", "core"]; }; };', 3, "ai_fabric.link_failure.failures.[1]"),
@@ -459,9 +459,13 @@ def test_convergence_recomputed_from_the_traces_and_ccsim(ci):
     assert row["ccsim_seeds"] == 20 and row["ccsim_settled_seeds"] == len(sim)
     assert row["ccsim_models_the_path"]                       # one sender on leaf0, two uplinks
     assert row["ccsim_convergence_ms"] == pytest.approx(statistics.mean(sim), rel=1e-9)
-    # the verdict says what the numbers say; none when most runs were the machine's
+    # the verdict says what the numbers say; none when most runs were the machine's, or when the
+    # engine's mean is not known to the tolerance (95 %, Student's t over the settled runs)
     verdicts = [v for v in rep["verdicts"] if v["check"] == "convergence_as_ccsim"]
-    if row["machine_limited_runs"] > row["runs"]:
+    t975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365}
+    loose = len(settled) > 1 and 2 * len(settled) >= len(got) and t975[len(settled) - 1] * \
+        statistics.stdev(settled) / math.sqrt(len(settled)) > 0.35 * row["ccsim_convergence_ms"]
+    if row["machine_limited_runs"] > row["runs"] or 2 * row["runs"] < 8 or loose:
         assert not verdicts and row["machine_limited"]
     else:
         agree = 2 * len(settled) >= len(got) and 2 * len(sim) >= 20 and \
@@ -578,7 +582,7 @@ def test_jct_from_the_phase_times_against_the_roofline(ci):
     1,024 + 62 bytes, one RETH, and 128 x 20 bytes of preamble and gap."""
     _, rep, tmp = ci
     j = results(rep, "jct")
-    assert j["section"] == "10.1" and j["ranks"] == 8
+    assert j["section"] == "10.1" and all(r["ranks"] == 8 and r["message_size"] == 1048576 for r in j["rows"])
     rows = {r["compute_ms"]: r for r in j["rows"]}
     assert sorted(rows) == [5, 20]
     payload = 1.0 * 131072 / (128 * (1024 + 62) + 16 + 128 * 20)

@@ -140,9 +140,9 @@ struct aif_collectives_cfg {
 
 struct aif_jct_cfg {
 	double compute_ms[AIF_MAX_LIST]; unsigned n_compute; /* C: the compute step before each iteration */
-	unsigned message_size;                   /* S: the AllReduce's bytes per rank */
+	unsigned message_sizes[AIF_MAX_LIST], n_sizes;       /* S: the AllReduce's bytes per rank */
 	unsigned iterations;
-	unsigned ranks;                          /* 0: every host (at most 16) */
+	unsigned ranks[AIF_MAX_LIST], n_ranks;   /* N; none: every host (at most 16) */
 };
 
 enum aif_fail_kind { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE };

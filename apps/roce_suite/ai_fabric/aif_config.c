@@ -43,7 +43,8 @@ static void defaults(struct aif_cfg *c)
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
 			  .iterations = 10 },
-		.jct = { .compute_ms = { 10, 50, 100, 500 }, .n_compute = 4, .message_size = 1u << 20, .iterations = 10 },
+		.jct = { .compute_ms = { 10, 50, 100, 500 }, .n_compute = 4, .message_sizes = { 1u << 20 }, .n_sizes = 1,
+			 .iterations = 10 },
 		.interference = { .overlaps = { 0, 0.25, 0.5, 0.75 }, .n_overlaps = 4, .message_size = 1u << 20,
 				  .iterations = 10 },
 		.link_failure = { .failures = { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE }, .n_failures = 2,
@@ -349,40 +350,33 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 	return 0;
 }
 
-/* A collective swept over one list (jct.compute_ms, interference.overlaps): the list in [0, hi],
- * and the collective's message_size, iterations and ranks (2..max_ranks). */
-struct sweep_keys {
-	const char *list;
-	double hi;
-	unsigned max_ranks;
-};
-
-static int load_sweep(struct config_reader *r, const config_setting_t *g, const struct sweep_keys *k, double *vals,
-		      unsigned *n, unsigned *message_size, unsigned *iterations, unsigned *ranks)
+static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
 {
-	const char *const keys[] = { k->list, "message_size", "iterations", "ranks", NULL };
+	static const char *const keys[] = { "compute_ms", "message_sizes", "iterations", "ranks", NULL };
 
 	return !g ? 0
-		  : cr_known_keys(r, g, keys) || suite_opt_float_list(r, g, k->list, 0, false, k->hi, AIF_MAX_LIST, vals, n) < 0 ||
-				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, message_size) < 0 ||
-				    cr_opt_u32(r, g, "iterations", 1, 1000, iterations) < 0 ||
-				    cr_opt_u32(r, g, "ranks", 2, k->max_ranks, ranks) < 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_float_list(r, g, "compute_ms", 0, false, 1e6, AIF_MAX_LIST, j->compute_ms, &j->n_compute) < 0 ||
+				    suite_opt_uint_list(r, g, "message_sizes", 1024, AIF_MAX_MESSAGE, AIF_MAX_LIST, j->message_sizes,
+							&j->n_sizes) < 0 ||
+				    cr_opt_u32(r, g, "iterations", 1, 1000, &j->iterations) < 0 ||
+				    suite_opt_uint_list(r, g, "ranks", 2, 16, AIF_MAX_LIST, j->ranks, &j->n_ranks) < 0
 			  ? -1
 			  : 0;
 }
 
-static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
-{
-	static const struct sweep_keys k = { "compute_ms", 1e6, 16 };
-
-	return load_sweep(r, g, &k, j->compute_ms, &j->n_compute, &j->message_size, &j->iterations, &j->ranks);
-}
-
 static int load_interference(struct config_reader *r, const config_setting_t *g, struct aif_interference_cfg *c)
 {
-	static const struct sweep_keys k = { "overlaps", 1, 8 };
+	static const char *const keys[] = { "overlaps", "message_size", "iterations", "ranks", NULL };
 
-	return load_sweep(r, g, &k, c->overlaps, &c->n_overlaps, &c->message_size, &c->iterations, &c->ranks);
+	return !g ? 0
+		  : cr_known_keys(r, g, keys) ||
+				    suite_opt_float_list(r, g, "overlaps", 0, false, 1, AIF_MAX_LIST, c->overlaps, &c->n_overlaps) < 0 ||
+				    cr_opt_u32(r, g, "message_size", 1024, AIF_MAX_MESSAGE, &c->message_size) < 0 ||
+				    cr_opt_u32(r, g, "iterations", 1, 1000, &c->iterations) < 0 ||
+				    cr_opt_u32(r, g, "ranks", 2, 8, &c->ranks) < 0
+			  ? -1
+			  : 0;
 }
 
 static int load_link_failure(struct config_reader *r, const config_setting_t *g, struct aif_link_failure_cfg *c)

@@ -567,8 +567,25 @@ static double engine_mean(const struct conv_case *k)
 	return k->settled ? sum / k->settled : -1;
 }
 
+/* The half-width of the 95 % confidence interval of the engine's mean over its settled runs
+ * (Student's t, two-sided, n - 1 degrees of freedom): their spread is a CV of 20-30 %. */
+static double engine_half_width(const struct conv_case *k, double mean)
+{
+	static const double t975[] = { 0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+				       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086 };
+	unsigned df = k->settled ? k->settled - 1 : 0;
+	double ss = 0;
+
+	for (unsigned i = 0; i < k->runs; i++)
+		if (k->engine_s[i] >= 0)
+			ss += (k->engine_s[i] - mean) * (k->engine_s[i] - mean);
+	return df ? (df < 21 ? t975[df] : 1.96 + 2.5 / df) * sqrt(ss / df / k->settled) : INFINITY;
+}
+
 /* The engine against the simulator: each settles in at least half its runs and the means of the
- * settled runs are within the tolerance; or neither ever settles. */
+ * settled runs are within the tolerance; or neither ever settles. Held only when the machine
+ * left half the runs asked for and the engine's mean is known to the tolerance (its 95 %
+ * confidence interval within it): three runs the machine left measure the CPU's luck. */
 static void judge_case(struct aif_ctx *x, const struct conv_case *k, json_t *row)
 {
 	const struct aif_convergence_cfg *c = &x->c->conv;
@@ -577,9 +594,15 @@ static void judge_case(struct aif_ctx *x, const struct conv_case *k, json_t *row
 
 	if (isnan(s) || !k->modelled)
 		return;
-	if (k->limited > k->runs) {
+	if (2 * k->runs < c->runs || k->limited > k->runs) {
 		machine_limit(x->rn, row, "M = %u, set %u: %u of %u trials machine-limited: not held against the simulator",
 			      k->m, k->set, k->limited, k->limited + k->runs);
+		return;
+	}
+	if (k->settled && 2 * k->settled >= k->runs && engine_half_width(k, e) > c->ccsim_tolerance * s) {
+		machine_limit(x->rn, row, "M = %u, set %u: the engine's mean over %u settled runs is known to +-%.0f %% only "
+			      "(95 %%): not held against the simulator within %.0f %%", k->m, k->set, k->settled,
+			      100 * engine_half_width(k, e) / s, 100 * c->ccsim_tolerance);
 		return;
 	}
 	agree = (!k->settled && !k->ccsim_settled) ||

@@ -2,8 +2,9 @@
  *
  * §10.1 synthetic job completion time: `iterations` iterations of a compute step of C then a ring
  * AllReduce of S bytes over N hosts, strictly in sequence (the engine's collective with
- * compute_us before each iteration's first phase), for each C of jct.compute_ms. The JCT is from
- * the traffic's start to the last phase's end.
+ * compute_us before each iteration's first phase), for each N of jct.ranks, S of
+ * jct.message_sizes and C of jct.compute_ms. The JCT is from the traffic's start to the last
+ * phase's end; the ratio is plotted against N (the draft's graph), or against C with one N.
  *
  * The roofline is what the network would cost at its line rate and nothing more: iterations x (C +
  * 8 S algo_factor / B), with B the link's payload rate (what a host link carries of RoCE payload in
@@ -29,16 +30,22 @@ static const char *reading(double ratio)
 	return ratio <= 1.05 ? "excellent" : ratio < 1.15 ? "moderate overhead" : "significant overhead";
 }
 
-static json_t *jct_row(struct aif_ctx *x, unsigned n, double compute_ms, const struct aif_coll_run *r)
+struct jct_point {
+	unsigned n, bytes;
+	double compute_ms;
+};
+
+static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const struct aif_coll_run *r)
 {
 	const struct aif_jct_cfg *jc = &x->c->jct;
-	unsigned per_phase = (jc->message_size + n - 1) / n;
-	double c_s = compute_ms * 1e-3, af = kpi_algo_factor(KPI_ALLREDUCE, n), b = aif_link_payload_gbps(x->host_gbps, per_phase);
-	double roof = kpi_roofline_jct_s(jc->iterations, c_s, jc->message_size, af, b), ratio, comm[AIF_MAX_ITER], shortest = INFINITY;
+	unsigned n = pt->n, per_phase = (pt->bytes + n - 1) / n;
+	double compute_ms = pt->compute_ms, c_s = compute_ms * 1e-3, af = kpi_algo_factor(KPI_ALLREDUCE, n);
+	double b = aif_link_payload_gbps(x->host_gbps, per_phase);
+	double roof = kpi_roofline_jct_s(jc->iterations, c_s, pt->bytes, af, b), ratio, comm[AIF_MAX_ITER], shortest = INFINITY;
 	double comm_sum = 0;
 	struct kpi_stats st;
 	json_t *row = json_pack("{s:f,s:i,s:i,s:i,s:b}", "compute_ms", compute_ms, "ranks", (int)n, "message_size",
-				(int)jc->message_size, "iterations", (int)jc->iterations, "ran", r->ran);
+				(int)pt->bytes, "iterations", (int)jc->iterations, "ran", r->ran);
 
 	if (!r->ran)
 		return row;
@@ -57,68 +64,105 @@ static json_t *jct_row(struct aif_ctx *x, unsigned n, double compute_ms, const s
 	json_object_set_new(row, "payload_gbps", json_real(b));
 	json_object_set_new(row, "comm_mean_ms", json_real(st.mean * 1e3));
 	json_object_set_new(row, "comm_cv", json_real(st.cv));
-	json_object_set_new(row, "comm_ideal_ms", json_real(8 * jc->message_size * af / (b * 1e9) * 1e3));
+	json_object_set_new(row, "comm_ideal_ms", json_real(8 * pt->bytes * af / (b * 1e9) * 1e3));
 	json_object_set_new(row, "overlap_fraction", json_real(kpi_overlap_fraction(r->total_s, c_s * r->iterations, comm_sum)));
 	aif_fabric_to_json(&r->v, row);
-	printf("  %9.1f  %4u/%-4u  %9.4f  %9.4f  %7.4f  %9.3f  %s\n", compute_ms, r->iterations, jc->iterations, r->total_s,
-	       roof, ratio, st.mean * 1e3, reading(ratio));
-	suite_verdict(x->rn, r->iterations == jc->iterations, "jct_completes", "C = %g ms: %u of %u iterations", compute_ms,
-		      r->iterations, jc->iterations);
+	printf("  %4u  %10u  %9.1f  %4u/%-4u  %9.4f  %9.4f  %7.4f  %9.3f  %s\n", n, pt->bytes, compute_ms, r->iterations,
+	       jc->iterations, r->total_s, roof, ratio, st.mean * 1e3, reading(ratio));
+	suite_verdict(x->rn, r->iterations == jc->iterations, "jct_completes", "N = %u, S = %u, C = %g ms: %u of %u iterations",
+		      n, pt->bytes, compute_ms, r->iterations, jc->iterations);
 	/* the roofline is a floor whatever the machine did: a JCT below it would be a measuring error */
 	suite_verdict(x->rn, r->iterations < jc->iterations || r->total_s >= roof * 0.999, "jct_at_least_roofline",
-		      "C = %g ms: JCT %.4f s, roofline %.4f s (%u x (C + %.3f ms at %.4f Gb/s of payload))", compute_ms,
-		      r->total_s, roof, jc->iterations, 8 * jc->message_size * af / (b * 1e9) * 1e3, b);
-	suite_verdict(x->rn, shortest >= c_s, "jct_compute_kept", "C = %g ms: the shortest iteration took %.3f ms",
-		      compute_ms, shortest * 1e3);
+		      "N = %u, S = %u, C = %g ms: JCT %.4f s, roofline %.4f s (%u x (C + %.3f ms at %.4f Gb/s of payload))", n,
+		      pt->bytes, compute_ms, r->total_s, roof, jc->iterations, 8 * pt->bytes * af / (b * 1e9) * 1e3, b);
+	suite_verdict(x->rn, shortest >= c_s, "jct_compute_kept", "N = %u, S = %u, C = %g ms: the shortest iteration took %.3f ms",
+		      n, pt->bytes, compute_ms, shortest * 1e3);
 	if (r->iterations > 1) {
 		char kpi[48];
-		text_printf(kpi, sizeof(kpi), "comm_s_compute_%gms", compute_ms);
+		text_printf(kpi, sizeof(kpi), "comm_s_n%u_s%u_c%gms", n, pt->bytes, compute_ms);
 		aif_repeatability(x, AIF_JCT, kpi, "s", comm, r->iterations);
 	}
 	if (r->v.machine_limited) {
-		machine_limit(x->rn, row, "C = %g ms: machine-limited (the lab's lcore fell behind its links): the JCT's "
-			      "overhead is partly the CPU's", compute_ms);
+		machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (the lab's lcore fell behind its "
+			      "links): the JCT's overhead is partly the CPU's", n, pt->bytes, compute_ms);
 		return row;
 	}
 	aif_threshold(x, AIF_JCT, "jct_ratio", ratio, x->c->th.max_jct_ratio, true, "synthetic training job");
 	return row;
 }
 
+/* The graph: the ratio against N, a series per (S, C), with several N (the draft's); else against
+ * C, a series per S. */
+static void jct_graph(struct aif_ctx *x, const struct jct_point *pts, const double *ratio, unsigned n_pts)
+{
+	const struct aif_jct_cfg *jc = &x->c->jct;
+	bool by_n = jc->n_ranks > 1;
+	unsigned lines = by_n ? jc->n_sizes * jc->n_compute : jc->n_sizes;
+	double xs[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST], ys[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST];
+	json_t *g = aif_graph(x, "jct_ratio.png", "lines", by_n ? "§10.1 JCT ratio against the ranks" :
+				  "§10.1 JCT ratio against the compute step", by_n ? "ranks N" : "compute per iteration C (ms)",
+			      "JCT / roofline");
+
+	for (unsigned l = 0; l < lines; l++) {
+		unsigned bytes = jc->message_sizes[by_n ? l / jc->n_compute : l], k = 0;
+		double c_ms = by_n ? jc->compute_ms[l % jc->n_compute] : NAN;
+		char label[64];
+
+		for (unsigned i = 0; i < n_pts; i++)
+			if (pts[i].bytes == bytes && (!by_n || pts[i].compute_ms == c_ms)) {
+				xs[k] = by_n ? pts[i].n : pts[i].compute_ms;
+				ys[k++] = ratio[i];
+			}
+		if (by_n)
+			text_printf(label, sizeof(label), "S = %u, C = %g ms", bytes, c_ms);
+		else
+			text_printf(label, sizeof(label), "S = %u", bytes);
+		aif_series(g, label, xs, ys, k);
+	}
+	if (n_pts) { /* the reading's bounds across the x range */
+		double lo = INFINITY, hi = -INFINITY, bx[2], good[2] = { 1.05, 1.05 }, bad[2] = { 1.15, 1.15 };
+		for (unsigned i = 0; i < n_pts; i++) {
+			double v = by_n ? pts[i].n : pts[i].compute_ms;
+			lo = fmin(lo, v), hi = fmax(hi, v);
+		}
+		bx[0] = lo, bx[1] = hi;
+		aif_series(g, "1.05 (excellent up to)", bx, good, 2);
+		aif_series(g, "1.15 (significant overhead)", bx, bad, 2);
+	}
+}
+
 int aif_jct(struct aif_ctx *x)
 {
 	const struct aif_jct_cfg *jc = &x->c->jct;
-	unsigned n = jc->ranks ? jc->ranks : x->fab.n_hosts;
-	double xs[AIF_MAX_LIST], ys[AIF_MAX_LIST], good[AIF_MAX_LIST], bad[AIF_MAX_LIST];
-	unsigned k_done = 0;
-	json_t *rows = json_array(), *g;
+	unsigned all = x->fab.n_hosts > 16 ? 16 : x->fab.n_hosts, n_ranks = jc->n_ranks ? jc->n_ranks : 1, done = 0;
+	struct jct_point pts[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST];
+	double ratio[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST];
+	json_t *rows = json_array();
 
-	if (n > x->fab.n_hosts)
-		n = x->fab.n_hosts;
-	if (n > 16)
-		n = 16;
-	printf("\n§10.1 synthetic JCT: %u iterations of compute C then an AllReduce of %u bytes over %u hosts\n"
-	       "  %9s  %9s  %9s  %9s  %7s  %9s  %s\n", jc->iterations, jc->message_size, n, "C ms", "iter", "JCT s",
+	printf("\n§10.1 synthetic JCT: %u iterations of compute C then a ring AllReduce of S bytes over N hosts\n"
+	       "  %4s  %10s  %9s  %9s  %9s  %9s  %7s  %9s  %s\n", jc->iterations, "N", "S", "C ms", "iter", "JCT s",
 	       "roofline", "ratio", "comm ms", "reading");
-	for (unsigned k = 0; k < jc->n_compute && !x->rn->stop; k++) {
-		struct aif_coll_run r;
-		json_t *row;
+	for (unsigned a = 0; a < n_ranks && !x->rn->stop; a++)
+		for (unsigned b = 0; b < jc->n_sizes && !x->rn->stop; b++)
+			for (unsigned k = 0; k < jc->n_compute && !x->rn->stop; k++) {
+				struct jct_point pt = { jc->n_ranks ? jc->ranks[a] : all, jc->message_sizes[b], jc->compute_ms[k] };
+				struct aif_coll_run r;
+				json_t *row;
 
-		aif_collective_trial(x, KPI_ALLREDUCE, n, jc->message_size, jc->iterations, jc->compute_ms[k] * 1e3, NULL, &r);
-		row = jct_row(x, n, jc->compute_ms[k], &r);
-		if (r.ran) {
-			xs[k_done] = jc->compute_ms[k];
-			ys[k_done] = json_number_value(json_object_get(row, "jct_ratio"));
-			good[k_done] = 1.05;
-			bad[k_done++] = 1.15;
-		}
-		json_array_append_new(rows, row);
-	}
-	g = aif_graph(x, "jct_ratio.png", "lines", "§10.1 JCT ratio against the compute step", "compute per iteration C (ms)",
-		      "JCT / roofline");
-	aif_series(g, "measured", xs, ys, k_done);
-	aif_series(g, "1.05 (excellent up to)", xs, good, k_done);
-	aif_series(g, "1.15 (significant overhead)", xs, bad, k_done);
-	json_object_set_new(x->results, "jct", json_pack("{s:s,s:s,s:i,s:o}", "section", "10.1", "collective",
-							 "allreduce (ring)", "ranks", (int)n, "rows", rows));
+				if (pt.n > all) {
+					aif_anomaly(x, AIF_JCT, "N = %u: not run: the fabric has %u hosts (16 at most)", pt.n, all);
+					break;
+				}
+				aif_collective_trial(x, KPI_ALLREDUCE, pt.n, pt.bytes, jc->iterations, pt.compute_ms * 1e3, NULL, &r);
+				row = jct_row(x, &pt, &r);
+				if (r.ran) {
+					pts[done] = pt;
+					ratio[done++] = json_number_value(json_object_get(row, "jct_ratio"));
+				}
+				json_array_append_new(rows, row);
+			}
+	jct_graph(x, pts, ratio, done);
+	json_object_set_new(x->results, "jct", json_pack("{s:s,s:s,s:o}", "section", "10.1", "collective", "allreduce (ring)",
+							 "rows", rows));
 	return x->rn->stop ? -1 : 0;
 }
