@@ -3,7 +3,7 @@
 seconds the process's resident memory, every mbuf pool's in-use count and the drop / loss counters
 are sampled from /metrics. At the end: a CSV, a plot, and a verdict — resident memory and pools
 flat after the warm-up, no drop or loss the config does not expect. Not a CI test (CI runs a
-20-second smoke of it); docs/reliability.md#long-runs.
+7-second smoke of it); docs/reliability.md#long-runs.
 
     bench/soak.py [--minutes 10] [--config configs/lab-incast-dcqcn.cfg] [--interval 5]
                   [--engine build/apps/roce-engine] [--out results/soak-<time>]

@@ -142,17 +142,19 @@ int aif_jct(struct aif_ctx *x)
 	printf("\n§10.1 synthetic JCT: %u iterations of compute C then a ring AllReduce of S bytes over N hosts\n"
 	       "  %4s  %10s  %9s  %9s  %9s  %9s  %7s  %9s  %s\n", jc->iterations, "N", "S", "C ms", "iter", "JCT s",
 	       "roofline", "ratio", "comm ms", "reading");
-	for (unsigned a = 0; a < n_ranks && !x->rn->stop; a++)
+	for (unsigned a = 0; a < n_ranks && !x->rn->stop; a++) {
+		unsigned n = jc->n_ranks ? jc->ranks[a] : all;
+
+		if (n > all) {
+			aif_anomaly(x, AIF_JCT, "N = %u: not run: the fabric has %u hosts (16 at most)", n, all);
+			continue;
+		}
 		for (unsigned b = 0; b < jc->n_sizes && !x->rn->stop; b++)
 			for (unsigned k = 0; k < jc->n_compute && !x->rn->stop; k++) {
-				struct jct_point pt = { jc->n_ranks ? jc->ranks[a] : all, jc->message_sizes[b], jc->compute_ms[k] };
+				struct jct_point pt = { n, jc->message_sizes[b], jc->compute_ms[k] };
 				struct aif_coll_run r;
 				json_t *row;
 
-				if (pt.n > all) {
-					aif_anomaly(x, AIF_JCT, "N = %u: not run: the fabric has %u hosts (16 at most)", pt.n, all);
-					break;
-				}
 				aif_collective_trial(x, KPI_ALLREDUCE, pt.n, pt.bytes, jc->iterations, pt.compute_ms * 1e3, NULL, &r);
 				row = jct_row(x, &pt, &r);
 				if (r.ran) {
@@ -161,6 +163,7 @@ int aif_jct(struct aif_ctx *x)
 				}
 				json_array_append_new(rows, row);
 			}
+	}
 	jct_graph(x, pts, ratio, done);
 	json_object_set_new(x->results, "jct", json_pack("{s:s,s:s,s:o}", "section", "10.1", "collective", "allreduce (ring)",
 							 "rows", rows));
