@@ -187,6 +187,14 @@ struct aif_coll_run {
 	struct aif_fabric_view v;
 };
 
+/* A collective group in the trial's `collectives` list (made when absent): its name, type and
+ * phases, and its empty `flows` array in *flows for the caller's flow names. */
+config_setting_t *aif_collective_group(struct aif_trial *t, const char *name, const char *type, unsigned phases,
+				       config_setting_t **flows);
+/* Each iteration's time from a report's collective, from the previous one's end (the first: the
+ * traffic's start, a compute step included) to its last phase's end, at most AIF_MAX_ITER; how
+ * many, and the last one's end in *total_s. */
+unsigned aif_iteration_times(const json_t *coll, unsigned phases, double *iter_s, double *total_s);
 /* The collective op (its name kpi_collective_names[op]) over the flows of traffic entry `entry`
  * of the ring or all_to_all pattern over the fabric's first n hosts: "ENTRY-hA-hB" for each pair. */
 config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,

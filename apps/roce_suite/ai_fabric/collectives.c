@@ -37,19 +37,28 @@ unsigned aif_op_phases(enum kpi_collective op, unsigned n)
 	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
 }
 
-config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,
-				     enum kpi_collective op, unsigned n, unsigned phases)
+config_setting_t *aif_collective_group(struct aif_trial *t, const char *name, const char *type, unsigned phases,
+				       config_setting_t **flows)
 {
-	config_setting_t *list = config_lookup(&t->cfg, "collectives"), *c, *flows;
-	char name[64];
+	config_setting_t *list = config_lookup(&t->cfg, "collectives"), *c;
 
 	if (!list)
 		list = config_setting_add(config_root_setting(&t->cfg), "collectives", CONFIG_TYPE_LIST);
 	c = config_setting_add(list, NULL, CONFIG_TYPE_GROUP);
-	cfg_set_string(c, "name", kpi_collective_names[op]);
-	cfg_set_string(c, "type", op == KPI_ALLTOALL ? "all_to_all" : "ring");
+	cfg_set_string(c, "name", name);
+	cfg_set_string(c, "type", type);
 	cfg_set_int(c, "phases", phases);
-	flows = config_setting_add(c, "flows", CONFIG_TYPE_ARRAY);
+	*flows = config_setting_add(c, "flows", CONFIG_TYPE_ARRAY);
+	return c;
+}
+
+config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,
+				     enum kpi_collective op, unsigned n, unsigned phases)
+{
+	config_setting_t *flows, *c = aif_collective_group(t, kpi_collective_names[op], op == KPI_ALLTOALL ? "all_to_all" : "ring",
+							   phases, &flows);
+	char name[64];
+
 	for (unsigned a = 0; a < n; a++)
 		for (unsigned b = 0; b < n; b++) {
 			if (op == KPI_ALLTOALL ? a == b : b != (a + 1) % n)
@@ -70,20 +79,19 @@ struct coll_result {
 	bool ran;
 };
 
-/* Each iteration's time, from the previous one's end (the first: the traffic's start, a compute
- * step included) to its last phase's end. */
-static void iteration_times(const json_t *coll, unsigned phases, struct aif_coll_run *r)
+unsigned aif_iteration_times(const json_t *coll, unsigned phases, double *iter_s, double *total_s)
 {
 	const json_t *end = json_object_get(coll, "phase_end_us");
-	unsigned done = (unsigned)json_array_size(end) / phases;
+	unsigned done = (unsigned)json_array_size(end) / phases, n = 0;
 	double prev = 0;
 
-	for (unsigned i = 0; i < done && i < AIF_MAX_ITER; i++) {
-		double e = json_number_value(json_array_get(end, (i + 1) * phases - 1));
-		r->iter_s[r->iterations++] = (e - prev) / 1e6;
+	for (; n < done && n < AIF_MAX_ITER; n++) {
+		double e = json_number_value(json_array_get(end, (n + 1) * phases - 1));
+		iter_s[n] = (e - prev) / 1e6;
 		prev = e;
 	}
-	r->total_s = prev / 1e6;
+	*total_s = prev / 1e6;
+	return n;
 }
 
 static void busbw_stats(struct coll_result *r)
@@ -224,7 +232,7 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		aif_fabric_to_json(&r->v, tr.record);
 		r->util_mean = mean_uplink_utilisation(tr.report);
 		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
-		iteration_times(coll, phases, r);
+		r->iterations = aif_iteration_times(coll, phases, r->iter_s, &r->total_s);
 		r->busiest_uplink = busiest_uplink(x, tr.report);
 		if (fail)
 			read_failure(tr.report, fail);

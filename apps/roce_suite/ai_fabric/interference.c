@@ -305,16 +305,10 @@ static int place(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigne
 static void add_job(struct aif_trial *t, const struct aif_ctx *x, const struct job *j, const struct aif_flow *tmpl,
 		    unsigned iterations)
 {
-	config_setting_t *list = config_lookup(&t->cfg, "collectives"), *c, *flows;
+	config_setting_t *flows;
 	char name[64];
 
-	if (!list)
-		list = config_setting_add(config_root_setting(&t->cfg), "collectives", CONFIG_TYPE_LIST);
-	c = config_setting_add(list, NULL, CONFIG_TYPE_GROUP);
-	cfg_set_string(c, "name", j->tag);
-	cfg_set_string(c, "type", "ring");
-	cfg_set_int(c, "phases", aif_op_phases(KPI_ALLREDUCE, j->n) * iterations);
-	flows = config_setting_add(c, "flows", CONFIG_TYPE_ARRAY);
+	aif_collective_group(t, j->tag, "ring", aif_op_phases(KPI_ALLREDUCE, j->n) * iterations, &flows);
 	for (unsigned i = 0; i < j->n; i++) {
 		struct aif_flow f = *tmpl;
 		unsigned pair[1][2] = { { j->hosts[i], j->hosts[(i + 1) % j->n] } };
@@ -334,19 +328,13 @@ static void add_job(struct aif_trial *t, const struct aif_ctx *x, const struct j
 
 static void read_job(const json_t *rep, const struct job *j, unsigned phases, unsigned b, struct jobs_run *r)
 {
-	const json_t *c, *end = NULL;
-	double prev = 0;
+	const json_t *c, *mine = NULL;
 	size_t i;
 
 	json_array_foreach(json_object_get(rep, "collectives"), i, c)
 		if (!strcmp(json_string_value(json_object_get(c, "name")) ?: "", j->tag))
-			end = json_object_get(c, "phase_end_us");
-	for (unsigned it = 0; it < json_array_size(end) / phases && it < AIF_MAX_ITER; it++) {
-		double e = json_number_value(json_array_get(end, (it + 1) * phases - 1));
-		r->iter_s[b][r->iterations[b]++] = (e - prev) / 1e6;
-		prev = e;
-	}
-	r->jct_s[b] = prev / 1e6;
+			mine = c;
+	r->iterations[b] = aif_iteration_times(mine, phases, r->iter_s[b], &r->jct_s[b]);
 }
 
 /* The jobs of `mask` (1: A, 2: B, 3: both) as placed, on one engine. */

@@ -157,14 +157,25 @@ static void busbw_of(const struct aif_ctx *x, unsigned n, struct sample *s)
 		s->busbw_gbps = kpi_busbw_gbps(ops[s->op], n, sc->message_size, s->iteration_ms[s->op] * 1e-3);
 }
 
+/* The samples of op's turns with a busBW: their times (t may be NULL) and busBW, at most max. */
+static unsigned op_busbw(const struct soak_run *r, int op, double *t, double *bw, unsigned max)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < r->n && k < max; i++)
+		if (r->s[i].op == op && r->s[i].busbw_gbps > 0) {
+			if (t)
+				t[k] = r->s[i].t_s;
+			bw[k++] = r->s[i].busbw_gbps;
+		}
+	return k;
+}
+
 static double median_busbw(const struct soak_run *r, int op)
 {
 	double *v = malloc(sizeof(double) * (r->n ? r->n : 1)), med = 0;
-	unsigned k = 0;
+	unsigned k = v ? op_busbw(r, op, NULL, v, r->n) : 0;
 
-	for (unsigned i = 0; v && i < r->n; i++)
-		if (r->s[i].op == op && r->s[i].busbw_gbps > 0)
-			v[k++] = r->s[i].busbw_gbps;
 	if (k) {
 		percentile_sort(v, k);
 		med = percentile_of_sorted(v, k, 0.5);
@@ -294,13 +305,10 @@ static void soak_graphs(struct aif_ctx *x, const struct soak_run *r, unsigned fi
 	g = aif_graph(x, "soak_busbw.png", "lines", "§12 soak: busBW per sample", "time (s)", "busBW (Gb/s)");
 	for (unsigned op = 0; op < 2; op++) {
 		double *ts = malloc(sizeof(double) * (r->n ? r->n : 1));
-		for (unsigned i = 0; ts && i < r->n; i++)
-			if (r->s[i].op == (int)op && r->s[i].busbw_gbps > 0) {
-				ts[k[op]] = r->s[i].t_s;
-				bw[op][k[op]++] = r->s[i].busbw_gbps;
-			}
-		if (ts)
+		if (ts) {
+			k[op] = op_busbw(r, (int)op, ts, bw[op], r->n);
 			aif_series(g, kpi_collective_names[ops[op]], ts, bw[op], k[op]);
+		}
 		free(ts);
 	}
 	for (unsigned i = 0; i < r->n; i++) {
@@ -385,10 +393,7 @@ int aif_soak(struct aif_ctx *x)
 	       leak ? " (a leak)" : "", stalls, wraps);
 	for (unsigned op = 0; op < 2; op++) {
 		double bw[4096];
-		unsigned k = 0;
-		for (unsigned i = 0; i < r.n && k < 4096; i++)
-			if (r.s[i].op == (int)op && r.s[i].busbw_gbps > 0)
-				bw[k++] = r.s[i].busbw_gbps;
+		unsigned k = op_busbw(&r, (int)op, NULL, bw, 4096);
 		if (k > 1) {
 			char kpi[48];
 			text_printf(kpi, sizeof(kpi), "soak_busbw_gbps_%s", kpi_collective_names[ops[op]]);
