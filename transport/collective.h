@@ -47,9 +47,10 @@ void collectives_free(struct collective_rt *c, unsigned n);
  * compute step) has come. */
 static inline bool collective_may_start(const struct collective_rt *c, uint64_t message_index, uint64_t now_tsc)
 {
-	/* a QP waits at the released phase only: it completed the one before, which released it */
+	/* a QP waits at the released phase only: it completed the one before, which released it; only
+	 * a compute step or a window can put its start after the release */
 	return message_index < __atomic_load_n(&c->released, __ATOMIC_ACQUIRE) &&
-	       now_tsc >= __atomic_load_n(&c->cur_start_tsc, __ATOMIC_RELAXED);
+	       ((!c->compute_tsc && !c->period_tsc) || now_tsc >= __atomic_load_n(&c->cur_start_tsc, __ATOMIC_RELAXED));
 }
 /* A local QP completed its message `phase` (0-based) at `now_tsc`. */
 void collective_completed(struct collective_rt *c, uint32_t phase, uint64_t now_tsc);
