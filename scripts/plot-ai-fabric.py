@@ -82,8 +82,10 @@ def main():
     out = Path(sys.argv[1])
     rep = json.loads((out / "report.json").read_text())
     a = rep["ai_fabric"]
-    topology(a["sections"]["2_topology"], out / "topology.png")
-    drawn = 1
+    drawn = 0
+    if a["sections"]["2_topology"]["nic_list"]:   # (none: every category went across a cluster)
+        topology(a["sections"]["2_topology"], out / "topology.png")
+        drawn = 1
     for g in a["graphs"]:
         if any(s["x"] for s in g["series"]):
             graph(g, out / g["file"])

@@ -132,6 +132,10 @@ void cluster_config_free(struct cluster_cfg *c);
 /* The port rule that applies to a rank (by rank first, then host, then local rank), or NULL. */
 const struct cl_port_rule *cluster_port_of(const struct cluster_cfg *c, unsigned rank, const char *host,
 					    unsigned local_rank);
+/* Why test t cannot run over n ranks (the engine's limits on a collective, a root or pair beyond
+ * the job, too many senders to one rank), into why; left empty when it can. roce-cluster checks
+ * every test so before any runs, and roce-suite a job it derives before it launches one. */
+void cluster_test_fits(const struct cl_test *t, unsigned n, char *why, size_t len);
 /* s with {rank}, {rank1}, {local_rank} replaced; 0, or -1 when the result does not fit. */
 int cluster_expand(const char *s, unsigned rank, unsigned local_rank, char *out, size_t len);
 

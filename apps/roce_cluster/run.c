@@ -251,54 +251,13 @@ static bool any_missing(const struct job *j)
 	return any;
 }
 
-/* Why a collective does not fit the engine over n ranks, into why (left empty when it does). */
-static void collective_fits(const struct cl_test *t, unsigned n, char *why, size_t len)
-{
-	unsigned phases = coll_phases(t->op, n) * t->iterations;
-
-	if (phases > CL_ENGINE_MAX_PHASES)
-		cl_text(why, len, "%s over %u ranks, %u iterations: %u phases; the engine takes %d", cl_op_names[t->op], n,
-			t->iterations, phases, CL_ENGINE_MAX_PHASES);
-	else if (t->op == CL_OP_ALLTOALL && n - 1 > CL_ENGINE_MAX_COLLECTIVE_FLOWS)
-		cl_text(why, len, "alltoall over %u ranks: %u peers a rank; the engine's collective takes %d", n, n - 1,
-			CL_ENGINE_MAX_COLLECTIVE_FLOWS);
-	else if ((uint64_t)t->message_size < (uint64_t)n * t->qps_per_pair)
-		cl_text(why, len, "message_size %u is under a byte per QP of each of the %u ranks' chunks (%u x %u)",
-			t->message_size, n, n, t->qps_per_pair);
-}
-
-/* The most ranks that send to one rank in a round of the test. */
-static unsigned most_senders(const struct cl_test *t, unsigned n)
-{
-	bool many = t->type == CL_TEST_INCAST || t->type == CL_TEST_ALL_TO_ALL ||
-		    (t->type == CL_TEST_COLLECTIVE && t->op == CL_OP_ALLTOALL);
-
-	return many ? n - 1 : 1;
-}
-
 /* What a test needs of the job's ranks, checked before any runs (every rank alike; rank 0 says
  * it): 0 or CLUSTER_EXIT_CONFIG. */
 static int check_test(const struct job *j, const struct cl_test *t)
 {
-	const unsigned n = (unsigned)j->comm.size;
-	const struct cl_file_pair *bad = t->schedule == CL_SCHED_FILE ? schedule_file_check(t->pairs, t->n_pairs, n) : NULL;
-	char why[300] = "";
+	char why[300];
 
-	if (n < 2)
-		cl_text(why, sizeof(why), "a test needs 2 ranks or more; the job has %u", n);
-	else if (t->type == CL_TEST_INCAST && t->root >= n)
-		cl_text(why, sizeof(why), "root %u is not one of the job's %u ranks", t->root, n);
-	else if (bad)
-		cl_text(why, sizeof(why), "pair %u %u (its file's line %u) names a rank the job's %u ranks lack", bad->a, bad->b,
-			bad->line, n);
-	else if (t->type == CL_TEST_ALL_TO_ALL && n - 1 > CL_MAX_PEERS)
-		cl_text(why, sizeof(why), "all_to_all over %u ranks: each rank's engine would send to %u peers; it takes %d", n,
-			n - 1, CL_MAX_PEERS);
-	else if (t->type == CL_TEST_COLLECTIVE)
-		collective_fits(t, n, why, sizeof(why));
-	if (!why[0] && (t->transport == CL_TRANSPORT_RC || t->cc != CL_CC_NONE) && most_senders(t, n) > CL_MAX_SENDERS)
-		cl_text(why, sizeof(why), "%u ranks send to one rank; with %s each receiving engine lists them (%d at most)",
-			most_senders(t, n), t->transport == CL_TRANSPORT_RC ? "RC" : "congestion control", CL_MAX_SENDERS);
+	cluster_test_fits(t, (unsigned)j->comm.size, why, sizeof(why));
 	if (!why[0])
 		return 0;
 	if (j->comm.rank == 0)

@@ -247,7 +247,7 @@ static int run_suite(const struct opts *o, const struct suite_cfg *s, const char
 	if (o->report && write_report(o->report, rep) && (!status || status == EXIT_VERDICT))
 		status = EXIT_IO;
 	if (s->type == SUITE_AI_FABRIC && !runner_refused(&rn) &&
-	    aif_results_write(o->results ? o->results : s->aif->results, rep) && (!status || status == EXIT_VERDICT))
+	    aif_results_write(s->aif->results, rep) && (!status || status == EXIT_VERDICT))
 		status = EXIT_IO;
 	json_decref(rep);
 	runner_finish(&rn);
@@ -271,6 +271,8 @@ int main(int argc, char **argv)
 		suite_config_free(&s);
 		return EXIT_CONFIG;
 	}
+	if (s.aif && o.results) /* (the categories that write beside the report use it too: a cluster job) */
+		snprintf(s.aif->results, sizeof(s.aif->results), "%s", o.results);
 	rc = find_engine(&o, engine, sizeof(engine)) ? EXIT_IO : EXIT_DONE;
 	if (!rc && s.base[0] && check_base(engine, s.base))
 		rc = EXIT_CONFIG; /* the engine printed the base's error */

@@ -567,6 +567,43 @@ static void shipped_cluster_files_load(void)
 	globfree(&g);
 }
 
+/* What a test needs of N ranks, by hand: a ring AllReduce has 2(N-1) phases an iteration (the
+ * engine takes 4,096), an AlltoAll at most 64 peers a rank, a chunk at least a byte per QP, an
+ * incast's root inside the job, RC's receivers at most 64 senders. */
+static void tests_fitted_to_the_ranks_by_hand(void)
+{
+	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = CL_OP_ALLREDUCE, .iterations = 1000, .message_size = 1 << 20,
+			     .qps_per_pair = 2, .transport = CL_TRANSPORT_RC };
+	char why[300];
+
+	cluster_test_fits(&t, 3, why, sizeof(why)); /* 4 phases x 1000 */
+	CHECK(why[0] == '\0');
+	cluster_test_fits(&t, 4, why, sizeof(why)); /* 6 x 1000 = 6000 > 4096 */
+	CHECK(strstr(why, "6000 phases; the engine takes 4096") != NULL);
+	t.iterations = 10;
+	t.message_size = 64;
+	cluster_test_fits(&t, 33, why, sizeof(why)); /* 33 x 2 QPs > 64 bytes */
+	CHECK(strstr(why, "message_size 64") != NULL);
+	t.message_size = 1 << 20;
+	t.op = CL_OP_ALLTOALL;
+	cluster_test_fits(&t, 65, why, sizeof(why)); /* 64 peers: fits */
+	CHECK(why[0] == '\0');
+	cluster_test_fits(&t, 66, why, sizeof(why));
+	CHECK(strstr(why, "65 peers") != NULL);
+	cluster_test_fits(&t, 1, why, sizeof(why));
+	CHECK(strstr(why, "2 ranks or more") != NULL);
+	t = (struct cl_test){ .type = CL_TEST_INCAST, .root = 4, .transport = CL_TRANSPORT_UC, .qps_per_pair = 1 };
+	cluster_test_fits(&t, 4, why, sizeof(why));
+	CHECK(strstr(why, "root 4 is not one of the job's 4 ranks") != NULL);
+	t.root = 0;
+	t.transport = CL_TRANSPORT_RC;
+	cluster_test_fits(&t, 66, why, sizeof(why)); /* 65 senders to the root over RC */
+	CHECK(strstr(why, "65 ranks send to one rank") != NULL);
+	t.transport = CL_TRANSPORT_UC;
+	cluster_test_fits(&t, 66, why, sizeof(why));
+	CHECK(why[0] == '\0');
+}
+
 int main(void)
 {
 	RUN(round_robin_meets_every_pair_once);
@@ -586,5 +623,6 @@ int main(void)
 	RUN(config_errors_name_file_line_and_setting);
 	RUN(ports_by_rank_then_host_then_local_rank);
 	RUN(shipped_cluster_files_load);
+	RUN(tests_fitted_to_the_ranks_by_hand);
 	return testlib_finish("test_cluster");
 }

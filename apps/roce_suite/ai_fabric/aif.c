@@ -68,14 +68,17 @@ int suite_ai_fabric(struct runner *rn, const struct suite_cfg *s, json_t *out)
 	struct aif_ctx x = { .rn = rn, .s = s, .c = s->aif, .results = json_object(), .anomalies = json_array(),
 			     .repeatability = json_array(), .thresholds = json_array(), .graphs = json_array() };
 
-	if (load_fabric(&x) || find_planner(&x)) {
+	if (x.c->fabric && (load_fabric(&x) || find_planner(&x))) {
 		rn->stop = true;
 		rn->exit_status = EXIT_IO;
 		ctx_free(&x);
 		return -1;
 	}
-	printf("fabric: %s, %u hosts, %u switches, host links %g Gb/s; results in %s\n", fabric_kind_name(x.fab.kind),
-	       x.fab.n_hosts, x.fab.n_switches, x.host_gbps, x.c->results);
+	if (x.c->fabric)
+		printf("fabric: %s, %u hosts, %u switches, host links %g Gb/s; results in %s\n", fabric_kind_name(x.fab.kind),
+		       x.fab.n_hosts, x.fab.n_switches, x.host_gbps, x.c->results);
+	else
+		printf("no fabric: every category goes across the cluster's hosts; results in %s\n", x.c->results);
 	for (unsigned k = 0; k < AIF_CATEGORIES && !rn->stop; k++)
 		if (x.c->run[k])
 			categories[k](&x);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "aif.h"
+#include "cluster.h"
 #include "cc_params.h"
 #include "config_fabric.h"
 #include "dcqcn.h"
@@ -321,9 +322,96 @@ static int load_lb(struct config_reader *r, const config_setting_t *root, struct
 	return 0;
 }
 
+/* A string member of 1..len-1 characters into out: 1 copied, 0 absent, -1 after an error. */
+static int opt_text(struct config_reader *r, const config_setting_t *g, const char *key, const char *what, char *out,
+		    size_t len)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	const char *v;
+
+	if (!s)
+		return 0;
+	if (cr_want_type(r, s, CONFIG_TYPE_STRING, what))
+		return -1;
+	v = config_setting_get_string(s);
+	if (!v[0] || strlen(v) >= len)
+		return cr_fail(r, s, "must be 1..%zu characters (%s)", len - 1, what);
+	snprintf(out, len, "%s", v);
+	return 1;
+}
+
+/* The ranks' slowest link: the lab's, or the least of the port rules' (100 Gb/s when unsaid). */
+static double cluster_link_gbps(const struct cluster_cfg *cc)
+{
+	double g = cc->lab.present ? cc->lab.link_gbps : INFINITY;
+
+	for (unsigned i = 0; !cc->lab.present && i < cc->n_ports; i++)
+		g = fmin(g, cc->ports[i].link_gbps > 0 ? cc->ports[i].link_gbps : 100);
+	return isinf(g) ? 100 : g;
+}
+
+/* Each op as the collective test the suite's roce-cluster job will run, fitted to the ranks by
+ * roce-cluster's own rule (cluster_test_fits): a job --check accepts is one that starts. */
+static int cluster_fits(struct config_reader *r, const config_setting_t *g, const struct aif_collectives_cfg *c)
+{
+	static const enum cl_collective_op ops[] = { [KPI_ALLREDUCE] = CL_OP_ALLREDUCE, [KPI_ALLGATHER] = CL_OP_ALLGATHER,
+						     [KPI_REDUCESCATTER] = CL_OP_ALLGATHER, [KPI_ALLTOALL] = CL_OP_ALLTOALL };
+	char why[300];
+
+	for (unsigned k = 0; k < c->n_ops; k++) {
+		struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = ops[c->ops[k]], .iterations = c->iterations,
+				     .message_size = c->message_size, .qps_per_pair = c->cluster.qps_per_pair,
+				     .transport = CL_TRANSPORT_RC };
+		cluster_test_fits(&t, c->cluster.ranks, why, sizeof(why));
+		if (why[0])
+			return cr_fail(r, g, "%s across the cluster's %u ranks: %s (roce-cluster's limit)",
+				       kpi_collective_names[c->ops[k]], c->cluster.ranks, why);
+	}
+	return 0;
+}
+
+/* cluster = { file; ranks; launcher; qps_per_pair; }: §9 through roce-cluster. The file is read
+ * with roce-cluster's own loader (its errors are its lines). */
+static int load_cluster(struct config_reader *r, const config_setting_t *coll, struct aif_collectives_cfg *c)
+{
+	static const char *const keys[] = { "file", "ranks", "launcher", "qps_per_pair", NULL };
+	struct aif_cluster_cfg *k = &c->cluster;
+	const config_setting_t *g, *f;
+	struct cluster_cfg cc;
+	char name[PATH_MAX], err[1024];
+	const char *slash = strrchr(r->file, '/');
+	int rc = coll ? cr_opt_group(r, coll, "cluster", &g) : 0;
+
+	if (rc <= 0)
+		return rc;
+	k->ranks = 4;
+	k->qps_per_pair = 2;
+	snprintf(k->launcher, sizeof(k->launcher), "mpirun --oversubscribe -np {ranks}");
+	if (cr_known_keys(r, g, keys) || !(f = cr_required(r, g, "file", "roce-cluster's file: its lab or ports")) ||
+	    opt_text(r, g, "file", "a file's path", name, sizeof(name)) < 0 ||
+	    opt_text(r, g, "launcher", "the command that starts the ranks", k->launcher, sizeof(k->launcher)) < 0 ||
+	    cr_opt_u32(r, g, "ranks", 2, CL_MAX_RANKS, &k->ranks) < 0 ||
+	    cr_opt_u32(r, g, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &k->qps_per_pair) < 0)
+		return -1;
+	if (name[0] == '/' || !slash)
+		text_printf(k->file, sizeof(k->file), "%s", name);
+	else
+		text_printf(k->file, sizeof(k->file), "%.*s/%s", (int)(slash - r->file), r->file, name);
+	if (cluster_config_load(k->file, &cc, err, sizeof(err)))
+		return cr_fail(r, f, "%s", err);
+	k->lab = cc.lab.present;
+	k->link_gbps = cluster_link_gbps(&cc);
+	k->step_timeout_s = cc.step_timeout_s;
+	cluster_config_free(&cc);
+	if (k->lab && k->ranks > CL_LAB_MAX_RANKS)
+		return cr_fail_member(r, g, "ranks", "%u: the file's local lab takes %d ranks at most", k->ranks,
+				      CL_LAB_MAX_RANKS);
+	return cluster_fits(r, g, c);
+}
+
 static int load_collectives(struct config_reader *r, const config_setting_t *g, struct aif_collectives_cfg *c)
 {
-	static const char *const keys[] = { "ops", "message_size", "iterations", "ranks", NULL };
+	static const char *const keys[] = { "ops", "message_size", "iterations", "ranks", "cluster", NULL };
 	const config_setting_t *a;
 	int n;
 
@@ -347,7 +435,7 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 			c->ops[c->n_ops++] = kinds[k];
 		}
 	}
-	return 0;
+	return load_cluster(r, g, c);
 }
 
 static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
@@ -510,11 +598,9 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 
 	defaults(c);
 	snprintf(c->results, sizeof(c->results), "results/%s", suite_name);
-	if (check_fabric(r, root) || load_thresholds(r, root, &c->th) || load_dut(r, root))
+	if (load_thresholds(r, root, &c->th) || load_dut(r, root))
 		return -1;
-	if (!g)
-		return 0;
-	if (cr_known_keys(r, g, keys) || load_categories(r, g, c) || cr_opt_u32(r, g, "repeats", 1, 100, &c->repeats) < 0 ||
+	if (g && (cr_known_keys(r, g, keys) || load_categories(r, g, c) || cr_opt_u32(r, g, "repeats", 1, 100, &c->repeats) < 0 ||
 	    cr_opt_u32(r, g, "memory_mb", 256, 65536, &c->memory_mb) < 0 || cr_opt_group(r, g, "throughput", &tp) < 0 ||
 	    cr_opt_group(r, g, "latency", &lat) < 0 || cr_opt_group(r, g, "burst", &bu) < 0 ||
 	    cr_opt_group(r, g, "pfc_incast", &inc) < 0 || load_burst(r, bu, &c->burst) ||
@@ -527,9 +613,15 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "soak", &sk) < 0 || load_soak(r, sk, &c->soak) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
-	    load_collectives(r, coll, &c->coll))
+	    load_collectives(r, coll, &c->coll)))
 		return -1;
-	if ((res = config_setting_get_member(g, "results"))) {
+	/* the fabric: required unless every category run goes across a cluster's hosts */
+	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
+		c->fabric |= c->run[k] && !(k == AIF_COLLECTIVES && c->coll.cluster.file[0]);
+	if ((c->fabric || config_setting_get_member(root, "fabric")) && check_fabric(r, root))
+		return -1;
+	c->fabric = config_setting_get_member(root, "fabric") != NULL;
+	if (g && (res = config_setting_get_member(g, "results"))) {
 		if (cr_want_type(r, res, CONFIG_TYPE_STRING, "a folder's path"))
 			return -1;
 		if (!config_setting_get_string(res)[0])

@@ -208,6 +208,42 @@ unsigned aif_op_phases(enum kpi_collective op, unsigned n);
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
 			 double compute_us, struct aif_link_failure *fail, struct aif_coll_run *r);
 
+/* ---- §9 across hosts: one roce-cluster job (cluster.c) ---------------------------------------------------------- */
+
+struct aif_cluster_job {
+	bool ran;
+	json_t *report;                 /* rank 0's cluster-report.json */
+	int status;                     /* roce-cluster's exit status (the report's) */
+	unsigned n_ranks, n_missing;
+	char error[768];
+};
+
+/* What the report says of one collective test's step beyond its iteration times. */
+struct aif_cluster_step {
+	unsigned ranks_reporting;       /* ranks whose phase ends came */
+	double busbw_mean_gbps;         /* roce-cluster's own mean */
+	double held_up_ms;              /* the most any rank's worker lcore was held up (off its CPU) */
+	double step_s;                  /* the longest rank's run of the step */
+	bool machine_limited;           /* held up over 1 % of the step: the ranks' CPUs, not the links,
+					 * set the pace */
+	uint64_t stray_bytes;           /* payload from ranks that were not the step's senders */
+	unsigned errors;                /* ranks whose step failed */
+};
+
+/* The suite's collectives as one roce-cluster job: the job's file derived into
+ * RESULTS/cluster/job.cfg, the launcher run (its output in job.log) until a deadline, rank 0's
+ * report read. 0, or -1 with j->error (the job did not run: refused, a rank that could not start,
+ * no report). */
+int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j);
+void aif_cluster_job_free(struct aif_cluster_job *j);
+/* Collective op's iteration times (s) as the job measured them, into iter_s; how many completed,
+ * their sum in *total_s, the step's other figures in *s. */
+unsigned aif_cluster_iterations(const struct aif_cluster_job *j, enum kpi_collective op, double *iter_s, double *total_s,
+				struct aif_cluster_step *s);
+
+/* mkdir -p; 0, or -1 with errno. */
+int aif_mkdir_p(const char *dir);
+
 /* ---- the categories ---------------------------------------------------------------------------------------------- */
 
 int aif_throughput(struct aif_ctx *x);

@@ -77,6 +77,8 @@ struct coll_result {
 	double util_mean;
 	double drop_ppm;
 	bool ran;
+	bool across;                    /* run by roce-cluster across its ranks */
+	struct aif_cluster_step step;   /* ... and what its report said of the step */
 };
 
 unsigned aif_iteration_times(const json_t *coll, unsigned phases, double *iter_s, double *total_s)
@@ -263,10 +265,60 @@ static void coll_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, st
 	r->ran = true;
 }
 
+/* op's row of a roce-cluster job (run once for every op): busBW per iteration from the job's
+ * iteration times, by the suite's own formula. */
+static void cluster_result(const struct aif_cluster_job *j, enum kpi_collective op, unsigned n,
+			   const struct aif_collectives_cfg *cc, struct coll_result *r)
+{
+	double it[AIF_MAX_ITER];
+	unsigned k;
+
+	memset(r, 0, sizeof(*r));
+	r->across = true;
+	if (!j->ran)
+		return;
+	k = aif_cluster_iterations(j, op, it, &r->total_s, &r->step);
+	for (unsigned i = 0; i < k; i++)
+		if (it[i] > 0)
+			r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, cc->message_size, it[i]);
+	r->v.machine_limited = r->step.machine_limited;
+	busbw_stats(r);
+	r->ran = true;
+}
+
+/* The cluster's own figures in op's row, and the verdicts only a cluster job has. */
+static void cluster_row(struct aif_ctx *x, const struct aif_cluster_job *j, enum kpi_collective op, unsigned n,
+			const struct coll_result *r, json_t *row)
+{
+	json_object_set_new(row, "where", json_string("cluster"));
+	json_object_set_new(row, "barriers", json_false());
+	json_object_set_new(row, "algorithm", json_string(op == KPI_ALLTOALL ? "direct: one phase, each rank writes S/N to every other; "
+							  "a rank's phase released by its sends and its receipts"
+							: "ring: each rank writes S/N to the next; a rank's phase released by its "
+							  "sends and its predecessor's receipt (no barrier)"));
+	json_object_set_new(row, "stragglers", json_string("as the ranks' hosts and the fabric make them"));
+	json_object_set_new(row, "ranks_reporting", json_integer(r->step.ranks_reporting));
+	json_object_set_new(row, "cluster_busbw_mean_gbps", json_real(r->step.busbw_mean_gbps));
+	json_object_set_new(row, "held_up_ms_max", json_real(r->step.held_up_ms));
+	json_object_set_new(row, "uplink_utilization_mean", json_null()); /* (the fabric's counters: none here) */
+	json_object_set_new(row, "drop_ppm", json_null());
+	json_object_set_new(row, "stray_payload_bytes", json_integer((json_int_t)r->step.stray_bytes));
+	if (!r->ran)
+		return;
+	suite_verdict(x->rn, r->step.ranks_reporting == n && !r->step.errors && !j->n_missing, "cluster_ranks_report",
+		      "%s: %u of %u ranks reported, %u failed steps, %u missing", kpi_collective_names[op],
+		      r->step.ranks_reporting, n, r->step.errors, j->n_missing);
+	if (r->step.stray_bytes)
+		aif_anomaly(x, AIF_COLLECTIVES, "%s across the cluster: %llu bytes of payload from ranks that were not the "
+			    "step's senders (an earlier step's frames)", kpi_collective_names[op],
+			    (unsigned long long)r->step.stray_bytes);
+}
+
 static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, const struct coll_result *r)
 {
 	const struct aif_collectives_cfg *cc = &x->c->coll;
-	double efficiency = r->mean / x->host_gbps;
+	const double link_gbps = r->across ? cc->cluster.link_gbps : x->host_gbps;
+	double efficiency = r->mean / link_gbps;
 	json_t *iters = json_array(), *row;
 
 	for (unsigned i = 0; i < r->iterations; i++)
@@ -283,22 +335,29 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 			iters);
 	json_object_set_new(row, "barriers", json_true());
 	json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
-	aif_fabric_to_json(&r->v, row);
+	json_object_set_new(row, "link_gbps", json_real(link_gbps));
+	if (!r->across)
+		aif_fabric_to_json(&r->v, row);
 	if (!r->ran)
 		return row;
-	aif_threshold(x, AIF_COLLECTIVES, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, kpi_collective_names[op]);
-	suite_verdict(x->rn, r->iterations == cc->iterations, "collective_completes", "%s over %u hosts: %u of %u iterations",
-		      kpi_collective_names[op], n, r->iterations, cc->iterations);
+	if (!r->across) /* (a cluster job's RC retransmits what is lost; its frames are not counted here) */
+		aif_threshold(x, AIF_COLLECTIVES, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, kpi_collective_names[op]);
+	suite_verdict(x->rn, r->iterations == cc->iterations, "collective_completes", "%s over %u %s: %u of %u iterations",
+		      kpi_collective_names[op], n, r->across ? "ranks" : "hosts", r->iterations, cc->iterations);
 	/* a host's link carries algo_factor x S per iteration: busBW above the link is impossible */
-	suite_verdict(x->rn, r->mean <= x->host_gbps * 1.001, "busbw_at_most_link", "%s: busBW %.4f Gb/s, link %.4f Gb/s",
-		      kpi_collective_names[op], r->mean, x->host_gbps);
+	suite_verdict(x->rn, r->mean <= link_gbps * 1.001, "busbw_at_most_link", "%s: busBW %.4f Gb/s, link %.4f Gb/s",
+		      kpi_collective_names[op], r->mean, link_gbps);
 	aif_repeatability(x, AIF_COLLECTIVES, op == KPI_ALLREDUCE   ? "busbw_gbps_allreduce"
 					      : op == KPI_ALLGATHER ? "busbw_gbps_allgather"
 								    : "busbw_gbps_alltoall",
 			  "Gb/s", r->busbw, r->iterations);
 	if (r->v.machine_limited) {
-		machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its busBW is "
-			      "partly the CPU's", kpi_collective_names[op]);
+		if (r->across)
+			machine_limit(x->rn, row, "%s: machine-limited (a rank's lcore was held up %.0f ms, its step %.3f s): its "
+				      "busBW is partly the CPUs'", kpi_collective_names[op], r->step.held_up_ms, r->step.step_s);
+		else
+			machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its busBW is "
+				      "partly the CPU's", kpi_collective_names[op]);
 		return row;
 	}
 	aif_threshold(x, AIF_COLLECTIVES, "busbw_gbps", r->mean, x->c->th.min_busbw_gbps, false, kpi_collective_names[op]);
@@ -307,26 +366,65 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 	return row;
 }
 
+/* The job across the cluster's ranks (collectives.cluster), its lines; a job that did not run is
+ * the suite's error, as a trial that did not run. */
+static json_t *cluster_job(struct aif_ctx *x, struct aif_cluster_job *j)
+{
+	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
+
+	printf("\n§9 collectives across %u ranks (roce-cluster, %s; links %g Gb/s)\n", k->ranks, k->file, k->link_gbps);
+	if (aif_cluster_job_run(x, j) == 0) {
+		if (j->n_ranks != k->ranks)
+			aif_anomaly(x, AIF_COLLECTIVES, "the launcher started %u ranks; the suite asked for %u", j->n_ranks, k->ranks);
+		return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:b,s:s}", "file", k->file, "launcher", k->launcher, "ranks",
+				 (int)j->n_ranks, "missing_ranks", (int)j->n_missing, "exit_status", j->status, "link_gbps",
+				 k->link_gbps, "local_lab", k->lab, "report", "cluster/cluster-report.json");
+	}
+	fprintf(stderr, "[ai_fabric] collectives across the cluster: %s\n", j->error);
+	x->rn->n_errors++;
+	if (suite_interrupted) {
+		x->rn->stop = true;
+		x->rn->exit_status = EXIT_INTERRUPTED;
+	} else if (!x->rn->exit_status) {
+		x->rn->exit_status = EXIT_TRIAL;
+	}
+	aif_anomaly(x, AIF_COLLECTIVES, "the roce-cluster job did not run: %s", j->error);
+	return json_pack("{s:s,s:s,s:s}", "file", k->file, "launcher", k->launcher, "error", j->error);
+}
+
 int aif_collectives(struct aif_ctx *x)
 {
 	const struct aif_collectives_cfg *cc = &x->c->coll;
-	unsigned n = cc->ranks ? cc->ranks : x->fab.n_hosts;
-	json_t *rows = json_array(), *bars, *lines;
+	const bool across = cc->cluster.file[0] != '\0';
+	unsigned n = across ? cc->cluster.ranks : cc->ranks ? cc->ranks : x->fab.n_hosts;
+	struct aif_cluster_job job = { 0 };
+	json_t *rows = json_array(), *bars, *lines, *out, *cluster = NULL;
 	double xs[KPI_COLLECTIVES], ys[KPI_COLLECTIVES];
 
-	if (n > MAX_RANKS || n > x->fab.n_hosts)
+	if (across)
+		cluster = cluster_job(x, &job);
+	else if (n > MAX_RANKS || n > x->fab.n_hosts)
 		n = x->fab.n_hosts < MAX_RANKS ? x->fab.n_hosts : MAX_RANKS;
-	printf("\n§9 collectives over %u hosts: busBW per iteration, Gb/s\n  %-10s %5s  %10s  %9s  %9s  %9s  %9s  %9s  %8s"
-	       "  %8s  %8s\n", n, "op", "N", "bytes", "iter", "mean", "p50", "p95", "p99", "effic.", "ECN", "XOFF");
+	if (!across)
+		printf("\n§9 collectives over %u hosts: busBW per iteration, Gb/s\n", n);
+	printf("  %-10s %5s  %10s  %9s  %9s  %9s  %9s  %9s  %8s  %8s  %8s\n", "op", "N", "bytes", "iter", "mean", "p50", "p95",
+	       "p99", "effic.", "ECN", "XOFF");
 	bars = aif_graph(x, "collectives_busbw.png", "bars", "§9 busBW by collective", "collective", "mean busBW (Gb/s)");
 	lines = aif_graph(x, "collectives_iterations.png", "lines", "§9 busBW per iteration", "iteration", "busBW (Gb/s)");
 	json_object_set_new(bars, "labels", json_array());
 	for (unsigned k = 0; k < cc->n_ops && !x->rn->stop; k++) {
 		struct coll_result r;
 		double it[AIF_MAX_ITER];
+		json_t *row;
 
-		coll_trial(x, cc->ops[k], n, &r);
-		json_array_append_new(rows, coll_row(x, cc->ops[k], n, &r));
+		if (across)
+			cluster_result(&job, cc->ops[k], n, cc, &r);
+		else
+			coll_trial(x, cc->ops[k], n, &r);
+		row = coll_row(x, cc->ops[k], n, &r);
+		if (across)
+			cluster_row(x, &job, cc->ops[k], n, &r, row);
+		json_array_append_new(rows, row);
 		xs[k] = k;
 		ys[k] = r.mean;
 		json_array_append_new(json_object_get(bars, "labels"), json_string(kpi_collective_names[cc->ops[k]]));
@@ -334,8 +432,12 @@ int aif_collectives(struct aif_ctx *x)
 			it[i] = i + 1;
 		aif_series(lines, kpi_collective_names[cc->ops[k]], it, r.busbw, r.iterations);
 	}
+	aif_cluster_job_free(&job);
 	aif_series(bars, "mean busBW", xs, ys, cc->n_ops);
-	json_object_set_new(x->results, "collectives",
-			    json_pack("{s:s,s:o,s:f}", "section", "9", "rows", rows, "link_gbps", x->host_gbps));
+	out = json_pack("{s:s,s:o,s:f,s:s}", "section", "9", "rows", rows, "link_gbps",
+			across ? cc->cluster.link_gbps : x->host_gbps, "where", across ? "cluster" : "fabric");
+	if (cluster)
+		json_object_set_new(out, "cluster", cluster);
+	json_object_set_new(x->results, "collectives", out);
 	return x->rn->stop ? -1 : 0;
 }

@@ -59,13 +59,46 @@ static json_t *lookup_json(const struct aif_ctx *x, const char *path)
 
 /* ---- the sections ----------------------------------------------------------------------------------------- */
 
+/* §9 across a cluster's hosts (collectives.cluster): the job's file, ranks and links, else NULL. */
+static json_t *cluster_json(const struct aif_ctx *x)
+{
+	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
+
+	if (!x->c->run[AIF_COLLECTIVES] || !k->file[0])
+		return NULL;
+	return json_pack("{s:s,s:s,s:s,s:i,s:f,s:s}", "categories", "collectives (section 9)", "file", k->file, "launcher",
+			 k->launcher, "ranks", (int)k->ranks, "link_gbps", k->link_gbps, "switch",
+			 k->lab ? "roce-cluster's local lab: one roce-engine lab switch, a memif port per rank (docs/cluster.md)"
+				: "the switches between the ranks' ports (the file's ports): the DUT");
+}
+
+/* The cluster file's lab.switch group as JSON (null without a local lab). */
+static json_t *cluster_switch_json(const struct aif_ctx *x)
+{
+	struct config_reader r;
+	config_t c;
+	const config_setting_t *sw;
+	json_t *o = json_null();
+
+	cr_init(&r, x->c->coll.cluster.file, NULL, 0, "cluster configuration");
+	if (cr_parse_file(&r, x->c->coll.cluster.file, &c))
+		return o;
+	if ((sw = config_lookup(&c, "lab.switch")))
+		o = setting_json(sw);
+	config_destroy(&c);
+	return o;
+}
+
 static json_t *section_dut(const struct aif_ctx *x)
 {
-	json_t *d = lookup_json(x, "dut");
+	json_t *d = lookup_json(x, "dut"), *cl = cluster_json(x);
 
 	if (!json_is_null(d))
-		return json_pack("{s:s,s:o}", "kind", "described by the suite file", "dut", d);
+		return json_pack("{s:s,s:o,s:o*}", "kind", "described by the suite file", "dut", d, "cluster", cl);
 	json_decref(d);
+	if (!x->c->fabric)
+		return json_pack("{s:s,s:o}", "kind", "the cluster's switches (no dut group describes them)", "cluster", cl);
+	json_decref(cl);
 	return json_pack("{s:s,s:s,s:s,s:s}", "kind", "virtual fabric", "switch",
 			 "roce-engine's lab switch at every fabric node (docs/virtual-lab.md, docs/fabric.md)", "asic",
 			 "none: an emulation (shared buffer with dynamic thresholds, per-port and per-class egress queues, "
@@ -77,6 +110,13 @@ static json_t *section_topology(const struct aif_ctx *x)
 {
 	json_t *sw = json_array(), *links = json_array(), *nics = json_array();
 	char ip[16];
+
+	if (!x->c->fabric) { /* (an empty fabric: the plot script draws no diagram) */
+		json_decref(sw);
+		json_decref(links);
+		return json_pack("{s:s,s:i,s:o,s:o*}", "kind", "cluster", "hosts", (int)x->c->coll.cluster.ranks, "nic_list",
+				 nics, "cluster", cluster_json(x));
+	}
 
 	for (unsigned s = 0; s < x->fab.n_switches; s++)
 		json_array_append_new(sw, json_pack("{s:s,s:s,s:i,s:f}", "name", x->fab.switches[s].name, "tier",
@@ -105,6 +145,14 @@ static json_t *section_dut_config(const struct aif_ctx *x)
 {
 	json_t *sw = lookup_json(x, "switch");
 
+	if (!x->c->fabric) {
+		json_decref(sw);
+		return json_pack("{s:o,s:s}", "switch", cluster_switch_json(x), "note",
+				 x->c->coll.cluster.lab ? "the cluster file's lab.switch: the local lab's switch (settings not "
+							  "given are the engine's defaults, docs/virtual-lab.md)"
+							: "the switches between the ranks' ports, as the lab configures them");
+	}
+
 	return json_pack("{s:o,s:s,s:s,s:{s:s,s:i,s:f},s:s}", "switch", sw, "switch_defaults",
 			 "settings not given are the engine's defaults (docs/virtual-lab.md)", "load_balance",
 			 fabric_lb_name(x->spec.lb.lb), "hash", "function", x->spec.lb.hash.fn == FAB_HASH_CRC16 ? "crc16" : "crc32",
@@ -115,11 +163,31 @@ static json_t *section_dut_config(const struct aif_ctx *x)
 
 static json_t *section_hosts(const struct aif_ctx *x)
 {
-	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:s}", "generator", "roce-engine", "engine", x->rn->engine, "nic",
-			 "the engine's fabric NICs: in-process ring cables to their leaves, paced at their links' rate",
-			 "lcores", "0-1 (lcore 0 supervises, lcore 1 runs every NIC and switch)", "host_link_gbps", x->host_gbps,
-			 "memory_mb", (int)(x->c->memory_mb ? x->c->memory_mb : 2048), "timestamps",
-			 "the engine's TSC time base, one clock for sender and receiver (one process)");
+	json_t *h = json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:s}", "generator", "roce-engine", "engine", x->rn->engine, "nic",
+			      "the engine's fabric NICs: in-process ring cables to their leaves, paced at their links' rate",
+			      "lcores", "0-1 (lcore 0 supervises, lcore 1 runs every NIC and switch)", "host_link_gbps",
+			      x->host_gbps, "memory_mb", (int)(x->c->memory_mb ? x->c->memory_mb : 2048), "timestamps",
+			      "the engine's TSC time base, one clock for sender and receiver (one process)");
+	json_t *cl = cluster_json(x);
+
+	if (!x->c->fabric) {
+		json_decref(h);
+		h = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "generator", "roce-engine, one per rank a step at a time "
+			      "(roce-cluster)", "engine", x->rn->engine, "nic", x->c->coll.cluster.lab
+			      ? "each rank's memif port into the local lab's switch" : "each rank's port from the cluster file's ports",
+			      "lcores", "each rank's engine: a main lcore and one worker (docs/cluster.md)", "host_link_gbps",
+			      x->c->coll.cluster.link_gbps, "timestamps", "each rank's own clock; phase ends moved onto rank 0's by "
+			      "the MPI ping-pong's offsets (or taken as one with PTP)");
+	}
+	if (cl && x->c->fabric) { /* (without a fabric, section 2 describes the cluster) */
+		json_object_set_new(cl, "ranks_engines", json_string("each rank's roce-engine on its port, a step at a time "
+								     "(roce-cluster); phase ends on each rank's clock, moved "
+								     "onto rank 0's by the MPI ping-pong's offsets"));
+		json_object_set_new(h, "cluster", cl);
+	} else {
+		json_decref(cl);
+	}
+	return h;
 }
 
 json_t *aif_sections(struct aif_ctx *x)
@@ -270,7 +338,9 @@ static void md_write(FILE *o, const json_t *rep)
 	md_object(o, json_object_get(json_object_get(sec, "1_dut"), "dut"));
 	fprintf(o, "## 2. Topology and cabling\n\n");
 	md_object(o, topo);
-	fprintf(o, "![topology](topology.png)\n\n");
+	md_object(o, json_object_get(topo, "cluster"));
+	if (json_array_size(json_object_get(topo, "nic_list")))
+		fprintf(o, "![topology](topology.png)\n\n");
 	md_table(o, json_object_get(topo, "switches"));
 	md_table(o, json_object_get(topo, "links"));
 	md_table(o, json_object_get(topo, "nic_list"));
@@ -278,6 +348,7 @@ static void md_write(FILE *o, const json_t *rep)
 	json_dumpf(json_object_get(sec, "3_dut_configuration"), o, JSON_INDENT(2));
 	fprintf(o, "\n```\n\n## 4. Host configuration\n\n");
 	md_object(o, json_object_get(sec, "4_host_configuration"));
+	md_object(o, json_object_get(json_object_get(sec, "4_host_configuration"), "cluster"));
 	fprintf(o, "## 5. Results\n\n");
 	md_results(o, json_object_get(sec, "5_results"), json_object_get(a, "graphs"));
 	fprintf(o, "### Thresholds\n\n");
@@ -302,7 +373,7 @@ static void md_write(FILE *o, const json_t *rep)
 
 /* ---- the results folder ---------------------------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir)
+int aif_mkdir_p(const char *dir)
 {
 	char p[PATH_MAX];
 
@@ -339,7 +410,7 @@ int aif_results_write(const char *dir, const json_t *rep)
 	char path[PATH_MAX + 32], tmp[PATH_MAX + 48];
 	FILE *o;
 
-	if (mkdir_p(dir)) {
+	if (aif_mkdir_p(dir)) {
 		fprintf(stderr, "roce-suite: cannot make the results folder %s: %s\n", dir, strerror(errno));
 		return -1;
 	}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * §9 across hosts: the suite's collectives as one roce-cluster job (docs/cluster.md) over the
+ * ranks the user's launcher starts (mpirun, srun), on the ports or the local lab of the user's
+ * cluster file. The suite derives the job's file from that one: its cluster, lab and ports groups
+ * as written, a collective test per op of the suite's in place of its tests, no sla (the suite
+ * judges). It launches the job, waits for it with a deadline, and reads rank 0's
+ * cluster-report.json: each iteration's time there (the ranks' phase ends moved onto rank 0's
+ * clock by their offsets) becomes the suite's busBW per iteration (kpi.h), in the same table as
+ * the fabric's collectives.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "aif_ctx.h"
+#include "cluster.h"
+#include "config_tree.h"
+#include "engine_child.h"
+
+#define JOB_START_S 60.0    /* MPI's start, the lab switch's, the clock ping-pongs: beyond the steps */
+#define MACHINE_SHARE 0.01  /* a rank whose lcores were held up longer than this share of its step */
+
+/* A step's duration: what bounds a collective that stalls (the phases end it sooner), as the
+ * fabric's collective trials bound theirs. */
+static double step_duration_s(const struct aif_collectives_cfg *cc)
+{
+	return 10 + 1e-9 * 8 * cc->message_size * 2.0 * cc->iterations / cc->cluster.link_gbps * 20;
+}
+
+static const char *cluster_op(enum kpi_collective op)
+{
+	return op == KPI_ALLTOALL ? "alltoall" : op == KPI_ALLREDUCE ? "allreduce" : "allgather";
+}
+
+/* The user's file with the suite's tests in place of its own, into path; 0, or -1 with why. */
+static int derive_file(const struct aif_ctx *x, const char *dir, const char *path, char *why, size_t len)
+{
+	const struct aif_collectives_cfg *cc = &x->c->coll;
+	struct config_reader r;
+	config_t c;
+	config_setting_t *root, *cl, *tests;
+	char abs[PATH_MAX], err[1024];
+	int rc = 0;
+
+	cr_init(&r, cc->cluster.file, err, sizeof(err), "cluster configuration");
+	if (cr_parse_file(&r, cc->cluster.file, &c)) {
+		text_printf(why, len, "%s", err);
+		return -1;
+	}
+	root = config_root_setting(&c);
+	cfg_remove(root, "tests");
+	cfg_remove(root, "sla");
+	cl = cfg_group(root, "cluster");
+	cfg_set_string(cl, "results", dir);
+	if (!config_setting_get_member(cl, "engine") || !config_setting_get_string(config_setting_get_member(cl, "engine"))[0])
+		cfg_set_string(cl, "engine", realpath(x->rn->engine, abs) ? abs : x->rn->engine);
+	tests = config_setting_add(root, "tests", CONFIG_TYPE_LIST);
+	for (unsigned k = 0; k < cc->n_ops; k++) {
+		config_setting_t *t = config_setting_add(tests, NULL, CONFIG_TYPE_GROUP);
+		cfg_set_string(t, "name", kpi_collective_names[cc->ops[k]]);
+		cfg_set_string(t, "type", "collective");
+		cfg_set_string(t, "op", cluster_op(cc->ops[k]));
+		cfg_set_int(t, "message_size", cc->message_size);
+		cfg_set_int(t, "mtu", AIF_IB_MTU);
+		cfg_set_int(t, "qps_per_pair", cc->cluster.qps_per_pair);
+		cfg_set_string(t, "transport", "rc");
+		cfg_set_int(t, "iterations", cc->iterations);
+		cfg_set_float(t, "duration_s", step_duration_s(cc));
+	}
+	if (config_write_file(&c, path) != CONFIG_TRUE) {
+		text_printf(why, len, "cannot write %s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	config_destroy(&c);
+	return rc;
+}
+
+/* "LAUNCHER ROCE-CLUSTER FILE", {ranks} replaced; 0, or -1 when it does not fit. */
+static int command_line(const struct aif_ctx *x, const char *prog, const char *file, char *out, size_t len)
+{
+	const char *l = x->c->coll.cluster.launcher, *at;
+	size_t n = 0;
+	int w;
+
+	while ((at = strstr(l, "{ranks}"))) {
+		w = snprintf(out + n, len - n, "%.*s%u", (int)(at - l), l, x->c->coll.cluster.ranks);
+		if (w < 0 || (size_t)w >= len - n)
+			return -1;
+		n += (size_t)w;
+		l = at + strlen("{ranks}");
+	}
+	w = snprintf(out + n, len - n, "%s '%s' '%s'", l, prog, file);
+	return w < 0 || (size_t)w >= len - n ? -1 : 0;
+}
+
+/* The command in its own process group (so that a deadline or a Ctrl-C stops every rank it
+ * started), its output into log; its wait status, or -1 with why. */
+static int launch(const char *cmd, const char *log, double timeout_s, char *why, size_t len)
+{
+	bool timed_out = false, interrupted = false;
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		setpgid(0, 0);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0) {
+		text_printf(why, len, "cannot start the launcher: %s", strerror(errno));
+		return -1;
+	}
+	setpgid(pid, pid);
+	st = engine_child_await(pid, engine_child_now_s() + timeout_s, &suite_interrupted, &timed_out, &interrupted);
+	if (timed_out || interrupted) {
+		text_printf(why, len, "%s after %.0f s (its output: %s)", interrupted ? "interrupted" : "stopped, no end",
+			    timeout_s, log);
+		return -1;
+	}
+	return st;
+}
+
+/* Why the job ended, from its output: roce-cluster's first line (its ranks say why they stop
+ * there), else the launcher's last, else the last line. */
+static void log_reason(const char *log, char *out, size_t len)
+{
+	FILE *f = fopen(log, "r");
+	char line[1024];
+	bool own = false;
+
+	text_printf(out, len, "no output");
+	if (!f)
+		return;
+	while (!own && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		own = !strncmp(line, "roce-cluster", 12);
+		if (line[0] && (own || strstr(line, "mpirun") || strstr(line, "srun") || strstr(line, "ERROR")))
+			text_printf(out, len, "%s", line);
+	}
+	fclose(f);
+}
+
+int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j)
+{
+	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
+	char dir[PATH_MAX], file[PATH_MAX + 16], log[PATH_MAX + 16], rep[PATH_MAX + 32], prog[PATH_MAX], cmd[4 * PATH_MAX];
+	char why[600];
+	double timeout_s = JOB_START_S + x->c->coll.n_ops * (step_duration_s(&x->c->coll) + k->step_timeout_s + 10);
+	json_error_t jerr;
+	int st;
+
+	memset(j, 0, sizeof(*j));
+	text_printf(dir, sizeof(dir), "%s/cluster", x->c->results);
+	if (aif_mkdir_p(dir) || !realpath(dir, prog)) {
+		text_printf(j->error, sizeof(j->error), "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	text_printf(dir, sizeof(dir), "%s", prog);
+	text_printf(file, sizeof(file), "%s/job.cfg", dir);
+	text_printf(log, sizeof(log), "%s/job.log", dir);
+	text_printf(rep, sizeof(rep), "%s/cluster-report.json", dir);
+	text_printf(prog, sizeof(prog), "%s", x->rn->engine);
+	text_printf(prog, sizeof(prog), "%s/roce-cluster", dirname(strcpy(cmd, prog)));
+	if (access(prog, X_OK)) {
+		text_printf(j->error, sizeof(j->error), "cannot run %s (beside roce-engine; built with Open MPI): %s", prog,
+			    strerror(errno));
+		return -1;
+	}
+	if (derive_file(x, dir, file, j->error, sizeof(j->error)))
+		return -1;
+	if (command_line(x, prog, file, cmd, sizeof(cmd))) {
+		text_printf(j->error, sizeof(j->error), "the launcher's command line is too long");
+		return -1;
+	}
+	unlink(rep);
+	printf("  %s\n", cmd);
+	fflush(stdout);
+	if ((st = launch(cmd, log, timeout_s, j->error, sizeof(j->error))) == -1)
+		return -1;
+	if (!(j->report = json_load_file(rep, 0, &jerr))) {
+		log_reason(log, why, sizeof(why));
+		text_printf(j->error, sizeof(j->error), "no report from roce-cluster (exit status %d): %s (%s)",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : -1, why, log);
+		return -1;
+	}
+	j->status = json_is_integer(json_object_get(j->report, "exit_status"))
+			    ? (int)json_integer_value(json_object_get(j->report, "exit_status"))
+			    : (WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	j->n_ranks = (unsigned)jnum(j->report, "n_ranks");
+	j->n_missing = (unsigned)json_array_size(json_object_get(j->report, "missing_ranks"));
+	if (j->status == 3 || j->status == 4) { /* refused, or a rank could not start: nothing ran */
+		log_reason(log, why, sizeof(why));
+		text_printf(j->error, sizeof(j->error), "roce-cluster exit status %d: %s (%s)", j->status, why, log);
+		return -1;
+	}
+	j->ran = true;
+	return 0;
+}
+
+void aif_cluster_job_free(struct aif_cluster_job *j)
+{
+	json_decref(j->report);
+	j->report = NULL;
+}
+
+/* The test of op in the job's report, or NULL. */
+static const json_t *test_of(const struct aif_cluster_job *j, enum kpi_collective op)
+{
+	const json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(j->report, "tests"), i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", kpi_collective_names[op]))
+			return t;
+	return NULL;
+}
+
+unsigned aif_cluster_iterations(const struct aif_cluster_job *j, enum kpi_collective op, double *iter_s, double *total_s,
+				struct aif_cluster_step *s)
+{
+	const json_t *t = test_of(j, op), *summary = json_object_get(t, "summary"), *c = json_object_get(summary, "collective");
+	const json_t *ranks = json_object_get(json_array_get(json_object_get(t, "rounds"), 0), "ranks"), *r, *v;
+	unsigned n = 0;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	*total_s = 0;
+	json_array_foreach(json_object_get(c, "iteration_us"), i, v)
+		if (n < AIF_MAX_ITER) {
+			iter_s[n++] = json_number_value(v) / 1e6;
+			*total_s += json_number_value(v) / 1e6;
+		}
+	s->ranks_reporting = (unsigned)jnum(c, "ranks_reporting");
+	s->busbw_mean_gbps = jnum(json_object_get(c, "busbw_gbps"), "mean");
+	json_array_foreach(ranks, i, r) {
+		s->held_up_ms = fmax(s->held_up_ms, jnum(r, "held_up_ms"));
+		s->step_s = fmax(s->step_s, jnum(r, "duration_s"));
+		s->stray_bytes += (uint64_t)jnum(r, "stray_payload_bytes");
+		if (json_object_get(r, "error"))
+			s->errors++;
+	}
+	s->machine_limited = s->held_up_ms > MACHINE_SHARE * 1e3 * s->step_s;
+	return n;
+}
