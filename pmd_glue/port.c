@@ -21,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "mbuf_pool.h"
 #include "port.h"
 #include "steering.h"
 
@@ -115,8 +116,7 @@ static struct rte_mempool *make_pool(const struct cfg_port *cp, uint16_t port_id
 	char name[RTE_MEMPOOL_NAMESIZE];
 
 	snprintf(name, sizeof(name), "mbufs_port%u", port_id);
-	return rte_pktmbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
-				       (int)socket);
+	return mbuf_pool_create(name, port_pool_size(cp, n_lcores), MBUF_CACHE, (uint16_t)mbuf_room(cp), (int)socket);
 }
 
 unsigned port_tx_pool_size(const struct cfg_port *cp)
@@ -145,8 +145,7 @@ struct rte_mempool *port_tx_pool_create(const struct cfg_port *cp, unsigned lcor
 	struct rte_mempool *mp;
 
 	snprintf(name, sizeof(name), "tx_l%u_r%u", lcore, role);
-	mp = rte_pktmbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, 0, (uint16_t)mbuf_room(cp),
-				     (int)socket);
+	mp = mbuf_pool_create(name, port_tx_pool_size(cp), MBUF_CACHE, (uint16_t)mbuf_room(cp), (int)socket);
 	if (mp && zeroed)
 		rte_mempool_obj_iter(mp, zero_mbuf, NULL);
 	return mp;

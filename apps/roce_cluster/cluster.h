@@ -60,6 +60,8 @@ struct cl_test {
 	uint64_t seed;               /* permutation: which one (every rank draws the same) */
 	enum cl_collective_op op;    /* collective */
 	unsigned iterations;         /* collective: how many times it runs back to back */
+	double compute_ms;           /* collective: a synthetic compute step before each iteration (0: none),
+				      * as training computes between its collectives */
 	unsigned message_size;       /* bytes of each WRITE; a collective's: its size S (nccl-tests' "size") */
 	unsigned mtu;                /* IB path MTU */
 	unsigned qps_per_pair;

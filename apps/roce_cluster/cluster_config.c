@@ -342,6 +342,8 @@ static int check_type_settings(struct loader *ld, const config_setting_t *ts, co
 		return cr_fail_member(&ld->r, ts, "op", "only for collective tests");
 	if (t->type != CL_TEST_COLLECTIVE && config_setting_get_member(ts, "iterations"))
 		return cr_fail_member(&ld->r, ts, "iterations", "only for collective tests");
+	if (t->type != CL_TEST_COLLECTIVE && config_setting_get_member(ts, "compute_ms"))
+		return cr_fail_member(&ld->r, ts, "compute_ms", "only for collective tests");
 	if (t->type == CL_TEST_COLLECTIVE && !config_setting_get_member(ts, "op"))
 		return cr_fail_member(&ld->r, ts, "op", "missing (allreduce, allgather or alltoall)");
 	if (t->type == CL_TEST_COLLECTIVE && config_setting_get_member(ts, "measure"))
@@ -359,7 +361,7 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 {
 	static const char *const keys[] = { "name", "type", "measure", "schedule", "pairs_file", "root", "seed", "op",
 					    "iterations", "message_size", "mtu", "qps_per_pair", "transport", "cc",
-					    "duration_s", "rate_gbps", "probe_pps", NULL };
+					    "duration_s", "rate_gbps", "probe_pps", "compute_ms", NULL };
 	const config_setting_t *s;
 	unsigned type = 0, measure = 0, sched = 0, op = 0, transport = 0, cc = 0;
 	long long seed = 1;
@@ -385,7 +387,8 @@ static int parse_test(struct loader *ld, const config_setting_t *ts, struct cl_t
 	    cr_opt_u32(&ld->r, ts, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &t->qps_per_pair) < 0 ||
 	    cr_opt_float(&ld->r, ts, "duration_s", 0.1, false, 3600, &t->duration_s) < 0 ||
 	    cr_opt_float(&ld->r, ts, "rate_gbps", 0, false, 800, &t->rate_gbps) < 0 ||
-	    cr_opt_float(&ld->r, ts, "probe_pps", 1, false, 1e7, &t->probe_pps) < 0)
+	    cr_opt_float(&ld->r, ts, "probe_pps", 1, false, 1e7, &t->probe_pps) < 0 ||
+	    cr_opt_float(&ld->r, ts, "compute_ms", 0, false, 1e6, &t->compute_ms) < 0)
 		return -1;
 	type = (unsigned)i;
 	t->seed = (uint64_t)seed;

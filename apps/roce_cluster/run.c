@@ -290,6 +290,7 @@ static json_t *test_record(const struct cl_test *t, unsigned n, json_t *rounds)
 		json_object_set_new(o, "iterations", json_integer(t->iterations));
 		json_object_set_new(o, "phases_per_iteration", json_integer(coll_phases(t->op, n)));
 		json_object_set_new(o, "message_per_qp", json_integer(coll_message_per_qp(t, n)));
+		json_object_set_new(o, "compute_ms", json_real(t->compute_ms));
 	}
 	return o;
 }

@@ -75,8 +75,12 @@ static bool put_flow(const struct cl_step_env *env, unsigned rank, unsigned to, 
 static bool put_collective(const struct cl_step_env *env, unsigned rank, const struct cl_test *t,
 			   const struct cl_step_peers *pe, char *out, size_t len, size_t *n)
 {
-	bool ok = put(out, len, n, "collectives = ( { name = \"%s\"; type = \"%s\"; phases = %u; flows = [", t->name,
-		      t->op == CL_OP_ALLTOALL ? "all_to_all" : "ring", coll_phases(t->op, env->n_ranks) * t->iterations);
+	unsigned per_iteration = coll_phases(t->op, env->n_ranks);
+	bool ok = put(out, len, n, "collectives = ( { name = \"%s\"; type = \"%s\"; phases = %u;", t->name,
+		      t->op == CL_OP_ALLTOALL ? "all_to_all" : "ring", per_iteration * t->iterations) &&
+		  (t->compute_ms <= 0 || put(out, len, n, " compute_us = %.3f; iteration_phases = %u;", t->compute_ms * 1e3,
+					      per_iteration)) &&
+		  put(out, len, n, " flows = [");
 
 	for (unsigned i = 0; ok && i < pe->n_to; i++)
 		ok = put(out, len, n, "%s\"to%u\"", i ? ", " : "", pe->to[i]);

@@ -1,11 +1,17 @@
-"""The AI-fabric suite's §9 collectives across hosts through cluster mode (docs/ai-fabric.md,
-"Across hosts"): the shipped configs/suites/ai-fabric-cluster.cfg runs AllReduce, AllGather and
-AlltoAll as one roce-cluster job of four ranks on the local lab (mpirun on this machine), and each
-figure of the suite's report is held against the job's own files, computed here independently:
+"""The AI-fabric suite across hosts through cluster mode (docs/ai-fabric.md, "Across hosts"): the
+shipped configs/suites/ai-fabric-cluster.cfg runs §9's AllReduce, AllGather and AlltoAll and
+§10.1's synthetic JCT as one roce-cluster job of four ranks on the local lab (mpirun on this
+machine), and each figure of the suite's report is held against the job's own files, computed
+here independently:
 
 * the job the suite derived (RESULTS/cluster/job.cfg, as roce-cluster's report lists its tests):
-  one collective test per op with the suite's S, iterations and QPs per pair over RC, the cluster
-  file's lab as written, no SLA of its own;
+  one collective test per op with the suite's S, iterations and QPs per pair over RC, one ring
+  AllReduce with the compute step per (S, C) of §10.1, the cluster file's lab as written, no SLA
+  of its own;
+* §10.1: the JCT is the sum of the job's iteration times, the roofline iterations x (C + 8 S
+  2(N-1)/N / B) with B the lab link's payload rate by hand; on every rank's own engine report,
+  each iteration's first phase ended at least C after the previous iteration's last phase ended
+  (the compute steps were kept across processes);
 * each iteration's busBW = S x 8 x factor / t with t from the job's iteration times and the factor
   by hand (ring AllReduce 2(N-1)/N, AllGather and AlltoAll (N-1)/N): the suite's per-iteration
   series and its mean, p50 and the cluster's own mean;
@@ -63,15 +69,26 @@ PHASES = {"allreduce": lambda n: 2 * (n - 1), "allgather": lambda n: n - 1, "all
 S, ITERATIONS, QPS, N = 262144, 5, 2, 4   # the shipped file's
 
 
+COLL = ["allreduce", "allgather", "alltoall"]
+JCT_NAME, C_MS, JCT_ITER = "jct262144-20", 20.0, 4
+
+
+def coll_tests(cl):
+    return [t for t in cl["tests"] if t["name"] in COLL]
+
+
 def test_the_suite_derives_one_collective_test_per_op(job):
     p, rep, cl, tmp = job
     assert p.returncode == 0, p.stdout + p.stderr
     assert cl["complete"] and cl["n_ranks"] == N and cl["missing_ranks"] == []
-    assert [t["name"] for t in cl["tests"]] == ["allreduce", "allgather", "alltoall"]
-    for t in cl["tests"]:
-        assert (t["type"], t["op"], t["message_size"], t["qps_per_pair"], t["transport"]) == \
-            ("collective", t["name"], S, QPS, "rc")
+    assert [t["name"] for t in cl["tests"]] == COLL + [JCT_NAME]
+    for t in coll_tests(cl):
+        assert (t["type"], t["op"], t["message_size"], t["qps_per_pair"], t["transport"], t["compute_ms"]) == \
+            ("collective", t["name"], S, QPS, "rc", 0)
         assert t["summary"]["collective"]["iterations"] == ITERATIONS
+    jt = cl["tests"][-1]
+    assert (jt["op"], jt["message_size"], jt["compute_ms"], jt["summary"]["collective"]["iterations"]) == \
+        ("allreduce", S, C_MS, JCT_ITER)
     assert cl["sla"]["verdict"] == "none"            # the suite judges, not the job
     text = (tmp / "res" / "cluster" / "job.cfg").read_text()
     assert re.search(r"link_gbps\s*=\s*0\.5", text) and "buffer_kb" in text   # the cluster file's lab as written
@@ -84,7 +101,7 @@ def test_busbw_per_iteration_from_the_jobs_iteration_times(job):
     coll = sec["5_results"]["collectives"]
     assert coll["where"] == "cluster" and coll["link_gbps"] == 0.5
     rows = {r["op"]: r for r in coll["rows"]}
-    for t in cl["tests"]:
+    for t in coll_tests(cl):
         r, c = rows[t["name"]], t["summary"]["collective"]
         assert r["ranks"] == N and r["ranks_reporting"] == N
         assert r["iterations_completed"] == ITERATIONS == len(c["iteration_us"])
@@ -108,7 +125,7 @@ def test_each_rank_received_the_algorithms_bytes(job):
     are counted once, as the receiver accepts them in order)."""
     p, rep, cl, tmp = job
     chunk = S // N
-    for t in cl["tests"]:
+    for t in coll_tests(cl):
         for s in t["rounds"][0]["ranks"]:
             got = {e["from"]: e["payload_bytes"] for e in s["rx"] if e["payload_bytes"]}
             if t["name"] == "alltoall":
@@ -117,6 +134,32 @@ def test_each_rank_received_the_algorithms_bytes(job):
                 want = {(s["rank"] - 1) % N: ITERATIONS * PHASES[t["name"]](N) * chunk}
             assert got == want, (t["name"], s["rank"])
             assert s["stray_payload_bytes"] == 0
+
+
+def test_jct_across_the_ranks_keeps_its_compute_steps(job):
+    p, rep, cl, tmp = job
+    jt = cl["tests"][-1]
+    row = rep["ai_fabric"]["sections"]["5_results"]["jct"]["rows"][0]
+    assert row["where"] == "cluster" and row["ranks"] == N and row["iterations_completed"] == JCT_ITER
+    its = [us * 1e-6 for us in jt["summary"]["collective"]["iteration_us"]]
+    assert row["jct_s"] == pytest.approx(sum(its), rel=1e-6)
+    # the roofline by hand: B the payload a 0.5 Gb/s link carries in chunks of S/N = 64 KiB at IB
+    # MTU 1024: 64 packets of 1024 B, each with 14 + 20 + 8 + 12 + 4 (ICRC) + 4 (FCS) + 20
+    # (preamble and gap) bytes, and one RETH of 16
+    chunk = S // N
+    wire = chunk + 64 * (14 + 20 + 8 + 12 + 4 + 4 + 20) + 16
+    b = 0.5 * chunk / wire
+    roof = JCT_ITER * (C_MS * 1e-3 + 8 * S * 2 * (N - 1) / N / (b * 1e9))
+    assert row["roofline_s"] == pytest.approx(roof, rel=1e-6)
+    assert row["jct_ratio"] == pytest.approx(sum(its) / roof, rel=1e-6) and row["jct_ratio"] >= 1
+    phases = 2 * (N - 1)
+    for rank in range(N):
+        er = json.loads((tmp / "res" / "cluster" / "reports" / ("%s-r0-rank%d.json" % (JCT_NAME, rank))).read_text())
+        ends = er["collectives"][0]["phase_end_us"]
+        assert len(ends) == JCT_ITER * phases
+        for k in range(1, JCT_ITER):
+            # the iteration's first phase starts C after the previous one's last ended, and ends later
+            assert ends[k * phases] - ends[k * phases - 1] >= C_MS * 1e3, (rank, k)
 
 
 def test_the_report_says_the_cluster(job):
@@ -129,7 +172,8 @@ def test_the_report_says_the_cluster(job):
     assert "§9 collectives" in md and "cluster" in md and "topology.png" not in md
     assert (tmp / "res" / "collectives_busbw.png").exists() and not (tmp / "res" / "topology.png").exists()
     checks = {v["check"] for v in rep["verdicts"]}
-    assert {"collective_completes", "busbw_at_most_link", "cluster_ranks_report"} <= checks
+    assert {"collective_completes", "busbw_at_most_link", "cluster_ranks_report", "jct_completes",
+            "jct_at_least_roofline", "jct_compute_kept"} <= checks
     assert all(v["verdict"] == "pass" for v in rep["verdicts"]), rep["verdicts"]
 
 
@@ -137,13 +181,20 @@ HEAD = 'suite = { name = "x"; type = "ai_fabric"; };\n'
 
 
 @pytest.mark.parametrize("body,where,setting,says", [
-    ('ai_fabric = { categories = ["collectives"]; collectives = { cluster = {\n file = "nosuch.cfg"; }; }; };', 3,
-     "ai_fabric.collectives.cluster.file", "cannot read"),
-    ('ai_fabric = { categories = ["collectives"]; collectives = { cluster = { file = "%s";\n ranks = 17; }; }; };' % LOCAL,
-     3, "ai_fabric.collectives.cluster.ranks", "16 ranks at most"),
-    ('ai_fabric = { categories = ["collectives"]; collectives = { iterations = 1000;\n cluster = { file = "%s"; ranks = 16; }; }; };'
-     % LOCAL, 3, "ai_fabric.collectives.cluster", "30000 phases; the engine takes 4096"),
-    ('ai_fabric = { categories = ["collectives", "jct"]; collectives = { cluster = { file = "%s"; }; }; };' % LOCAL, 1,
+    ('ai_fabric = { categories = ["collectives"]; cluster = {\n file = "nosuch.cfg"; }; };', 3,
+     "ai_fabric.cluster.file", "cannot read"),
+    ('ai_fabric = { categories = ["collectives"]; cluster = { file = "%s";\n ranks = 17; }; };' % LOCAL,
+     3, "ai_fabric.cluster.ranks", "16 ranks at most"),
+    ('ai_fabric = { categories = ["collectives"]; collectives = { iterations = 1000; };\n cluster = { file = "%s"; ranks = 16; }; };'
+     % LOCAL, 3, "ai_fabric.cluster", "allreduce across the cluster's 16 ranks: allreduce over 16 ranks, 1000 iterations: "
+     "30000 phases; the engine takes 4096"),
+    ('ai_fabric = { categories = ["jct"]; jct = { iterations = 1000; };\n cluster = { file = "%s"; ranks = 16; }; };'
+     % LOCAL, 3, "ai_fabric.cluster", "jct's allreduce across the cluster's 16 ranks"),
+    ('ai_fabric = { jct = {\n ranks = [4]; }; cluster = { file = "%s"; }; };' % LOCAL, 3, "ai_fabric.jct.ranks",
+     "not with the cluster's jct"),
+    ('ai_fabric = { cluster = { file = "%s";\n categories = ["soak"]; }; };' % LOCAL, 3, "ai_fabric.cluster.categories.[0]",
+     "collectives, jct"),
+    ('ai_fabric = { categories = ["collectives", "ecmp"]; cluster = { file = "%s"; }; };' % LOCAL, 1,
      "fabric", "missing"),
 ])
 def test_a_bad_cluster_setting_is_refused_by_check(tmp_path, body, where, setting, says):
@@ -158,15 +209,14 @@ def test_a_cluster_file_roce_cluster_refuses_is_named_at_its_line(tmp_path):
     (tmp_path / "c.cfg").write_text('cluster = { name = "c"; };\nlab = { link_gbps = 900.0; };\n'
                                     'tests = ( { type = "collective"; op = "allreduce"; } );\n')
     cfg = tmp_path / "s.cfg"
-    cfg.write_text(HEAD + 'ai_fabric = { categories = ["collectives"];\n collectives = { cluster = { file = "c.cfg"; }; }; };\n')
+    cfg.write_text(HEAD + 'ai_fabric = { categories = ["collectives"];\n cluster = { file = "c.cfg"; }; };\n')
     p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 3, p.stdout + p.stderr
-    assert p.stderr.startswith("%s:3: ai_fabric.collectives.cluster.file: %s/c.cfg:2: lab.link_gbps: " % (cfg, tmp_path)), \
+    assert p.stderr.startswith("%s:3: ai_fabric.cluster.file: %s/c.cfg:2: lab.link_gbps: " % (cfg, tmp_path)), \
         p.stderr
     # without a fabric, --check accepts the cluster-only suite it does run
     good = tmp_path / "g.cfg"
-    good.write_text(HEAD + 'ai_fabric = { categories = ["collectives"]; collectives = { cluster = { file = "%s"; }; }; };\n'
-                    % LOCAL)
+    good.write_text(HEAD + 'ai_fabric = { categories = ["collectives", "jct"]; cluster = { file = "%s"; }; };\n' % LOCAL)
     p = subprocess.run([str(suite_path()), "--check", str(good)], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stdout + p.stderr
 
@@ -178,8 +228,8 @@ def test_a_job_whose_ranks_cannot_start_is_a_trial_error(tmp_path):
                                     'ports = ( { rank = 0; device = "net_null0"; ipv4 = "10.0.0.1"; mac = "02:00:00:00:00:01"; } );\n'
                                     'tests = ( { type = "collective"; op = "allreduce"; } );\n')
     cfg = tmp_path / "s.cfg"
-    cfg.write_text(HEAD + 'ai_fabric = { categories = ["collectives"]; collectives = { ops = ["allreduce"];\n'
-                   ' cluster = { file = "c.cfg"; ranks = 2; launcher = "mpirun --allow-run-as-root -np {ranks}"; }; }; };\n')
+    cfg.write_text(HEAD + 'ai_fabric = { categories = ["collectives"]; collectives = { ops = ["allreduce"]; };\n'
+                   ' cluster = { file = "c.cfg"; ranks = 2; launcher = "mpirun --allow-run-as-root -np {ranks}"; }; };\n')
     p = run(cfg, tmp_path, timeout=120)
     assert p.returncode == 4, p.stdout + p.stderr
     assert "no port for this rank" in p.stderr, p.stderr

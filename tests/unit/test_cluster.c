@@ -391,6 +391,9 @@ static void step_config_lists_responders_or_peers(void)
 	CHECK(strstr(text, "peers = (\n  { port = \"p\"; qpn = 0x10000; peer_qpn = 0x400040; count = 2; }") != NULL);
 	CHECK(strstr(text, "responders") == NULL);
 	CHECK_EQ(step_config(&env, 1, &t, 0, &pe, 1.7e9, text, 200), -1); /* does not fit */
+	t.compute_ms = 2.5; /* a compute step before each iteration (AlltoAll: one phase an iteration) */
+	CHECK_EQ(step_config(&env, 1, &t, 0, &pe, 1.7e9, text, sizeof(text)), 0);
+	CHECK(strstr(text, "phases = 5; compute_us = 2500.000; iteration_phases = 1; flows = [\"to0\"];") != NULL);
 	free(c);
 }
 

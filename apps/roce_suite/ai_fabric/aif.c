@@ -53,6 +53,7 @@ static int find_planner(struct aif_ctx *x)
 
 static void ctx_free(struct aif_ctx *x)
 {
+	aif_cluster_job_free(&x->job);
 	fab_routes_free(&x->routes);
 	fabric_free(&x->fab);
 	fab_spec_free(&x->spec);

@@ -12,8 +12,8 @@
  * categories in turn, thresholds, repeatability), report.c (the seven sections), and one file
  * per category: throughput.c (§5.1), latency.c (§5.2), burst.c (§5.3), ecn.c (§7.1), pfc_incast.c (§7.2),
  * convergence.c (§7.3), deadlock.c (§7.4), load_balance.c (§8), collectives.c (§9), jct.c (§10.1),
- * interference.c (§10.3), link_failure.c (§11.2, §11.3), soak.c (§12); cluster.c runs §9 across
- * hosts instead, as a roce-cluster job (collectives.cluster).
+ * interference.c (§10.3), link_failure.c (§11.2, §11.3), soak.c (§12); cluster.c runs §9 and §10.1
+ * across hosts instead, as one roce-cluster job (ai_fabric.cluster).
  */
 #ifndef ROCE_SUITE_AIF_H
 #define ROCE_SUITE_AIF_H
@@ -132,25 +132,11 @@ struct aif_lb_cfg {
 	unsigned message_size;
 };
 
-/* §9 across hosts (collectives.cluster): the collectives as one roce-cluster job over the ranks a
- * launcher starts (docs/cluster.md), instead of on the virtual fabric. */
-struct aif_cluster_cfg {
-	char file[PATH_MAX];                     /* roce-cluster's file: its cluster, lab or ports groups
-						  * ("": none); its tests and sla give way to the suite's */
-	char launcher[512];                      /* the command that starts the ranks; {ranks} stands for ranks */
-	unsigned ranks;
-	unsigned qps_per_pair;                   /* each ring edge's QPs (a rank's chunk split over them) */
-	double link_gbps;                        /* the ranks' slowest link (the file's lab or ports) */
-	double step_timeout_s;                   /* the file's cluster.step_timeout_s */
-	bool lab;                                /* the file's local lab: every rank on this machine */
-};
-
 struct aif_collectives_cfg {
 	enum kpi_collective ops[KPI_COLLECTIVES]; unsigned n_ops;
 	unsigned message_size;                   /* S: each rank's buffer, bytes */
 	unsigned iterations;
 	unsigned ranks;                          /* 0: every host */
-	struct aif_cluster_cfg cluster;
 };
 
 struct aif_jct_cfg {
@@ -183,6 +169,21 @@ struct aif_interference_cfg {
 	unsigned message_size;                   /* S: each job's AllReduce, bytes per rank */
 	unsigned iterations;
 	unsigned ranks;                          /* per job; 0: as many as the placement gives, at most 8 */
+};
+
+/* Across hosts (ai_fabric.cluster): the categories that can run as a roce-cluster job (§9
+ * collectives, §10.1 JCT) over the ranks a launcher starts (docs/cluster.md), instead of on the
+ * virtual fabric; one job runs them all. */
+struct aif_cluster_cfg {
+	char file[PATH_MAX];                     /* roce-cluster's file: its cluster, lab or ports groups
+						  * ("": none); its tests and sla give way to the suite's */
+	char launcher[512];                      /* the command that starts the ranks; {ranks} stands for ranks */
+	unsigned ranks;
+	unsigned qps_per_pair;                   /* each ring edge's QPs (a rank's chunk split over them) */
+	bool across[AIF_CATEGORIES];             /* cluster.categories: collectives, jct */
+	double link_gbps;                        /* the ranks' slowest link (the file's lab or ports) */
+	double step_timeout_s;                   /* the file's cluster.step_timeout_s */
+	bool lab;                                /* the file's local lab: every rank on this machine */
 };
 
 /* The user's thresholds (the draft sets none); NAN: not set. Each set one is a verdict. */
@@ -221,6 +222,7 @@ struct aif_cfg {
 	struct aif_interference_cfg interference;
 	struct aif_link_failure_cfg link_failure;
 	struct aif_soak_cfg soak;
+	struct aif_cluster_cfg cluster;
 	struct aif_thresholds th;
 };
 

@@ -350,37 +350,65 @@ static double cluster_link_gbps(const struct cluster_cfg *cc)
 	return isinf(g) ? 100 : g;
 }
 
-/* Each op as the collective test the suite's roce-cluster job will run, fitted to the ranks by
- * roce-cluster's own rule (cluster_test_fits): a job --check accepts is one that starts. */
-static int cluster_fits(struct config_reader *r, const config_setting_t *g, const struct aif_collectives_cfg *c)
+/* A collective test of the suite's roce-cluster job against roce-cluster's own rule for N ranks
+ * (cluster_test_fits): a job --check accepts is one that starts. */
+static int cluster_fits(struct config_reader *r, const config_setting_t *g, const struct aif_cluster_cfg *k,
+			enum kpi_collective op, unsigned bytes, unsigned iterations, const char *what)
 {
 	static const enum cl_collective_op ops[] = { [KPI_ALLREDUCE] = CL_OP_ALLREDUCE, [KPI_ALLGATHER] = CL_OP_ALLGATHER,
 						     [KPI_REDUCESCATTER] = CL_OP_ALLGATHER, [KPI_ALLTOALL] = CL_OP_ALLTOALL };
+	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = ops[op], .iterations = iterations, .message_size = bytes,
+			     .qps_per_pair = k->qps_per_pair, .transport = CL_TRANSPORT_RC };
 	char why[300];
 
-	for (unsigned k = 0; k < c->n_ops; k++) {
-		struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = ops[c->ops[k]], .iterations = c->iterations,
-				     .message_size = c->message_size, .qps_per_pair = c->cluster.qps_per_pair,
-				     .transport = CL_TRANSPORT_RC };
-		cluster_test_fits(&t, c->cluster.ranks, why, sizeof(why));
-		if (why[0])
-			return cr_fail(r, g, "%s across the cluster's %u ranks: %s (roce-cluster's limit)",
-				       kpi_collective_names[c->ops[k]], c->cluster.ranks, why);
-	}
+	cluster_test_fits(&t, k->ranks, why, sizeof(why));
+	return why[0] ? cr_fail(r, g, "%s across the cluster's %u ranks: %s (roce-cluster's limit)", what, k->ranks, why) : 0;
+}
+
+/* Every collective the job will run, fitted to its ranks; jct's N is the cluster's. */
+static int cluster_jobs_fit(struct config_reader *r, const config_setting_t *g, const struct aif_cfg *c)
+{
+	const struct aif_cluster_cfg *k = &c->cluster;
+
+	for (unsigned i = 0; k->across[AIF_COLLECTIVES] && i < c->coll.n_ops; i++)
+		if (cluster_fits(r, g, k, c->coll.ops[i], c->coll.message_size, c->coll.iterations,
+				 kpi_collective_names[c->coll.ops[i]]))
+			return -1;
+	for (unsigned i = 0; k->across[AIF_JCT] && i < c->jct.n_sizes; i++)
+		if (cluster_fits(r, g, k, KPI_ALLREDUCE, c->jct.message_sizes[i], c->jct.iterations, "jct's allreduce"))
+			return -1;
 	return 0;
 }
 
-/* cluster = { file; ranks; launcher; qps_per_pair; }: §9 through roce-cluster. The file is read
- * with roce-cluster's own loader (its errors are its lines). */
-static int load_cluster(struct config_reader *r, const config_setting_t *coll, struct aif_collectives_cfg *c)
+/* cluster.categories = ["collectives", "jct"]: those that go across (default: both). */
+static int load_across(struct config_reader *r, const config_setting_t *g, struct aif_cluster_cfg *k)
 {
-	static const char *const keys[] = { "file", "ranks", "launcher", "qps_per_pair", NULL };
+	static const char *const names[] = { "collectives", "jct", NULL };
+	static const enum aif_category cats[] = { AIF_COLLECTIVES, AIF_JCT };
+	const config_setting_t *a;
+	int n = suite_opt_array(r, g, "categories", 1, 2, &a);
+
+	k->across[AIF_COLLECTIVES] = k->across[AIF_JCT] = n == 0;
+	for (int i = 0; i < n; i++) {
+		int j = cr_pick(r, config_setting_get_elem(a, (unsigned)i), names, NULL);
+		if (j < 0)
+			return -1;
+		k->across[cats[j]] = true;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+/* cluster = { file; ranks; launcher; qps_per_pair; categories; }: collectives and JCT through
+ * roce-cluster. The file is read with roce-cluster's own loader (its errors are its lines). */
+static int load_cluster(struct config_reader *r, const config_setting_t *ai, struct aif_cfg *c)
+{
+	static const char *const keys[] = { "file", "ranks", "launcher", "qps_per_pair", "categories", NULL };
 	struct aif_cluster_cfg *k = &c->cluster;
 	const config_setting_t *g, *f;
 	struct cluster_cfg cc;
 	char name[PATH_MAX], err[1024];
 	const char *slash = strrchr(r->file, '/');
-	int rc = coll ? cr_opt_group(r, coll, "cluster", &g) : 0;
+	int rc = ai ? cr_opt_group(r, ai, "cluster", &g) : 0;
 
 	if (rc <= 0)
 		return rc;
@@ -391,7 +419,7 @@ static int load_cluster(struct config_reader *r, const config_setting_t *coll, s
 	    opt_text(r, g, "file", "a file's path", name, sizeof(name)) < 0 ||
 	    opt_text(r, g, "launcher", "the command that starts the ranks", k->launcher, sizeof(k->launcher)) < 0 ||
 	    cr_opt_u32(r, g, "ranks", 2, CL_MAX_RANKS, &k->ranks) < 0 ||
-	    cr_opt_u32(r, g, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &k->qps_per_pair) < 0)
+	    cr_opt_u32(r, g, "qps_per_pair", 1, CL_QPS_PER_PAIR_MAX, &k->qps_per_pair) < 0 || load_across(r, g, k))
 		return -1;
 	if (name[0] == '/' || !slash)
 		text_printf(k->file, sizeof(k->file), "%s", name);
@@ -406,12 +434,17 @@ static int load_cluster(struct config_reader *r, const config_setting_t *coll, s
 	if (k->lab && k->ranks > CL_LAB_MAX_RANKS)
 		return cr_fail_member(r, g, "ranks", "%u: the file's local lab takes %d ranks at most", k->ranks,
 				      CL_LAB_MAX_RANKS);
-	return cluster_fits(r, g, c);
+	if (k->across[AIF_JCT] && c->jct.n_ranks)
+		return cr_fail(r, config_setting_get_member(config_setting_get_member(ai, "jct"), "ranks"),
+			       "not with the cluster's jct (its N is cluster.ranks)");
+	for (unsigned j = 0; j < AIF_CATEGORIES; j++)
+		k->across[j] = k->across[j] && c->run[j];
+	return cluster_jobs_fit(r, g, c);
 }
 
 static int load_collectives(struct config_reader *r, const config_setting_t *g, struct aif_collectives_cfg *c)
 {
-	static const char *const keys[] = { "ops", "message_size", "iterations", "ranks", "cluster", NULL };
+	static const char *const keys[] = { "ops", "message_size", "iterations", "ranks", NULL };
 	const config_setting_t *a;
 	int n;
 
@@ -435,7 +468,7 @@ static int load_collectives(struct config_reader *r, const config_setting_t *g, 
 			c->ops[c->n_ops++] = kinds[k];
 		}
 	}
-	return load_cluster(r, g, c);
+	return 0;
 }
 
 static int load_jct(struct config_reader *r, const config_setting_t *g, struct aif_jct_cfg *j)
@@ -589,7 +622,7 @@ static int check_fabric(struct config_reader *r, const config_setting_t *root)
 int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
 		    const char *suite_name, struct aif_cfg *c)
 {
-	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "throughput", "latency",
+	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "cluster", "throughput", "latency",
 					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference", "link_failure", "soak",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
@@ -613,11 +646,11 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	    cr_opt_group(r, g, "soak", &sk) < 0 || load_soak(r, sk, &c->soak) ||
 	    cr_opt_group(r, g, "collectives", &coll) < 0 || load_throughput(r, tp, &c->throughput) ||
 	    load_latency(r, lat, &c->latency) || load_pfc_incast(r, inc, &c->pfc_incast) || load_lb(r, g, &c->lb) ||
-	    load_collectives(r, coll, &c->coll)))
+	    load_collectives(r, coll, &c->coll) || load_cluster(r, g, c)))
 		return -1;
 	/* the fabric: required unless every category run goes across a cluster's hosts */
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
-		c->fabric |= c->run[k] && !(k == AIF_COLLECTIVES && c->coll.cluster.file[0]);
+		c->fabric |= c->run[k] && !c->cluster.across[k];
 	if ((c->fabric || config_setting_get_member(root, "fabric")) && check_fabric(r, root))
 		return -1;
 	c->fabric = config_setting_get_member(root, "fabric") != NULL;

@@ -24,6 +24,16 @@
 #include "suite.h"
 #include "trial.h"
 
+/* Across hosts: the one roce-cluster job (below). */
+struct aif_cluster_job {
+	bool tried, ran;
+	json_t *report;                 /* rank 0's cluster-report.json */
+	json_t *summary;                /* the report's description of the job (file, ranks, status) */
+	int status;                     /* roce-cluster's exit status (the report's) */
+	unsigned n_ranks, n_missing;
+	char error[768];
+};
+
 struct aif_ctx {
 	struct runner *rn;
 	const struct suite_cfg *s;
@@ -38,6 +48,7 @@ struct aif_ctx {
 	json_t *repeatability;          /* §7: per primary KPI */
 	json_t *thresholds;             /* the user's thresholds, judged */
 	json_t *graphs;                 /* what scripts/plot-ai-fabric.py draws */
+	struct aif_cluster_job job;     /* across hosts (ai_fabric.cluster): run by the first category */
 };
 
 /* ---- trial configs -------------------------------------------------------------------------------- */
@@ -208,15 +219,7 @@ unsigned aif_op_phases(enum kpi_collective op, unsigned n);
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
 			 double compute_us, struct aif_link_failure *fail, struct aif_coll_run *r);
 
-/* ---- §9 across hosts: one roce-cluster job (cluster.c) ---------------------------------------------------------- */
-
-struct aif_cluster_job {
-	bool ran;
-	json_t *report;                 /* rank 0's cluster-report.json */
-	int status;                     /* roce-cluster's exit status (the report's) */
-	unsigned n_ranks, n_missing;
-	char error[768];
-};
+/* ---- across hosts: one roce-cluster job (cluster.c) ---------------------------------------------------------- */
 
 /* What the report says of one collective test's step beyond its iteration times. */
 struct aif_cluster_step {
@@ -230,15 +233,18 @@ struct aif_cluster_step {
 	unsigned errors;                /* ranks whose step failed */
 };
 
-/* The suite's collectives as one roce-cluster job: the job's file derived into
+/* The job of every category that goes across, run by the first that asks: its file derived into
  * RESULTS/cluster/job.cfg, the launcher run (its output in job.log) until a deadline, rank 0's
- * report read. 0, or -1 with j->error (the job did not run: refused, a rank that could not start,
- * no report). */
-int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j);
+ * report read. A job that did not run (refused, a rank that could not start, no report) is said
+ * once, counted as a trial that could not run, and has ran false. */
+const struct aif_cluster_job *aif_cluster_job(struct aif_ctx *x);
 void aif_cluster_job_free(struct aif_cluster_job *j);
-/* Collective op's iteration times (s) as the job measured them, into iter_s; how many completed,
- * their sum in *total_s, the step's other figures in *s. */
-unsigned aif_cluster_iterations(const struct aif_cluster_job *j, enum kpi_collective op, double *iter_s, double *total_s,
+/* The job's test name of §10.1's point (S, C). */
+void aif_cluster_jct_name(unsigned bytes, double compute_ms, char *out, size_t len);
+/* Test `test`'s iteration times (s) as the job measured them, into iter_s (the first from the
+ * earliest start, each later one from the previous one's end, compute steps included); how many
+ * completed, their sum in *total_s, the step's other figures in *s. */
+unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *test, double *iter_s, double *total_s,
 				struct aif_cluster_step *s);
 
 /* mkdir -p; 0, or -1 with errno. */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * §9 across hosts: the suite's collectives as one roce-cluster job (docs/cluster.md) over the
- * ranks the user's launcher starts (mpirun, srun), on the ports or the local lab of the user's
- * cluster file. The suite derives the job's file from that one: its cluster, lab and ports groups
- * as written, a collective test per op of the suite's in place of its tests, no sla (the suite
- * judges). It launches the job, waits for it with a deadline, and reads rank 0's
- * cluster-report.json: each iteration's time there (the ranks' phase ends moved onto rank 0's
- * clock by their offsets) becomes the suite's busBW per iteration (kpi.h), in the same table as
- * the fabric's collectives.
+ * Across hosts (ai_fabric.cluster): the categories that can go across a cluster (§9 collectives,
+ * §10.1 JCT) as one roce-cluster job (docs/cluster.md) over the ranks the user's launcher starts
+ * (mpirun, srun), on the ports or the local lab of the user's cluster file. The suite derives the
+ * job's file from that one: its cluster, lab and ports groups as written, a collective test per
+ * op of §9 and per (S, C) of §10.1 in place of its tests, no sla (the suite judges). The first
+ * category that needs the job launches it and waits for it with a deadline; each category then
+ * reads its tests from rank 0's cluster-report.json: each iteration's time there (the ranks'
+ * phase ends moved onto rank 0's clock by their offsets) becomes its busBW or JCT by the suite's
+ * own formulas (kpi.h), in the same tables as the fabric's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +30,11 @@
 #define JOB_START_S 60.0    /* MPI's start, the lab switch's, the clock ping-pongs: beyond the steps */
 #define MACHINE_SHARE 0.01  /* a rank whose lcores were held up longer than this share of its step */
 
-/* A step's duration: what bounds a collective that stalls (the phases end it sooner), as the
- * fabric's collective trials bound theirs. */
-static double step_duration_s(const struct aif_collectives_cfg *cc)
+/* A step's duration: what bounds a collective that stalls (its phases end the step sooner), as the
+ * fabric's collective trials bound theirs, compute steps included. */
+static double step_bound_s(unsigned bytes, unsigned iterations, double compute_ms, double link_gbps)
 {
-	return 10 + 1e-9 * 8 * cc->message_size * 2.0 * cc->iterations / cc->cluster.link_gbps * 20;
+	return 10 + 1e-9 * 8 * bytes * 2.0 * iterations / link_gbps * 20 + 2e-3 * compute_ms * iterations;
 }
 
 static const char *cluster_op(enum kpi_collective op)
@@ -41,18 +42,61 @@ static const char *cluster_op(enum kpi_collective op)
 	return op == KPI_ALLTOALL ? "alltoall" : op == KPI_ALLREDUCE ? "allreduce" : "allgather";
 }
 
-/* The user's file with the suite's tests in place of its own, into path; 0, or -1 with why. */
-static int derive_file(const struct aif_ctx *x, const char *dir, const char *path, char *why, size_t len)
+void aif_cluster_jct_name(unsigned bytes, double compute_ms, char *out, size_t len)
 {
+	text_printf(out, len, "jct%u-%g", bytes, compute_ms);
+}
+
+static void add_test(config_setting_t *tests, const struct aif_cluster_cfg *k, const char *name, enum kpi_collective op,
+		     unsigned bytes, unsigned iterations, double compute_ms, double *bound_s)
+{
+	config_setting_t *t = config_setting_add(tests, NULL, CONFIG_TYPE_GROUP);
+	double d = step_bound_s(bytes, iterations, compute_ms, k->link_gbps);
+
+	cfg_set_string(t, "name", name);
+	cfg_set_string(t, "type", "collective");
+	cfg_set_string(t, "op", cluster_op(op));
+	cfg_set_int(t, "message_size", bytes);
+	cfg_set_int(t, "mtu", AIF_IB_MTU);
+	cfg_set_int(t, "qps_per_pair", k->qps_per_pair);
+	cfg_set_string(t, "transport", "rc");
+	cfg_set_int(t, "iterations", iterations);
+	if (compute_ms > 0)
+		cfg_set_float(t, "compute_ms", compute_ms);
+	cfg_set_float(t, "duration_s", d);
+	*bound_s += d + k->step_timeout_s + 10;
+}
+
+/* The tests of every category that goes across: §9's ops, §10.1's (S, C) points. */
+static void add_tests(const struct aif_ctx *x, config_setting_t *tests, double *bound_s)
+{
+	const struct aif_cluster_cfg *k = &x->c->cluster;
 	const struct aif_collectives_cfg *cc = &x->c->coll;
+	const struct aif_jct_cfg *jc = &x->c->jct;
+	char name[CL_NAME_LEN];
+
+	for (unsigned i = 0; k->across[AIF_COLLECTIVES] && i < cc->n_ops; i++)
+		add_test(tests, k, kpi_collective_names[cc->ops[i]], cc->ops[i], cc->message_size, cc->iterations, 0, bound_s);
+	for (unsigned b = 0; k->across[AIF_JCT] && b < jc->n_sizes; b++)
+		for (unsigned c = 0; c < jc->n_compute; c++) {
+			aif_cluster_jct_name(jc->message_sizes[b], jc->compute_ms[c], name, sizeof(name));
+			add_test(tests, k, name, KPI_ALLREDUCE, jc->message_sizes[b], jc->iterations, jc->compute_ms[c], bound_s);
+		}
+}
+
+/* The user's file with the suite's tests in place of its own, into path, and the job's deadline
+ * beyond its start in *bound_s; 0, or -1 with why. */
+static int derive_file(const struct aif_ctx *x, const char *dir, const char *path, double *bound_s, char *why, size_t len)
+{
+	const struct aif_cluster_cfg *k = &x->c->cluster;
 	struct config_reader r;
 	config_t c;
-	config_setting_t *root, *cl, *tests;
+	config_setting_t *root, *cl;
 	char abs[PATH_MAX], err[1024];
 	int rc = 0;
 
-	cr_init(&r, cc->cluster.file, err, sizeof(err), "cluster configuration");
-	if (cr_parse_file(&r, cc->cluster.file, &c)) {
+	cr_init(&r, k->file, err, sizeof(err), "cluster configuration");
+	if (cr_parse_file(&r, k->file, &c)) {
 		text_printf(why, len, "%s", err);
 		return -1;
 	}
@@ -63,19 +107,8 @@ static int derive_file(const struct aif_ctx *x, const char *dir, const char *pat
 	cfg_set_string(cl, "results", dir);
 	if (!config_setting_get_member(cl, "engine") || !config_setting_get_string(config_setting_get_member(cl, "engine"))[0])
 		cfg_set_string(cl, "engine", realpath(x->rn->engine, abs) ? abs : x->rn->engine);
-	tests = config_setting_add(root, "tests", CONFIG_TYPE_LIST);
-	for (unsigned k = 0; k < cc->n_ops; k++) {
-		config_setting_t *t = config_setting_add(tests, NULL, CONFIG_TYPE_GROUP);
-		cfg_set_string(t, "name", kpi_collective_names[cc->ops[k]]);
-		cfg_set_string(t, "type", "collective");
-		cfg_set_string(t, "op", cluster_op(cc->ops[k]));
-		cfg_set_int(t, "message_size", cc->message_size);
-		cfg_set_int(t, "mtu", AIF_IB_MTU);
-		cfg_set_int(t, "qps_per_pair", cc->cluster.qps_per_pair);
-		cfg_set_string(t, "transport", "rc");
-		cfg_set_int(t, "iterations", cc->iterations);
-		cfg_set_float(t, "duration_s", step_duration_s(cc));
-	}
+	*bound_s = JOB_START_S;
+	add_tests(x, config_setting_add(root, "tests", CONFIG_TYPE_LIST), bound_s);
 	if (config_write_file(&c, path) != CONFIG_TRUE) {
 		text_printf(why, len, "cannot write %s: %s", path, strerror(errno));
 		rc = -1;
@@ -87,12 +120,12 @@ static int derive_file(const struct aif_ctx *x, const char *dir, const char *pat
 /* "LAUNCHER ROCE-CLUSTER FILE", {ranks} replaced; 0, or -1 when it does not fit. */
 static int command_line(const struct aif_ctx *x, const char *prog, const char *file, char *out, size_t len)
 {
-	const char *l = x->c->coll.cluster.launcher, *at;
+	const char *l = x->c->cluster.launcher, *at;
 	size_t n = 0;
 	int w;
 
 	while ((at = strstr(l, "{ranks}"))) {
-		w = snprintf(out + n, len - n, "%.*s%u", (int)(at - l), l, x->c->coll.cluster.ranks);
+		w = snprintf(out + n, len - n, "%.*s%u", (int)(at - l), l, x->c->cluster.ranks);
 		if (w < 0 || (size_t)w >= len - n)
 			return -1;
 		n += (size_t)w;
@@ -154,16 +187,14 @@ static void log_reason(const char *log, char *out, size_t len)
 	fclose(f);
 }
 
-int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j)
+static int job_run(struct aif_ctx *x, struct aif_cluster_job *j)
 {
-	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
 	char dir[PATH_MAX], file[PATH_MAX + 16], log[PATH_MAX + 16], rep[PATH_MAX + 32], prog[PATH_MAX], cmd[4 * PATH_MAX];
 	char why[600];
-	double timeout_s = JOB_START_S + x->c->coll.n_ops * (step_duration_s(&x->c->coll) + k->step_timeout_s + 10);
+	double timeout_s;
 	json_error_t jerr;
 	int st;
 
-	memset(j, 0, sizeof(*j));
 	text_printf(dir, sizeof(dir), "%s/cluster", x->c->results);
 	if (aif_mkdir_p(dir) || !realpath(dir, prog)) {
 		text_printf(j->error, sizeof(j->error), "cannot make %s: %s", dir, strerror(errno));
@@ -180,7 +211,7 @@ int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j)
 			    strerror(errno));
 		return -1;
 	}
-	if (derive_file(x, dir, file, j->error, sizeof(j->error)))
+	if (derive_file(x, dir, file, &timeout_s, j->error, sizeof(j->error)))
 		return -1;
 	if (command_line(x, prog, file, cmd, sizeof(cmd))) {
 		text_printf(j->error, sizeof(j->error), "the launcher's command line is too long");
@@ -211,28 +242,67 @@ int aif_cluster_job_run(struct aif_ctx *x, struct aif_cluster_job *j)
 	return 0;
 }
 
+/* The job's lines; a job that did not run is the suite's error, as a trial that did not run. */
+static void job_said(struct aif_ctx *x, struct aif_cluster_job *j)
+{
+	const struct aif_cluster_cfg *k = &x->c->cluster;
+
+	if (j->ran) {
+		if (j->n_ranks != k->ranks)
+			aif_anomaly(x, AIF_COLLECTIVES, "the launcher started %u ranks; the suite asked for %u", j->n_ranks, k->ranks);
+		j->summary = json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:b,s:s}", "file", k->file, "launcher", k->launcher, "ranks",
+				       (int)j->n_ranks, "missing_ranks", (int)j->n_missing, "exit_status", j->status,
+				       "link_gbps", k->link_gbps, "local_lab", k->lab, "report", "cluster/cluster-report.json");
+		return;
+	}
+	fprintf(stderr, "[ai_fabric] the roce-cluster job: %s\n", j->error);
+	x->rn->n_errors++;
+	if (suite_interrupted) {
+		x->rn->stop = true;
+		x->rn->exit_status = EXIT_INTERRUPTED;
+	} else if (!x->rn->exit_status) {
+		x->rn->exit_status = EXIT_TRIAL;
+	}
+	aif_anomaly(x, k->across[AIF_COLLECTIVES] ? AIF_COLLECTIVES : AIF_JCT, "the roce-cluster job did not run: %s", j->error);
+	j->summary = json_pack("{s:s,s:s,s:s}", "file", k->file, "launcher", k->launcher, "error", j->error);
+}
+
+const struct aif_cluster_job *aif_cluster_job(struct aif_ctx *x)
+{
+	if (!x->job.tried) {
+		const struct aif_cluster_cfg *k = &x->c->cluster;
+		printf("\nacross %u ranks (roce-cluster, %s; links %g Gb/s):%s%s\n", k->ranks, k->file, k->link_gbps,
+		       k->across[AIF_COLLECTIVES] ? " §9 collectives" : "", k->across[AIF_JCT] ? " §10.1 JCT" : "");
+		job_run(x, &x->job);
+		x->job.tried = true;
+		job_said(x, &x->job);
+	}
+	return &x->job;
+}
+
 void aif_cluster_job_free(struct aif_cluster_job *j)
 {
 	json_decref(j->report);
-	j->report = NULL;
+	json_decref(j->summary);
+	j->report = j->summary = NULL;
 }
 
-/* The test of op in the job's report, or NULL. */
-static const json_t *test_of(const struct aif_cluster_job *j, enum kpi_collective op)
+/* The test `name` in the job's report, or NULL. */
+static const json_t *test_of(const struct aif_cluster_job *j, const char *name)
 {
 	const json_t *t;
 	size_t i;
 
 	json_array_foreach(json_object_get(j->report, "tests"), i, t)
-		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", kpi_collective_names[op]))
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "", name))
 			return t;
 	return NULL;
 }
 
-unsigned aif_cluster_iterations(const struct aif_cluster_job *j, enum kpi_collective op, double *iter_s, double *total_s,
+unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *test, double *iter_s, double *total_s,
 				struct aif_cluster_step *s)
 {
-	const json_t *t = test_of(j, op), *summary = json_object_get(t, "summary"), *c = json_object_get(summary, "collective");
+	const json_t *t = test_of(j, test), *summary = json_object_get(t, "summary"), *c = json_object_get(summary, "collective");
 	const json_t *ranks = json_object_get(json_array_get(json_object_get(t, "rounds"), 0), "ranks"), *r, *v;
 	unsigned n = 0;
 	size_t i;

@@ -277,7 +277,7 @@ static void cluster_result(const struct aif_cluster_job *j, enum kpi_collective 
 	r->across = true;
 	if (!j->ran)
 		return;
-	k = aif_cluster_iterations(j, op, it, &r->total_s, &r->step);
+	k = aif_cluster_iterations(j, kpi_collective_names[op], it, &r->total_s, &r->step);
 	for (unsigned i = 0; i < k; i++)
 		if (it[i] > 0)
 			r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, cc->message_size, it[i]);
@@ -317,7 +317,7 @@ static void cluster_row(struct aif_ctx *x, const struct aif_cluster_job *j, enum
 static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, const struct coll_result *r)
 {
 	const struct aif_collectives_cfg *cc = &x->c->coll;
-	const double link_gbps = r->across ? cc->cluster.link_gbps : x->host_gbps;
+	const double link_gbps = r->across ? x->c->cluster.link_gbps : x->host_gbps;
 	double efficiency = r->mean / link_gbps;
 	json_t *iters = json_array(), *row;
 
@@ -366,47 +366,18 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 	return row;
 }
 
-/* The job across the cluster's ranks (collectives.cluster), its lines; a job that did not run is
- * the suite's error, as a trial that did not run. */
-static json_t *cluster_job(struct aif_ctx *x, struct aif_cluster_job *j)
-{
-	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
-
-	printf("\n§9 collectives across %u ranks (roce-cluster, %s; links %g Gb/s)\n", k->ranks, k->file, k->link_gbps);
-	if (aif_cluster_job_run(x, j) == 0) {
-		if (j->n_ranks != k->ranks)
-			aif_anomaly(x, AIF_COLLECTIVES, "the launcher started %u ranks; the suite asked for %u", j->n_ranks, k->ranks);
-		return json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:b,s:s}", "file", k->file, "launcher", k->launcher, "ranks",
-				 (int)j->n_ranks, "missing_ranks", (int)j->n_missing, "exit_status", j->status, "link_gbps",
-				 k->link_gbps, "local_lab", k->lab, "report", "cluster/cluster-report.json");
-	}
-	fprintf(stderr, "[ai_fabric] collectives across the cluster: %s\n", j->error);
-	x->rn->n_errors++;
-	if (suite_interrupted) {
-		x->rn->stop = true;
-		x->rn->exit_status = EXIT_INTERRUPTED;
-	} else if (!x->rn->exit_status) {
-		x->rn->exit_status = EXIT_TRIAL;
-	}
-	aif_anomaly(x, AIF_COLLECTIVES, "the roce-cluster job did not run: %s", j->error);
-	return json_pack("{s:s,s:s,s:s}", "file", k->file, "launcher", k->launcher, "error", j->error);
-}
-
 int aif_collectives(struct aif_ctx *x)
 {
 	const struct aif_collectives_cfg *cc = &x->c->coll;
-	const bool across = cc->cluster.file[0] != '\0';
-	unsigned n = across ? cc->cluster.ranks : cc->ranks ? cc->ranks : x->fab.n_hosts;
-	struct aif_cluster_job job = { 0 };
-	json_t *rows = json_array(), *bars, *lines, *out, *cluster = NULL;
+	const bool across = x->c->cluster.across[AIF_COLLECTIVES];
+	unsigned n = across ? x->c->cluster.ranks : cc->ranks ? cc->ranks : x->fab.n_hosts;
+	const struct aif_cluster_job *job = across ? aif_cluster_job(x) : NULL;
+	json_t *rows = json_array(), *bars, *lines, *out;
 	double xs[KPI_COLLECTIVES], ys[KPI_COLLECTIVES];
 
-	if (across)
-		cluster = cluster_job(x, &job);
-	else if (n > MAX_RANKS || n > x->fab.n_hosts)
+	if (!across && (n > MAX_RANKS || n > x->fab.n_hosts))
 		n = x->fab.n_hosts < MAX_RANKS ? x->fab.n_hosts : MAX_RANKS;
-	if (!across)
-		printf("\n§9 collectives over %u hosts: busBW per iteration, Gb/s\n", n);
+	printf("\n§9 collectives over %u %s: busBW per iteration, Gb/s\n", n, across ? "ranks" : "hosts");
 	printf("  %-10s %5s  %10s  %9s  %9s  %9s  %9s  %9s  %8s  %8s  %8s\n", "op", "N", "bytes", "iter", "mean", "p50", "p95",
 	       "p99", "effic.", "ECN", "XOFF");
 	bars = aif_graph(x, "collectives_busbw.png", "bars", "§9 busBW by collective", "collective", "mean busBW (Gb/s)");
@@ -418,12 +389,12 @@ int aif_collectives(struct aif_ctx *x)
 		json_t *row;
 
 		if (across)
-			cluster_result(&job, cc->ops[k], n, cc, &r);
+			cluster_result(job, cc->ops[k], n, cc, &r);
 		else
 			coll_trial(x, cc->ops[k], n, &r);
 		row = coll_row(x, cc->ops[k], n, &r);
 		if (across)
-			cluster_row(x, &job, cc->ops[k], n, &r, row);
+			cluster_row(x, job, cc->ops[k], n, &r, row);
 		json_array_append_new(rows, row);
 		xs[k] = k;
 		ys[k] = r.mean;
@@ -432,12 +403,11 @@ int aif_collectives(struct aif_ctx *x)
 			it[i] = i + 1;
 		aif_series(lines, kpi_collective_names[cc->ops[k]], it, r.busbw, r.iterations);
 	}
-	aif_cluster_job_free(&job);
 	aif_series(bars, "mean busBW", xs, ys, cc->n_ops);
 	out = json_pack("{s:s,s:o,s:f,s:s}", "section", "9", "rows", rows, "link_gbps",
-			across ? cc->cluster.link_gbps : x->host_gbps, "where", across ? "cluster" : "fabric");
-	if (cluster)
-		json_object_set_new(out, "cluster", cluster);
+			across ? x->c->cluster.link_gbps : x->host_gbps, "where", across ? "cluster" : "fabric");
+	if (across)
+		json_object_set(out, "cluster", job->summary);
 	json_object_set_new(x->results, "collectives", out);
 	return x->rn->stop ? -1 : 0;
 }

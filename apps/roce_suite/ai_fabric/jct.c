@@ -35,12 +35,30 @@ struct jct_point {
 	double compute_ms;
 };
 
-static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const struct aif_coll_run *r)
+/* A point's run across the cluster: its test of the job (aif_cluster_job), as a collective run. */
+static void cluster_run(const struct aif_cluster_job *j, const struct jct_point *pt, struct aif_coll_run *r,
+			struct aif_cluster_step *st)
+{
+	char name[64];
+
+	memset(r, 0, sizeof(*r));
+	memset(st, 0, sizeof(*st));
+	if (!j->ran)
+		return;
+	aif_cluster_jct_name(pt->bytes, pt->compute_ms, name, sizeof(name));
+	r->iterations = aif_cluster_iterations(j, name, r->iter_s, &r->total_s, st);
+	r->v.machine_limited = st->machine_limited;
+	r->ran = true;
+}
+
+/* A point's row; st: its cluster step's figures (NULL: a trial on the fabric). */
+static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const struct aif_coll_run *r,
+		       const struct aif_cluster_step *step)
 {
 	const struct aif_jct_cfg *jc = &x->c->jct;
 	unsigned n = pt->n, per_phase = (pt->bytes + n - 1) / n;
 	double compute_ms = pt->compute_ms, c_s = compute_ms * 1e-3, af = kpi_algo_factor(KPI_ALLREDUCE, n);
-	double b = aif_link_payload_gbps(x->host_gbps, per_phase);
+	double b = aif_link_payload_gbps(step ? x->c->cluster.link_gbps : x->host_gbps, per_phase);
 	double roof = kpi_roofline_jct_s(jc->iterations, c_s, pt->bytes, af, b), ratio, comm[AIF_MAX_ITER], shortest = INFINITY;
 	double comm_sum = 0;
 	struct kpi_stats st;
@@ -66,7 +84,16 @@ static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const stru
 	json_object_set_new(row, "comm_cv", json_real(st.cv));
 	json_object_set_new(row, "comm_ideal_ms", json_real(8 * pt->bytes * af / (b * 1e9) * 1e3));
 	json_object_set_new(row, "overlap_fraction", json_real(kpi_overlap_fraction(r->total_s, c_s * r->iterations, comm_sum)));
-	aif_fabric_to_json(&r->v, row);
+	if (step) {
+		json_object_set_new(row, "where", json_string("cluster"));
+		json_object_set_new(row, "ranks_reporting", json_integer(step->ranks_reporting));
+		json_object_set_new(row, "held_up_ms_max", json_real(step->held_up_ms));
+		suite_verdict(x->rn, step->ranks_reporting == n && !step->errors, "cluster_ranks_report",
+			      "jct N = %u, S = %u, C = %g ms: %u of %u ranks reported, %u failed steps", n, pt->bytes, compute_ms,
+			      step->ranks_reporting, n, step->errors);
+	} else {
+		aif_fabric_to_json(&r->v, row);
+	}
 	printf("  %4u  %10u  %9.1f  %4u/%-4u  %9.4f  %9.4f  %7.4f  %9.3f  %s\n", n, pt->bytes, compute_ms, r->iterations,
 	       jc->iterations, r->total_s, roof, ratio, st.mean * 1e3, reading(ratio));
 	suite_verdict(x->rn, r->iterations == jc->iterations, "jct_completes", "N = %u, S = %u, C = %g ms: %u of %u iterations",
@@ -83,8 +110,13 @@ static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const stru
 		aif_repeatability(x, AIF_JCT, kpi, "s", comm, r->iterations);
 	}
 	if (r->v.machine_limited) {
-		machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (the lab's lcore fell behind its "
-			      "links): the JCT's overhead is partly the CPU's", n, pt->bytes, compute_ms);
+		if (step)
+			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (a rank's lcore was held up %.0f ms, "
+				      "its step %.3f s): the JCT's overhead is partly the CPUs'", n, pt->bytes, compute_ms,
+				      step->held_up_ms, step->step_s);
+		else
+			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (the lab's lcore fell behind its "
+				      "links): the JCT's overhead is partly the CPU's", n, pt->bytes, compute_ms);
 		return row;
 	}
 	aif_threshold(x, AIF_JCT, "jct_ratio", ratio, x->c->th.max_jct_ratio, true, "synthetic training job");
@@ -134,13 +166,16 @@ static void jct_graph(struct aif_ctx *x, const struct jct_point *pts, const doub
 int aif_jct(struct aif_ctx *x)
 {
 	const struct aif_jct_cfg *jc = &x->c->jct;
-	unsigned all = x->fab.n_hosts > 16 ? 16 : x->fab.n_hosts, n_ranks = jc->n_ranks ? jc->n_ranks : 1, done = 0;
+	const bool across = x->c->cluster.across[AIF_JCT];
+	const struct aif_cluster_job *job = across ? aif_cluster_job(x) : NULL;
+	unsigned all = across ? x->c->cluster.ranks : x->fab.n_hosts > 16 ? 16 : x->fab.n_hosts;
+	unsigned n_ranks = jc->n_ranks ? jc->n_ranks : 1, done = 0;
 	struct jct_point pts[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST];
 	double ratio[AIF_MAX_LIST * AIF_MAX_LIST * AIF_MAX_LIST];
 	json_t *rows = json_array();
 
-	printf("\n§10.1 synthetic JCT: %u iterations of compute C then a ring AllReduce of S bytes over N hosts\n"
-	       "  %4s  %10s  %9s  %9s  %9s  %9s  %7s  %9s  %s\n", jc->iterations, "N", "S", "C ms", "iter", "JCT s",
+	printf("\n§10.1 synthetic JCT: %u iterations of compute C then a ring AllReduce of S bytes over N %s\n"
+	       "  %4s  %10s  %9s  %9s  %9s  %9s  %7s  %9s  %s\n", jc->iterations, across ? "ranks" : "hosts", "N", "S", "C ms", "iter", "JCT s",
 	       "roofline", "ratio", "comm ms", "reading");
 	for (unsigned a = 0; a < n_ranks && !x->rn->stop; a++) {
 		unsigned n = jc->n_ranks ? jc->ranks[a] : all;
@@ -153,10 +188,15 @@ int aif_jct(struct aif_ctx *x)
 			for (unsigned k = 0; k < jc->n_compute && !x->rn->stop; k++) {
 				struct jct_point pt = { n, jc->message_sizes[b], jc->compute_ms[k] };
 				struct aif_coll_run r;
+				struct aif_cluster_step st;
 				json_t *row;
 
-				aif_collective_trial(x, KPI_ALLREDUCE, pt.n, pt.bytes, jc->iterations, pt.compute_ms * 1e3, NULL, &r);
-				row = jct_row(x, &pt, &r);
+				if (across)
+					cluster_run(job, &pt, &r, &st);
+				else
+					aif_collective_trial(x, KPI_ALLREDUCE, pt.n, pt.bytes, jc->iterations, pt.compute_ms * 1e3,
+							     NULL, &r);
+				row = jct_row(x, &pt, &r, across ? &st : NULL);
 				if (r.ran) {
 					pts[done] = pt;
 					ratio[done++] = json_number_value(json_object_get(row, "jct_ratio"));
@@ -165,7 +205,9 @@ int aif_jct(struct aif_ctx *x)
 			}
 	}
 	jct_graph(x, pts, ratio, done);
-	json_object_set_new(x->results, "jct", json_pack("{s:s,s:s,s:o}", "section", "10.1", "collective", "allreduce (ring)",
-							 "rows", rows));
+	json_object_set_new(x->results, "jct", json_pack("{s:s,s:s,s:o,s:s}", "section", "10.1", "collective", "allreduce (ring)",
+							 "rows", rows, "where", across ? "cluster" : "fabric"));
+	if (across)
+		json_object_set(json_object_get(x->results, "jct"), "cluster", job->summary);
 	return x->rn->stop ? -1 : 0;
 }

@@ -62,11 +62,15 @@ static json_t *lookup_json(const struct aif_ctx *x, const char *path)
 /* §9 across a cluster's hosts (collectives.cluster): the job's file, ranks and links, else NULL. */
 static json_t *cluster_json(const struct aif_ctx *x)
 {
-	const struct aif_cluster_cfg *k = &x->c->coll.cluster;
+	const struct aif_cluster_cfg *k = &x->c->cluster;
 
-	if (!x->c->run[AIF_COLLECTIVES] || !k->file[0])
+	const char *cats = k->across[AIF_COLLECTIVES] && k->across[AIF_JCT] ? "collectives (section 9), jct (section 10.1)"
+			   : k->across[AIF_COLLECTIVES]			   ? "collectives (section 9)"
+									   : "jct (section 10.1)";
+
+	if (!k->across[AIF_COLLECTIVES] && !k->across[AIF_JCT])
 		return NULL;
-	return json_pack("{s:s,s:s,s:s,s:i,s:f,s:s}", "categories", "collectives (section 9)", "file", k->file, "launcher",
+	return json_pack("{s:s,s:s,s:s,s:i,s:f,s:s}", "categories", cats, "file", k->file, "launcher",
 			 k->launcher, "ranks", (int)k->ranks, "link_gbps", k->link_gbps, "switch",
 			 k->lab ? "roce-cluster's local lab: one roce-engine lab switch, a memif port per rank (docs/cluster.md)"
 				: "the switches between the ranks' ports (the file's ports): the DUT");
@@ -80,8 +84,8 @@ static json_t *cluster_switch_json(const struct aif_ctx *x)
 	const config_setting_t *sw;
 	json_t *o = json_null();
 
-	cr_init(&r, x->c->coll.cluster.file, NULL, 0, "cluster configuration");
-	if (cr_parse_file(&r, x->c->coll.cluster.file, &c))
+	cr_init(&r, x->c->cluster.file, NULL, 0, "cluster configuration");
+	if (cr_parse_file(&r, x->c->cluster.file, &c))
 		return o;
 	if ((sw = config_lookup(&c, "lab.switch")))
 		o = setting_json(sw);
@@ -114,7 +118,7 @@ static json_t *section_topology(const struct aif_ctx *x)
 	if (!x->c->fabric) { /* (an empty fabric: the plot script draws no diagram) */
 		json_decref(sw);
 		json_decref(links);
-		return json_pack("{s:s,s:i,s:o,s:o*}", "kind", "cluster", "hosts", (int)x->c->coll.cluster.ranks, "nic_list",
+		return json_pack("{s:s,s:i,s:o,s:o*}", "kind", "cluster", "hosts", (int)x->c->cluster.ranks, "nic_list",
 				 nics, "cluster", cluster_json(x));
 	}
 
@@ -148,7 +152,7 @@ static json_t *section_dut_config(const struct aif_ctx *x)
 	if (!x->c->fabric) {
 		json_decref(sw);
 		return json_pack("{s:o,s:s}", "switch", cluster_switch_json(x), "note",
-				 x->c->coll.cluster.lab ? "the cluster file's lab.switch: the local lab's switch (settings not "
+				 x->c->cluster.lab ? "the cluster file's lab.switch: the local lab's switch (settings not "
 							  "given are the engine's defaults, docs/virtual-lab.md)"
 							: "the switches between the ranks' ports, as the lab configures them");
 	}
@@ -173,10 +177,10 @@ static json_t *section_hosts(const struct aif_ctx *x)
 	if (!x->c->fabric) {
 		json_decref(h);
 		h = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "generator", "roce-engine, one per rank a step at a time "
-			      "(roce-cluster)", "engine", x->rn->engine, "nic", x->c->coll.cluster.lab
+			      "(roce-cluster)", "engine", x->rn->engine, "nic", x->c->cluster.lab
 			      ? "each rank's memif port into the local lab's switch" : "each rank's port from the cluster file's ports",
 			      "lcores", "each rank's engine: a main lcore and one worker (docs/cluster.md)", "host_link_gbps",
-			      x->c->coll.cluster.link_gbps, "timestamps", "each rank's own clock; phase ends moved onto rank 0's by "
+			      x->c->cluster.link_gbps, "timestamps", "each rank's own clock; phase ends moved onto rank 0's by "
 			      "the MPI ping-pong's offsets (or taken as one with PTP)");
 	}
 	if (cl && x->c->fabric) { /* (without a fabric, section 2 describes the cluster) */
