@@ -64,6 +64,7 @@ static void check_test(const struct cl_test *t)
 	REQUIRE(t->message_size >= 1 && t->qps_per_pair >= 1 && t->qps_per_pair <= CL_QPS_PER_PAIR_MAX);
 	REQUIRE(t->mtu >= 256 && t->mtu <= 4096 && !(t->mtu & (t->mtu - 1)));
 	REQUIRE(t->duration_s >= 0.1 && t->iterations >= 1 && t->iterations <= CL_MAX_ITERATIONS);
+	REQUIRE(t->compute_ms >= 0 && t->compute_ms <= 1e6 && (t->type == CL_TEST_COLLECTIVE || t->compute_ms == 0));
 	REQUIRE(t->schedule != CL_SCHED_FILE || (t->pairs && t->n_pairs >= 1 && t->n_pairs <= CL_MAX_FILE_PAIRS));
 	for (unsigned i = 0; i < t->n_pairs; i++)
 		REQUIRE(t->pairs[i].a != t->pairs[i].b && t->pairs[i].a < CL_MAX_RANKS && t->pairs[i].b < CL_MAX_RANKS);
@@ -149,8 +150,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (unsigned i = 0; i < C.n_tests; i++) {
 		check_test(&C.tests[i]);
-		for (unsigned n = 2; n <= 9; n++)
-			check_rounds(&C.tests[i], n);
+		for (unsigned n = 1; n <= 9; n++) {
+			char why[300];
+			cluster_test_fits(&C.tests[i], n, why, sizeof(why)); /* what roce-suite's --check asks too */
+			REQUIRE(memchr(why, 0, sizeof(why)) && (n > 1 || why[0]));
+			if (n > 1)
+				check_rounds(&C.tests[i], n);
+		}
 		check_step_config(&C.tests[i]);
 	}
 	cluster_config_free(&C);

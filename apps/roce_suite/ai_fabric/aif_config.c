@@ -425,8 +425,10 @@ static int load_cluster(struct config_reader *r, const config_setting_t *ai, str
 		text_printf(k->file, sizeof(k->file), "%s", name);
 	else
 		text_printf(k->file, sizeof(k->file), "%.*s/%s", (int)(slash - r->file), r->file, name);
-	if (cluster_config_load(k->file, &cc, err, sizeof(err)))
+	if (cluster_config_load(k->file, &cc, err, sizeof(err))) {
+		cluster_config_free(&cc); /* (its text was set up before the error) */
 		return cr_fail(r, f, "%s", err);
+	}
 	k->lab = cc.lab.present;
 	k->link_gbps = cluster_link_gbps(&cc);
 	k->step_timeout_s = cc.step_timeout_s;

@@ -98,6 +98,7 @@ static int derive_file(const struct aif_ctx *x, const char *dir, const char *pat
 	cr_init(&r, k->file, err, sizeof(err), "cluster configuration");
 	if (cr_parse_file(&r, k->file, &c)) {
 		text_printf(why, len, "%s", err);
+		config_destroy(&c);
 		return -1;
 	}
 	root = config_root_setting(&c);

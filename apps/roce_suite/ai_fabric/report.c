@@ -85,9 +85,7 @@ static json_t *cluster_switch_json(const struct aif_ctx *x)
 	json_t *o = json_null();
 
 	cr_init(&r, x->c->cluster.file, NULL, 0, "cluster configuration");
-	if (cr_parse_file(&r, x->c->cluster.file, &c))
-		return o;
-	if ((sw = config_lookup(&c, "lab.switch")))
+	if (!cr_parse_file(&r, x->c->cluster.file, &c) && (sw = config_lookup(&c, "lab.switch")))
 		o = setting_json(sw);
 	config_destroy(&c);
 	return o;
