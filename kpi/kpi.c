@@ -13,6 +13,13 @@ double kpi_algo_factor(enum kpi_collective op, unsigned n)
 	return (op == KPI_ALLREDUCE ? 2.0 : 1.0) * (n - 1) / n;
 }
 
+unsigned kpi_collective_phases(enum kpi_collective op, unsigned n)
+{
+	if (n < 2)
+		return 0;
+	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
+}
+
 double kpi_busbw_gbps(enum kpi_collective op, unsigned n, double bytes, double seconds)
 {
 	return seconds > 0 ? bytes * kpi_algo_factor(op, n) * 8 / seconds / 1e9 : 0;

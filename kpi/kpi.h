@@ -23,6 +23,11 @@ extern const char *const kpi_collective_names[]; /* "allreduce", ...; NULL-termi
  * n < 2 (nothing crosses a link). */
 double kpi_algo_factor(enum kpi_collective op, unsigned n);
 
+/* The phases of one iteration of op over n ranks as NCCL runs it, each a step in which every rank
+ * sends one chunk: 2(n-1) for the ring AllReduce, n-1 for the ring AllGather and ReduceScatter, 1
+ * for the direct AlltoAll. 0 when n < 2. (The suite's trials and roce-cluster's ranks both count so.) */
+unsigned kpi_collective_phases(enum kpi_collective op, unsigned n);
+
 /* BusBW in Gb/s: S x algo_factor x 8 / t, the figure comparable with a NIC's line rate whatever
  * n (nccl-tests' definition, the methodology's). 0 when t <= 0. n = 8, S = 1 GB in 10 ms: 1,400
  * Gb/s = 175 GB/s, the draft's worked example. */

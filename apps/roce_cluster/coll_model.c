@@ -3,13 +3,6 @@
 
 #include "kpi.h"
 
-unsigned coll_phases(enum cl_collective_op op, unsigned n)
-{
-	if (n < 2)
-		return 0;
-	return op == CL_OP_ALLREDUCE ? 2 * (n - 1) : op == CL_OP_ALLGATHER ? n - 1 : 1;
-}
-
 unsigned coll_message_per_qp(const struct cl_test *t, unsigned n)
 {
 	uint64_t chunk = ((uint64_t)t->message_size + n - 1) / n;
@@ -22,6 +15,11 @@ unsigned coll_message_per_qp(const struct cl_test *t, unsigned n)
 static enum kpi_collective kpi_op(enum cl_collective_op op)
 {
 	return op == CL_OP_ALLREDUCE ? KPI_ALLREDUCE : op == CL_OP_ALLGATHER ? KPI_ALLGATHER : KPI_ALLTOALL;
+}
+
+unsigned coll_phases(enum cl_collective_op op, unsigned n)
+{
+	return kpi_collective_phases(kpi_op(op), n);
 }
 
 double coll_bus_factor(enum cl_collective_op op, unsigned n)

@@ -25,6 +25,10 @@ static void busbw_matches_the_drafts_example(void)
 	CHECK(kpi_algo_factor(KPI_ALLREDUCE, 1) == 0);   /* one rank: nothing crosses a link */
 	CHECK(kpi_busbw_gbps(KPI_ALLREDUCE, 8, 1e9, 0) == 0);
 	CHECK(NEAR(kpi_algbw_gbps(1e9, 0.010), 800, 1e-9));
+	/* phases an iteration: ring AllReduce 2(n-1), ring AllGather n-1, direct AlltoAll 1 */
+	CHECK(kpi_collective_phases(KPI_ALLREDUCE, 8) == 14 && kpi_collective_phases(KPI_ALLGATHER, 8) == 7);
+	CHECK(kpi_collective_phases(KPI_REDUCESCATTER, 4) == 3 && kpi_collective_phases(KPI_ALLTOALL, 16) == 1);
+	CHECK(kpi_collective_phases(KPI_ALLREDUCE, 1) == 0);
 }
 
 /* 10 iterations of 10 ms compute and a 1 GB AllReduce over 8 at 400 Gb/s: the collective's link

@@ -210,8 +210,6 @@ unsigned aif_iteration_times(const json_t *coll, unsigned phases, double *iter_s
  * of the ring or all_to_all pattern over the fabric's first n hosts: "ENTRY-hA-hB" for each pair. */
 config_setting_t *aif_add_collective(struct aif_trial *t, const struct aif_ctx *x, const char *entry,
 				     enum kpi_collective op, unsigned n, unsigned phases);
-/* The phases of one iteration of op over n ranks: 2(N-1), 1 (AlltoAll), N-1. */
-unsigned aif_op_phases(enum kpi_collective op, unsigned n);
 /* op of `bytes` per rank over the fabric's first n hosts, `iterations` times, each iteration
  * compute_us after the previous one's end (0: none): the engine's collective over RC WRITEs on the
  * lossless class; with fail (NULL: none) its links go down at its at_s and its out fields are

@@ -32,11 +32,6 @@ static const char *const op_algorithm[] = {
 	[KPI_ALLTOALL] = "pairwise: one phase, each host writes S/N to every other at once; phases released by a barrier",
 };
 
-unsigned aif_op_phases(enum kpi_collective op, unsigned n)
-{
-	return op == KPI_ALLREDUCE ? 2 * (n - 1) : op == KPI_ALLTOALL ? 1 : n - 1;
-}
-
 config_setting_t *aif_collective_group(struct aif_trial *t, const char *name, const char *type, unsigned phases,
 				       config_setting_t **flows)
 {
@@ -190,7 +185,7 @@ static void read_failure(const json_t *rep, struct aif_link_failure *f)
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
 			 double compute_us, struct aif_link_failure *fail, struct aif_coll_run *r)
 {
-	unsigned phases = aif_op_phases(op, n), hosts[MAX_RANKS];
+	unsigned phases = kpi_collective_phases(op, n), hosts[MAX_RANKS];
 	unsigned per_phase = (bytes + n - 1) / n; /* S/N: each message of a phase */
 	struct aif_flow f = { .transport = "rc", .message_size = per_phase, .priority = 3 };
 	double cap_s = 10 + 1e-9 * 8 * bytes * 2.0 * iterations / x->host_gbps * 20 + 2e-6 * compute_us * iterations;
@@ -328,7 +323,7 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 	       (unsigned long long)r->v.ecn_marked, (unsigned long long)r->v.pfc_xoff);
 	row = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "op", kpi_collective_names[op],
 			"algorithm", op_algorithm[op], "ranks", (int)n, "message_size", (int)cc->message_size, "phases_per_iteration",
-			(int)aif_op_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
+			(int)kpi_collective_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
 			"algo_factor", kpi_algo_factor(op, n), "busbw_mean_gbps", r->mean, "busbw_p50_gbps", r->p50,
 			"busbw_p95_gbps", r->p95, "busbw_p99_gbps", r->p99, "busbw_efficiency", efficiency, "total_s",
 			r->total_s, "uplink_utilization_mean", r->util_mean, "drop_ppm", r->drop_ppm, "busbw_per_iteration_gbps",

@@ -308,7 +308,7 @@ static void add_job(struct aif_trial *t, const struct aif_ctx *x, const struct j
 	config_setting_t *flows;
 	char name[64];
 
-	aif_collective_group(t, j->tag, "ring", aif_op_phases(KPI_ALLREDUCE, j->n) * iterations, &flows);
+	aif_collective_group(t, j->tag, "ring", kpi_collective_phases(KPI_ALLREDUCE, j->n) * iterations, &flows);
 	for (unsigned i = 0; i < j->n; i++) {
 		struct aif_flow f = *tmpl;
 		unsigned pair[1][2] = { { j->hosts[i], j->hosts[(i + 1) % j->n] } };
@@ -365,7 +365,7 @@ static int run_jobs(struct aif_ctx *x, const struct placement *p, unsigned mask,
 		aif_fabric_to_json(&r->v, tr.record);
 		for (unsigned b = 0; b < 2; b++)
 			if (mask >> b & 1)
-				read_job(tr.report, &p->job[b], aif_op_phases(KPI_ALLREDUCE, p->job[b].n), b, r);
+				read_job(tr.report, &p->job[b], kpi_collective_phases(KPI_ALLREDUCE, p->job[b].n), b, r);
 		r->ran = true;
 		trial_verdict(x->rn, &tr, "info", "JCT A %.4f s, B %.4f s", r->jct_s[0], r->jct_s[1]);
 	}

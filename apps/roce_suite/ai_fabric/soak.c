@@ -266,7 +266,7 @@ static int soak_trial(struct aif_ctx *x, unsigned n, struct soak_run *r, struct 
 	aif_trial_pattern(&t, x, "sr", "ring", hosts, n, -1, 1, &f);
 	aif_trial_pattern(&t, x, "sa", "all_to_all", hosts, n, -1, 1, &f);
 	for (unsigned k = 0; k < 2; k++) {
-		config_setting_t *c = aif_add_collective(&t, x, k ? "sa" : "sr", ops[k], n, aif_op_phases(ops[k], n));
+		config_setting_t *c = aif_add_collective(&t, x, k ? "sa" : "sr", ops[k], n, kpi_collective_phases(ops[k], n));
 		config_setting_t *w = cfg_group(c, "window");
 
 		cfg_set_bool(c, "repeat", true);
