@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ pid_t engine_child_start(const struct engine_child *c)
 	const char *argv[] = { c->engine, "-f", c->config, "-q", "-r", c->report, "-d", dur, NULL };
 	pid_t pid;
 
+	pid_t parent = getpid();
+
 	snprintf(dur, sizeof(dur), "%.6f", c->duration_s);
 	if (!(c->duration_s > 0))
 		argv[6] = NULL;
@@ -37,6 +40,11 @@ pid_t engine_child_start(const struct engine_child *c)
 		return pid;
 	/* the child: its own process group (the parent stops it, not the terminal), output to the log */
 	setpgid(0, 0);
+	/* ... and gone with its parent: a parent killed outright (SIGKILL, a launcher ending its job)
+	 * cannot stop it, and an engine left polling would hold a CPU and its ports */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (chdir(c->dir) == 0) {

@@ -21,13 +21,17 @@ here independently:
 * errors: a cluster file roce-cluster refuses is named at its own line, behind the suite file's;
   a job beyond the local lab's 16 ranks, or beyond the engine's 4,096 phases, is refused by
   --check (roce-cluster's own rule); a job whose ranks cannot start is a trial error (exit 4)
-  naming the rank's reason; a suite of other categories without a fabric is still refused.
+  naming the rank's reason; a suite of other categories without a fabric is still refused;
+  a suite stopped by Ctrl-C (exit 7, its report written) or killed outright leaves no rank, lab
+  switch or engine running.
 """
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -235,3 +239,69 @@ def test_a_job_whose_ranks_cannot_start_is_a_trial_error(tmp_path):
     assert "no port for this rank" in p.stderr, p.stderr
     rep = json.loads((tmp_path / "res" / "report.json").read_text())
     assert any("did not run" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
+
+
+def _descendants(root):
+    """{pid: cmdline} of every process below pid `root` (its children, theirs, ...), alive now."""
+    parent = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                stat = Path("/proc/%s/stat" % pid).read_text()
+                parent[int(pid)] = int(stat.rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = {}, [root]
+    while todo:
+        p = todo.pop()
+        for c, pp in parent.items():
+            if pp == p and c not in out:
+                try:
+                    out[c] = Path("/proc/%d/cmdline" % c).read_bytes().replace(b"\0", b" ")[:100]
+                except OSError:
+                    continue
+                todo.append(c)
+    return out
+
+
+def _alive(pids):
+    """Those of pids that still run (a zombie has ended)."""
+    left = []
+    for pid in pids:
+        try:
+            if Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                left.append(pid)
+        except OSError:
+            pass
+    return left
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_a_stopped_suite_leaves_no_rank_or_engine_behind(tmp_path, sig):
+    """Ctrl-C during the job: the ranks are stopped (SIGTERM through the launcher: their engines and
+    the lab switch end), the suite says it was interrupted (exit 7) and writes its report. roce-suite
+    killed outright: the launcher dies with it (PR_SET_PDEATHSIG), and so do the ranks' engines."""
+    shutil.copy(LOCAL, tmp_path / "c.cfg")
+    cfg = tmp_path / "s.cfg"
+    cfg.write_text(HEAD + 'ai_fabric = { categories = ["collectives"]; collectives = { ops = ["allreduce"];\n'
+                   ' message_size = 4194304; iterations = 500; };\n'
+                   ' cluster = { file = "c.cfg"; ranks = 2; launcher = "mpirun --allow-run-as-root -np {ranks}"; }; };\n')
+    env = dict(ENV, ROCE_ENGINE=str(engine_path().resolve()))
+    p = subprocess.Popen([str(suite_path()), str(cfg), "-o", str(tmp_path / "res")], cwd=str(tmp_path), env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    tree = {}
+    while sum(b"roce-engine" in c for c in tree.values()) < 3:   # two ranks' engines and the lab switch
+        assert time.monotonic() < deadline and p.poll() is None, ("the job's engines did not start", tree)
+        time.sleep(0.2)
+        tree.update(_descendants(p.pid))
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    if sig == signal.SIGINT:
+        assert p.returncode == 7, out + err
+        assert "interrupted" in err
+        assert (tmp_path / "res" / "report.json").exists()
+    deadline = time.monotonic() + 30
+    while _alive(tree) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _alive(tree), {k: tree[k] for k in _alive(tree)}

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aif_ctx.h"
@@ -28,6 +30,7 @@
 #include "engine_child.h"
 
 #define JOB_START_S 60.0    /* MPI's start, the lab switch's, the clock ping-pongs: beyond the steps */
+#define JOB_STOP_GRACE_S 20.0 /* a stopped job's ranks stop their engines and the lab switch, and write the report */
 #define MACHINE_SHARE 0.01  /* a rank whose lcores were held up longer than this share of its step */
 
 /* A step's duration: what bounds a collective that stalls (its phases end the step sooner), as the
@@ -118,12 +121,34 @@ static int derive_file(const struct aif_ctx *x, const char *dir, const char *pat
 	return rc;
 }
 
-/* "LAUNCHER ROCE-CLUSTER FILE", {ranks} replaced; 0, or -1 when it does not fit. */
+/* s as one shell word: in single quotes, each ' in it as '\'' ; 0, or -1 when it does not fit. */
+static int shell_word(const char *s, char *out, size_t len, size_t *n)
+{
+	if (*n + 1 >= len)
+		return -1;
+	out[(*n)++] = '\'';
+	for (; *s; s++) {
+		const char *piece = *s == '\'' ? "'\\''" : NULL;
+		size_t k = piece ? strlen(piece) : 1;
+		if (*n + k + 2 >= len)
+			return -1;
+		memcpy(out + *n, piece ? piece : s, k);
+		*n += k;
+	}
+	out[(*n)++] = '\'';
+	out[*n] = '\0';
+	return 0;
+}
+
+/* "exec LAUNCHER 'ROCE-CLUSTER' 'FILE'", {ranks} replaced (exec: the shell becomes the launcher,
+ * so that the launcher is what a stop or roce-suite's end signals); 0, or -1 when it does not fit. */
 static int command_line(const struct aif_ctx *x, const char *prog, const char *file, char *out, size_t len)
 {
 	const char *l = x->c->cluster.launcher, *at;
-	size_t n = 0;
+	size_t n = strlen("exec ");
 	int w;
+
+	memcpy(out, "exec ", n + 1);
 
 	while ((at = strstr(l, "{ranks}"))) {
 		w = snprintf(out + n, len - n, "%.*s%u", (int)(at - l), l, x->c->cluster.ranks);
@@ -132,21 +157,56 @@ static int command_line(const struct aif_ctx *x, const char *prog, const char *f
 		n += (size_t)w;
 		l = at + strlen("{ranks}");
 	}
-	w = snprintf(out + n, len - n, "%s '%s' '%s'", l, prog, file);
-	return w < 0 || (size_t)w >= len - n ? -1 : 0;
+	w = snprintf(out + n, len - n, "%s ", l);
+	if (w < 0 || (size_t)w >= len - n)
+		return -1;
+	n += (size_t)w;
+	if (shell_word(prog, out, len, &n) || n + 1 >= len)
+		return -1;
+	out[n++] = ' ';
+	return shell_word(file, out, len, &n);
+}
+
+/* Waits for the launcher until the deadline or a Ctrl-C, then stops its group: SIGTERM (mpirun
+ * passes it to the ranks, which stop their engines and rank 0 its lab switch, and write the report
+ * so far), SIGKILL after JOB_STOP_GRACE_S. Its wait status; *stopped says why it was stopped. */
+static int await_job(pid_t pid, double deadline, const char **stopped)
+{
+	double kill_at = 0;
+	int st = 0;
+
+	*stopped = NULL;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		double now = engine_child_now_s();
+		if (w == pid || (w < 0 && errno != EINTR))
+			return st;
+		if (!*stopped && (suite_interrupted || now > deadline)) {
+			*stopped = suite_interrupted ? "interrupted" : "stopped at its deadline";
+			kill(-pid, SIGTERM);
+			kill_at = now + JOB_STOP_GRACE_S;
+		} else if (*stopped && kill_at > 0 && now > kill_at) {
+			kill(-pid, SIGKILL);
+			kill_at = 0;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000L }, NULL);
+	}
 }
 
 /* The command in its own process group (so that a deadline or a Ctrl-C stops every rank it
  * started), its output into log; its wait status, or -1 with why. */
 static int launch(const char *cmd, const char *log, double timeout_s, char *why, size_t len)
 {
-	bool timed_out = false, interrupted = false;
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
+	const char *stopped;
 	int st;
 
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* (roce-suite killed outright: the job ends too) */
+		if (getppid() != parent)
+			_exit(127);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
@@ -159,10 +219,9 @@ static int launch(const char *cmd, const char *log, double timeout_s, char *why,
 		return -1;
 	}
 	setpgid(pid, pid);
-	st = engine_child_await(pid, engine_child_now_s() + timeout_s, &suite_interrupted, &timed_out, &interrupted);
-	if (timed_out || interrupted) {
-		text_printf(why, len, "%s after %.0f s (its output: %s)", interrupted ? "interrupted" : "stopped, no end",
-			    timeout_s, log);
+	st = await_job(pid, engine_child_now_s() + timeout_s, &stopped);
+	if (stopped) {
+		text_printf(why, len, "%s (the deadline: %.0f s; its output: %s)", stopped, timeout_s, log);
 		return -1;
 	}
 	return st;
@@ -261,6 +320,7 @@ static void job_said(struct aif_ctx *x, struct aif_cluster_job *j)
 	if (suite_interrupted) {
 		x->rn->stop = true;
 		x->rn->exit_status = EXIT_INTERRUPTED;
+		text_printf(x->rn->stop_reason, sizeof(x->rn->stop_reason), "interrupted (roce-suite got a signal)");
 	} else if (!x->rn->exit_status) {
 		x->rn->exit_status = EXIT_TRIAL;
 	}

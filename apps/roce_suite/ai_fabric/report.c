@@ -392,19 +392,20 @@ int aif_mkdir_p(const char *dir)
 
 static void plots(const char *dir)
 {
-	char cmd[3 * PATH_MAX];
+	char script[PATH_MAX], log[PATH_MAX + 16];
 	struct stat st;
 
-	text_printf(cmd, sizeof(cmd), "%s/plot-ai-fabric.py", ROCE_SCRIPTS_DIR);
-	if (stat(cmd, &st)) {
-		fprintf(stderr, "roce-suite: no graphs (%s is not there)\n", cmd);
+	text_printf(script, sizeof(script), "%s/plot-ai-fabric.py", ROCE_SCRIPTS_DIR);
+	if (stat(script, &st)) {
+		fprintf(stderr, "roce-suite: no graphs (%s is not there)\n", script);
 		return;
 	}
-	/* Debian's python3, which has python3-matplotlib (scripts/install-deps.sh) */
-	text_printf(cmd, sizeof(cmd), "%s %s/plot-ai-fabric.py '%s' > '%s/plots.log' 2>&1",
-		    stat("/usr/bin/python3", &st) ? "python3" : "/usr/bin/python3", ROCE_SCRIPTS_DIR, dir, dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "roce-suite: no graphs (scripts/plot-ai-fabric.py failed: %s/plots.log)\n", dir);
+	text_printf(log, sizeof(log), "%s/plots.log", dir);
+	/* Debian's python3, which has python3-matplotlib (scripts/install-deps.sh); no shell between
+	 * (a folder's name may hold any character) */
+	if (aif_run_tool("/usr/bin/python3", log, script, dir,
+			 NULL, NULL) != 0)
+		fprintf(stderr, "roce-suite: no graphs (scripts/plot-ai-fabric.py failed: %s)\n", log);
 }
 
 int aif_results_write(const char *dir, const json_t *rep)
