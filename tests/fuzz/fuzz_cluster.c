@@ -25,6 +25,7 @@
 #include "coll_model.h"
 #include "fuzz_require.h"
 #include "fuzz_sanitizers.h"
+#include "fuzz_two_files.h"
 #include "schedule.h"
 #include "step.h"
 
@@ -37,26 +38,6 @@ const char *__lsan_default_suppressions(void) { return "leak:strbuf_append\nleak
 static char dir[64], cfg_path[128], pairs_path[128];
 static struct cluster_cfg C; /* large: off the stack */
 static struct cl_pair flows[9 * 8];
-
-static void write_file(const char *path, const uint8_t *d, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	REQUIRE(f != NULL);
-	if (n)
-		REQUIRE(fwrite(d, 1, n, f) == n);
-	fclose(f);
-}
-
-static void check_error(const char *err)
-{
-	size_t n = strlen(err);
-
-	REQUIRE(n > 0 && err[n - 1] != '\n');
-	for (size_t i = 0; i < n; i++)
-		REQUIRE(err[i] >= 0x20 && err[i] < 0x7f);
-	REQUIRE(!strncmp(err, dir, strlen(dir)) && strchr(err + strlen(dir), ':'));
-}
 
 static void check_test(const struct cl_test *t)
 {
@@ -114,7 +95,6 @@ static void check_step_config(const struct cl_test *t)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *sep = NULL;
 	char err[1024] = "";
 
 	if (!dir[0]) {
@@ -123,16 +103,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(cfg_path, sizeof(cfg_path), "%s/fuzz.cfg", dir);
 		snprintf(pairs_path, sizeof(pairs_path), "%s/pairs.txt", dir);
 	}
-	for (size_t i = 0; i + 6 <= size && !sep; i++)
-		if (!memcmp(data + i, "\n----\n", 6))
-			sep = data + i;
-	write_file(cfg_path, data, sep ? (size_t)(sep - data) + 1 : size);
-	if (sep)
-		write_file(pairs_path, sep + 6, size - (size_t)(sep + 6 - data));
-	else
-		unlink(pairs_path);
+	fuzz_two_files(data, size, cfg_path, pairs_path);
 	if (cluster_config_load(cfg_path, &C, err, sizeof(err))) {
-		check_error(err);
+		fuzz_check_error_line(err, dir);
 		cluster_config_free(&C);
 		return 0;
 	}

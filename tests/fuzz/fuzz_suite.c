@@ -27,6 +27,7 @@
 #include "cluster.h"
 #include "fuzz_require.h"
 #include "fuzz_sanitizers.h"
+#include "fuzz_two_files.h"
 #include "suite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -37,26 +38,6 @@ const char *__lsan_default_suppressions(void) { return "leak:strbuf_append\nleak
 
 static char dir[64], suite_path[128], cluster_path[128];
 static struct suite_cfg S; /* large: off the stack */
-
-static void write_file(const char *path, const uint8_t *d, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	REQUIRE(f != NULL);
-	if (n)
-		REQUIRE(fwrite(d, 1, n, f) == n);
-	fclose(f);
-}
-
-static void check_error(const char *err)
-{
-	size_t n = strlen(err);
-
-	REQUIRE(n > 0 && err[n - 1] != '\n');
-	for (size_t i = 0; i < n; i++)
-		REQUIRE(err[i] >= 0x20 && err[i] < 0x7f);
-	REQUIRE(!strncmp(err, dir, strlen(dir)) && strchr(err + strlen(dir), ':'));
-}
 
 static void check_list(unsigned n)
 {
@@ -111,7 +92,6 @@ static void check_aif(const struct aif_cfg *c)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const uint8_t *sep = NULL;
 	char err[1024];
 
 	if (!dir[0]) {
@@ -120,16 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(suite_path, sizeof(suite_path), "%s/suite.cfg", dir);
 		snprintf(cluster_path, sizeof(cluster_path), "%s/cluster.cfg", dir);
 	}
-	for (size_t i = 0; i + 6 <= size && !sep; i++)
-		if (!memcmp(data + i, "\n----\n", 6))
-			sep = data + i;
-	write_file(suite_path, data, sep ? (size_t)(sep - data) + 1 : size);
-	if (sep)
-		write_file(cluster_path, sep + 6, size - (size_t)(sep + 6 - data));
-	else
-		unlink(cluster_path);
+	fuzz_two_files(data, size, suite_path, cluster_path);
 	if (suite_config_load(suite_path, &S, err, sizeof(err))) {
-		check_error(err);
+		fuzz_check_error_line(err, dir);
 		suite_config_free(&S);
 		return 0;
 	}
