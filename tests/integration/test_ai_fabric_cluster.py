@@ -140,6 +140,24 @@ def test_each_rank_received_the_algorithms_bytes(job):
             assert s["stray_payload_bytes"] == 0
 
 
+def test_retransmits_and_pauses_are_the_ranks_own_counts(job):
+    """Each §9 row's RC packets, retransmissions and PFC XOFF frames received are the sums over
+    the ranks' own engine reports of its step (gathered by rank 0 into RESULTS/cluster/reports)."""
+    p, rep, cl, tmp = job
+    rows = {r["op"]: r for r in rep["ai_fabric"]["sections"]["5_results"]["collectives"]["rows"]}
+    for t in coll_tests(cl):
+        tx = rtx = xoff = 0
+        for s in t["rounds"][0]["ranks"]:
+            er = json.loads((tmp / "res" / "cluster" / s["report_file"]).read_text())
+            tx += sum(f["tx_packets"] for f in er["flows"])
+            rtx += sum(f["retransmits"] for f in er["flows"])
+            xoff += sum(sum(pt["pfc_rx_xoff"] or []) for pt in er["ports"])   # per priority
+        r = rows[t["name"]]
+        assert (r["rank_reports_read"], r["tx_packets"], r["retransmits"], r["pause_rx"]) == (N, tx, rtx, xoff)
+        assert tx >= ITERATIONS * PHASES[t["name"]](N) * QPS * (N - 1 if t["name"] == "alltoall" else 1)
+        assert r["retransmit_ppm"] == pytest.approx(rtx / tx * 1e6, rel=1e-9)
+
+
 def test_jct_across_the_ranks_keeps_its_compute_steps(job):
     p, rep, cl, tmp = job
     jt = cl["tests"][-1]

@@ -31,6 +31,7 @@ struct aif_cluster_job {
 	json_t *summary;                /* the report's description of the job (file, ranks, status) */
 	int status;                     /* roce-cluster's exit status (the report's) */
 	unsigned n_ranks, n_missing;
+	char dir[PATH_MAX];             /* RESULTS/cluster, absolute: the report's report_file paths are in it */
 	char error[768];
 };
 
@@ -229,6 +230,10 @@ struct aif_cluster_step {
 					 * set the pace */
 	uint64_t stray_bytes;           /* payload from ranks that were not the step's senders */
 	unsigned errors;                /* ranks whose step failed */
+	/* from the ranks' own engine reports (gathered by rank 0) */
+	uint64_t tx_packets, retransmits; /* RC packets sent, and those sent again (NAK or timeout) */
+	uint64_t pause_rx;              /* PFC XOFF frames the ranks' ports received */
+	unsigned reports_read;
 };
 
 /* The job of every category that goes across, run by the first that asks: its file derived into

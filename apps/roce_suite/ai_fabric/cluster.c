@@ -261,6 +261,7 @@ static int job_run(struct aif_ctx *x, struct aif_cluster_job *j)
 		return -1;
 	}
 	text_printf(dir, sizeof(dir), "%s", prog);
+	text_printf(j->dir, sizeof(j->dir), "%s", dir);
 	text_printf(file, sizeof(file), "%s/job.cfg", dir);
 	text_printf(log, sizeof(log), "%s/job.log", dir);
 	text_printf(rep, sizeof(rep), "%s/cluster-report.json", dir);
@@ -360,6 +361,30 @@ static const json_t *test_of(const struct aif_cluster_job *j, const char *name)
 	return NULL;
 }
 
+/* A rank's own engine report of the step (its path relative to the job's folder): its RC packets
+ * sent and sent again, and the PFC XOFF frames its port received, added to s. */
+static void rank_report(const struct aif_cluster_job *j, const char *file, struct aif_cluster_step *s)
+{
+	char path[PATH_MAX + 64];
+	const json_t *e;
+	json_t *rep;
+	size_t i;
+
+	if (!file)
+		return;
+	text_printf(path, sizeof(path), "%s/%s", j->dir, file);
+	if (!(rep = json_load_file(path, 0, NULL)))
+		return;
+	json_array_foreach(json_object_get(rep, "flows"), i, e) {
+		s->tx_packets += (uint64_t)jnum(e, "tx_packets");
+		s->retransmits += (uint64_t)jnum(e, "retransmits");
+	}
+	json_array_foreach(json_object_get(rep, "ports"), i, e)
+		s->pause_rx += (uint64_t)jsum(e, "pfc_rx_xoff"); /* (per priority) */
+	s->reports_read++;
+	json_decref(rep);
+}
+
 unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *test, double *iter_s, double *total_s,
 				struct aif_cluster_step *s)
 {
@@ -378,6 +403,7 @@ unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *tes
 	s->ranks_reporting = (unsigned)jnum(c, "ranks_reporting");
 	s->busbw_mean_gbps = jnum(json_object_get(c, "busbw_gbps"), "mean");
 	json_array_foreach(ranks, i, r) {
+		rank_report(j, json_string_value(json_object_get(r, "report_file")), s);
 		s->held_up_ms = fmax(s->held_up_ms, jnum(r, "held_up_ms"));
 		s->step_s = fmax(s->step_s, jnum(r, "duration_s"));
 		s->stray_bytes += (uint64_t)jnum(r, "stray_payload_bytes");

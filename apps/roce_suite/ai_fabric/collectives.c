@@ -277,6 +277,7 @@ static void cluster_result(const struct aif_cluster_job *j, enum kpi_collective 
 		if (it[i] > 0)
 			r->busbw[r->iterations++] = kpi_busbw_gbps(op, n, cc->message_size, it[i]);
 	r->v.machine_limited = r->step.machine_limited;
+	r->v.pfc_xoff = r->step.pause_rx; /* (the table's XOFF column: those the ranks' ports received) */
 	busbw_stats(r);
 	r->ran = true;
 }
@@ -297,6 +298,11 @@ static void cluster_row(struct aif_ctx *x, const struct aif_cluster_job *j, enum
 	json_object_set_new(row, "held_up_ms_max", json_real(r->step.held_up_ms));
 	json_object_set_new(row, "uplink_utilization_mean", json_null()); /* (the fabric's counters: none here) */
 	json_object_set_new(row, "drop_ppm", json_null());
+	json_object_set_new(row, "tx_packets", json_integer((json_int_t)r->step.tx_packets));
+	json_object_set_new(row, "retransmits", json_integer((json_int_t)r->step.retransmits));
+	json_object_set_new(row, "retransmit_ppm", json_real(kpi_ppm((double)r->step.retransmits, (double)r->step.tx_packets)));
+	json_object_set_new(row, "pause_rx", json_integer((json_int_t)r->step.pause_rx));
+	json_object_set_new(row, "rank_reports_read", json_integer(r->step.reports_read));
 	json_object_set_new(row, "stray_payload_bytes", json_integer((json_int_t)r->step.stray_bytes));
 	if (!r->ran)
 		return;
