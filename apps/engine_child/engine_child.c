@@ -24,18 +24,10 @@ double engine_child_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-pid_t engine_child_start(const struct engine_child *c)
+pid_t engine_child_spawn(const char *const argv[], const char *dir, const char *log)
 {
-	char dur[32];
-	const char *argv[] = { c->engine, "-f", c->config, "-q", "-r", c->report, "-d", dur, NULL };
-	pid_t pid;
+	pid_t parent = getpid(), pid = fork();
 
-	pid_t parent = getpid();
-
-	snprintf(dur, sizeof(dur), "%.6f", c->duration_s);
-	if (!(c->duration_s > 0))
-		argv[6] = NULL;
-	pid = fork();
 	if (pid != 0)
 		return pid;
 	/* the child: its own process group (the parent stops it, not the terminal), output to the log */
@@ -47,26 +39,32 @@ pid_t engine_child_start(const struct engine_child *c)
 		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (chdir(c->dir) == 0) {
-		int fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (chdir(dir) == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 			close(fd);
 		}
-		execv(c->engine, (char *const *)argv);
-		fprintf(stderr, "cannot run %s: %s\n", c->engine, strerror(errno));
+		execv(argv[0], (char *const *)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
 	}
 	_exit(127);
 }
 
-int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted)
+pid_t engine_child_start(const struct engine_child *c)
 {
-	return engine_child_await_ticking(pid, deadline, interrupt, timed_out, interrupted, NULL, NULL);
+	char dur[32];
+	const char *argv[] = { c->engine, "-f", c->config, "-q", "-r", c->report, "-d", dur, NULL };
+
+	snprintf(dur, sizeof(dur), "%.6f", c->duration_s);
+	if (!(c->duration_s > 0))
+		argv[6] = NULL;
+	return engine_child_spawn(argv, c->dir, c->log);
 }
 
-int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out,
-			       bool *interrupted, void (*tick)(void *arg), void *arg)
+static int await_child(pid_t pid, double deadline, const volatile int *interrupt, double grace_s, bool *timed_out,
+		       bool *interrupted, void (*tick)(void *arg), void *arg)
 {
 	double term_at = 0;
 	int st = 0;
@@ -85,12 +83,29 @@ int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *i
 			kill(-pid, SIGTERM);
 			term_at = now;
 		}
-		if (term_at && now > term_at + ENGINE_CHILD_KILL_GRACE_S)
+		if (term_at && now > term_at + grace_s)
 			kill(-pid, SIGKILL);
 		if (tick)
 			tick(arg);
 		nanosleep(&(struct timespec){ .tv_nsec = POLL_NS }, NULL);
 	}
+}
+
+int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted)
+{
+	return await_child(pid, deadline, interrupt, ENGINE_CHILD_KILL_GRACE_S, timed_out, interrupted, NULL, NULL);
+}
+
+int engine_child_await_grace(pid_t pid, double deadline, const volatile int *interrupt, double grace_s, bool *timed_out,
+			     bool *interrupted)
+{
+	return await_child(pid, deadline, interrupt, grace_s, timed_out, interrupted, NULL, NULL);
+}
+
+int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out,
+			       bool *interrupted, void (*tick)(void *arg), void *arg)
+{
+	return await_child(pid, deadline, interrupt, ENGINE_CHILD_KILL_GRACE_S, timed_out, interrupted, tick, arg);
 }
 
 void engine_child_log_reason(const char *log_path, const char *config, char *out, size_t len)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * roce-engine as a child process, for the programs that run it step by step (roce-suite's trials,
- * roce-cluster's test steps): started in a folder of its own with its config, report and log
- * there, in a process group of its own (a Ctrl-C at the terminal reaches the parent only, which
- * stops the child itself), awaited until a deadline, then SIGTERM (the engine still writes its
- * report) and SIGKILL after a grace. No EAL here: the child has its own.
+ * roce-cluster's test steps; and roce-suite's cluster jobs, a launcher as the child): started in
+ * a folder of its own with its config, report and log there, in a process group of its own (a
+ * Ctrl-C at the terminal reaches the parent only, which stops the child itself), awaited until a
+ * deadline, then SIGTERM (the engine still writes its report) and SIGKILL after a grace. No EAL
+ * here: the child has its own.
  */
 #ifndef ROCE_APPS_ENGINE_CHILD_H
 #define ROCE_APPS_ENGINE_CHILD_H
@@ -27,12 +28,18 @@ struct engine_child {
 
 /* CLOCK_MONOTONIC in seconds. */
 double engine_child_now_s(void);
-/* Forks and executes `engine -f config -q -r report [-d S]` in dir; the child's pid, or -1. */
+/* Forks and executes argv (argv[0] a path) in dir, in a process group of its own, its output into
+ * log (in dir), SIGTERM to it when its parent dies; the child's pid, or -1. */
+pid_t engine_child_spawn(const char *const argv[], const char *dir, const char *log);
+/* engine_child_spawn of `engine -f config -q -r report [-d S]`. */
 pid_t engine_child_start(const struct engine_child *c);
 /* Waits for the child until `deadline` (engine_child_now_s's clock) or until *interrupt becomes
  * non-zero, then stops its group: SIGTERM, SIGKILL after the grace. Returns the wait status;
  * *timed_out and *interrupted say whether it was stopped, and why. */
 int engine_child_await(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out, bool *interrupted);
+/* The same with a grace of grace_s before SIGKILL (a child that has children of its own to stop). */
+int engine_child_await_grace(pid_t pid, double deadline, const volatile int *interrupt, double grace_s, bool *timed_out,
+			     bool *interrupted);
 /* The same, calling tick(arg) at every look at the child (every 5 ms) while it runs: the
  * parent's own work meanwhile (roce-cluster's live numbers). */
 int engine_child_await_ticking(pid_t pid, double deadline, const volatile int *interrupt, bool *timed_out,

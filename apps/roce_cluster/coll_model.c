@@ -22,6 +22,11 @@ unsigned coll_phases(enum cl_collective_op op, unsigned n)
 	return kpi_collective_phases(kpi_op(op), n);
 }
 
+enum cl_collective_op coll_op_of_kpi(enum kpi_collective op)
+{
+	return op == KPI_ALLREDUCE ? CL_OP_ALLREDUCE : op == KPI_ALLTOALL ? CL_OP_ALLTOALL : CL_OP_ALLGATHER;
+}
+
 double coll_bus_factor(enum cl_collective_op op, unsigned n)
 {
 	return kpi_algo_factor(kpi_op(op), n);

@@ -19,7 +19,11 @@
 #include <stdint.h>
 
 #include "cluster.h"
+#include "kpi.h"
 
+/* The cluster's op of a methodology collective (kpi.h): ReduceScatter, which the cluster does not
+ * run, as the AllGather it mirrors (the same ring, phases and bytes). */
+enum cl_collective_op coll_op_of_kpi(enum kpi_collective op);
 /* Phases of one iteration over n ranks. */
 unsigned coll_phases(enum cl_collective_op op, unsigned n);
 /* Bytes each of a flow's QPs writes a phase: S / n split over the QPs (rounded up; at least 1). */

@@ -25,6 +25,7 @@
 
 #include "aif.h"
 #include "cluster.h"
+#include "coll_model.h"
 #include "fuzz_require.h"
 #include "fuzz_sanitizers.h"
 #include "fuzz_two_files.h"
@@ -45,9 +46,9 @@ static void check_list(unsigned n)
 }
 
 /* A cluster job's collective over its ranks, as roce-suite's --check judged it: it must fit. */
-static void check_fits(const struct aif_cluster_cfg *k, enum cl_collective_op op, unsigned bytes, unsigned iterations)
+static void check_fits(const struct aif_cluster_cfg *k, enum kpi_collective op, unsigned bytes, unsigned iterations)
 {
-	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = op, .iterations = iterations, .message_size = bytes,
+	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = coll_op_of_kpi(op), .iterations = iterations, .message_size = bytes,
 			     .qps_per_pair = k->qps_per_pair, .transport = CL_TRANSPORT_RC };
 	char why[300];
 
@@ -82,12 +83,9 @@ static void check_aif(const struct aif_cfg *c)
 	REQUIRE(k->link_gbps > 0 && isfinite(k->link_gbps));
 	REQUIRE(!k->across[AIF_JCT] || c->jct.n_ranks == 0);
 	for (unsigned i = 0; k->across[AIF_COLLECTIVES] && i < c->coll.n_ops; i++)
-		check_fits(k, c->coll.ops[i] == KPI_ALLTOALL ? CL_OP_ALLTOALL
-			      : c->coll.ops[i] == KPI_ALLREDUCE ? CL_OP_ALLREDUCE
-								  : CL_OP_ALLGATHER,
-			   c->coll.message_size, c->coll.iterations);
+		check_fits(k, c->coll.ops[i], c->coll.message_size, c->coll.iterations);
 	for (unsigned i = 0; k->across[AIF_JCT] && i < c->jct.n_sizes; i++)
-		check_fits(k, CL_OP_ALLREDUCE, c->jct.message_sizes[i], c->jct.iterations);
+		check_fits(k, KPI_ALLREDUCE, c->jct.message_sizes[i], c->jct.iterations);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,11 +5,9 @@
  * the seven-section report into the results folder and the suite report's `ai_fabric` object.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "aif_ctx.h"
 #include "config_fabric.h"
@@ -39,11 +37,7 @@ static int load_fabric(struct aif_ctx *x)
 /* roce-fabric beside the engine (the build tree's apps/, an install's bin/). */
 static int find_planner(struct aif_ctx *x)
 {
-	char dir[PATH_MAX];
-
-	text_printf(dir, sizeof(dir), "%s", x->rn->engine);
-	text_printf(x->planner, sizeof(x->planner), "%s/roce-fabric", dirname(dir));
-	if (access(x->planner, X_OK)) {
+	if (aif_tool_path(x, "roce-fabric", x->planner, sizeof(x->planner))) {
 		text_printf(x->rn->stop_reason, sizeof(x->rn->stop_reason), "cannot run %s (the fabric's planner, beside "
 			    "roce-engine): %s", x->planner, strerror(errno));
 		return -1;

@@ -12,6 +12,7 @@
 
 #include "aif.h"
 #include "cluster.h"
+#include "coll_model.h"
 #include "cc_params.h"
 #include "config_fabric.h"
 #include "dcqcn.h"
@@ -355,9 +356,7 @@ static double cluster_link_gbps(const struct cluster_cfg *cc)
 static int cluster_fits(struct config_reader *r, const config_setting_t *g, const struct aif_cluster_cfg *k,
 			enum kpi_collective op, unsigned bytes, unsigned iterations, const char *what)
 {
-	static const enum cl_collective_op ops[] = { [KPI_ALLREDUCE] = CL_OP_ALLREDUCE, [KPI_ALLGATHER] = CL_OP_ALLGATHER,
-						     [KPI_REDUCESCATTER] = CL_OP_ALLGATHER, [KPI_ALLTOALL] = CL_OP_ALLTOALL };
-	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = ops[op], .iterations = iterations, .message_size = bytes,
+	struct cl_test t = { .type = CL_TEST_COLLECTIVE, .op = coll_op_of_kpi(op), .iterations = iterations, .message_size = bytes,
 			     .qps_per_pair = k->qps_per_pair, .transport = CL_TRANSPORT_RC };
 	char why[300];
 

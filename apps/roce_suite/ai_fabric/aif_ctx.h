@@ -120,6 +120,9 @@ struct aif_plan {
 	char error[256];
 };
 
+/* The program `name` beside roce-engine (the build tree's apps/, an install's bin/) into out: 0,
+ * or -1 (errno set) when it cannot be run. */
+int aif_tool_path(const struct aif_ctx *x, const char *name, char *out, size_t len);
 /* prog (a program beside the engine, e.g. roce-ccsim) with up to four arguments (NULL ends them),
  * its output into the file log; its exit status, or -1. */
 int aif_run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4);
@@ -249,6 +252,15 @@ void aif_cluster_jct_name(unsigned bytes, double compute_ms, char *out, size_t l
  * completed, their sum in *total_s, the step's other figures in *s. */
 unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *test, double *iter_s, double *total_s,
 				struct aif_cluster_step *s);
+
+/* A row of a test the job ran: where, ranks_reporting, held_up_ms_max, and the verdict
+ * cluster_ranks_report (every one of the n ranks' phase ends came, no step failed, no rank went
+ * missing), said of `what`. */
+void aif_cluster_step_row(struct aif_ctx *x, const struct aif_cluster_job *j, const struct aif_cluster_step *s,
+			  unsigned n, const char *what, json_t *row);
+/* The row marked machine-limited by the ranks' held-up lcores: `figure` ("its busBW") is partly the CPUs'. */
+void aif_cluster_machine_limit(struct aif_ctx *x, const struct aif_cluster_step *s, const char *what, const char *figure,
+			       json_t *row);
 
 /* mkdir -p; 0, or -1 with errno. */
 int aif_mkdir_p(const char *dir);

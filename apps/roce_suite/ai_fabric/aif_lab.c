@@ -221,6 +221,17 @@ double aif_link_payload_gbps(double gbps, unsigned message_size)
 
 /* ---- the plan ---------------------------------------------------------------------------------------- */
 
+int aif_tool_path(const struct aif_ctx *x, const char *name, char *out, size_t len)
+{
+	const char *slash = strrchr(x->rn->engine, '/');
+
+	if (slash)
+		text_printf(out, len, "%.*s/%s", (int)(slash - x->rn->engine), x->rn->engine, name);
+	else
+		text_printf(out, len, "%s", name);
+	return access(out, X_OK) ? -1 : 0;
+}
+
 int aif_run_tool(const char *prog, const char *log, const char *a1, const char *a2, const char *a3, const char *a4)
 {
 	pid_t pid = fork();

@@ -11,23 +11,20 @@
  * own formulas (kpi.h), in the same tables as the fabric's.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "aif_ctx.h"
 #include "cluster.h"
+#include "coll_model.h"
 #include "config_tree.h"
 #include "engine_child.h"
+#include "verdict.h"
 
 #define JOB_START_S 60.0    /* MPI's start, the lab switch's, the clock ping-pongs: beyond the steps */
 #define JOB_STOP_GRACE_S 20.0 /* a stopped job's ranks stop their engines and the lab switch, and write the report */
@@ -38,11 +35,6 @@
 static double step_bound_s(unsigned bytes, unsigned iterations, double compute_ms, double link_gbps)
 {
 	return 10 + 1e-9 * 8 * bytes * 2.0 * iterations / link_gbps * 20 + 2e-3 * compute_ms * iterations;
-}
-
-static const char *cluster_op(enum kpi_collective op)
-{
-	return op == KPI_ALLTOALL ? "alltoall" : op == KPI_ALLREDUCE ? "allreduce" : "allgather";
 }
 
 void aif_cluster_jct_name(unsigned bytes, double compute_ms, char *out, size_t len)
@@ -58,7 +50,7 @@ static void add_test(config_setting_t *tests, const struct aif_cluster_cfg *k, c
 
 	cfg_set_string(t, "name", name);
 	cfg_set_string(t, "type", "collective");
-	cfg_set_string(t, "op", cluster_op(op));
+	cfg_set_string(t, "op", cl_op_names[coll_op_of_kpi(op)]);
 	cfg_set_int(t, "message_size", bytes);
 	cfg_set_int(t, "mtu", AIF_IB_MTU);
 	cfg_set_int(t, "qps_per_pair", k->qps_per_pair);
@@ -167,61 +159,27 @@ static int command_line(const struct aif_ctx *x, const char *prog, const char *f
 	return shell_word(file, out, len, &n);
 }
 
-/* Waits for the launcher until the deadline or a Ctrl-C, then stops its group: SIGTERM (mpirun
- * passes it to the ranks, which stop their engines and rank 0 its lab switch, and write the report
- * so far), SIGKILL after JOB_STOP_GRACE_S. Its wait status; *stopped says why it was stopped. */
-static int await_job(pid_t pid, double deadline, const char **stopped)
-{
-	double kill_at = 0;
-	int st = 0;
-
-	*stopped = NULL;
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		double now = engine_child_now_s();
-		if (w == pid || (w < 0 && errno != EINTR))
-			return st;
-		if (!*stopped && (suite_interrupted || now > deadline)) {
-			*stopped = suite_interrupted ? "interrupted" : "stopped at its deadline";
-			kill(-pid, SIGTERM);
-			kill_at = now + JOB_STOP_GRACE_S;
-		} else if (*stopped && kill_at > 0 && now > kill_at) {
-			kill(-pid, SIGKILL);
-			kill_at = 0;
-		}
-		nanosleep(&(struct timespec){ .tv_nsec = 20000000L }, NULL);
-	}
-}
-
-/* The command in its own process group (so that a deadline or a Ctrl-C stops every rank it
- * started), its output into log; its wait status, or -1 with why. */
+/* The command by /bin/sh, as engine_child runs an engine: its own process group (a deadline or a
+ * Ctrl-C stops every rank it started: SIGTERM, which mpirun passes to the ranks, so that they stop
+ * their engines and rank 0 its lab switch and writes the report so far; SIGKILL after
+ * JOB_STOP_GRACE_S), SIGTERM when roce-suite dies, its output into log. Its wait status, or -1
+ * with why. */
 static int launch(const char *cmd, const char *log, double timeout_s, char *why, size_t len)
 {
-	pid_t parent = getpid(), pid = fork();
-	const char *stopped;
+	const char *const argv[] = { "/bin/sh", "-c", cmd, NULL };
+	bool timed_out, interrupted;
+	pid_t pid = engine_child_spawn(argv, ".", log);
 	int st;
 
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM); /* (roce-suite killed outright: the job ends too) */
-		if (getppid() != parent)
-			_exit(127);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
 	if (pid < 0) {
 		text_printf(why, len, "cannot start the launcher: %s", strerror(errno));
 		return -1;
 	}
-	setpgid(pid, pid);
-	st = await_job(pid, engine_child_now_s() + timeout_s, &stopped);
-	if (stopped) {
-		text_printf(why, len, "%s (the deadline: %.0f s; its output: %s)", stopped, timeout_s, log);
+	st = engine_child_await_grace(pid, engine_child_now_s() + timeout_s, &suite_interrupted, JOB_STOP_GRACE_S,
+				      &timed_out, &interrupted);
+	if (timed_out || interrupted) {
+		text_printf(why, len, "%s (the deadline: %.0f s; its output: %s)",
+			    interrupted ? "interrupted" : "stopped at its deadline", timeout_s, log);
 		return -1;
 	}
 	return st;
@@ -265,9 +223,7 @@ static int job_run(struct aif_ctx *x, struct aif_cluster_job *j)
 	text_printf(file, sizeof(file), "%s/job.cfg", dir);
 	text_printf(log, sizeof(log), "%s/job.log", dir);
 	text_printf(rep, sizeof(rep), "%s/cluster-report.json", dir);
-	text_printf(prog, sizeof(prog), "%s", x->rn->engine);
-	text_printf(prog, sizeof(prog), "%s/roce-cluster", dirname(strcpy(cmd, prog)));
-	if (access(prog, X_OK)) {
+	if (aif_tool_path(x, "roce-cluster", prog, sizeof(prog))) {
 		text_printf(j->error, sizeof(j->error), "cannot run %s (beside roce-engine; built with Open MPI): %s", prog,
 			    strerror(errno));
 		return -1;
@@ -412,4 +368,22 @@ unsigned aif_cluster_iterations(const struct aif_cluster_job *j, const char *tes
 	}
 	s->machine_limited = s->held_up_ms > MACHINE_SHARE * 1e3 * s->step_s;
 	return n;
+}
+
+void aif_cluster_step_row(struct aif_ctx *x, const struct aif_cluster_job *j, const struct aif_cluster_step *s,
+			  unsigned n, const char *what, json_t *row)
+{
+	json_object_set_new(row, "where", json_string("cluster"));
+	json_object_set_new(row, "ranks_reporting", json_integer(s->ranks_reporting));
+	json_object_set_new(row, "held_up_ms_max", json_real(s->held_up_ms));
+	suite_verdict(x->rn, s->ranks_reporting == n && !s->errors && !j->n_missing, "cluster_ranks_report",
+		      "%s: %u of %u ranks reported, %u failed steps, %u missing", what, s->ranks_reporting, n, s->errors,
+		      j->n_missing);
+}
+
+void aif_cluster_machine_limit(struct aif_ctx *x, const struct aif_cluster_step *s, const char *what, const char *figure,
+			       json_t *row)
+{
+	machine_limit(x->rn, row, "%s: machine-limited (a rank's lcore was held up %.0f ms, its step %.3f s): %s is partly "
+		      "the CPUs'", what, s->held_up_ms, s->step_s, figure);
 }

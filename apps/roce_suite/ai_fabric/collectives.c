@@ -286,17 +286,14 @@ static void cluster_result(const struct aif_cluster_job *j, enum kpi_collective 
 static void cluster_row(struct aif_ctx *x, const struct aif_cluster_job *j, enum kpi_collective op, unsigned n,
 			const struct coll_result *r, json_t *row)
 {
-	json_object_set_new(row, "where", json_string("cluster"));
 	json_object_set_new(row, "barriers", json_false());
 	json_object_set_new(row, "algorithm", json_string(op == KPI_ALLTOALL ? "direct: one phase, each rank writes S/N to every other; "
 							  "a rank's phase released by its sends and its receipts"
 							: "ring: each rank writes S/N to the next; a rank's phase released by its "
 							  "sends and its predecessor's receipt (no barrier)"));
 	json_object_set_new(row, "stragglers", json_string("as the ranks' hosts and the fabric make them"));
-	json_object_set_new(row, "ranks_reporting", json_integer(r->step.ranks_reporting));
 	json_object_set_new(row, "cluster_busbw_mean_gbps", json_real(r->step.busbw_mean_gbps));
-	json_object_set_new(row, "held_up_ms_max", json_real(r->step.held_up_ms));
-	json_object_set_new(row, "uplink_utilization_mean", json_null()); /* (the fabric's counters: none here) */
+	json_object_set_new(row, "uplink_utilization_mean", json_null()); /* (the switches' counters: the DUT's) */
 	json_object_set_new(row, "drop_ppm", json_null());
 	json_object_set_new(row, "tx_packets", json_integer((json_int_t)r->step.tx_packets));
 	json_object_set_new(row, "retransmits", json_integer((json_int_t)r->step.retransmits));
@@ -306,9 +303,7 @@ static void cluster_row(struct aif_ctx *x, const struct aif_cluster_job *j, enum
 	json_object_set_new(row, "stray_payload_bytes", json_integer((json_int_t)r->step.stray_bytes));
 	if (!r->ran)
 		return;
-	suite_verdict(x->rn, r->step.ranks_reporting == n && !r->step.errors && !j->n_missing, "cluster_ranks_report",
-		      "%s: %u of %u ranks reported, %u failed steps, %u missing", kpi_collective_names[op],
-		      r->step.ranks_reporting, n, r->step.errors, j->n_missing);
+	aif_cluster_step_row(x, j, &r->step, n, kpi_collective_names[op], row);
 	if (r->step.stray_bytes)
 		aif_anomaly(x, AIF_COLLECTIVES, "%s across the cluster: %llu bytes of payload from ranks that were not the "
 			    "step's senders (an earlier step's frames)", kpi_collective_names[op],
@@ -327,18 +322,20 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 	printf("  %-10s %5u  %10u  %4u/%-4u  %9.4f  %9.4f  %9.4f  %9.4f  %6.1f %%  %8llu  %8llu\n", kpi_collective_names[op], n,
 	       cc->message_size, r->iterations, cc->iterations, r->mean, r->p50, r->p95, r->p99, 100 * efficiency,
 	       (unsigned long long)r->v.ecn_marked, (unsigned long long)r->v.pfc_xoff);
-	row = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o}", "op", kpi_collective_names[op],
-			"algorithm", op_algorithm[op], "ranks", (int)n, "message_size", (int)cc->message_size, "phases_per_iteration",
+	row = json_pack("{s:s,s:i,s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:f}", "op", kpi_collective_names[op],
+			"ranks", (int)n, "message_size", (int)cc->message_size, "phases_per_iteration",
 			(int)kpi_collective_phases(op, n), "iterations", (int)cc->iterations, "iterations_completed", (int)r->iterations,
 			"algo_factor", kpi_algo_factor(op, n), "busbw_mean_gbps", r->mean, "busbw_p50_gbps", r->p50,
 			"busbw_p95_gbps", r->p95, "busbw_p99_gbps", r->p99, "busbw_efficiency", efficiency, "total_s",
-			r->total_s, "uplink_utilization_mean", r->util_mean, "drop_ppm", r->drop_ppm, "busbw_per_iteration_gbps",
-			iters);
-	json_object_set_new(row, "barriers", json_true());
-	json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
-	json_object_set_new(row, "link_gbps", json_real(link_gbps));
-	if (!r->across)
+			r->total_s, "busbw_per_iteration_gbps", iters, "link_gbps", link_gbps);
+	if (!r->across) { /* (a cluster job's row: cluster_row) */
+		json_object_set_new(row, "algorithm", json_string(op_algorithm[op]));
+		json_object_set_new(row, "uplink_utilization_mean", json_real(r->util_mean));
+		json_object_set_new(row, "drop_ppm", json_real(r->drop_ppm));
+		json_object_set_new(row, "barriers", json_true());
+		json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
 		aif_fabric_to_json(&r->v, row);
+	}
 	if (!r->ran)
 		return row;
 	if (!r->across) /* (a cluster job's RC retransmits what is lost; its frames are not counted here) */
@@ -354,8 +351,7 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 			  "Gb/s", r->busbw, r->iterations);
 	if (r->v.machine_limited) {
 		if (r->across)
-			machine_limit(x->rn, row, "%s: machine-limited (a rank's lcore was held up %.0f ms, its step %.3f s): its "
-				      "busBW is partly the CPUs'", kpi_collective_names[op], r->step.held_up_ms, r->step.step_s);
+			aif_cluster_machine_limit(x, &r->step, kpi_collective_names[op], "its busBW", row);
 		else
 			machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its busBW is "
 				      "partly the CPU's", kpi_collective_names[op]);

@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "aif_ctx.h"
 #include "config_tree.h"
@@ -419,9 +418,7 @@ static int ccsim_run(struct aif_ctx *x, const char *ccsim, const char *scen, uns
 /* roce-ccsim beside the engine; NULL (and an anomaly) when it is not there. */
 static const char *find_ccsim(struct aif_ctx *x, char *path, size_t len)
 {
-	text_printf(path, len, "%s", x->planner);
-	text_printf(strrchr(path, '/') + 1, len - (size_t)(strrchr(path, '/') + 1 - path), "roce-ccsim");
-	if (access(path, X_OK) == 0)
+	if (aif_tool_path(x, "roce-ccsim", path, len) == 0)
 		return path;
 	aif_anomaly(x, AIF_CONVERGENCE, "%s is not there: the convergence times are not compared with the simulator", path);
 	return NULL;

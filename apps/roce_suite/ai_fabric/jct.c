@@ -51,10 +51,11 @@ static void cluster_run(const struct aif_cluster_job *j, const struct jct_point 
 	r->ran = true;
 }
 
-/* A point's row; st: its cluster step's figures (NULL: a trial on the fabric). */
+/* A point's row; step: its cluster step's figures in job (NULL: a trial on the fabric). */
 static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const struct aif_coll_run *r,
-		       const struct aif_cluster_step *step)
+		       const struct aif_cluster_job *job, const struct aif_cluster_step *step)
 {
+	char what[96];
 	const struct aif_jct_cfg *jc = &x->c->jct;
 	unsigned n = pt->n, per_phase = (pt->bytes + n - 1) / n;
 	double compute_ms = pt->compute_ms, c_s = compute_ms * 1e-3, af = kpi_algo_factor(KPI_ALLREDUCE, n);
@@ -84,16 +85,11 @@ static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const stru
 	json_object_set_new(row, "comm_cv", json_real(st.cv));
 	json_object_set_new(row, "comm_ideal_ms", json_real(8 * pt->bytes * af / (b * 1e9) * 1e3));
 	json_object_set_new(row, "overlap_fraction", json_real(kpi_overlap_fraction(r->total_s, c_s * r->iterations, comm_sum)));
-	if (step) {
-		json_object_set_new(row, "where", json_string("cluster"));
-		json_object_set_new(row, "ranks_reporting", json_integer(step->ranks_reporting));
-		json_object_set_new(row, "held_up_ms_max", json_real(step->held_up_ms));
-		suite_verdict(x->rn, step->ranks_reporting == n && !step->errors, "cluster_ranks_report",
-			      "jct N = %u, S = %u, C = %g ms: %u of %u ranks reported, %u failed steps", n, pt->bytes, compute_ms,
-			      step->ranks_reporting, n, step->errors);
-	} else {
+	text_printf(what, sizeof(what), "N = %u, S = %u, C = %g ms", n, pt->bytes, compute_ms);
+	if (step)
+		aif_cluster_step_row(x, job, step, n, what, row);
+	else
 		aif_fabric_to_json(&r->v, row);
-	}
 	printf("  %4u  %10u  %9.1f  %4u/%-4u  %9.4f  %9.4f  %7.4f  %9.3f  %s\n", n, pt->bytes, compute_ms, r->iterations,
 	       jc->iterations, r->total_s, roof, ratio, st.mean * 1e3, reading(ratio));
 	suite_verdict(x->rn, r->iterations == jc->iterations, "jct_completes", "N = %u, S = %u, C = %g ms: %u of %u iterations",
@@ -111,9 +107,7 @@ static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const stru
 	}
 	if (r->v.machine_limited) {
 		if (step)
-			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (a rank's lcore was held up %.0f ms, "
-				      "its step %.3f s): the JCT's overhead is partly the CPUs'", n, pt->bytes, compute_ms,
-				      step->held_up_ms, step->step_s);
+			aif_cluster_machine_limit(x, step, what, "the JCT's overhead", row);
 		else
 			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (the lab's lcore fell behind its "
 				      "links): the JCT's overhead is partly the CPU's", n, pt->bytes, compute_ms);
@@ -196,7 +190,7 @@ int aif_jct(struct aif_ctx *x)
 				else
 					aif_collective_trial(x, KPI_ALLREDUCE, pt.n, pt.bytes, jc->iterations, pt.compute_ms * 1e3,
 							     NULL, &r);
-				row = jct_row(x, &pt, &r, across ? &st : NULL);
+				row = jct_row(x, &pt, &r, job, across ? &st : NULL);
 				if (r.ran) {
 					pts[done] = pt;
 					ratio[done++] = json_number_value(json_object_get(row, "jct_ratio"));

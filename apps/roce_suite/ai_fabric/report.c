@@ -59,11 +59,11 @@ static json_t *lookup_json(const struct aif_ctx *x, const char *path)
 
 /* ---- the sections ----------------------------------------------------------------------------------------- */
 
-/* §9 across a cluster's hosts (collectives.cluster): the job's file, ranks and links, else NULL. */
+/* The categories that went across a cluster's hosts (ai_fabric.cluster): the job's file, ranks and
+ * links; NULL when none did. */
 static json_t *cluster_json(const struct aif_ctx *x)
 {
 	const struct aif_cluster_cfg *k = &x->c->cluster;
-
 	const char *cats = k->across[AIF_COLLECTIVES] && k->across[AIF_JCT] ? "collectives (section 9), jct (section 10.1)"
 			   : k->across[AIF_COLLECTIVES]			   ? "collectives (section 9)"
 									   : "jct (section 10.1)";
@@ -165,31 +165,26 @@ static json_t *section_dut_config(const struct aif_ctx *x)
 
 static json_t *section_hosts(const struct aif_ctx *x)
 {
-	json_t *h = json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:s}", "generator", "roce-engine", "engine", x->rn->engine, "nic",
-			      "the engine's fabric NICs: in-process ring cables to their leaves, paced at their links' rate",
-			      "lcores", "0-1 (lcore 0 supervises, lcore 1 runs every NIC and switch)", "host_link_gbps",
-			      x->host_gbps, "memory_mb", (int)(x->c->memory_mb ? x->c->memory_mb : 2048), "timestamps",
-			      "the engine's TSC time base, one clock for sender and receiver (one process)");
 	json_t *cl = cluster_json(x);
 
-	if (!x->c->fabric) {
-		json_decref(h);
-		h = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "generator", "roce-engine, one per rank a step at a time "
-			      "(roce-cluster)", "engine", x->rn->engine, "nic", x->c->cluster.lab
-			      ? "each rank's memif port into the local lab's switch" : "each rank's port from the cluster file's ports",
-			      "lcores", "each rank's engine: a main lcore and one worker (docs/cluster.md)", "host_link_gbps",
-			      x->c->cluster.link_gbps, "timestamps", "each rank's own clock; phase ends moved onto rank 0's by "
-			      "the MPI ping-pong's offsets (or taken as one with PTP)");
+	if (!x->c->fabric) { /* (section 2 describes the cluster) */
+		json_decref(cl);
+		return json_pack("{s:s,s:s,s:s,s:s,s:f,s:s}", "generator", "roce-engine, one per rank a step at a time "
+				 "(roce-cluster)", "engine", x->rn->engine, "nic", x->c->cluster.lab
+				 ? "each rank's memif port into the local lab's switch" : "each rank's port from the cluster file's ports",
+				 "lcores", "each rank's engine: a main lcore and one worker (docs/cluster.md)", "host_link_gbps",
+				 x->c->cluster.link_gbps, "timestamps", "each rank's own clock; phase ends moved onto rank 0's by "
+				 "the MPI ping-pong's offsets (or taken as one with PTP)");
 	}
-	if (cl && x->c->fabric) { /* (without a fabric, section 2 describes the cluster) */
+	if (cl)
 		json_object_set_new(cl, "ranks_engines", json_string("each rank's roce-engine on its port, a step at a time "
 								     "(roce-cluster); phase ends on each rank's clock, moved "
 								     "onto rank 0's by the MPI ping-pong's offsets"));
-		json_object_set_new(h, "cluster", cl);
-	} else {
-		json_decref(cl);
-	}
-	return h;
+	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:s,s:o*}", "generator", "roce-engine", "engine", x->rn->engine, "nic",
+			 "the engine's fabric NICs: in-process ring cables to their leaves, paced at their links' rate",
+			 "lcores", "0-1 (lcore 0 supervises, lcore 1 runs every NIC and switch)", "host_link_gbps", x->host_gbps,
+			 "memory_mb", (int)(x->c->memory_mb ? x->c->memory_mb : 2048), "timestamps",
+			 "the engine's TSC time base, one clock for sender and receiver (one process)", "cluster", cl);
 }
 
 json_t *aif_sections(struct aif_ctx *x)
