@@ -241,6 +241,8 @@ struct cfg_fab_link {
 
 struct cfg_fabric {
 	bool present;
+	bool external;                /* fabric.external: the NICs are ports on devices, the switches
+				       * outside the engine (none of the fields below the NICs' is set) */
 	enum fab_kind kind;
 	/* switch.leaf / spine / core: a tier's buffer, ECN and PFC over the `switch` group's
 	 * (tier_sw[t] stands for tier t's switches when bit t of tier_set is set) */

@@ -37,7 +37,7 @@ static const char *const fabric_keys[] = { "kind", "leaves", "spines", "hosts_pe
 					   "hash", "flowlet_gap_us", "switches", "links",
 					   /* the engine's (config_lab_fabric.c); roce-fabric and roce-ccsim leave them */
 					   "lcore", "lcores", "host_lcores", "nic", "deadlock_ms", "events", "convergence_ms", "sample_ms",
-					   NULL };
+					   "external", NULL };
 
 static bool listed(const char *const *names, const char *key)
 {

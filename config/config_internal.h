@@ -35,6 +35,10 @@ int ld_parse_ports(struct loader *ld, const config_setting_t *root);         /* 
 int ld_eal_vs_pci_ports(struct loader *ld, const config_setting_t *root);    /* config_eal.c */
 int ld_parse_roles(struct loader *ld, const config_setting_t *root);         /* config_eal.c */
 int ld_parse_fabric(struct loader *ld, const config_setting_t *root);        /* config_lab_fabric.c */
+struct fabric;
+/* fabric.external (config_fabric_external.c): each NIC's device and gateway, into the ports
+ * ports[first .. first + f->n_nics) and cfg->fab.nic[]; 1 when the group is absent, 0, -1. */
+int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struct fabric *f, unsigned first);
 int ld_parse_switch(struct loader *ld, const config_setting_t *root);        /* config_lab.c */
 int ld_parse_flows(struct loader *ld, const config_setting_t *root);         /* config_flows.c */
 int ld_parse_collectives(struct loader *ld, const config_setting_t *root);   /* config_flows.c */
@@ -90,6 +94,8 @@ int ld_port_ref(struct loader *ld, const config_setting_t *g);
 int ld_worker_lcore(struct loader *ld, const config_setting_t *s, unsigned *out);
 /* The highest lcore of eal.lcores that is not the main lcore, or -1 (config_eal.c). */
 int ld_last_worker_lcore(const struct loader *ld);
+/* A port's `device` and `vdev_args` in group ps: checked as the ports' (config_ports.c). */
+int ld_port_device(struct loader *ld, const config_setting_t *ps, struct cfg_port *p);
 /* A port's settings that are not its name, device, addresses or speed (mtu, rx_desc, tx_desc,
  * timestamps, qos, np), from group t, whose other keys the caller checked (config_ports.c). */
 int ld_port_settings(struct loader *ld, const config_setting_t *t, struct cfg_port *p);

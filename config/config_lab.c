@@ -204,7 +204,7 @@ static int switch_roles(struct loader *ld, const config_setting_t *root)
 	 * spine's and the far leaf's are shared with every other NIC): sizing for that (three
 	 * buffers, as before) tripled every fabric run's start, the pools' pages being most of it.
 	 * A NIC that still runs short counts mbuf_alloc_failures and sends less, and says so. */
-	for (unsigned n = 0; c->fab.present && n < c->fab.n_nics; n++)
+	for (unsigned n = 0; c->fab.present && !c->fab.external && n < c->fab.n_nics; n++)
 		c->ports[c->fab.first_port + n].extra_mbufs = (unsigned)(fabric_buffer_bytes(c) / 512);
 	if (c->sw.present && !c->fab.present && c->sw.n_ports < 2)
 		return cr_fail_member(&ld->r, root, "switch", "a switch needs at least two ports with role \"switch\" in "
@@ -316,6 +316,9 @@ int ld_parse_switch(struct loader *ld, const config_setting_t *root)
 	w->buffer_bytes = 2048 * 1024;
 	if ((rc = cr_opt_group(&ld->r, root, "switch", &ss)) < 0)
 		return -1;
+	if (rc == 1 && ld->cfg->fab.external)
+		return cr_fail(&ld->r, ss, "not with fabric.external: the fabric's switches are outside the engine (their "
+			       "buffers, ECN and PFC are the real switches' settings)");
 	if (rc == 1) {
 		w->present = true;
 		w->line = config_setting_source_line(ss);

@@ -28,6 +28,8 @@ static int fits_the_engine(struct loader *ld, const config_setting_t *g, const s
 	const struct engine_config *c = ld->cfg;
 	const char *plan = "plan larger fabrics with roce-fabric, or simulate them in roce-ccsim";
 
+	if (config_setting_get_member(g, "external")) /* only the NICs run here */
+		goto nics;
 	if (f->n_switches > CFG_FAB_MAX_SWITCHES)
 		return cr_fail(&ld->r, g, "%u switches, but the engine's lab runs at most %d (%s)", f->n_switches,
 			       CFG_FAB_MAX_SWITCHES, plan);
@@ -38,6 +40,7 @@ static int fits_the_engine(struct loader *ld, const config_setting_t *g, const s
 		if (f->switches[s].n_ports > CFG_FAB_MAX_SW_PORTS)
 			return cr_fail(&ld->r, g, "switch %s has %u ports, but a lab switch's buffer accounts at most %d (%s)",
 				       f->switches[s].name, f->switches[s].n_ports, CFG_FAB_MAX_SW_PORTS, plan);
+nics:
 	if (c->n_ports + f->n_nics > CFG_MAX_PORTS)
 		return cr_fail(&ld->r, g, "%u NICs%s%u ports listed, but the engine runs at most %d ports (%s)", f->n_nics,
 			       c->n_ports ? " and " : " (", c->n_ports, CFG_MAX_PORTS, plan);
@@ -325,7 +328,7 @@ static int make_nics(struct loader *ld, const config_setting_t *g, const struct 
 		add_role(c, host[n % n_host], c->n_ports, config_setting_source_line(g));
 		c->n_ports++;
 	}
-	return 0;
+	return ld_fabric_external(ld, g, f, c->fab.first_port) < 0 ? -1 : 0;
 }
 
 int ld_parse_fabric(struct loader *ld, const config_setting_t *root)
@@ -349,7 +352,7 @@ int ld_parse_fabric(struct loader *ld, const config_setting_t *root)
 	ld->cfg->fab.present = true;
 	ld->cfg->fab.kind = f->kind;
 	ld->cfg->fab.line = config_setting_source_line(g);
-	rc = fits_the_engine(ld, g, f) || make_nics(ld, g, f) || make_switches(ld, g, f, &r) ? -1 : 0;
+	rc = fits_the_engine(ld, g, f) || make_nics(ld, g, f) || (!ld->cfg->fab.external && make_switches(ld, g, f, &r)) ? -1 : 0;
 	fab_routes_free(&r);
 	fab_spec_free(&spec);
 	return rc;

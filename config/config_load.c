@@ -49,9 +49,9 @@ void config_defaults(struct engine_config *cfg)
  * ports and eal's lcore set, the flows to ports and roles, the collectives to flows, ...), and the
  * first fault found is the one reported, so the order is part of what a broken file says. The
  * checks across sections that need both sides read stand between them (EAL's options against
- * the PCI ports). */
+ * the PCI ports, a fabric's external NICs among them). */
 static int (*const sections[])(struct loader *ld, const config_setting_t *root) = {
-	ld_parse_eal, ld_parse_ports, ld_eal_vs_pci_ports, ld_parse_roles, ld_parse_fabric, ld_parse_switch, ld_parse_flows,
+	ld_parse_eal, ld_parse_ports, ld_parse_roles, ld_parse_fabric, ld_eal_vs_pci_ports, ld_parse_switch, ld_parse_flows,
 	ld_parse_collectives, ld_parse_responders, ld_parse_peers, ld_parse_pfc_generators, ld_parse_phases,
 	ld_parse_sla, ld_parse_run,
 };

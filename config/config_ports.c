@@ -71,7 +71,7 @@ static bool valid_device(const char *dev)
 
 /* ---- ports ---------------------------------------------------------------------------------- */
 
-static int port_device(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
+int ld_port_device(struct loader *ld, const config_setting_t *ps, struct cfg_port *p)
 {
 	const config_setting_t *s = cr_required(&ld->r, ps, "device",
 						"a vdev name such as net_ring0, or a PCI address");
@@ -233,7 +233,7 @@ static int parse_port(struct loader *ld, const config_setting_t *ps, unsigned id
 		if (!strcmp(ld->cfg->ports[j].name, p->name))
 			return cr_fail(&ld->r, s, "duplicate port name '%s' (also at %s; names must be unique)",
 				       p->name, cr_at(&ld->r, ld->cfg->ports[j].line, (char[CR_AT_LEN]){ 0 }));
-	if (port_device(ld, ps, p))
+	if (ld_port_device(ld, ps, p))
 		return -1;
 	for (unsigned j = 0; j < idx; j++)
 		if (!strcasecmp(ld->cfg->ports[j].device, p->device))

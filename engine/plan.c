@@ -689,7 +689,7 @@ int engine_plan_switch(struct engine *e, char *err, size_t errlen)
 {
 	unsigned lcore = 0;
 
-	if (e->run.cfg->fab.present)
+	if (e->run.cfg->fab.present && !e->run.cfg->fab.external) /* else the switches are outside */
 		return plan_fabric(e, err, errlen);
 	if (!e->run.cfg->sw.present)
 		return 0;

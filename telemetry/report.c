@@ -568,8 +568,8 @@ static json_t *build(const struct run_view *run, const struct sla_checks *sla)
 		json_object_set_new(root, "cc_trace", cc_trace_json(run));
 	if (run->sw)
 		json_object_set_new(root, "switch", report_switch_json(run, run->sw));
-	if (run->fab) {
-		json_t *fab = report_fabric_json(run, secs);
+	if (run->fab || run->cfg->fab.external) {
+		json_t *fab = run->fab ? report_fabric_json(run, secs) : report_fabric_external_json(run);
 		json_object_set_new(fab, "jfi", json_real(goodput_jfi(flows)));
 		json_object_set_new(root, "fabric", fab);
 	}

@@ -536,6 +536,23 @@ static json_t *machine_json(const struct run_view *run, const struct fabric_lab 
 			 "machine_limited", json_array_size(why) > 0, "limited_by", why);
 }
 
+/* fabric.external: the NICs on their devices; the switches are outside, their counters the DUT's. */
+json_t *report_fabric_external_json(const struct run_view *run)
+{
+	const struct cfg_fabric *fb = &run->cfg->fab;
+	json_t *a = json_array();
+	char mac[18], gw[18], ip[16];
+
+	for (unsigned n = 0; n < fb->n_nics; n++) {
+		const struct cfg_port *p = &run->cfg->ports[fb->first_port + n];
+		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", p->ipv4[0], p->ipv4[1], p->ipv4[2], p->ipv4[3]);
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "name", p->name, "host", fb->nic[n].host,
+						   "rail", (int)fb->nic[n].rail, "mac", mac_str(p->mac, mac), "ipv4", ip,
+						   "device", p->device, "gateway_mac", mac_str(fb->nic[n].gateway_mac, gw)));
+	}
+	return json_pack("{s:s,s:b,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "nics", a);
+}
+
 json_t *report_fabric_json(const struct run_view *run, double secs)
 {
 	const struct fabric_lab *fl = run->fab;

@@ -19,6 +19,8 @@ json_t *report_switch_json(const struct run_view *run, const struct switch_rt *s
 unsigned report_fabric_deadlocks(const struct run_view *run);
 /* secs: the run's duration (links' rates and utilisation) */
 json_t *report_fabric_json(const struct run_view *run, double secs);
+/* A fabric whose switches are outside the engine (fabric.external): its kind and NICs. */
+json_t *report_fabric_external_json(const struct run_view *run);
 /* One direction of a fabric link as counted at now: sent by a switch port, or by a NIC (what its
  * leaf's port received); received by a switch (xoff_sent, dropped are its) or by a NIC. */
 struct fab_link_dir {

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""A fabric's switches as Linux routers in network namespaces: a real switch tier, independent of
+the engine, for `fabric.external` (docs/fabric.md, "Real ports and a real switch").
+
+    scripts/linux-fabric.py up FILE [--prefix P] [--router-mac MAC] [--shape [--queue-kb KB]]
+                                    [--external-out F] [--roce-fabric PATH]
+    scripts/linux-fabric.py down [--prefix P]
+
+`up` reads FILE's `fabric` group through roce-fabric (its NICs, links and routes: the plan the
+engine's own switches use) and builds it with the kernel's IPv4 forwarding:
+  - a namespace P-<switch> per switch and P-hosts for the NICs' ends: NIC h3 is the veth `h3`
+    there (the engine opens it with net_af_packet), its switch's end routes to it by a /32 and a
+    permanent neighbour entry with the NIC's MAC, and answers as the NIC's gateway (every
+    switch port has the one router MAC, as a real switch's routed ports have);
+  - each switch-to-switch link a veth pair addressed 10.255.K.0/31 and .1/31 (K the link's index);
+  - each switch's routes as roce-fabric computed them, equal-cost next hops as a multipath route
+    hashed on the 5-tuple (net.ipv4.fib_multipath_hash_policy = 1: the UDP source port is the
+    RoCEv2 entropy, as on a data-centre switch);
+  - --shape: each switch port sends at its link's rate (an HTB class), so that a link is a real
+    bottleneck, its queue a byte FIFO of --queue-kb (default 64) that drops at its tail; tc counts
+    what it sent and dropped (`tc -s qdisc`). (The kernel's ECN markers, sch_red and fq_codel,
+    are modules some kernels lack; the engine's own switches mark.)
+  - --external-out F: writes the `external` group to include into FILE's fabric group
+    (`@include "F"`): every NIC's device (net_af_packet on its veth) and the router MAC.
+`down` deletes every namespace P-*. Needs root (ip, tc, sysctl in namespaces).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sh(*args, ns=None, check=True):
+    cmd = (["ip", "netns", "exec", ns] if ns else []) + [str(a) for a in args]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if check and r.returncode:
+        sys.exit("linux-fabric: %s: %s" % (" ".join(cmd), r.stderr.strip() or r.stdout.strip()))
+    return r.stdout
+
+
+def namespaces(prefix):
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return [l.split()[0] for l in out.splitlines() if l.split() and l.split()[0].startswith(prefix + "-")]
+
+
+def down(prefix):
+    for ns in namespaces(prefix):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def plan(args):
+    with tempfile.TemporaryDirectory() as d:
+        rep = os.path.join(d, "plan.json")
+        r = subprocess.run([args.roce_fabric, "-q", "--routes", "-r", rep, args.file], capture_output=True, text=True)
+        if r.returncode:
+            sys.exit("linux-fabric: roce-fabric %s: %s" % (args.file, r.stderr.strip()))
+        with open(rep) as f:
+            doc = json.load(f)
+    return dict(doc["fabric"], routes=doc.get("routes", {}))
+
+
+def namespace(ns):
+    sh("ip", "netns", "add", ns)
+    sh("ip", "link", "set", "lo", "up", ns=ns)
+    for k, v in (("net.ipv4.ip_forward", 1), ("net.ipv4.conf.all.rp_filter", 0), ("net.ipv4.conf.default.rp_filter", 0),
+                 ("net.ipv4.conf.all.send_redirects", 0), ("net.ipv4.conf.default.send_redirects", 0),
+                 ("net.ipv4.fib_multipath_hash_policy", 1), ("net.ipv6.conf.all.disable_ipv6", 1),
+                 ("net.ipv6.conf.default.disable_ipv6", 1)):
+        sh("sysctl", "-q", "-w", "%s=%s" % (k, v), ns=ns)
+
+
+def port_queue(ns, dev, gbps, args):
+    """The switch port's egress at its link's rate (HTB), its queue a byte FIFO of --queue-kb."""
+    if not args.shape:
+        return
+    rate = "%dkbit" % max(8, round(gbps * 1e6))
+    sh("tc", "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "1", ns=ns)
+    sh("tc", "class", "add", "dev", dev, "parent", "1:", "classid", "1:1", "htb", "rate", rate, "burst", "16k", ns=ns)
+    sh("tc", "qdisc", "add", "dev", dev, "parent", "1:1", "handle", "10:", "bfifo", "limit",
+       str(int(args.queue_kb * 1024)), ns=ns)
+
+
+def up(args):
+    fab = plan(args)
+    p = args.prefix
+    down(p)
+    hosts = p + "-hosts"
+    namespace(hosts)
+    sw_ns = {s["name"]: "%s-%s" % (p, s["name"]) for s in fab["switches"]}
+    for ns in sw_ns.values():
+        namespace(ns)
+    nics = {n["link"]: n for n in fab["nic_list"]}
+    addr = {}    # (switch, link index) -> this end's address; link index -> (a, b)
+    ends = {}
+    for k, l in enumerate(fab["links"]):
+        dev = "l%d" % k
+        if l["name"] in nics:
+            n, ns = nics[l["name"]], sw_ns[l["a"]]
+            sh("ip", "link", "add", n["name"], "netns", hosts, "type", "veth", "peer", "name", dev, "netns", ns)
+            sh("ip", "link", "set", n["name"], "address", n["mac"], "up", ns=hosts)
+            sh("ip", "link", "set", dev, "address", args.router_mac, "up", ns=ns)
+            sh("ip", "addr", "add", n["gateway"] + "/32", "dev", dev, ns=ns)
+            sh("ip", "route", "add", n["ip"] + "/32", "dev", dev, ns=ns)
+            sh("ip", "neigh", "replace", n["ip"], "lladdr", n["mac"], "dev", dev, "nud", "permanent", ns=ns)
+            port_queue(ns, dev, l["gbps"], args)
+            continue
+        if k > 255:
+            sys.exit("linux-fabric: more than 256 links")
+        a, b = sw_ns[l["a"]], sw_ns[l["b"]]
+        sh("ip", "link", "add", dev, "netns", a, "type", "veth", "peer", "name", dev, "netns", b)
+        for ns, ip in ((a, "10.255.%d.0" % k), (b, "10.255.%d.1" % k)):
+            sh("ip", "link", "set", dev, "address", args.router_mac, "up", ns=ns)
+            sh("ip", "addr", "add", ip + "/31", "dev", dev, ns=ns)
+            port_queue(ns, dev, l["gbps"], args)
+        addr[(l["a"], k)], addr[(l["b"], k)] = "10.255.%d.1" % k, "10.255.%d.0" % k
+        ends[k] = (l["a"], l["b"])
+    for sw, routes in fab.get("routes", {}).items():
+        for r in routes:
+            hops = []
+            for k, (a, b) in ends.items():
+                if (a == sw and b in r["via"]) or (b == sw and a in r["via"]):
+                    hops += ["nexthop", "via", addr[(sw, k)], "dev", "l%d" % k]
+            if hops:
+                sh("ip", "route", "add", r["prefix"], *hops, ns=sw_ns[sw])
+    if args.external_out:
+        with open(args.external_out, "w") as f:
+            f.write("# written by scripts/linux-fabric.py up: the NICs on their veths in namespace %s\n" % hosts)
+            f.write('external = { gateway_mac = "%s";\n  nics = (\n' % args.router_mac)
+            f.write(",\n".join('    { nic = "%s"; device = "net_af_packet%d"; vdev_args = "iface=%s"; }'
+                               % (n["name"], i, n["name"]) for i, n in enumerate(fab["nic_list"])))
+            f.write(" );\n};\n")
+    print(json.dumps({"hosts_namespace": hosts, "switch_namespaces": sorted(sw_ns.values()),
+                      "router_mac": args.router_mac, "nics": [n["name"] for n in fab["nic_list"]]}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("action", choices=["up", "down"])
+    ap.add_argument("file", nargs="?")
+    ap.add_argument("--prefix", default="lf")
+    ap.add_argument("--router-mac", default="02:dd:00:00:00:01")
+    ap.add_argument("--shape", action="store_true")
+    ap.add_argument("--queue-kb", type=float, default=64)
+    ap.add_argument("--external-out")
+    ap.add_argument("--roce-fabric", default=os.environ.get("ROCE_FABRIC", os.path.join(HERE, "..", "build", "apps",
+                                                                                       "roce-fabric")))
+    args = ap.parse_args()
+    if args.action == "down":
+        down(args.prefix)
+        return
+    if not args.file:
+        ap.error("up needs the config FILE")
+    try:
+        up(args)
+    except BaseException:
+        down(args.prefix)
+        raise
+
+
+if __name__ == "__main__":
+    main()

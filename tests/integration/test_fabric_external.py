@@ -1,0 +1,210 @@
+"""A fabric whose switches are outside the engine (docs/fabric.md, "Real ports and a real switch"):
+the NICs are ports on devices, the switch tier is a real one. Here the real switch tier is the
+Linux kernel's IPv4 forwarding in network namespaces (scripts/linux-fabric.py builds the fabric's
+leaves and spines from roce-fabric's plan), the NICs veths opened with net_af_packet. The
+oracles are independent of our packet code: the kernel forwards what it parses as IPv4, counts
+what each interface sent and received, and tc's RED counts the frames it marked CE; scapy reads
+the frames the NICs received (TTL, checksum, ICRC after three routed hops)."""
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scapy.all import IP, UDP, Ether, rdpcap
+from scapy.contrib.roce import BTH
+
+from conftest import ROOT, engine_path
+from test_fabric import fabric_path
+
+sys.path.insert(0, str(ROOT / "tests" / "oracle"))
+import oracle_common as oc  # noqa: E402
+
+SCRIPT = ROOT / "scripts" / "linux-fabric.py"
+FABRIC = ('fabric = { kind = "leaf-spine"; leaves = 2; spines = 2; hosts_per_leaf = 2; host_gbps = %g; '
+          'uplink_gbps = %g;%s\n%s};\n')
+
+
+def need_netns():
+    if os.geteuid() != 0 or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
+        pytest.skip("needs root and ip netns (network namespaces)")
+
+
+class LinuxFabric:
+    """scripts/linux-fabric.py up on a fabric; down at the end, whatever happened."""
+
+    def __init__(self, tmp, prefix, gbps, extra_args=()):
+        self.tmp, self.prefix, self.gbps = tmp, prefix, gbps
+        base = tmp / "fabric-base.cfg"
+        base.write_text(FABRIC % (gbps, gbps, "", ""))
+        self.external = tmp / "external.cfg"
+        r = subprocess.run([sys.executable, str(SCRIPT), "up", str(base), "--prefix", prefix, "--external-out",
+                            str(self.external), "--roce-fabric", str(fabric_path())] + list(extra_args),
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        self.info = json.loads(r.stdout)
+
+    def down(self):
+        subprocess.run([sys.executable, str(SCRIPT), "down", "--prefix", self.prefix], capture_output=True, timeout=60)
+
+    def config(self, body, memory_mb=256):
+        """An engine config: the fabric with its NICs on the veths, then body."""
+        return ('eal = { lcores = "0-1"; memory_mb = %d; };\n' % memory_mb +
+                FABRIC % (self.gbps, self.gbps, "", '  @include "%s"\n' % self.external) + body)
+
+    def engine(self, name, text, *args, timeout=120):
+        cfg, rep = self.tmp / (name + ".cfg"), self.tmp / (name + ".json")
+        cfg.write_text(text)
+        r = subprocess.run(["ip", "netns", "exec", self.info["hosts_namespace"], str(engine_path()), "-f", str(cfg), "-q",
+                            "-r", str(rep)] + [str(a) for a in args], capture_output=True, text=True, timeout=timeout,
+                           cwd=str(self.tmp))
+        return r.returncode, json.loads(rep.read_text()) if rep.exists() else None, r.stdout + r.stderr
+
+    def link_stats(self, switch, dev):
+        out = subprocess.run(["ip", "-n", "%s-%s" % (self.prefix, switch), "-s", "-j", "link", "show", dev],
+                             capture_output=True, text=True, check=True).stdout
+        return json.loads(out)[0]["stats64"]
+
+    def qdisc_dropped(self, ns):
+        """Frames every shaped port of namespace ns dropped (its FIFOs' tc counters)."""
+        total = 0
+        for dev in json.loads(subprocess.run(["ip", "-n", ns, "-j", "link", "show"], capture_output=True, text=True,
+                                             check=True).stdout):
+            out = subprocess.run(["tc", "-n", ns, "-s", "qdisc", "show", "dev", dev["ifname"]], capture_output=True,
+                                 text=True, check=True).stdout
+            total += sum(int(m) for m in re.findall(r"bfifo 10:.*?dropped (\d+)", out, re.S))
+        return total
+
+
+@pytest.fixture
+def linux_fabric(tmp_path):
+    need_netns()
+    made = []
+
+    def make(gbps=0.2, extra_args=()):
+        lf = LinuxFabric(tmp_path, "rx%d" % (os.getpid() % 10000), gbps, extra_args)
+        made.append(lf)
+        return lf
+
+    yield make
+    for lf in made:
+        lf.down()
+
+
+def port_of(plan_links, nic):
+    """The switch and its interface (l<K>) that face NIC nic."""
+    for k, l in enumerate(plan_links):
+        if l["b"] == nic:
+            return l["a"], "l%d" % k
+    raise KeyError(nic)
+
+
+def plan_links(tmp):
+    rep = tmp / "plan.json"
+    subprocess.run([str(fabric_path()), "-q", "-r", str(rep), str(tmp / "fabric-base.cfg")], check=True)
+    return json.loads(rep.read_text())["fabric"]["links"]
+
+
+def rc_flow(name, src, dst, qpn, messages=300, rate=0.02, extra=""):
+    return ('{ name = "%s"; port = "%s"; dst = "%s"; transport = "rc"; ops = { write = 1; }; message_size = 4096; '
+            'mtu = 1024; qpn = 0x%x; dest_qpn = 0x%x; rate_gbps = %g; stop = { messages = %d; }; %s }'
+            % (name, src, dst, qpn, qpn + 0x1000, rate, messages, extra))
+
+
+def test_frames_cross_a_linux_leaf_spine(linux_fabric, tmp_path):
+    lf = linux_fabric()
+    cap = tmp_path / "ext.pcapng"
+    rc, rep, out = lf.engine("cross", lf.config(
+        "flows = ( %s,\n %s );\nrun = { duration_s = 2.0; capture = \"%s\"; };\n"
+        % (rc_flow("x", "h0", "h2", 0x100), rc_flow("y", "h3", "h1", 0x200), cap)))
+    assert rc == 0, out
+    fab = rep["fabric"]
+    assert fab["external"] is True and "switches" not in fab and "links" not in fab
+    nics = {n["name"]: n for n in fab["nics"]}
+    assert nics["h2"]["ipv4"] == "198.18.1.2" and nics["h0"]["gateway_mac"] == "02:dd:00:00:00:01"
+    assert nics["h1"]["device"] == "net_af_packet1"
+    for g in ("x", "y"):
+        assert sum(q["rc"]["completions"] for q in rep["flows"] if q["group"] == g) == 300, rep["flows"]
+    # the kernel's leaf0 sent toward h1 what the engine's h1 received, frame for frame
+    links = plan_links(tmp_path)
+    sw, dev = port_of(links, "h1")
+    ports = {p["name"]: p for p in rep["ports"]}
+    assert lf.link_stats(sw, dev)["tx"]["packets"] == ports["h1"]["rx_packets"]
+    # h0's frames toward h2 as the NIC h2 received them: routed by leaf0, a spine and leaf1
+    seen = 0
+    for p in rdpcap(str(cap)):
+        if BTH not in p or p[IP].dst != nics["h2"]["ipv4"] or p[Ether].dst != nics["h2"]["mac"]:
+            continue
+        seen += 1
+        assert p[Ether].src == "02:dd:00:00:00:01"           # leaf1's router MAC
+        assert p[IP].ttl == 64 - 3, p[IP].ttl
+        l3 = bytes(p[IP])
+        assert oc.inet_csum(l3[:20]) == 0
+        assert oc.icrc_v2(l3[:-4]) == int.from_bytes(l3[-4:], "little")
+    assert seen >= 300 * 4                                      # 4 packets a message, retries aside
+
+
+def test_a_shaped_linux_port_drops_what_the_receiver_misses(linux_fabric, tmp_path):
+    """2:1 into h1 at line rate through HTB-shaped ports with tail-drop FIFOs: what the senders
+    sent and h1 did not receive is what the kernel's queues dropped (tc's counters), frame for
+    frame, and h1 received its link's rate."""
+    lf = linux_fabric(gbps=0.1, extra_args=("--shape", "--queue-kb", "32"))
+    flows = ['{ name = "s%d"; port = "h%d"; dst = "h1"; transport = "uc"; ops = { write = 1; }; message_size = 65536; '
+             'mtu = 1024; qpn = 0x%x; dest_qpn = 0x%x; rate_gbps = 0.1; }' % (i, s, 0x100 * (i + 1), 0x100 * (i + 1) + 0x1000)
+             for i, s in enumerate((0, 2))]
+    rc, rep, out = lf.engine("drop", lf.config("flows = ( %s );\nrun = { duration_s = 1.5; };\n" % ",\n".join(flows)))
+    assert rc == 0, out
+    ports = {p["name"]: p for p in rep["ports"]}
+    sent = ports["h0"]["tx_packets"] + ports["h2"]["tx_packets"]
+    received = ports["h1"]["rx_packets"]
+    dropped = sum(lf.qdisc_dropped(ns) for ns in lf.info["switch_namespaces"])
+    assert dropped > 0
+    assert sent - received == dropped, (sent, received, dropped)
+    # h1's link carried its rate: 0.1 Gb/s of frames (with 24 bytes of preamble, gap and FCS
+    # each) over the run, within what the shaper's burst and the run's ends allow
+    gbps = (ports["h1"]["rx_bytes"] + 24 * received) * 8 / 1.5e9
+    assert 0.08 < gbps < 0.11, gbps
+
+
+# ---- configs the engine refuses, naming file, line and setting ------------------------------------
+
+NICS = ('{ nic = "h0"; device = "net_null0"; }, { nic = "h1"; device = "net_null1"; },\n'
+        '    { nic = "h2"; device = "net_null2"; }, { nic = "h3"; device = "net_null3"; }')
+
+
+@pytest.mark.parametrize("external, extra, message", [
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, "", None),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS.replace('"h3"', '"h0"'), "",
+     "fabric.external.nics.[3].nic: NIC h0 is listed twice"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS.replace('"h3"', '"h7"'), "",
+     "'h7' is not a NIC of the fabric (h0 .. h3)"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS.split(",\n")[0], "",
+     "fabric.external.nics: NIC h2 has no device (list every NIC of the fabric: 4, h0 .. h3)"),
+    ('nics = ( %s );' % NICS, "", "NIC h0 has no gateway_mac"),
+    ('gateway_mac = "03:dd:00:00:00:01"; nics = ( %s );' % NICS, "", "multicast address"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS.replace("net_null3", "net_null2"), "",
+     "device net_null2 is already port 'h2'"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS.replace("net_null3", "nic3"), "",
+     "'nic3' is neither a vdev name"),
+    ('gateway_mac = "02:dd:00:00:00:01"; vlan = 3; nics = ( %s );' % NICS, "",
+     "fabric.external.vlan: unknown setting"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
+     "fabric.events: not with fabric.external"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, "lcores = [1];", "fabric.lcores: not with fabric.external"),
+    ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, "SWITCH", "switch: not with fabric.external"),
+])
+def test_bad_external_fabrics_are_refused(engine, external, extra, message):
+    after = "switch = { buffer_kb = 512; };\n" if extra == "SWITCH" else ""
+    text = ('eal = { lcores = "0-1"; memory_mb = 256; };\n' +
+            FABRIC % (1.0, 1.0, "" if after else "\n  " + extra, "  external = { %s };\n" % external) + after +
+            'traffic = ( { name = "t"; pattern = "pairs"; pairs = ( ["h0", "h2"] ); flow = { transport = "uc"; '
+            'ops = { write = 1; }; message_size = 4096; }; } );\n')
+    rc, _, out = engine.run(text, "--check", report=False)
+    if message is None:
+        assert rc == 0, out
+        return
+    assert rc != 0, out
+    assert message in out, out
+    assert "run%d.cfg:" % engine.n in out, out
