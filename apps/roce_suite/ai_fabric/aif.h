@@ -206,6 +206,7 @@ struct aif_cfg {
 	bool run[AIF_CATEGORIES];
 	bool fabric;                             /* the suite file has a fabric (needed unless every
 						  * category run goes across a cluster's hosts) */
+	bool external;                           /* fabric.external: its switch tier a real one */
 	unsigned repeats;                        /* runs of each primary KPI's trial for its CV */
 	char results[PATH_MAX];                  /* the results folder ("" : results/<suite name>) */
 	unsigned memory_mb;                      /* each trial's eal.memory_mb (0: 2048) */

@@ -620,6 +620,33 @@ static int check_fabric(struct config_reader *r, const config_setting_t *root)
 	return rc;
 }
 
+/* fabric.external: the switch tier is a real one (docs/ai-fabric.md, "Real ports and a real
+ * switch"). The categories judged from end-host figures alone run on it; the others need the
+ * virtual switches' own counters or settings (queue traces, XOFF per hop, the ECMP groups, link
+ * events, the watchdog, the balancing each trial sets): listed, they are refused; by default, not run. */
+static const bool runs_external[AIF_CATEGORIES] = { [AIF_THROUGHPUT] = true, [AIF_LATENCY] = true,
+						   [AIF_COLLECTIVES] = true, [AIF_JCT] = true };
+
+static int external_categories(struct config_reader *r, const config_setting_t *g, struct aif_cfg *c)
+{
+	const config_setting_t *a = g ? config_setting_get_member(g, "categories") : NULL;
+
+	for (unsigned k = 0; k < AIF_CATEGORIES; k++) {
+		if (!c->run[k] || runs_external[k] || c->cluster.across[k])
+			continue;
+		if (!a) {
+			c->run[k] = false;
+			continue;
+		}
+		for (int i = 0; i < config_setting_length(a); i++)
+			if (!strcmp(config_setting_get_string_elem(a, (unsigned)i) ?: "", aif_category_names[k]))
+				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is not run with fabric.external: "
+					       "it judges from the virtual switches' own counters or settings (on a real "
+					       "switch tier: throughput, latency, collectives, jct)", aif_category_names[k]);
+	}
+	return 0;
+}
+
 int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
 		    const char *suite_name, struct aif_cfg *c)
 {
@@ -655,6 +682,9 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	if ((c->fabric || config_setting_get_member(root, "fabric")) && check_fabric(r, root))
 		return -1;
 	c->fabric = config_setting_get_member(root, "fabric") != NULL;
+	c->external = c->fabric && config_setting_get_member(config_setting_get_member(root, "fabric"), "external");
+	if (c->external && external_categories(r, g, c))
+		return -1;
 	if (g && (res = config_setting_get_member(g, "results"))) {
 		if (cr_want_type(r, res, CONFIG_TYPE_STRING, "a folder's path"))
 			return -1;

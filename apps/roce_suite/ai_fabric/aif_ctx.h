@@ -136,6 +136,8 @@ void aif_plan_free(struct aif_plan *p);
 /* The fabric's view of a trial: drops, pauses, marks, out-of-order frames, the JFI of its flows,
  * and the machine's share (fabric.machine). */
 struct aif_fabric_view {
+	bool external;                  /* fabric.external: the end hosts' view only (dropped and the
+					 * groups' MMR unknown; ecn_marked, pfc_xoff as the NICs received them) */
 	uint64_t dropped;               /* every link's receiving switch port, every reason */
 	uint64_t ecn_marked, pfc_xoff;  /* every link */
 	uint64_t out_of_order, retransmits;
@@ -150,6 +152,9 @@ struct aif_fabric_view {
 };
 
 void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v);
+/* Why a trial of this suite is machine-limited, for its message: the lab's lcore behind its links,
+ * or on a real switch tier (fabric.external) the NICs' lcore held up off its CPU. */
+const char *aif_machine_reason(const struct aif_ctx *x);
 /* The view's fields in a result row. */
 void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row);
 

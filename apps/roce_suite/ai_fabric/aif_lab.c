@@ -25,7 +25,8 @@
 void aif_trial_init(struct aif_trial *t, const struct aif_ctx *x)
 {
 	config_setting_t *root, *eal;
-	const config_setting_t *sw = x->s->text_ok ? config_lookup(&x->s->text, "switch") : NULL;
+	/* a real switch tier (fabric.external) has its own settings: the `switch` group is the virtual one's */
+	const config_setting_t *sw = x->s->text_ok && !x->c->external ? config_lookup(&x->s->text, "switch") : NULL;
 
 	memset(t, 0, sizeof(*t));
 	config_init(&t->cfg);
@@ -375,12 +376,50 @@ int aif_engine_accepts(const char *engine, const struct suite_cfg *s, char *err,
 
 /* ---- the report's fabric figures ------------------------------------------------------------------------ */
 
+/* The end hosts' view of a trial on a real switch tier: CE marks and XOFF frames as the NICs
+ * received them; the switches' drops and ECMP groups are the DUT's counters (unknown here). The
+ * machine's share: the NICs' lcores held up (off their CPUs) over 1 % of the run, or a pool run dry. */
+static void external_view(const json_t *rep, struct aif_fabric_view *v)
+{
+	const json_t *e;
+	double held_ms = 0, secs = jnum(rep, "duration_s");
+	size_t i;
+
+	v->external = true;
+	json_array_foreach(json_object_get(rep, "rx_qps"), i, e)
+		v->ecn_marked += ju64(e, "ecn_ce");
+	json_array_foreach(json_object_get(rep, "ports"), i, e) {
+		v->pfc_xoff += (uint64_t)jsum(e, "pfc_rx_xoff");
+		v->mbuf_alloc_failures += ju64(e, "mbuf_alloc_failures");
+	}
+	json_array_foreach(json_object_get(rep, "flows"), i, e) {
+		v->out_of_order += ju64(e, "out_of_order");
+		v->retransmits += ju64(e, "retransmits");
+	}
+	json_array_foreach(json_object_get(rep, "lcores"), i, e)
+		held_ms = fmax(held_ms, jnum(e, "held_up_ms"));
+	v->jfi = jnum(json_object_get(rep, "fabric"), "jfi");
+	v->cpu_lost_share = secs > 0 ? held_ms / 1e3 / secs : 0;
+	v->machine_limited = v->cpu_lost_share > 0.01 || v->mbuf_alloc_failures;
+	v->limited_by = v->mbuf_alloc_failures ? "nic_mbufs" : v->machine_limited ? "cpu_lost" : NULL;
+}
+
+const char *aif_machine_reason(const struct aif_ctx *x)
+{
+	return x->c->external ? "the NICs' lcore was held up off its CPU over 1 % of the run" :
+				"the lab's lcore fell behind its links";
+}
+
 void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 {
 	const json_t *fab = json_object_get(rep, "fabric"), *l, *g, *f, *m = json_object_get(fab, "machine");
 	size_t i;
 
 	memset(v, 0, sizeof(*v));
+	if (json_is_true(json_object_get(fab, "external"))) {
+		external_view(rep, v);
+		return;
+	}
 	json_array_foreach(json_object_get(fab, "links"), i, l)
 		for (unsigned d = 0; d < 2; d++) {
 			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
@@ -411,14 +450,15 @@ void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 
 void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
 {
-	json_object_set_new(row, "fabric_dropped", json_integer((json_int_t)v->dropped));
+	/* (on a real switch tier its drops and groups are its own counters: null) */
+	json_object_set_new(row, "fabric_dropped", v->external ? json_null() : json_integer((json_int_t)v->dropped));
 	json_object_set_new(row, "ecn_marked", json_integer((json_int_t)v->ecn_marked));
 	json_object_set_new(row, "pfc_xoff", json_integer((json_int_t)v->pfc_xoff));
 	json_object_set_new(row, "out_of_order", json_integer((json_int_t)v->out_of_order));
 	json_object_set_new(row, "retransmits", json_integer((json_int_t)v->retransmits));
 	json_object_set_new(row, "jfi", json_real(v->jfi));
-	json_object_set_new(row, "worst_mmr", json_real(v->worst_mmr));
-	json_object_set_new(row, "worst_mmr_flows", json_real(v->worst_mmr_flows));
+	json_object_set_new(row, "worst_mmr", v->external ? json_null() : json_real(v->worst_mmr));
+	json_object_set_new(row, "worst_mmr_flows", v->external ? json_null() : json_real(v->worst_mmr_flows));
 	json_object_set_new(row, "cpu_lost_share", json_real(v->cpu_lost_share));
 	json_object_set_new(row, "fabric_machine_limited", json_boolean(v->machine_limited));
 	json_object_set_new(row, "mbuf_alloc_failures", json_integer((json_int_t)v->mbuf_alloc_failures));

@@ -330,15 +330,17 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 			r->total_s, "busbw_per_iteration_gbps", iters, "link_gbps", link_gbps);
 	if (!r->across) { /* (a cluster job's row: cluster_row) */
 		json_object_set_new(row, "algorithm", json_string(op_algorithm[op]));
-		json_object_set_new(row, "uplink_utilization_mean", json_real(r->util_mean));
-		json_object_set_new(row, "drop_ppm", json_real(r->drop_ppm));
+		/* (on a real switch tier, fabric.external, its links and drops are its own counters) */
+		json_object_set_new(row, "uplink_utilization_mean", r->v.external ? json_null() : json_real(r->util_mean));
+		json_object_set_new(row, "drop_ppm", r->v.external ? json_null() : json_real(r->drop_ppm));
 		json_object_set_new(row, "barriers", json_true());
 		json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
 		aif_fabric_to_json(&r->v, row);
 	}
 	if (!r->ran)
 		return row;
-	if (!r->across) /* (a cluster job's RC retransmits what is lost; its frames are not counted here) */
+	if (!r->across && !r->v.external) /* (a cluster job's or a real switch tier's RC retransmits what is
+					   * lost; its frames are not counted here) */
 		aif_threshold(x, AIF_COLLECTIVES, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, kpi_collective_names[op]);
 	suite_verdict(x->rn, r->iterations == cc->iterations, "collective_completes", "%s over %u %s: %u of %u iterations",
 		      kpi_collective_names[op], n, r->across ? "ranks" : "hosts", r->iterations, cc->iterations);
@@ -353,8 +355,8 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 		if (r->across)
 			aif_cluster_machine_limit(x, &r->step, kpi_collective_names[op], "its busBW", row);
 		else
-			machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its busBW is "
-				      "partly the CPU's", kpi_collective_names[op]);
+			machine_limit(x->rn, row, "%s: machine-limited (%s): its busBW is partly the CPU's",
+				      kpi_collective_names[op], aif_machine_reason(x));
 		return row;
 	}
 	aif_threshold(x, AIF_COLLECTIVES, "busbw_gbps", r->mean, x->c->th.min_busbw_gbps, false, kpi_collective_names[op]);

@@ -109,8 +109,8 @@ static json_t *jct_row(struct aif_ctx *x, const struct jct_point *pt, const stru
 		if (step)
 			aif_cluster_machine_limit(x, step, what, "the JCT's overhead", row);
 		else
-			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (the lab's lcore fell behind its "
-				      "links): the JCT's overhead is partly the CPU's", n, pt->bytes, compute_ms);
+			machine_limit(x->rn, row, "N = %u, S = %u, C = %g ms: machine-limited (%s): the JCT's "
+				      "overhead is partly the CPU's", n, pt->bytes, compute_ms, aif_machine_reason(x));
 		return row;
 	}
 	aif_threshold(x, AIF_JCT, "jct_ratio", ratio, x->c->th.max_jct_ratio, true, "synthetic training job");

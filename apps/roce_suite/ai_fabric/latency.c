@@ -236,8 +236,8 @@ int aif_latency(struct aif_ctx *x)
 	aif_repeatability(x, AIF_LATENCY, "p99_latency_us_zero_load", "us", zero.p99s, zero.repeats);
 	aif_repeatability(x, AIF_LATENCY, "p99_latency_us_full_load", "us", full.p99s, full.repeats);
 	if (zero.machine_limited || full.machine_limited)
-		machine_limit(x->rn, row, "latency: a trial was machine-limited (the lab's lcore fell behind its links): "
-			      "its queueing is partly the CPU's");
+		machine_limit(x->rn, row, "latency: a trial was machine-limited (%s): its queueing is "
+			      "partly the CPU's", aif_machine_reason(x));
 	else
 		aif_threshold(x, AIF_LATENCY, "latency_factor", factor, x->c->th.max_latency_factor, true,
 			      "loaded p99 / unloaded p99");

@@ -101,6 +101,9 @@ static json_t *section_dut(const struct aif_ctx *x)
 	if (!x->c->fabric)
 		return json_pack("{s:s,s:o}", "kind", "the cluster's switches (no dut group describes them)", "cluster", cl);
 	json_decref(cl);
+	if (x->c->external)
+		return json_pack("{s:s,s:s}", "kind", "a real switch tier (fabric.external; no dut group describes it)",
+				 "port_speed", "the fabric group's host_gbps and uplink_gbps (section 2)");
 	return json_pack("{s:s,s:s,s:s,s:s}", "kind", "virtual fabric", "switch",
 			 "roce-engine's lab switch at every fabric node (docs/virtual-lab.md, docs/fabric.md)", "asic",
 			 "none: an emulation (shared buffer with dynamic thresholds, per-port and per-class egress queues, "
@@ -155,6 +158,12 @@ static json_t *section_dut_config(const struct aif_ctx *x)
 							: "the switches between the ranks' ports, as the lab configures them");
 	}
 
+	if (x->c->external) {
+		json_decref(sw);
+		return json_pack("{s:s,s:o}", "note", "a real switch tier (fabric.external): its buffers, ECN, PFC and load "
+				 "balancing are its own configuration, not the suite's; the NICs' devices and gateways:",
+				 "external", lookup_json(x, "fabric.external"));
+	}
 	return json_pack("{s:o,s:s,s:s,s:{s:s,s:i,s:f},s:s}", "switch", sw, "switch_defaults",
 			 "settings not given are the engine's defaults (docs/virtual-lab.md)", "load_balance",
 			 fabric_lb_name(x->spec.lb.lb), "hash", "function", x->spec.lb.hash.fn == FAB_HASH_CRC16 ? "crc16" : "crc32",

@@ -137,9 +137,9 @@ static json_t *tp_row(struct aif_ctx *x, const struct tp_case *c, const struct t
 	}
 	if (r->machine_limited) {
 		/* the loss that ended the search may be the CPU's: no verdict on the fabric */
-		machine_limit(x->rn, row, "%u B x %u QPs %s: a trial that lost frames was machine-limited (the lab's "
-			      "lcore fell behind its links); the zero-loss rate is the machine's, not the fabric's",
-			      c->size, c->qps, c->bi ? "bi" : "uni");
+		machine_limit(x->rn, row, "%u B x %u QPs %s: a trial that lost frames was machine-limited (%s); the "
+			      "zero-loss rate is the machine's, not the fabric's", c->size, c->qps, c->bi ? "bi" : "uni",
+			      aif_machine_reason(x));
 		return row;
 	}
 	suite_verdict(x->rn, aggregate <= expected * 1.02 + 1e-9, "throughput_at_most_plan",
