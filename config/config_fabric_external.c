@@ -12,7 +12,9 @@
  *              { nic = "h1"; device = "net_af_packet1"; vdev_args = "iface=x1"; gateway_mac = "..."; } );
  *   };
  *
- * Every NIC of the fabric is listed once: a NIC without a port would be a host the patterns send
+ * With `bridged = true` the switch tier is one L2 domain (a bridge, or a lab switch learning or
+ * told the NICs' MACs): a NIC's frames go to the destination NIC's own MAC, and no gateway is
+ * needed. Every NIC of the fabric is listed once: a NIC without a port would be a host the patterns send
  * to and no frame reaches. What only the engine's own switches have (their lcores, link events,
  * the deadlock watch, the link samples, the `switch` group) is refused, not ignored.
  */
@@ -69,7 +71,7 @@ static int gateway(struct loader *ld, const config_setting_t *s, uint8_t mac[6])
 
 /* Entry e: NIC n's port takes its device; its gateway is the entry's or the group's. */
 static int nic_entry(struct loader *ld, const config_setting_t *e, const struct fabric *f, unsigned first,
-		     int *line_of, const uint8_t *group_gw)
+		     int *line_of, const uint8_t *group_gw, bool bridged)
 {
 	static const char *const keys[] = { "nic", "device", "vdev_args", "gateway_mac", NULL };
 	struct engine_config *c = ld->cfg;
@@ -85,10 +87,12 @@ static int nic_entry(struct loader *ld, const config_setting_t *e, const struct 
 			return cr_fail_member(&ld->r, e, "device", "device %s is already port '%s' (one port per device)",
 					      dev.device, c->ports[j].name);
 	gw = config_setting_get_member(e, "gateway_mac");
-	if (gw ? gateway(ld, gw, c->fab.nic[n].gateway_mac) : !group_gw)
+	if (gw && bridged)
+		return cr_fail(&ld->r, gw, "not with bridged = true: a bridged NIC sends to the destination NIC's MAC");
+	if (gw ? gateway(ld, gw, c->fab.nic[n].gateway_mac) : !group_gw && !bridged)
 		return gw ? -1 : cr_fail(&ld->r, e, "NIC %s has no gateway_mac (give it here, or one for every NIC in "
 					 "fabric.external)", f->nics[n].name);
-	if (!gw)
+	if (!gw && group_gw)
 		memcpy(c->fab.nic[n].gateway_mac, group_gw, 6);
 	memcpy(c->ports[first + (unsigned)n].device, dev.device, sizeof(dev.device));
 	memcpy(c->ports[first + (unsigned)n].vdev_args, dev.vdev_args, sizeof(dev.vdev_args));
@@ -100,28 +104,35 @@ static int nic_entry(struct loader *ld, const config_setting_t *e, const struct 
 int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struct fabric *f, unsigned first)
 {
 	const config_setting_t *x = config_setting_get_member(g, "external"), *gw, *nics;
-	static const char *const keys[] = { "gateway_mac", "nics", NULL };
+	static const char *const keys[] = { "gateway_mac", "bridged", "nics", NULL };
 	uint8_t group_gw[6];
 	int line_of[CFG_MAX_PORTS] = { 0 };
+	bool bridged = false;
 
 	if (!x)
 		return 1;
 	if (cr_want_type(&ld->r, x, CONFIG_TYPE_GROUP, "a group { gateway_mac = ...; nics = ( ... ); }") ||
 	    cr_known_keys(&ld->r, x, keys) || refuse_switch_settings(ld, g))
 		return -1;
-	if ((gw = config_setting_get_member(x, "gateway_mac")) && gateway(ld, gw, group_gw))
+	if (cr_opt_bool(&ld->r, x, "bridged", &bridged) < 0)
+		return -1;
+	if ((gw = config_setting_get_member(x, "gateway_mac")) && bridged)
+		return cr_fail(&ld->r, gw, "not with bridged = true: a bridged NIC sends to the destination NIC's MAC");
+	if (gw && gateway(ld, gw, group_gw))
 		return -1;
 	if (!(nics = cr_required(&ld->r, x, "nics", "a list ( { nic = \"h0\"; device = \"...\"; }, ... ), one per NIC")))
 		return -1;
 	if (config_setting_type(nics) != CONFIG_TYPE_LIST)
 		return cr_fail(&ld->r, nics, "must be a list ( { nic = \"h0\"; device = \"...\"; }, ... ), one per NIC");
 	for (int i = 0; i < config_setting_length(nics); i++)
-		if (nic_entry(ld, config_setting_get_elem(nics, (unsigned)i), f, first, line_of, gw ? group_gw : NULL))
+		if (nic_entry(ld, config_setting_get_elem(nics, (unsigned)i), f, first, line_of, gw ? group_gw : NULL,
+			      bridged))
 			return -1;
 	for (unsigned n = 0; n < f->n_nics; n++)
 		if (!line_of[n])
 			return cr_fail(&ld->r, nics, "NIC %s has no device (list every NIC of the fabric: %u, %s .. %s)",
 				       f->nics[n].name, f->n_nics, f->nics[0].name, f->nics[f->n_nics - 1].name);
 	ld->cfg->fab.external = true;
+	ld->cfg->fab.bridged = bridged;
 	return 0;
 }

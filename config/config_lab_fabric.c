@@ -409,7 +409,7 @@ int ld_flow_fabric_dst(struct loader *ld, const config_setting_t *fs, struct cfg
 		return -1;
 	if (fb->first_port + (unsigned)n == g->port)
 		return cr_fail(&ld->r, s, "the flow's own NIC (port '%s')", ld->cfg->ports[g->port].name);
-	memcpy(g->dst_mac, fb->nic[g->port - fb->first_port].gateway_mac, 6);
+	memcpy(g->dst_mac, fb->bridged ? ld->cfg->ports[fb->first_port + (unsigned)n].mac : fb->nic[g->port - fb->first_port].gateway_mac, 6);
 	memcpy(g->dst_ip, ld->cfg->ports[fb->first_port + (unsigned)n].ipv4, 4);
 	g->ip_version = 4;
 	g->has_dst_port = true;
@@ -446,7 +446,7 @@ static int pair_group(struct loader *ld, const config_setting_t *e, const struct
 				       c->ports[fb->first_port + pair->dst].name, g->name,
 				       cr_at(&ld->r, c->groups[j].line, (char[CR_AT_LEN]){ 0 }));
 	g->port = fb->first_port + pair->src;
-	memcpy(g->dst_mac, fb->nic[pair->src].gateway_mac, 6);
+	memcpy(g->dst_mac, fb->bridged ? c->ports[fb->first_port + pair->dst].mac : fb->nic[pair->src].gateway_mac, 6);
 	memcpy(g->dst_ip, c->ports[fb->first_port + pair->dst].ipv4, 4);
 	g->ip_version = 4;
 	g->has_dst_port = true;

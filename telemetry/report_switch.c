@@ -546,11 +546,13 @@ json_t *report_fabric_external_json(const struct run_view *run)
 	for (unsigned n = 0; n < fb->n_nics; n++) {
 		const struct cfg_port *p = &run->cfg->ports[fb->first_port + n];
 		snprintf(ip, sizeof(ip), "%u.%u.%u.%u", p->ipv4[0], p->ipv4[1], p->ipv4[2], p->ipv4[3]);
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:s,s:s,s:s}", "name", p->name, "host", fb->nic[n].host,
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:s,s:s,s:s,s:o}", "name", p->name, "host", fb->nic[n].host,
 						   "rail", (int)fb->nic[n].rail, "mac", mac_str(p->mac, mac), "ipv4", ip,
-						   "device", p->device, "gateway_mac", mac_str(fb->nic[n].gateway_mac, gw)));
+						   "device", p->device, "gateway_mac",
+						   fb->bridged ? json_null() : json_string(mac_str(fb->nic[n].gateway_mac, gw))));
 	}
-	return json_pack("{s:s,s:b,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "nics", a);
+	return json_pack("{s:s,s:b,s:b,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "bridged", fb->bridged,
+			 "nics", a);
 }
 
 json_t *report_fabric_json(const struct run_view *run, double secs)

@@ -8,6 +8,7 @@ uplink use) are null, not zero; the categories that need the virtual switches ar
 --check when listed and not run when not."""
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,10 @@ from conftest import ROOT, engine_path
 from test_fabric import fabric_path
 
 SUITE = ROOT / "configs" / "suites" / "ai-fabric-external.cfg"
+
+# the release build only (CI's time), as the suite's other tests: the engine's side of
+# fabric.external runs under ASan in test_fabric_external.py
+pytestmark = pytest.mark.release_only
 SCRIPT = ROOT / "scripts" / "linux-fabric.py"
 
 
@@ -62,7 +67,7 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     rep = json.loads((tmp_path / "res" / "report.json").read_text())
     sec = rep["ai_fabric"]["sections"]
     # what runs on a real switch tier, and only that
-    assert set(sec["5_results"]) == {"throughput", "latency", "collectives", "jct"}
+    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "collectives", "jct"}
     assert "real switch tier" in sec["1_dut"]["kind"]
     assert sec["3_dut_configuration"]["external"]["gateway_mac"] == "02:dd:00:00:00:01"
     # the switches' own counters are unknown, not zero
@@ -72,6 +77,14 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
         assert row["drop_ppm"] is None and row["uplink_utilization_mean"] is None
         assert row["iterations_completed"] == row["iterations"]
         assert 0 < row["busbw_mean_gbps"] <= row["link_gbps"] * 1.001
+    # §5.3 against the kernel's queue, by hand: 2 senders at line rate into one link queue a frame
+    # a frame time in its tail-drop FIFO of 64 KB (frames counted without their FCS), which HTB's
+    # 16 KB bucket may let drain early
+    burst = sec["5_results"]["burst"]["rows"][0]
+    frame = 1102 - 4
+    assert burst["absorbed_frames"] <= (64 + 16) * 1024 / frame * 1.05 + 1, burst
+    assert burst["first_loss_frames"] >= 64 * 1024 / frame * 0.95 - 1, burst
+    assert burst["expected_frames"] is None and burst["first_loss"]["lost"] > 0
     tp = sec["5_results"]["throughput"]["rows"][0]
     assert tp["loss_pct"] == 0 and 0 < tp["zero_loss_gbps"] <= tp["expected_gbps"] * 1.02
     # every frame of every trial crossed the kernel's switches: their NIC-facing ports counted
@@ -86,12 +99,127 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     assert nic_facing_counts(linux_switches, tmp_path) == (sent, received)
 
 
-@pytest.mark.parametrize("category", ["burst", "ecmp", "link_failure"])
+@pytest.mark.parametrize("category", ["convergence", "ecmp", "link_failure"])
 def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
-    text = SUITE.read_text().replace("ai_fabric = {", 'ai_fabric = {\n  categories = ["latency", "%s"];' % category)
+    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "collectives", "jct"];',
+                                     'categories = ["latency", "%s"];' % category)
     cfg = tmp_path / "s.cfg"
     cfg.write_text(text)
     p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 3, p.stdout + p.stderr
     line = text.splitlines().index('  categories = ["latency", "%s"];' % category) + 1
     assert "s.cfg:%d: ai_fabric.categories.[1]: '%s' is not run with fabric.external" % (line, category) in p.stderr, p.stderr
+
+
+# ---- an L2 switch with ECN and PFC: the engine's lab switch in its own process --------------------
+
+L2_SUITE = """suite = { name = "ai-fabric-l2"; type = "ai_fabric"; };
+fabric = { kind = "leaf-spine"; leaves = 1; spines = 0; hosts_per_leaf = 4; host_gbps = 0.1;
+  external = { bridged = true;
+    nics = ( %s ); };
+};
+trial = { duration_s = 0.6; };
+ai_fabric = {
+  categories = ["burst", "ecn", "pfc_incast"];
+  memory_mb = 256;
+  repeats = 1;
+  burst = { ratios = [3]; max_frames = 1000; max_trials = 7; };
+  ecn = { ratios = [2, 3]; };
+  pfc_incast = { ratios = [3]; };
+};
+"""
+
+DUT_SWITCH = {"buffer_kb": 512, "pfc": "{ priorities = [3]; xoff_kb = 48; xon_kb = 32; headroom_kb = 96; }",
+              "ecn": "( { tc = 3; kmin_kb = 8; kmax_kb = 40; pmax = 0.2; } )"}
+
+
+@pytest.fixture
+def lab_switch_dut(tmp_path):
+    """Four NICs' veths in P-hosts, their peers the ports of a roce-engine lab switch (ECN on class
+    3, PFC on 3, a fdb of the NICs' MACs) running in P-sw until the test ends; yields the suite
+    file and a function that stops the switch and returns its report."""
+    if os.geteuid() != 0 or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
+        pytest.skip("needs root and ip netns (network namespaces)")
+    prefix = "dx%d" % (os.getpid() % 10000)
+    hosts, sw = prefix + "-hosts", prefix + "-sw"
+    macs = ["02:fa:00:00:00:%02x" % i for i in range(4)]     # the fabric's NIC MACs (docs/fabric.md)
+    for ns in (hosts, sw):
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        subprocess.run(["ip", "netns", "add", ns], check=True)
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"], check=True)
+        subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1"], check=True)
+    for i in range(4):
+        subprocess.run(["ip", "link", "add", "h%d" % i, "netns", hosts, "type", "veth", "peer", "name", "s%d" % i,
+                        "netns", sw], check=True)
+        subprocess.run(["ip", "-n", hosts, "link", "set", "h%d" % i, "address", macs[i], "up"], check=True)
+        subprocess.run(["ip", "-n", sw, "link", "set", "s%d" % i, "up"], check=True)
+    ports = ",\n  ".join('{ name = "s%d"; device = "net_af_packet%d"; vdev_args = "iface=s%d"; link_speed_gbps = 0.1; '
+                         'ipv4 = "10.99.255.%d"; }' % (i, i, i, i + 1) for i in range(4))
+    roles = ", ".join('{ lcore = 1; port = "s%d"; role = "switch"; }' % i for i in range(4))
+    fdb = ", ".join('{ mac = "%s"; port = "s%d"; }' % (macs[i], i) for i in range(4))
+    (tmp_path / "dut.cfg").write_text(
+        'eal = { lcores = "0@0,1@0"; memory_mb = 256; file_prefix = "%s"; };\nports = (\n  %s\n);\nlcores = ( %s );\n'
+        'switch = { buffer_kb = %d; pfc = %s; ecn = %s; fdb = ( %s ); };\n'
+        % (prefix, ports, roles, DUT_SWITCH["buffer_kb"], DUT_SWITCH["pfc"], DUT_SWITCH["ecn"], fdb))
+    dut = subprocess.Popen(["ip", "netns", "exec", sw, str(engine_path().resolve()), "-f", "dut.cfg", "-d", "900", "-q",
+                            "-r", "dut.json"], cwd=str(tmp_path), stdout=open(tmp_path / "dut.log", "w"),
+                           stderr=subprocess.STDOUT)
+    nics = ", ".join('{ nic = "h%d"; device = "net_af_packet%d"; vdev_args = "iface=h%d"; }' % (i, i, i) for i in range(4))
+    suite = tmp_path / "l2.cfg"
+    suite.write_text(L2_SUITE % nics)
+
+    def stop():
+        if dut.poll() is None:
+            dut.send_signal(signal.SIGINT)
+            dut.wait(timeout=60)
+        return json.loads((tmp_path / "dut.json").read_text())
+
+    try:
+        yield {"hosts_namespace": hosts, "suite": suite, "stop": stop}
+    finally:
+        if dut.poll() is None:
+            dut.kill()
+            dut.wait()
+        for ns in (hosts, sw):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
+    """§5.3, §7.1 and §7.2 judged from the NICs alone, against a switch in another process: the CE
+    marks the NICs received over every trial are the ones the switch made, the XOFF frames the
+    NICs received are the ones it sent, and its drops are the frames the flows lost."""
+    import time
+    time.sleep(1.0)                                      # the switch's ports up
+    env = dict(os.environ, ROCE_ENGINE=str(engine_path().resolve()), ROCE_FABRIC=str(fabric_path()))
+    p = subprocess.run(["ip", "netns", "exec", lab_switch_dut["hosts_namespace"], str(suite_path()),
+                        str(lab_switch_dut["suite"]), "-o", str(tmp_path / "res"), "-k", str(tmp_path / "trials")],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=str(tmp_path))
+    dut = lab_switch_dut["stop"]()
+    assert p.returncode in (0, 6), p.stdout[-3000:] + p.stderr
+    res = json.loads((tmp_path / "res" / "report.json").read_text())["ai_fabric"]["sections"]["5_results"]
+    ce = xoff = lost = 0
+    for t in sorted(d for d in (tmp_path / "trials").iterdir() if (d / "report.json").exists()):
+        r = json.loads((t / "report.json").read_text())
+        ce += sum(q["ecn_ce"] for q in r["rx_qps"])
+        xoff += sum(sum(port["pfc_rx_xoff"]) for port in r["ports"])
+        sent = sum(port["tx_packets"] for port in r["ports"])
+        # (a NIC also receives the switch's PFC frames, XOFF and XON, which no NIC sent)
+        lost += sent - sum(port["rx_packets"] - sum(port["pfc_rx"]) for port in r["ports"])
+    sw_ports = dut["switch"]["ports"]
+    assert ce > 0 and ce == sum(sum(port["ecn_marked"]) for port in sw_ports)
+    assert xoff > 0 and xoff == sum(sum(port["pfc_xoff_tx"]) for port in sw_ports)
+    assert lost == sum(sum(port["dropped"].values()) for port in sw_ports)
+    # the rows: the CE share per offered load; the incast's pauses as the NICs saw them
+    ecn = res["ecn"]["rows"]
+    assert [r["offered_load"] for r in ecn] == [2, 3] and all(r["ce_ratio"] > 0 for r in ecn)
+    inc = res["pfc_incast"]["rows"][0]
+    assert inc["hops"][0]["hop"] == "switch->nic" and inc["hops"][0]["xoff"] > 0
+    assert inc["watchdog_storms"] is None and inc["received_gbps"] <= 0.1 * 1.02
+    burst = res["burst"]["rows"][0]
+    assert burst["expected_frames"] is None and burst["threshold_bytes"] is None
+    # the search's bracket [absorbed, first loss) holds what the switch's buffer implies, by hand:
+    # 3 senders at line rate into one link queue 2 frames a frame time; 512 KB / (2 x 1102 bytes)
+    expected = 512 * 1024 / (2 * 1102)
+    assert burst["absorbed_frames"] <= expected * 1.05 + 1, burst
+    assert burst["first_loss_frames"] >= expected * 0.95 - 1, burst
+    assert burst["first_loss"]["lost"] > 0 and burst["first_loss"]["dropped"] is None, burst

@@ -624,8 +624,9 @@ static int check_fabric(struct config_reader *r, const config_setting_t *root)
  * switch"). The categories judged from end-host figures alone run on it; the others need the
  * virtual switches' own counters or settings (queue traces, XOFF per hop, the ECMP groups, link
  * events, the watchdog, the balancing each trial sets): listed, they are refused; by default, not run. */
-static const bool runs_external[AIF_CATEGORIES] = { [AIF_THROUGHPUT] = true, [AIF_LATENCY] = true,
-						   [AIF_COLLECTIVES] = true, [AIF_JCT] = true };
+static const bool runs_external[AIF_CATEGORIES] = { [AIF_THROUGHPUT] = true, [AIF_LATENCY] = true, [AIF_BURST] = true,
+						   [AIF_ECN] = true, [AIF_PFC_INCAST] = true, [AIF_COLLECTIVES] = true,
+						   [AIF_JCT] = true };
 
 static int external_categories(struct config_reader *r, const config_setting_t *g, struct aif_cfg *c)
 {
@@ -642,7 +643,7 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 			if (!strcmp(config_setting_get_string_elem(a, (unsigned)i) ?: "", aif_category_names[k]))
 				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is not run with fabric.external: "
 					       "it judges from the virtual switches' own counters or settings (on a real "
-					       "switch tier: throughput, latency, collectives, jct)", aif_category_names[k]);
+					       "switch tier: throughput, latency, burst, ecn, pfc_incast, collectives, jct)", aif_category_names[k]);
 	}
 	return 0;
 }

@@ -14,7 +14,8 @@
  * deviations (verdict ecn_follows_the_ramp over every port of every switch). A bin that straddles
  * kmin or kmax is shown, not judged. The real-switch method of the draft, the CE share of the
  * frames received against the offered load, is in each row too (ce_ratio; the offered load is N
- * links' worth into one).
+ * links' worth into one). On a real switch tier (fabric.external) it is the only one: the rows and
+ * the graph are the CE share against the offered load, as the NICs received them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -187,12 +188,15 @@ int aif_ecn(struct aif_ctx *x)
 {
 	const struct aif_ecn_cfg *ec = &x->c->ecn;
 	json_t *rows = json_array(), *bins = json_array(), *g, *res;
+	double xs[AIF_MAX_LIST], ys[AIF_MAX_LIST];
+	unsigned n_ext = 0;
 	bool drawn = false;
 
 	printf("\n§7.1 ECN marking on class %u against its RED ramp, by the depth each frame left behind\n"
 	       "  %5s  %6s  %7s  %7s  %9s  %8s\n", ec->priority, "ratio", "bins", "failed", "worst z", "CE share", "limited");
-	g = aif_graph(x, "ecn_marking.png", "lines", "§7.1 ECN marking against the queue depth (destination port)",
-		      "queue depth left behind (KB)", "share of frames marked CE");
+	g = x->c->external ? NULL
+			   : aif_graph(x, "ecn_marking.png", "lines", "§7.1 ECN marking against the queue depth (destination port)",
+				       "queue depth left behind (KB)", "share of frames marked CE");
 	for (unsigned k = 0; k < ec->n_ratios && !x->rn->stop; k++) {
 		unsigned n = ec->ratios[k];
 		struct ecn_result r;
@@ -221,9 +225,16 @@ int aif_ecn(struct aif_ctx *x)
 			}
 			printf("  %4u:1  %6u  %7u  %7.1f  %8.1f %%  %8s\n", n, r.c.judged, r.c.failed, r.c.worst_z,
 			       100 * r.ce_ratio, r.limited ? "yes" : "no");
-			ramp_graph(x, &r, n, g, !drawn);
+			if (g)
+				ramp_graph(x, &r, n, g, !drawn);
 			drawn = drawn || r.has_ramp;
-			if (!r.has_ramp)
+			if (x->c->external) {
+				xs[n_ext] = r.offered_load;
+				ys[n_ext++] = r.ce_ratio;
+				if (!r.marked)
+					aif_anomaly(x, AIF_ECN, "%u:1: no frame arrived CE-marked on class %u (does the switch "
+						    "tier mark it?)", n, ec->priority);
+			} else if (!r.has_ramp)
 				aif_anomaly(x, AIF_ECN, "%u:1: no switch marks ECN on class %u (the switch group's ecn list)", n,
 					    ec->priority);
 			else if (!r.c.judged)
@@ -240,6 +251,10 @@ int aif_ecn(struct aif_ctx *x)
 		json_decref(r.c.bins);
 		json_array_append_new(rows, row);
 	}
+	if (x->c->external) /* (a real switch: the draft's CE share against the offered load) */
+		aif_series(aif_graph(x, "ecn_marking.png", "lines", "§7.1 CE-marked share of the frames received",
+				     "offered load (N links into one)", "share of frames marked CE"),
+			   "received CE", xs, ys, n_ext);
 	res = json_pack("{s:s,s:i,s:s,s:s,s:o,s:o}", "section", "7.1", "priority", (int)ec->priority, "destination",
 			x->fab.hosts[x->fab.n_hosts - 1].name, "cc", ec->dcqcn ? "dcqcn" : "none", "rows", rows,
 			"destination_bins", bins);

@@ -15,6 +15,11 @@
  * where the switches have one. The storm onset is the smallest N whose trial saw a storm, and the
  * spread the number of hops that paused.
  *
+ * On a real switch tier (fabric.external) the hops inside it are its own counters: the one hop
+ * seen is the switches' pausing of the NICs ("switch->nic"), from the NICs' ports (the XOFF frames
+ * each received, the time each was paused); the frames lost are the flows' (sent, never
+ * received); the watchdog's storms are the switches' (null).
+ *
  * What the settings imply, and is judged: the destination receives at most its link's rate; and
  * nothing is dropped, unless the machine could not keep pace (the lab's PFC is lossless only
  * while its lcore keeps up with its links: then an anomaly, not a verdict).
@@ -93,6 +98,27 @@ static void read_hops(const struct aif_ctx *x, const json_t *rep, unsigned prio,
 		}
 }
 
+/* A real switch tier's pauses as the NICs saw them: each port's XOFF frames received at `prio`
+ * and its paused time, one hop "switch->nic". */
+static void read_nic_pauses(const json_t *rep, unsigned prio, struct incast_result *r)
+{
+	struct hop *h = hop_of(r, "switch->nic");
+	const json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "ports"), i, p) {
+		uint64_t xoff = (uint64_t)json_number_value(json_array_get(json_object_get(p, "pfc_rx_xoff"), prio));
+		double paused_ms = json_number_value(json_array_get(json_object_get(p, "paused_ns"), prio)) / 1e6;
+		if (!ju64(p, "tx_packets") && !xoff)
+			continue;
+		h->links++;
+		h->xoff += xoff;
+		h->links_paused += xoff > 0;
+		h->paused_max_ms = fmax(h->paused_max_ms, paused_ms);
+		h->paused_sum_ms += paused_ms;
+	}
+}
+
 /* The PFC watchdog's storms, every switch port and priority (0 without a watchdog). */
 static uint64_t storms(const json_t *rep)
 {
@@ -123,9 +149,14 @@ static void incast_trial(struct aif_ctx *x, unsigned n, struct incast_result *r)
 	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
 		aif_fabric_read(tr.report, &r->v);
 		aif_fabric_to_json(&r->v, tr.record);
-		read_hops(x, tr.report, pc->priority, r);
-		r->storms = storms(tr.report);
-		r->dropped = r->v.dropped;
+		if (r->v.external) {
+			read_nic_pauses(tr.report, pc->priority, r);
+			r->dropped = m.lost;
+		} else {
+			read_hops(x, tr.report, pc->priority, r);
+			r->storms = storms(tr.report);
+			r->dropped = r->v.dropped;
+		}
 		r->duration_s = m.duration_s;
 		r->received_gbps = metrics_received_gbps(&m, aif_frame_bytes(pc->message_size));
 		r->share = r->received_gbps / x->host_gbps;
@@ -178,7 +209,9 @@ static json_t *incast_row(struct aif_ctx *x, unsigned n, const struct incast_res
 	json_object_set_new(row, "drop_ppm", json_real(r->drop_ppm));
 	json_object_set_new(row, "hops", hops_json(n, r, per_hop));
 	json_object_set_new(row, "hops_paused", json_integer(hops_paused(r)));
-	json_object_set_new(row, "watchdog_storms", json_integer((json_int_t)r->storms));
+	json_object_set_new(row, "watchdog_storms", r->v.external ? json_null() : json_integer((json_int_t)r->storms));
+	json_object_set_new(row, "dropped_where", json_string(r->v.external ? "lost by the flows (sent, never received)"
+									: "the switches' counters"));
 	aif_fabric_to_json(&r->v, row);
 	printf("  %5u:1  %12.4f  %6.1f %%  %8llu  %5u  %7llu\n", n, r->received_gbps, 100 * r->share,
 	       (unsigned long long)r->dropped, hops_paused(r), (unsigned long long)r->storms);
@@ -186,8 +219,8 @@ static json_t *incast_row(struct aif_ctx *x, unsigned n, const struct incast_res
 		      "%u:1 incast: the destination received %.4f Gb/s, at most its link's %g", n, r->received_gbps,
 		      x->host_gbps);
 	if (r->v.machine_limited) {
-		machine_limit(x->rn, row, "%u:1 incast: machine-limited (the lab's lcore fell behind its links): its "
-			      "pauses and losses are the machine's, not the fabric's", n);
+		machine_limit(x->rn, row, "%u:1 incast: machine-limited (%s): its pauses and losses are the machine's, "
+			      "not the fabric's", n, aif_machine_reason(x));
 		if (r->dropped)
 			aif_anomaly(x, AIF_PFC_INCAST, "%u:1 incast: %llu frames dropped on the lossless class while the "
 				    "machine could not keep pace", n, (unsigned long long)r->dropped);
@@ -272,7 +305,7 @@ int aif_pfc_incast(struct aif_ctx *x)
 		incast_repeat(x, last_n, &last);
 	res = json_pack("{s:s,s:i,s:s,s:o,s:o}", "section", "7.2", "priority", (int)pc->priority, "destination",
 			x->fab.hosts[x->fab.n_hosts - 1].name, "rows", rows, "per_hop", per_hop);
-	json_object_set_new(res, "storm_onset_ratio", storm_onset < 0 ? json_null() : json_integer(storm_onset));
+	json_object_set_new(res, "storm_onset_ratio", storm_onset < 0 || x->c->external ? json_null() : json_integer(storm_onset));
 	json_object_set_new(x->results, "pfc_incast", res);
 	return x->rn->stop ? -1 : 0;
 }
