@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libconfig.h>
 
@@ -349,6 +350,20 @@ static void check_config(const struct engine_config *c)
 	if (c->fab.present) {
 		/* a fabric: its NICs are the last ports, its switches within the lab's sizes */
 		REQUIRE(c->fab.first_port + c->fab.n_nics == c->n_ports && c->fab.n_nics >= 1);
+		REQUIRE(!c->fab.bridged || c->fab.external);
+		if (c->fab.external) {
+			/* the switches outside: none of ours, no switch group; each NIC on a device of its own
+			 * (not one of the fabric's cables), a unicast gateway unless bridged */
+			REQUIRE(!c->fab.n_switches && !c->fab.n_links && !c->fab.n_events && !c->sw.present);
+			for (unsigned n = 0; n < c->fab.n_nics; n++) {
+				const struct cfg_port *p = &c->ports[c->fab.first_port + n];
+				REQUIRE(p->has_ipv4 && p->has_mac && !p->extra_mbufs && strncmp(p->device, "ring:fab", 8));
+				REQUIRE(c->fab.bridged || !(c->fab.nic[n].gateway_mac[0] & 1));
+				for (unsigned j = 0; j < c->n_ports; j++)
+					REQUIRE(j == c->fab.first_port + n || strcasecmp(c->ports[j].device, p->device));
+			}
+			goto fabric_done;
+		}
 		REQUIRE(c->fab.n_switches >= 1 && c->fab.n_switches <= CFG_FAB_MAX_SWITCHES);
 		REQUIRE(c->fab.n_links <= CFG_FAB_MAX_LINKS && !c->sw.n_ports && !c->sw.trace[0]);
 		for (unsigned w = 0; w < c->fab.n_switches; w++) {
@@ -369,6 +384,7 @@ static void check_config(const struct engine_config *c)
 		for (unsigned t = 0; t < FAB_TIERS; t++)
 			if (c->fab.tier_set >> t & 1)
 				check_buffer(&c->fab.tier_sw[t]);
+	fabric_done:;
 	} else if (c->sw.present) {
 		unsigned n = 0;
 
