@@ -208,3 +208,31 @@ def test_bad_external_fabrics_are_refused(engine, external, extra, message):
     assert rc != 0, out
     assert message in out, out
     assert "run%d.cfg:" % engine.n in out, out
+
+
+def test_the_shipped_example_runs_on_linux_switches(tmp_path):
+    """configs/fabric-external-linux.cfg as its comment says to run it: through the Linux switches
+    built from the file itself, every frame the NICs sent reaches their leaves' ports."""
+    need_netns()
+    cfg = ROOT / "configs" / "fabric-external-linux.cfg"
+    prefix = "ex%d" % (os.getpid() % 10000)
+    r = subprocess.run([sys.executable, str(SCRIPT), "up", str(cfg), "--prefix", prefix, "--shape", "--roce-fabric",
+                        str(fabric_path())], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    try:
+        info = json.loads(r.stdout)
+        p = subprocess.run(["ip", "netns", "exec", info["hosts_namespace"], str(engine_path()), "-f", str(cfg), "-q", "-d",
+                            "1", "-r", str(tmp_path / "r.json")], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stdout + p.stderr
+        rep = json.loads((tmp_path / "r.json").read_text())
+        assert rep["fabric"]["external"] and len(rep["flows"]) == 8
+        plan = tmp_path / "plan.json"
+        subprocess.run([str(fabric_path()), "-q", "-r", str(plan), str(cfg)], check=True)
+        ports = {port["name"]: port for port in rep["ports"]}
+        for k, link in enumerate(json.loads(plan.read_text())["fabric"]["links"]):
+            if link["b"] in ports:
+                st = json.loads(subprocess.run(["ip", "-n", "%s-%s" % (prefix, link["a"]), "-s", "-j", "link", "show",
+                                                "l%d" % k], capture_output=True, text=True, check=True).stdout)[0]
+                assert st["stats64"]["rx"]["packets"] == ports[link["b"]]["tx_packets"], link
+    finally:
+        subprocess.run([sys.executable, str(SCRIPT), "down", "--prefix", prefix], capture_output=True, timeout=60)
