@@ -218,6 +218,8 @@ struct cfg_fab_event {
 	unsigned link;
 	bool up;
 	unsigned line;
+	char command[CFG_STR_LEN];    /* fabric.external: link_command with {link} and {state} filled in */
+	char link_name[CFG_FAB_LINK_NAME]; /* fabric.external: the link's (its cfg links[] are not kept) */
 };
 
 struct cfg_fab_switch {

@@ -15,8 +15,13 @@
  * With `bridged = true` the switch tier is one L2 domain (a bridge, or a lab switch learning or
  * told the NICs' MACs): a NIC's frames go to the destination NIC's own MAC, and no gateway is
  * needed. Every NIC of the fabric is listed once: a NIC without a port would be a host the patterns send
- * to and no frame reaches. What only the engine's own switches have (their lcores, link events,
- * the deadlock watch, the link samples, the `switch` group) is refused, not ignored.
+ * to and no frame reaches. What only the engine's own switches have (their lcores, the routes'
+ * convergence, the deadlock watch, the link samples, the `switch` group) is refused, not ignored.
+ *
+ * `events` (a link down or up at a time) take a real link down through `link_command`, a shell
+ * command run at the event's time with {link} and {state} filled in (the link's name in the
+ * fabric, "down" or "up"): the lab's own way to fail a switch port (ssh, gNMI, a PDU). The
+ * engine runs it and reports when, and how it ended (engine/link_commands.c).
  */
 #include "config_internal.h"
 #include "config_fabric.h"
@@ -26,8 +31,7 @@
 #include <strings.h>
 
 /* the engine's settings of its own switches: nothing runs them when the switches are outside */
-static const char *const switch_only[] = { "lcore", "lcores", "deadlock_ms", "events", "convergence_ms", "sample_ms",
-					   NULL };
+static const char *const switch_only[] = { "lcore", "lcores", "deadlock_ms", "convergence_ms", "sample_ms", NULL };
 
 static int refuse_switch_settings(struct loader *ld, const config_setting_t *g)
 {
@@ -101,10 +105,61 @@ static int nic_entry(struct loader *ld, const config_setting_t *e, const struct 
 	return 0;
 }
 
+/* template with {link} and {state} replaced into out; 0, or -1 when it does not fit. */
+static int expand(const char *template, const char *link, const char *state, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *c = template; *c; c++) {
+		const char *put = !strncmp(c, "{link}", 6) ? link : !strncmp(c, "{state}", 7) ? state : NULL;
+		size_t k = put ? strlen(put) : 1;
+		if (n + k >= len)
+			return -1;
+		memcpy(out + n, put ? put : c, k);
+		n += k;
+		if (put)
+			c += put == link ? 5 : 6;
+	}
+	out[n] = 0;
+	return 0;
+}
+
+/* `events` through `link_command`: each event's command, in time order (the shared parser's). */
+static int link_events(struct loader *ld, const config_setting_t *g, const config_setting_t *x, const struct fabric *f)
+{
+	const config_setting_t *cmd = config_setting_get_member(x, "link_command");
+	struct cfg_fabric *o = &ld->cfg->fab;
+	struct cfab_event ev[CFG_FAB_MAX_EVENTS];
+	double convergence_ms;
+	char template[CFG_STR_LEN];
+	int n;
+
+	if (cmd && (ld_str_value(ld, cmd, template, sizeof(template)) ||
+		    (!template[0] && cr_fail(&ld->r, cmd, "is empty (a shell command; {link} and {state} are filled in)"))))
+		return -1;
+	if (!config_setting_get_member(g, "events"))
+		return 0;
+	if (!cmd)
+		return cr_fail_member(&ld->r, g, "events", "with fabric.external, events need external.link_command: the "
+				      "command that takes a real link down or up");
+	if ((n = cfab_events(&ld->r, g, f, ev, CFG_FAB_MAX_EVENTS, &convergence_ms)) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct cfg_fab_event *e = &o->events[i];
+		*e = (struct cfg_fab_event){ .at_s = ev[i].at_s, .link = ev[i].link, .up = ev[i].up, .line = ev[i].line };
+		snprintf(e->link_name, sizeof(e->link_name), "%s", f->links[ev[i].link].name);
+		if (expand(template, f->links[ev[i].link].name, ev[i].up ? "up" : "down", e->command, sizeof(e->command)))
+			return cr_fail(&ld->r, cmd, "is longer than %d characters once {link} and {state} are filled in",
+				       CFG_STR_LEN - 1);
+		o->n_events++;
+	}
+	return 0;
+}
+
 int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struct fabric *f, unsigned first)
 {
 	const config_setting_t *x = config_setting_get_member(g, "external"), *gw, *nics;
-	static const char *const keys[] = { "gateway_mac", "bridged", "nics", NULL };
+	static const char *const keys[] = { "gateway_mac", "bridged", "nics", "link_command", NULL };
 	uint8_t group_gw[6];
 	int line_of[CFG_MAX_PORTS] = { 0 };
 	bool bridged = false;
@@ -134,5 +189,5 @@ int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struc
 				       f->nics[n].name, f->n_nics, f->nics[0].name, f->nics[f->n_nics - 1].name);
 	ld->cfg->fab.external = true;
 	ld->cfg->fab.bridged = bridged;
-	return 0;
+	return link_events(ld, g, x, f);
 }

@@ -6,7 +6,9 @@
 #ifndef ROCE_ENGINE_INTERNAL_H
 #define ROCE_ENGINE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "engine.h"
 #include "engine_state.h"
@@ -30,5 +32,12 @@ void engine_poll_links(struct engine *e, uint64_t now);
 void engine_supervise(struct engine *e, const struct engine_options *opt);
 /* run.http_linger_s after the report. */
 void engine_linger(struct engine *e);
+
+/* link_commands.c: fabric.external's link events. Each tick starts the commands whose time came
+ * and reaps those that ended; pending: one has not ended; finish: after the run, a grace, then
+ * SIGKILL for those still going. */
+void link_commands_tick(struct engine *e, uint64_t now);
+bool link_commands_pending(const struct engine *e);
+void link_commands_finish(struct engine *e);
 
 #endif

@@ -226,7 +226,7 @@ static unsigned main_nap_us(const struct engine *e, bool keep_pace, uint64_t now
 {
 	uint64_t us = e->run.tsc_hz / 1000000;
 
-	if (keep_pace || e->run.phases_started < e->run.cfg->n_phases || until <= now)
+	if (keep_pace || e->run.phases_started < e->run.cfg->n_phases || link_commands_pending(e) || until <= now)
 		return NAP_BUSY_US;
 	if (until - now < us * NAP_IDLE_US)
 		return RTE_MAX((unsigned)((until - now) / us) + 1, (unsigned)NAP_BUSY_US);
@@ -252,6 +252,7 @@ void engine_supervise(struct engine *e, const struct engine_options *opt)
 			break;
 		}
 		run_phases(e, now);
+		link_commands_tick(e, now);
 		if (deadline && now >= deadline) {
 			e->run.stopped_by = "duration";
 			break;
@@ -297,6 +298,7 @@ void engine_supervise(struct engine *e, const struct engine_options *opt)
 		printf("roce-engine: signal during the drain: RX stops now\n");
 	engine_poll_links(e, rte_rdtsc());
 	close_links(e, rte_rdtsc());
+	link_commands_finish(e);
 	lcore_request_rx_stop(&e->stop);
 	rte_eal_mp_wait_lcore();
 	port_gate_stop(); /* no worker polls any more: the interrupt thread runs freely */

@@ -5,6 +5,7 @@ the engine, for `fabric.external` (docs/fabric.md, "Real ports and a real switch
     scripts/linux-fabric.py up FILE [--prefix P] [--router-mac MAC] [--shape [--queue-kb KB]]
                                     [--external-out F] [--roce-fabric PATH]
     scripts/linux-fabric.py down [--prefix P]
+    scripts/linux-fabric.py link FILE LINK up|down [--prefix P]
 
 `up` reads FILE's `fabric` group through roce-fabric (its NICs, links and routes: the plan the
 engine's own switches use) and builds it with the kernel's IPv4 forwarding:
@@ -22,6 +23,11 @@ engine's own switches use) and builds it with the kernel's IPv4 forwarding:
     are modules some kernels lack; the engine's own switches mark.)
   - --external-out F: writes the `external` group to include into FILE's fabric group
     (`@include "F"`): every NIC's device (net_af_packet on its veth) and the router MAC.
+`link` takes fabric link LINK (its name in the plan: leaf0-spine1, h3-leaf1) down or up at its
+switch end, as a failed port (the veth's peer loses its carrier): the routes over it are dropped
+on both ends (net.ipv4.conf.*.ignore_routes_with_linkdown), so ECMP hashes over the others. It is
+what fabric.external.link_command runs here:
+    link_command = "/path/to/scripts/linux-fabric.py link /path/to/FILE {link} {state} --prefix P";
 `down` deletes every namespace P-*. Needs root (ip, tc, sysctl in namespaces).
 """
 import argparse
@@ -69,6 +75,8 @@ def namespace(ns):
     for k, v in (("net.ipv4.ip_forward", 1), ("net.ipv4.conf.all.rp_filter", 0), ("net.ipv4.conf.default.rp_filter", 0),
                  ("net.ipv4.conf.all.send_redirects", 0), ("net.ipv4.conf.default.send_redirects", 0),
                  ("net.ipv4.fib_multipath_hash_policy", 1), ("net.ipv6.conf.all.disable_ipv6", 1),
+                 ("net.ipv4.conf.all.ignore_routes_with_linkdown", 1),
+                 ("net.ipv4.conf.default.ignore_routes_with_linkdown", 1),
                  ("net.ipv6.conf.default.disable_ipv6", 1)):
         sh("sysctl", "-q", "-w", "%s=%s" % (k, v), ns=ns)
 
@@ -137,10 +145,21 @@ def up(args):
                       "router_mac": args.router_mac, "nics": [n["name"] for n in fab["nic_list"]]}))
 
 
+def link(args):
+    fab = plan(args)
+    for k, l in enumerate(fab["links"]):
+        if l["name"] == args.link:
+            sh("ip", "link", "set", "l%d" % k, args.state, ns="%s-%s" % (args.prefix, l["a"]))
+            return
+    sys.exit("linux-fabric: no link %s in %s" % (args.link, args.file))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("action", choices=["up", "down"])
+    ap.add_argument("action", choices=["up", "down", "link"])
     ap.add_argument("file", nargs="?")
+    ap.add_argument("link", nargs="?")
+    ap.add_argument("state", nargs="?", choices=["up", "down"])
     ap.add_argument("--prefix", default="lf")
     ap.add_argument("--router-mac", default="02:dd:00:00:00:01")
     ap.add_argument("--shape", action="store_true")
@@ -153,7 +172,12 @@ def main():
         down(args.prefix)
         return
     if not args.file:
-        ap.error("up needs the config FILE")
+        ap.error("%s needs the config FILE" % args.action)
+    if args.action == "link":
+        if not args.state:
+            ap.error("link needs FILE LINK up|down")
+        link(args)
+        return
     try:
         up(args)
     except BaseException:

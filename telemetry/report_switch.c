@@ -536,6 +536,31 @@ static json_t *machine_json(const struct run_view *run, const struct fabric_lab 
 			 "machine_limited", json_array_size(why) > 0, "limited_by", why);
 }
 
+/* fabric.external's link events: each command, when it started (from the traffic's start) and
+ * how it ended. */
+static json_t *external_events_json(const struct run_view *run)
+{
+	const struct cfg_fabric *fb = &run->cfg->fab;
+	json_t *a = json_array();
+
+	for (unsigned k = 0; k < fb->n_events; k++) {
+		const struct link_command_rt *c = &run->link_cmd[k];
+		json_t *o = json_pack("{s:f,s:s,s:s,s:s,s:b}", "at_s", fb->events[k].at_s, "link", fb->events[k].link_name,
+				      "state", fb->events[k].up ? "up" : "down", "command", fb->events[k].command, "applied",
+				      c->started && !c->spawn_errno);
+		if (c->started) {
+			json_object_set_new(o, "applied_s", json_real(since_start_s(run, c->started_tsc)));
+			json_object_set_new(o, "exit_status", c->ended ? json_integer(c->status) : json_null());
+			json_object_set_new(o, "command_ms", c->ended ? json_real((double)(c->ended_tsc - c->started_tsc) * 1e3 /
+										  (double)run->tsc_hz) : json_null());
+		}
+		if (c->spawn_errno)
+			json_object_set_new(o, "error", json_string(strerror(c->spawn_errno)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* fabric.external: the NICs on their devices; the switches are outside, their counters the DUT's. */
 json_t *report_fabric_external_json(const struct run_view *run)
 {
@@ -551,8 +576,8 @@ json_t *report_fabric_external_json(const struct run_view *run)
 						   "device", p->device, "gateway_mac",
 						   fb->bridged ? json_null() : json_string(mac_str(fb->nic[n].gateway_mac, gw))));
 	}
-	return json_pack("{s:s,s:b,s:b,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "bridged", fb->bridged,
-			 "nics", a);
+	return json_pack("{s:s,s:b,s:b,s:o,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "bridged", fb->bridged,
+			 "nics", a, "events", external_events_json(run));
 }
 
 json_t *report_fabric_json(const struct run_view *run, double secs)

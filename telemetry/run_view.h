@@ -41,6 +41,15 @@ struct link_track {
 	struct { uint64_t tsc; bool up; } ev[RUN_MAX_LINK_EVENTS]; /* the first state, then changes */
 };
 
+/* A fabric.external link event's command (engine/link_commands.c). */
+struct link_command_rt {
+	bool started, ended;
+	int pid;
+	uint64_t started_tsc, ended_tsc;
+	int status;                    /* its exit status; 128 + N killed by signal N; -1 not started */
+	int spawn_errno;               /* why it could not start (0: it did) */
+};
+
 struct run_view {
 	/* what the engine planned */
 	const struct engine_config *cfg;
@@ -68,6 +77,7 @@ struct run_view {
 	const char *stopped_by;        /* "duration", "flows_done", "signal" */
 	bool finished;                 /* the lcores stopped: the numbers are final (run.http_linger_s) */
 	struct link_track link[CFG_MAX_PORTS]; /* link states and changes, per port */
+	struct link_command_rt link_cmd[CFG_FAB_MAX_EVENTS]; /* fabric.external's events, as they ran */
 	/* phases: when each started (and when the last ended), and the counters then */
 	unsigned phases_started;
 	uint64_t phase_tsc[CFG_MAX_PHASE_LIST + 1];

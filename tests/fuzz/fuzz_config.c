@@ -354,7 +354,11 @@ static void check_config(const struct engine_config *c)
 		if (c->fab.external) {
 			/* the switches outside: none of ours, no switch group; each NIC on a device of its own
 			 * (not one of the fabric's cables), a unicast gateway unless bridged */
-			REQUIRE(!c->fab.n_switches && !c->fab.n_links && !c->fab.n_events && !c->sw.present);
+			REQUIRE(!c->fab.n_switches && !c->fab.n_links && !c->sw.present && c->fab.n_events <= CFG_FAB_MAX_EVENTS);
+			for (unsigned k = 0; k < c->fab.n_events; k++) /* each event's command, filled in */
+				REQUIRE(c->fab.events[k].command[0] && TERMINATED(c->fab.events[k].command) &&
+					TERMINATED(c->fab.events[k].link_name) && !strstr(c->fab.events[k].command, "{link}") &&
+					(!k || c->fab.events[k].at_s >= c->fab.events[k - 1].at_s));
 			for (unsigned n = 0; n < c->fab.n_nics; n++) {
 				const struct cfg_port *p = &c->ports[c->fab.first_port + n];
 				REQUIRE(p->has_ipv4 && p->has_mac && !p->extra_mbufs && strncmp(p->device, "ring:fab", 8));

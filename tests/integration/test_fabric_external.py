@@ -191,7 +191,7 @@ NICS = ('{ nic = "h0"; device = "net_null0"; }, { nic = "h1"; device = "net_null
     ('gateway_mac = "02:dd:00:00:00:01"; vlan = 3; nics = ( %s );' % NICS, "",
      "fabric.external.vlan: unknown setting"),
     ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
-     "fabric.events: not with fabric.external"),
+     "fabric.events: with fabric.external, events need external.link_command"),
     ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, "lcores = [1];", "fabric.lcores: not with fabric.external"),
     ('gateway_mac = "02:dd:00:00:00:01"; nics = ( %s );' % NICS, "SWITCH", "switch: not with fabric.external"),
 ])
@@ -236,3 +236,55 @@ def test_the_shipped_example_runs_on_linux_switches(tmp_path):
                 assert st["stats64"]["rx"]["packets"] == ports[link["b"]]["tx_packets"], link
     finally:
         subprocess.run([sys.executable, str(SCRIPT), "down", "--prefix", prefix], capture_output=True, timeout=60)
+
+
+# ---- link events through a command (external.link_command) -----------------------------------------
+
+def null_fabric(external_extra, fabric_extra="", duration=1.0):
+    return ('eal = { lcores = "0-1"; memory_mb = 256; };\n' +
+            FABRIC % (1.0, 1.0, "\n  " + fabric_extra, '  external = { gateway_mac = "02:dd:00:00:00:01"; nics = ( %s ); %s };\n'
+                      % (NICS, external_extra)) +
+            'traffic = ( { name = "t"; pattern = "pairs"; pairs = ( ["h0", "h2"] ); flow = { transport = "uc"; '
+            'ops = { write = 1; }; message_size = 4096; rate_gbps = 0.01; }; } );\nrun = { duration_s = %g; };\n' % duration)
+
+
+def test_link_events_run_their_command_at_their_time(engine, tmp_path):
+    log = tmp_path / "links.log"
+    rc, rep, out = engine.run(null_fabric(
+        'link_command = "echo {link} {state} $(date +%%s.%%N) >> %s; test {state} = up";' % log,
+        'events = ( { at_s = 0.3; link = "leaf0-spine1"; state = "down"; }, { at_s = 0.6; link = "leaf0-spine1"; state = "up"; } );'))
+    assert rc == 0, out
+    lines = log.read_text().split("\n")
+    assert [l.split()[:2] for l in lines if l] == [["leaf0-spine1", "down"], ["leaf0-spine1", "up"]]
+    # the commands started 0.3 s apart, as the events' times are
+    t_down, t_up = (float(l.split()[2]) for l in lines if l)
+    assert 0.25 < t_up - t_down < 0.45, (t_down, t_up)
+    ev = rep["fabric"]["events"]
+    assert [(e["link"], e["state"], e["applied"]) for e in ev] == [("leaf0-spine1", "down", True), ("leaf0-spine1", "up", True)]
+    assert abs(ev[0]["applied_s"] - 0.3) < 0.05 and abs(ev[1]["applied_s"] - 0.6) < 0.05
+    assert ev[0]["exit_status"] == 1 and ev[1]["exit_status"] == 0      # `test down = up` fails: said, not hidden
+    assert ev[1]["command"].startswith("echo leaf0-spine1 up ")
+
+
+def test_a_link_command_still_going_at_the_end_is_killed(engine, tmp_path):
+    rc, rep, out = engine.run(null_fabric('link_command = "sleep 600";',
+                                          'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
+                                          duration=0.3))
+    assert rc == 0, out
+    e = rep["fabric"]["events"][0]
+    assert e["applied"] and e["exit_status"] == 128 + 9 and e["command_ms"] >= 9000
+    assert subprocess.run(["pgrep", "-f", "^sleep 600$"], capture_output=True).returncode != 0   # the shell's child too
+
+
+@pytest.mark.parametrize("external_extra, fabric_extra, message", [
+    ("", 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
+     "fabric.events: with fabric.external, events need external.link_command"),
+    ('link_command = "";', "", "fabric.external.link_command: is empty"),
+    ('link_command = "x";', 'events = ( { at_s = 0.1; link = "leaf0-spine9"; state = "down"; } );', "leaf0-spine9"),
+    ('link_command = "x";', 'convergence_ms = 5;', "fabric.convergence_ms: not with fabric.external"),
+    ('link_command = "%s";' % ("x{link}" * 30), 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
+     "longer than 255 characters once {link} and {state} are filled in"),
+])
+def test_bad_link_events_are_refused(engine, external_extra, fabric_extra, message):
+    rc, _, out = engine.run(null_fabric(external_extra, fabric_extra), "--check", report=False)
+    assert rc != 0 and message in out, out
