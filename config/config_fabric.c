@@ -612,3 +612,21 @@ int cfab_events(struct config_reader *r, const config_setting_t *g, const struct
 	}
 	return n;
 }
+
+int cfab_link_command(const char *template, const char *link, const char *state, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (const char *c = template; *c; c++) {
+		const char *put = !strncmp(c, "{link}", 6) ? link : !strncmp(c, "{state}", 7) ? state : NULL;
+		size_t k = put ? strlen(put) : 1;
+		if (n + k >= len)
+			return -1;
+		memcpy(out + n, put ? put : c, k);
+		n += k;
+		if (put)
+			c += put == link ? 5 : 6;
+	}
+	out[n] = 0;
+	return 0;
+}

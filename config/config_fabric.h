@@ -58,6 +58,11 @@ struct cfab_event {
 int cfab_events(struct config_reader *r, const config_setting_t *g, const struct fabric *f, struct cfab_event *out,
 		unsigned max, double *convergence_ms);
 
+/* fabric.external.link_command's template with {link} (a link's name) and {state} ("down", "up")
+ * filled in, into out: 0, or -1 when it does not fit in len (the engine runs it at a link event's
+ * time; roce-suite to bring a link back up after a failure trial). */
+int cfab_link_command(const char *template, const char *link, const char *state, char *out, size_t len);
+
 /* The keys each program adds to a traffic entry (docs/fabric.md#traffic-patterns): the engine's
  * (`flow`: the engine flow settings of its flows), roce-ccsim's (congestion control, sizes,
  * arrivals: docs/ccsim.md), and both (what roce-fabric, reading either file, leaves to them). */

@@ -105,25 +105,6 @@ static int nic_entry(struct loader *ld, const config_setting_t *e, const struct 
 	return 0;
 }
 
-/* template with {link} and {state} replaced into out; 0, or -1 when it does not fit. */
-static int expand(const char *template, const char *link, const char *state, char *out, size_t len)
-{
-	size_t n = 0;
-
-	for (const char *c = template; *c; c++) {
-		const char *put = !strncmp(c, "{link}", 6) ? link : !strncmp(c, "{state}", 7) ? state : NULL;
-		size_t k = put ? strlen(put) : 1;
-		if (n + k >= len)
-			return -1;
-		memcpy(out + n, put ? put : c, k);
-		n += k;
-		if (put)
-			c += put == link ? 5 : 6;
-	}
-	out[n] = 0;
-	return 0;
-}
-
 /* `events` through `link_command`: each event's command, in time order (the shared parser's). */
 static int link_events(struct loader *ld, const config_setting_t *g, const config_setting_t *x, const struct fabric *f)
 {
@@ -148,7 +129,8 @@ static int link_events(struct loader *ld, const config_setting_t *g, const confi
 		struct cfg_fab_event *e = &o->events[i];
 		*e = (struct cfg_fab_event){ .at_s = ev[i].at_s, .link = ev[i].link, .up = ev[i].up, .line = ev[i].line };
 		snprintf(e->link_name, sizeof(e->link_name), "%s", f->links[ev[i].link].name);
-		if (expand(template, f->links[ev[i].link].name, ev[i].up ? "up" : "down", e->command, sizeof(e->command)))
+		if (cfab_link_command(template, f->links[ev[i].link].name, ev[i].up ? "up" : "down", e->command,
+				      sizeof(e->command)))
 			return cr_fail(&ld->r, cmd, "is longer than %d characters once {link} and {state} are filled in",
 				       CFG_STR_LEN - 1);
 		o->n_events++;

@@ -254,6 +254,20 @@ static int run_suite(const struct opts *o, const struct suite_cfg *s, const char
 	return status;
 }
 
+/* ROCE_SUITE_FILE_DIR: the suite file's folder, absolute, for the commands a suite file names (a
+ * fabric's external.link_command runs in a trial's folder: "$ROCE_SUITE_FILE_DIR/..." finds what
+ * lies beside the suite file). */
+static void export_suite_dir(const char *suite)
+{
+	char path[4096], *slash;
+
+	if (!realpath(suite, path))
+		return;
+	if ((slash = strrchr(path, '/')))
+		*(slash == path ? slash + 1 : slash) = 0;
+	setenv("ROCE_SUITE_FILE_DIR", path, 1);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -285,6 +299,7 @@ int main(int argc, char **argv)
 	else if (!rc) {
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		catch_signals();
+		export_suite_dir(o.suite);
 		rc = run_suite(&o, &s, engine);
 	}
 	suite_config_free(&s);

@@ -628,12 +628,18 @@ static const bool runs_external[AIF_CATEGORIES] = { [AIF_THROUGHPUT] = true, [AI
 						   [AIF_ECN] = true, [AIF_PFC_INCAST] = true, [AIF_COLLECTIVES] = true,
 						   [AIF_JCT] = true };
 
-static int external_categories(struct config_reader *r, const config_setting_t *g, struct aif_cfg *c)
+static int external_categories(struct config_reader *r, const config_setting_t *g, const config_setting_t *ext,
+			       struct aif_cfg *c)
 {
 	const config_setting_t *a = g ? config_setting_get_member(g, "categories") : NULL;
+	const config_setting_t *lf = g ? config_setting_get_member(g, "link_failure") : NULL;
+	bool link_command = config_setting_get_member(ext, "link_command") != NULL;
 
+	if (c->run[AIF_LINK_FAILURE] && link_command && lf && config_setting_get_member(lf, "convergence_ms"))
+		return cr_fail_member(r, lf, "convergence_ms", "not with fabric.external: the switches converge as they do");
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++) {
-		if (!c->run[k] || runs_external[k] || c->cluster.across[k])
+		/* §11.2 on a real tier: its links fail through the lab's own command */
+		if (!c->run[k] || runs_external[k] || c->cluster.across[k] || (k == AIF_LINK_FAILURE && link_command))
 			continue;
 		if (!a) {
 			c->run[k] = false;
@@ -643,7 +649,8 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 			if (!strcmp(config_setting_get_string_elem(a, (unsigned)i) ?: "", aif_category_names[k]))
 				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is not run with fabric.external: "
 					       "it judges from the virtual switches' own counters or settings (on a real "
-					       "switch tier: throughput, latency, burst, ecn, pfc_incast, collectives, jct)", aif_category_names[k]);
+					       "switch tier: throughput, latency, burst, ecn, pfc_incast, collectives, jct; "
+					       "link_failure with external.link_command)", aif_category_names[k]);
 	}
 	return 0;
 }
@@ -684,7 +691,8 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 		return -1;
 	c->fabric = config_setting_get_member(root, "fabric") != NULL;
 	c->external = c->fabric && config_setting_get_member(config_setting_get_member(root, "fabric"), "external");
-	if (c->external && external_categories(r, g, c))
+	if (c->external && external_categories(r, g, config_setting_get_member(config_setting_get_member(root, "fabric"),
+											       "external"), c))
 		return -1;
 	if (g && (res = config_setting_get_member(g, "results"))) {
 		if (cr_want_type(r, res, CONFIG_TYPE_STRING, "a folder's path"))

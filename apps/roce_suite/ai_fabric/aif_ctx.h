@@ -194,7 +194,14 @@ struct aif_link_failure {
 	double loss_duration_s;         /* from applied_s to the last frame lost */
 	uint64_t frames_lost;           /* to dead links and missing routes */
 	unsigned flows_hit;             /* flow groups that lost frames, ACKs or CNPs */
+	int command_status;             /* fabric.external: the worst exit status of the link commands
+					 * (-1: one did not run); frames_lost, flows_hit and the
+					 * convergence are then the switches' own (unknown) */
 };
+
+/* fabric.external: every link of f brought back up through external.link_command, after its
+ * trial (the engine's run ends before an up event could). 0, or -1 after an anomaly. */
+int aif_external_links_up(struct aif_ctx *x, const struct aif_link_failure *f);
 
 struct aif_coll_run {
 	bool ran;

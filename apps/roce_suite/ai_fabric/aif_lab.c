@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "aif_ctx.h"
+#include "config_fabric.h"
 #include "config_tree.h"
 #include "lab.h"
 #include "verdict.h"
@@ -250,6 +251,26 @@ int aif_run_tool(const char *prog, const char *log, const char *a1, const char *
 	if (pid < 0 || waitpid(pid, &st, 0) < 0)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int aif_external_links_up(struct aif_ctx *x, const struct aif_link_failure *f)
+{
+	const config_setting_t *s = x->s->text_ok ? config_lookup(&x->s->text, "fabric.external.link_command") : NULL;
+	char cmd[256], log[PATH_MAX + 32];
+	int rc = 0;
+
+	for (unsigned i = 0; s && i < f->n_links; i++) {
+		const char *name = x->fab.links[f->links[i]].name;
+		int st = -1;
+		text_printf(log, sizeof(log), "%s/link-up-%s.log", x->rn->dir, name);
+		if (cfab_link_command(config_setting_get_string(s) ?: "", name, "up", cmd, sizeof(cmd)) == 0)
+			st = aif_run_tool("/bin/sh", log, "-c", cmd, NULL, NULL);
+		if (st != 0) {
+			aif_anomaly(x, AIF_LINK_FAILURE, "%s: bringing it back up failed (exit %d: %s)", name, st, cmd);
+			rc = -1;
+		}
+	}
+	return rc;
 }
 
 /* The plan's figures: the slowest flow's max-min rate, their sum, and the most loaded directed

@@ -150,7 +150,7 @@ static void add_failure(struct aif_trial *t, const struct aif_ctx *x, const stru
 		cfg_set_string(e, "link", x->fab.links[f->links[i]].name);
 		cfg_set_string(e, "state", "down");
 	}
-	if (f->convergence_ms > 0)
+	if (f->convergence_ms > 0 && !x->c->external)
 		cfg_set_float(t->fabric, "convergence_ms", f->convergence_ms);
 }
 
@@ -180,6 +180,40 @@ static void read_failure(const json_t *rep, struct aif_link_failure *f)
 	f->loss_duration_s = loss_end > f->applied_s ? loss_end - f->applied_s : 0;
 	f->flows_hit = (unsigned)json_object_size(hit);
 	json_decref(hit);
+	f->command_status = 0;
+	if (!json_is_true(json_object_get(json_object_get(rep, "fabric"), "external")))
+		return;
+	f->converged_s = f->applied_s; /* (a real tier's convergence is its own) */
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "events"), i, e) {
+		const json_t *st = json_object_get(e, "exit_status");
+		int s = json_is_true(json_object_get(e, "applied")) && json_is_integer(st) ? (int)json_integer_value(st) : -1;
+		if (s < 0)
+			f->command_status = -1;
+		else if (f->command_status >= 0 && s > f->command_status)
+			f->command_status = s;
+	}
+}
+
+/* A real switch tier's busiest leaf uplink, as roce-fabric's plan of trial t hashes the flows (the
+ * switches hash their own way: the link the plan loads most is the one failed). -1: none. */
+static int plan_busiest_uplink(const struct aif_ctx *x, struct aif_trial *t)
+{
+	struct aif_plan p;
+	const json_t *l;
+	double most = 0;
+	int best = -1;
+	size_t i;
+
+	if (aif_plan(x, t, "link-failure-steady", &p) == 0)
+		json_array_foreach(json_object_get(json_object_get(p.report, "fabric"), "links"), i, l) {
+			double g = jnum(json_object_get(l, "a_to_b"), "gbps") + jnum(json_object_get(l, "b_to_a"), "gbps");
+			if (!strcmp(json_string_value(json_object_get(l, "tier")) ?: "", "leaf") && g > most) {
+				most = g;
+				best = fabric_link_by_name(&x->fab, json_string_value(json_object_get(l, "name")) ?: "");
+			}
+		}
+	aif_plan_free(&p);
+	return best;
 }
 
 int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, unsigned bytes, unsigned iterations,
@@ -230,7 +264,7 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		r->util_mean = mean_uplink_utilisation(tr.report);
 		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
 		r->iterations = aif_iteration_times(coll, phases, r->iter_s, &r->total_s);
-		r->busiest_uplink = busiest_uplink(x, tr.report);
+		r->busiest_uplink = !x->c->external ? busiest_uplink(x, tr.report) : fail ? -1 : plan_busiest_uplink(x, &t);
 		if (fail)
 			read_failure(tr.report, fail);
 		r->ran = true;

@@ -16,6 +16,13 @@
  * the dead links ate), the failure cost frames and none after the routes converged (the loss
  * window at most the convergence delay, at the report's millisecond resolution).
  * thresholds.max_failure_extra_ms bounds the failure iteration's extra time.
+ *
+ * On a real switch tier (fabric.external with link_command) the links fail through the lab's own
+ * command at the same moment, and come back up through it after each trial. The link is the
+ * leaf uplink roce-fabric's plan of the steady run loads most (the switches hash their own way:
+ * it may carry less). What the end hosts see is judged: the collective completes, the failure
+ * iteration's extra time, zero impact, RC's retransmissions; the commands must succeed. The loss
+ * window, frames lost, flows hit and reroute time are the switches' own (null).
  */
 #include <math.h>
 #include <stdio.h>
@@ -98,10 +105,19 @@ static json_t *failure_row(struct aif_ctx *x, enum aif_fail_kind kind, const str
 		return row;
 	json_object_set_new(row, "applied", json_boolean(f->applied));
 	json_object_set_new(row, "applied_s", json_real(f->applied_s));
-	json_object_set_new(row, "reroute_ms", json_real(reroute * 1e3));
-	json_object_set_new(row, "frames_lost", json_integer((json_int_t)f->frames_lost));
-	json_object_set_new(row, "loss_duration_ms", json_real(f->loss_duration_s * 1e3));
-	json_object_set_new(row, "flows_hit", json_integer(f->flows_hit));
+	if (x->c->external) { /* (the switches' own figures) */
+		json_object_set_new(row, "reroute_ms", json_null());
+		json_object_set_new(row, "frames_lost", json_null());
+		json_object_set_new(row, "loss_duration_ms", json_null());
+		json_object_set_new(row, "flows_hit", json_null());
+		json_object_set_new(row, "link_command_status", json_integer(f->command_status));
+		json_object_set_new(row, "rc_retransmits", json_integer((json_int_t)r->v.retransmits));
+	} else {
+		json_object_set_new(row, "reroute_ms", json_real(reroute * 1e3));
+		json_object_set_new(row, "frames_lost", json_integer((json_int_t)f->frames_lost));
+		json_object_set_new(row, "loss_duration_ms", json_real(f->loss_duration_s * 1e3));
+		json_object_set_new(row, "flows_hit", json_integer(f->flows_hit));
+	}
 	json_object_set_new(row, "iterations_completed", json_integer(r->iterations));
 	json_object_set_new(row, "failure_iteration", json_integer(k));
 	json_object_set_new(row, "failure_iteration_ms", json_real(k < r->iterations ? r->iter_s[k] * 1e3 : NAN));
@@ -112,18 +128,27 @@ static json_t *failure_row(struct aif_ctx *x, enum aif_fail_kind kind, const str
 	json_object_set_new(row, "jct_extra_ms", json_real((r->total_s - st->run.total_s) * 1e3));
 	json_object_set_new(row, "zero_impact", json_boolean(zero));
 	aif_fabric_to_json(&r->v, row);
-	printf("  %-20s %8.4f %9llu %8.1f %8.1f %6u %4u %9.2f %9.2f %s\n", f->what, f->applied_s,
-	       (unsigned long long)f->frames_lost, f->loss_duration_s * 1e3, reroute * 1e3, f->flows_hit, k, extra * 1e3,
-	       (r->total_s - st->run.total_s) * 1e3, zero ? "yes" : "no");
+	if (x->c->external) /* (the loss and the reroute are the switches' own) */
+		printf("  %-20s %8.4f %9s %8s %8s %6s %4u %9.2f %9.2f %s\n", f->what, f->applied_s, "-", "-", "-", "-", k,
+		       extra * 1e3, (r->total_s - st->run.total_s) * 1e3, zero ? "yes" : "no");
+	else
+		printf("  %-20s %8.4f %9llu %8.1f %8.1f %6u %4u %9.2f %9.2f %s\n", f->what, f->applied_s,
+		       (unsigned long long)f->frames_lost, f->loss_duration_s * 1e3, reroute * 1e3, f->flows_hit, k,
+		       extra * 1e3, (r->total_s - st->run.total_s) * 1e3, zero ? "yes" : "no");
 	suite_verdict(x->rn, r->iterations == lc->iterations, "link_failure_completes", "%s down: %u of %u iterations",
 		      f->what, r->iterations, lc->iterations);
+	if (x->c->external)
+		suite_verdict(x->rn, f->applied && f->command_status == 0, "link_failure_command_succeeds",
+			      "%s down at %.4f s through external.link_command: exit status %d (-1: not run)", f->what,
+			      f->applied_s, f->command_status);
 	if (r->v.machine_limited) {
-		machine_limit(x->rn, row, "%s down: machine-limited (the lab's lcore fell behind its links): the loss and "
-			      "the extra time are partly the CPU's", f->what);
+		machine_limit(x->rn, row, "%s down: machine-limited (%s): the loss and the extra time are partly the CPU's",
+			      f->what, aif_machine_reason(x));
 		return row;
 	}
-	/* the report's loss window has a millisecond's resolution */
-	suite_verdict(x->rn, f->applied && f->frames_lost > 0 && f->loss_duration_s <= reroute + 2e-3,
+	/* the report's loss window has a millisecond's resolution (a real tier's is its own) */
+	if (!x->c->external)
+		suite_verdict(x->rn, f->applied && f->frames_lost > 0 && f->loss_duration_s <= reroute + 2e-3,
 		      "link_failure_loss_within_convergence", "%s down at %.4f s: %llu frames lost over %.1f ms, routes "
 		      "converged after %.1f ms", f->what, f->applied_s, (unsigned long long)f->frames_lost,
 		      f->loss_duration_s * 1e3, reroute * 1e3);
@@ -201,6 +226,10 @@ int aif_link_failure(struct aif_ctx *x)
 		f.at_s = before + st.median_s / 2;
 		f.convergence_ms = lc->convergence_ms;
 		aif_collective_trial(x, KPI_ALLREDUCE, n, lc->message_size, lc->iterations, 0, &f, &r);
+		if (x->c->external && aif_external_links_up(x, &f)) { /* the next trials need the fabric whole */
+			x->rn->stop = true;
+			text_printf(x->rn->stop_reason, sizeof(x->rn->stop_reason), "a failed link could not be brought back up");
+		}
 		if (r.ran && !f.applied)
 			aif_anomaly(x, AIF_LINK_FAILURE, "%s: the run ended before the failure", f.what);
 		json_array_append_new(rows, failure_row(x, lc->failures[k], &st, &f, &r));
