@@ -87,7 +87,7 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     rep = json.loads((tmp_path / "res" / "report.json").read_text())
     sec = rep["ai_fabric"]["sections"]
     # what runs on a real switch tier, and only that
-    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "collectives", "jct", "link_failure"}
+    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "collectives", "jct", "link_failure", "soak"}
     assert "real switch tier" in sec["1_dut"]["kind"]
     assert sec["3_dut_configuration"]["external"]["gateway_mac"] == "02:dd:00:00:00:01"
     # the switches' own counters are unknown, not zero
@@ -118,6 +118,11 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     downs = {name: after[name] - carrier_before[name] for name in after}
     assert downs == {name: sum(name in row["links"] for row in sec["5_results"]["link_failure"]["rows"])
                      for name in after}, downs
+    # §12: every interval sampled, each with its op's iterations; the links' drops and marks unknown
+    soak = sec["5_results"]["soak"]
+    assert 5 <= soak["sample_count"] <= 7 and soak["stalls"] == 0
+    assert all(x["dropped"] is None and x["ecn_marked"] is None for x in soak["samples"])
+    assert sum(x["iterations_allreduce"] + x["iterations_alltoall"] for x in soak["samples"]) > 0
     tp = sec["5_results"]["throughput"]["rows"][0]
     assert tp["loss_pct"] == 0 and 0 < tp["zero_loss_gbps"] <= tp["expected_gbps"] * 1.02
     # every frame of every trial crossed the kernel's switches: their NIC-facing ports counted
@@ -136,7 +141,7 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
 def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     """Listed on a real switch tier, what needs the virtual switches is refused: link_failure too
     when no link_command can fail a link."""
-    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "collectives", "jct", "link_failure"];',
+    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "collectives", "jct", "link_failure", "soak"];',
                                      'categories = ["latency", "%s"];' % category)
     assert 'categories = ["latency", "%s"];' % category in text
     text = "\n".join(l for l in text.splitlines() if "link_command" not in l) + "\n"

@@ -19,7 +19,8 @@
  *
  * Verdicts: no stall (soak_no_stall), memory flat (soak_memory_flat) and counters monotonic
  * (soak_counters_monotonic); the busBW and drop anomalies are the fabric's and reported, and not
- * judged when the machine limited the run.
+ * judged when the machine limited the run. On a real switch tier (fabric.external) the links'
+ * rows are the switches' own: drops and ECN marks are null, XOFF is what the NICs received.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ struct soak_run {
 	unsigned cols[32];              /* the columns read, by the header's names */
 	double link_frames_max;         /* the most frames a link carries in an interval, with margin */
 	double link_gbps_max;
+	bool external;                  /* a real switch tier: no link rows; XOFF as the NICs received it */
 };
 
 /* ---- the time series -------------------------------------------------------------------------------- */
@@ -120,6 +122,8 @@ static void add_row(struct soak_run *r, char **f, unsigned n)
 		s->rss_mb = atof(f[r->cols[C_RSS]]);
 	} else if (!strcmp(f[r->cols[C_KIND]], "port")) {
 		s->rx_gbps += atof(f[r->cols[C_RX]]);
+		if (r->external)
+			s->xoff += atof(f[r->cols[C_PFC]]);
 		s->wrapped |= atof(f[r->cols[C_TX]]) > r->link_gbps_max || atof(f[r->cols[C_RX]]) > r->link_gbps_max;
 	} else if (!strcmp(f[r->cols[C_KIND]], "link")) {
 		s->dropped += v = atof(f[r->cols[C_DROP]]);
@@ -345,6 +349,7 @@ int aif_soak(struct aif_ctx *x)
 	       sc->duration_s, sc->message_size, n, sc->interval_s);
 	r.s = calloc(MAX_SAMPLES, sizeof(*r.s));
 	/* a link's most frames in a second (64-byte frames at its rate) and rate, with a margin */
+	r.external = x->c->external;
 	r.link_gbps_max = 1.5 * x->host_gbps;
 	for (unsigned l = 0; l < x->fab.n_links; l++)
 		r.link_gbps_max = fmax(r.link_gbps_max, 1.5 * x->fab.links[l].gbps);
@@ -368,7 +373,8 @@ int aif_soak(struct aif_ctx *x)
 	wraps = anomaly_runs(x, &r, "a counter backwards or past a link's rate (wrap or reset)", wrapped, ref, anomalies);
 	if (!v.machine_limited) {
 		anomaly_runs(x, &r, "busBW below the op's median by more than the tolerance", slow, ref, anomalies);
-		anomaly_runs(x, &r, "frames dropped", dropping, ref, anomalies);
+		if (!r.external) /* (a real tier's drops are its own) */
+			anomaly_runs(x, &r, "frames dropped", dropping, ref, anomalies);
 	}
 	row = json_pack("{s:s,s:i,s:i,s:f,s:f,s:i,s:f,s:f,s:f,s:f,s:b,s:i,s:i,s:o}", "section", "12", "ranks", (int)n,
 			"message_size", (int)sc->message_size, "duration_s", sc->duration_s, "interval_s", sc->interval_s,
@@ -378,13 +384,14 @@ int aif_soak(struct aif_ctx *x)
 	{
 		json_t *samples = json_array();
 		for (unsigned i = 0; i < r.n; i++)
-			json_array_append_new(samples, json_pack("{s:f,s:s?,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "t_s", r.s[i].t_s,
+			json_array_append_new(samples, json_pack("{s:f,s:s?,s:i,s:i,s:f,s:f,s:o,s:o,s:f,s:f}", "t_s", r.s[i].t_s,
 								 "op", r.s[i].op < 0 ? NULL : kpi_collective_names[ops[r.s[i].op]],
 								 "iterations_allreduce", (int)r.s[i].iterations[0],
 								 "iterations_alltoall", (int)r.s[i].iterations[1], "busbw_gbps",
-								 r.s[i].busbw_gbps, "rx_gbps", r.s[i].rx_gbps, "dropped", r.s[i].dropped,
-								 "ecn_marked", r.s[i].ecn_marked, "pfc_xoff", r.s[i].xoff, "rss_mb",
-								 r.s[i].rss_mb));
+								 r.s[i].busbw_gbps, "rx_gbps", r.s[i].rx_gbps, "dropped",
+								 r.external ? json_null() : json_real(r.s[i].dropped), "ecn_marked",
+								 r.external ? json_null() : json_real(r.s[i].ecn_marked), "pfc_xoff",
+								 r.s[i].xoff, "rss_mb", r.s[i].rss_mb));
 		json_object_set_new(row, "samples", samples);
 	}
 	aif_fabric_to_json(&v, row);
@@ -406,7 +413,7 @@ int aif_soak(struct aif_ctx *x)
 	suite_verdict(x->rn, wraps == 0, "soak_counters_monotonic", "%u samples with a counter backwards or past a link's rate",
 		      wraps);
 	if (v.machine_limited)
-		machine_limit(x->rn, row, "machine-limited (the lab's lcore fell behind its links): busBW and drops not judged");
+		machine_limit(x->rn, row, "machine-limited (%s): busBW and drops not judged", aif_machine_reason(x));
 	soak_graphs(x, &r, first, slope);
 	json_object_set_new(x->results, "soak", row);
 	free(r.s);
