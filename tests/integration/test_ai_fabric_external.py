@@ -137,7 +137,7 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     assert nic_facing_counts(linux_switches, tmp_path) == (sent, received)
 
 
-@pytest.mark.parametrize("category", ["convergence", "ecmp", "interference", "link_failure"])
+@pytest.mark.parametrize("category", ["deadlock", "ecmp", "interference", "link_failure"])
 def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     """Listed on a real switch tier, what needs the virtual switches is refused: link_failure too
     when no link_command can fail a link."""
@@ -162,12 +162,13 @@ fabric = { kind = "leaf-spine"; leaves = 1; spines = 0; hosts_per_leaf = 4; host
 };
 trial = { duration_s = 0.6; };
 ai_fabric = {
-  categories = ["burst", "ecn", "pfc_incast"];
+  categories = ["burst", "ecn", "pfc_incast", "convergence"];
   memory_mb = 256;
   repeats = 1;
   burst = { ratios = [3]; max_frames = 1000; max_trials = 7; };
   ecn = { ratios = [2, 3]; };
   pfc_incast = { ratios = [3]; };
+  convergence = { flows = [1]; runs = 2; join_s = 0.2; settle_s = 0.4; };
 };
 """
 
@@ -257,6 +258,10 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
     inc = res["pfc_incast"]["rows"][0]
     assert inc["hops"][0]["hop"] == "switch->nic" and inc["hops"][0]["xoff"] > 0
     assert inc["watchdog_storms"] is None and inc["received_gbps"] <= 0.1 * 1.02
+    # §7.3 from the senders' own DCQCN rates; no simulator stands for a real switch
+    conv = res["convergence"]["rows"][0]
+    assert conv["m"] == 1 and conv["flows"] == 2 and conv["runs"] + conv["machine_limited_runs"] == 2, conv
+    assert "ccsim_convergence_ms" not in conv and conv["cnps"] > 0, conv
     burst = res["burst"]["rows"][0]
     assert burst["expected_frames"] is None and burst["threshold_bytes"] is None
     # the search's bracket [absorbed, first loss) holds what the switch's buffer implies, by hand:

@@ -25,6 +25,10 @@
  * within the band" agree too), where the one switch stands for the path (no sender's leaf
  * overloads its uplinks). The engine's trials are repeated for the CV of §13; a trial the
  * machine could not carry is marked and not judged.
+ *
+ * On a real switch tier (fabric.external) the rates are the senders' own as ever; the simulator's
+ * switch would be the suite's `switch` group, not the real one, so there is no comparison (its
+ * fields null) and the buffer is the switches' own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -542,14 +546,15 @@ static void run_case(struct aif_ctx *x, struct conv_case *k)
 		}
 	}
 	k->ccsim_s = NAN;
+	if (x->c->external) /* (the simulator would model the suite's switch group, not the real tier) */
+		return;
 	k->modelled = one_switch_models_it(x, k->m, k->unmodelled, sizeof(k->unmodelled));
 	if (!k->modelled)
 		aif_anomaly(x, AIF_CONVERGENCE, "M = %u, set %u: %s, a hop roce-ccsim's one switch does not have: its "
 			    "times are shown, not held to the engine's", k->m, k->set, k->unmodelled);
 	if (k->limited)
-		aif_anomaly(x, AIF_CONVERGENCE, "M = %u, set %u: %u of %u trials machine-limited (the lab's lcore fell behind "
-			    "its links, or the cc trace lost rows): left out of the mean", k->m, k->set, k->limited,
-			    k->limited + k->runs);
+		aif_anomaly(x, AIF_CONVERGENCE, "M = %u, set %u: %u of %u trials machine-limited (%s, or the cc trace lost "
+			    "rows): left out of the mean", k->m, k->set, k->limited, k->limited + k->runs, aif_machine_reason(x));
 	if (k->runs && c->ccsim && !x->rn->stop)
 		k->ccsim_s = ccsim_mean(x, k->m, k->set, k->first.buffer_bytes, &k->ccsim_first, &k->ccsim_settled,
 					&k->ccsim_runs);
