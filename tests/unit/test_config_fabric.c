@@ -7,6 +7,8 @@
  */
 #include <libconfig.h>
 
+#include <string.h>
+
 #include "config_fabric.h"
 #include "testlib.h"
 
@@ -185,10 +187,25 @@ static void test_broken(void)
 	}
 }
 
+/* fabric.external.link_command filled in: every {link} and {state}, nothing else touched, and
+ * -1 rather than a cut command when the result does not fit. */
+static void test_link_command(void)
+{
+	char out[64];
+
+	CHECK(cfab_link_command("ip -n lf-x link set {link} {state}; echo {link}{lin}", "leaf0-spine1", "down", out,
+				sizeof(out)) == 0);
+	CHECK(!strcmp(out, "ip -n lf-x link set leaf0-spine1 down; echo leaf0-spine1{lin}"));
+	CHECK(cfab_link_command("{state}", "l", "up", out, 3) == 0 && !strcmp(out, "up"));
+	CHECK(cfab_link_command("{state}", "l", "up", out, 2) == -1);       /* "up" and its NUL need 3 */
+	CHECK(cfab_link_command("", "l", "up", out, 1) == 0 && !out[0]);
+}
+
 int main(void)
 {
 	RUN(test_kinds);
 	RUN(test_patterns);
 	RUN(test_broken);
+	RUN(test_link_command);
 	return testlib_finish("test_config_fabric");
 }
