@@ -69,6 +69,16 @@ static struct hop *hop_of(struct incast_result *r, const char *name)
 	return &r->hops[r->n_hops++];
 }
 
+/* One direction of a link into hop h: the XOFF frames its receiving end sent, its sender's paused time. */
+static void hop_add(struct hop *h, uint64_t xoff, double paused_ms)
+{
+	h->links++;
+	h->xoff += xoff;
+	h->links_paused += xoff > 0;
+	h->paused_max_ms = fmax(h->paused_max_ms, paused_ms);
+	h->paused_sum_ms += paused_ms;
+}
+
 /* Every direction of every link: its receiving end's XOFF at `prio`, its sender's paused time. */
 static void read_hops(const struct aif_ctx *x, const json_t *rep, unsigned prio, struct incast_result *r)
 {
@@ -88,13 +98,8 @@ static void read_hops(const struct aif_ctx *x, const json_t *rep, unsigned prio,
 			if (!ju64(dir, "frames") && !xoff)
 				continue;
 			snprintf(name, sizeof(name), "%s->%s", end_tier(x, to), end_tier(x, from));
-			if (!(h = hop_of(r, name)))
-				continue;
-			h->links++;
-			h->xoff += xoff;
-			h->links_paused += xoff > 0;
-			h->paused_max_ms = fmax(h->paused_max_ms, paused_ms);
-			h->paused_sum_ms += paused_ms;
+			if ((h = hop_of(r, name)))
+				hop_add(h, xoff, paused_ms);
 		}
 }
 
@@ -109,13 +114,8 @@ static void read_nic_pauses(const json_t *rep, unsigned prio, struct incast_resu
 	json_array_foreach(json_object_get(rep, "ports"), i, p) {
 		uint64_t xoff = (uint64_t)json_number_value(json_array_get(json_object_get(p, "pfc_rx_xoff"), prio));
 		double paused_ms = json_number_value(json_array_get(json_object_get(p, "paused_ns"), prio)) / 1e6;
-		if (!ju64(p, "tx_packets") && !xoff)
-			continue;
-		h->links++;
-		h->xoff += xoff;
-		h->links_paused += xoff > 0;
-		h->paused_max_ms = fmax(h->paused_max_ms, paused_ms);
-		h->paused_sum_ms += paused_ms;
+		if (h && (ju64(p, "tx_packets") || xoff))
+			hop_add(h, xoff, paused_ms);
 	}
 }
 
