@@ -247,6 +247,7 @@ struct cfg_fabric {
 				       * outside the engine (none of the fields below the NICs' is set) */
 	bool bridged;                 /* fabric.external.bridged: one L2 domain, frames to the
 				       * destination NIC's own MAC (no gateway) */
+	char counters_command[CFG_STR_LEN]; /* fabric.external.counters_command ("": none) */
 	enum fab_kind kind;
 	/* switch.leaf / spine / core: a tier's buffer, ECN and PFC over the `switch` group's
 	 * (tier_sw[t] stands for tier t's switches when bit t of tier_set is set) */

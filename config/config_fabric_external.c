@@ -141,7 +141,7 @@ static int link_events(struct loader *ld, const config_setting_t *g, const confi
 int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struct fabric *f, unsigned first)
 {
 	const config_setting_t *x = config_setting_get_member(g, "external"), *gw, *nics;
-	static const char *const keys[] = { "gateway_mac", "bridged", "nics", "link_command", NULL };
+	static const char *const keys[] = { "gateway_mac", "bridged", "nics", "link_command", "counters_command", NULL };
 	uint8_t group_gw[6];
 	int line_of[CFG_MAX_PORTS] = { 0 };
 	bool bridged = false;
@@ -151,8 +151,12 @@ int ld_fabric_external(struct loader *ld, const config_setting_t *g, const struc
 	if (cr_want_type(&ld->r, x, CONFIG_TYPE_GROUP, "a group { gateway_mac = ...; nics = ( ... ); }") ||
 	    cr_known_keys(&ld->r, x, keys) || refuse_switch_settings(ld, g))
 		return -1;
-	if (cr_opt_bool(&ld->r, x, "bridged", &bridged) < 0)
+	if (cr_opt_bool(&ld->r, x, "bridged", &bridged) < 0 ||
+	    ld_opt_str(ld, x, "counters_command", ld->cfg->fab.counters_command, sizeof(ld->cfg->fab.counters_command)) < 0)
 		return -1;
+	if (config_setting_get_member(x, "counters_command") && !ld->cfg->fab.counters_command[0])
+		return cr_fail_member(&ld->r, x, "counters_command", "is empty (a shell command printing the switches' "
+				      "counters per link as JSON)");
 	if ((gw = config_setting_get_member(x, "gateway_mac")) && bridged)
 		return cr_fail(&ld->r, gw, "not with bridged = true: a bridged NIC sends to the destination NIC's MAC");
 	if (gw && gateway(ld, gw, group_gw))

@@ -45,6 +45,8 @@ static void teardown(struct engine *e)
  * NULL, and capture_fd -1, as engine_run sets them first). */
 static void release(struct engine *e)
 {
+	json_decref(e->run.dut_links[0]);
+	json_decref(e->run.dut_links[1]);
 	if (e->run.capture_fd >= 0) /* opened, never handed to rte_pcapng */
 		close(e->run.capture_fd);
 	e->run.capture_fd = -1;
@@ -219,6 +221,7 @@ static int prepare(struct engine *e, const struct engine_options *opt, char *err
 	if (capture_start(&e->run, err, errlen))
 		return -1;
 	engine_plan_capture(e);
+	dut_counters_read(e, 0); /* (the switches' counters: before the schedules are set to start) */
 	engine_start_after_planning(e);
 	if (engine_setup_pfc_generators(e, err, errlen))
 		return -1;
@@ -243,6 +246,7 @@ static int run_and_report(struct engine *e, const struct engine_options *opt)
 	engine_launch(e);
 	ready_file_publish(e->run.cfg);
 	engine_supervise(e, opt);
+	dut_counters_read(e, 1);
 	control_detach();
 	stats_capture_pmd(&e->run);
 	e->run.finished = true;

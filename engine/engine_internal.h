@@ -40,4 +40,8 @@ void link_commands_tick(struct engine *e, uint64_t now);
 bool link_commands_pending(const struct engine *e);
 void link_commands_finish(struct engine *e);
 
+/* dut_counters.c: fabric.external.counters_command read before the traffic (snap 0) and after
+ * it drained (1), into run.dut_links[snap] (or run.dut_error). */
+void dut_counters_read(struct engine *e, unsigned snap);
+
 #endif

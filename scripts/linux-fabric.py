@@ -6,6 +6,7 @@ the engine, for `fabric.external` (docs/fabric.md, "Real ports and a real switch
                                     [--external-out F] [--roce-fabric PATH]
     scripts/linux-fabric.py down [--prefix P]
     scripts/linux-fabric.py link FILE LINK up|down [--prefix P]
+    scripts/linux-fabric.py counters FILE [--prefix P]
 
 `up` reads FILE's `fabric` group through roce-fabric (its NICs, links and routes: the plan the
 engine's own switches use) and builds it with the kernel's IPv4 forwarding:
@@ -13,7 +14,9 @@ engine's own switches use) and builds it with the kernel's IPv4 forwarding:
     there (the engine opens it with net_af_packet), its switch's end routes to it by a /32 and a
     permanent neighbour entry with the NIC's MAC, and answers as the NIC's gateway (every
     switch port has the one router MAC, as a real switch's routed ports have);
-  - each switch-to-switch link a veth pair addressed 10.255.K.0/31 and .1/31 (K the link's index);
+  - each switch-to-switch link a veth pair addressed 10.255.K.0/31 and .1/31 (K the link's index),
+    each end's neighbour entry for the other permanent (no ARP: the links carry data only, so
+    their counters are the frames forwarded);
   - each switch's routes as roce-fabric computed them, equal-cost next hops as a multipath route
     hashed on the 5-tuple (net.ipv4.fib_multipath_hash_policy = 1: the UDP source port is the
     RoCEv2 entropy, as on a data-centre switch);
@@ -28,6 +31,11 @@ switch end, as a failed port (the veth's peer loses its carrier): the routes ove
 on both ends (net.ipv4.conf.*.ignore_routes_with_linkdown), so ECMP hashes over the others. It is
 what fabric.external.link_command runs here:
     link_command = "/path/to/scripts/linux-fabric.py link /path/to/FILE {link} {state} --prefix P";
+`counters` prints the switches' cumulative counters per fabric link as JSON, what
+fabric.external.counters_command reads before and after a run: per direction `frames` and
+`bytes` the sending end put on the link (for a NIC's link toward its switch, what the switch
+received), `dropped` the frames the sending switch's egress FIFO dropped (with --shape):
+    counters_command = "/path/to/scripts/linux-fabric.py counters /path/to/FILE --prefix P";
 `down` deletes every namespace P-*. Needs root (ip, tc, sysctl in namespaces).
 """
 import argparse
@@ -125,6 +133,8 @@ def up(args):
             sh("ip", "addr", "add", ip + "/31", "dev", dev, ns=ns)
             port_queue(ns, dev, l["gbps"], args)
         addr[(l["a"], k)], addr[(l["b"], k)] = "10.255.%d.1" % k, "10.255.%d.0" % k
+        for ns, peer in ((a, "10.255.%d.1" % k), (b, "10.255.%d.0" % k)):   # no ARP on the links: every
+            sh("ip", "neigh", "replace", peer, "lladdr", args.router_mac, "dev", dev, "nud", "permanent", ns=ns)  # frame is data
         ends[k] = (l["a"], l["b"])
     for sw, routes in fab.get("routes", {}).items():
         for r in routes:
@@ -154,9 +164,35 @@ def link(args):
     sys.exit("linux-fabric: no link %s in %s" % (args.link, args.file))
 
 
+def port_counters(ns, dev):
+    """An interface's TX and RX frames and bytes, and what it dropped on the way out: its egress
+    FIFO's tail drops and the device's own (sent while it was down)."""
+    st = json.loads(sh("ip", "-s", "-j", "link", "show", dev, ns=ns))[0]["stats64"]
+    dropped = sum(q.get("drops", 0) for q in json.loads(sh("tc", "-s", "-j", "qdisc", "show", "dev", dev, ns=ns) or "[]")
+                  if q.get("kind") == "bfifo")
+    return st["tx"], st["rx"], dropped + st["tx"].get("dropped", 0)
+
+
+def counters(args):
+    fab = plan(args)
+    nics = {n["name"] for n in fab["nic_list"]}
+    links = []
+    for k, l in enumerate(fab["links"]):
+        dev = "l%d" % k
+        tx, rx, dropped = port_counters("%s-%s" % (args.prefix, l["a"]), dev)
+        a_to_b = {"frames": tx["packets"], "bytes": tx["bytes"], "dropped": dropped}
+        if l["b"] in nics:      # the NIC's end is no switch: what its switch received of it
+            b_to_a = {"frames": rx["packets"], "bytes": rx["bytes"], "dropped": 0}
+        else:
+            tx_b, _, dropped_b = port_counters("%s-%s" % (args.prefix, l["b"]), dev)
+            b_to_a = {"frames": tx_b["packets"], "bytes": tx_b["bytes"], "dropped": dropped_b}
+        links.append({"name": l["name"], "a": l["a"], "b": l["b"], "a_to_b": a_to_b, "b_to_a": b_to_a})
+    print(json.dumps({"links": links}))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("action", choices=["up", "down", "link"])
+    ap.add_argument("action", choices=["up", "down", "link", "counters"])
     ap.add_argument("file", nargs="?")
     ap.add_argument("link", nargs="?")
     ap.add_argument("state", nargs="?", choices=["up", "down"])
@@ -173,6 +209,9 @@ def main():
         return
     if not args.file:
         ap.error("%s needs the config FILE" % args.action)
+    if args.action == "counters":
+        counters(args)
+        return
     if args.action == "link":
         if not args.state:
             ap.error("link needs FILE LINK up|down")

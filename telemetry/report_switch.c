@@ -561,6 +561,36 @@ static json_t *external_events_json(const struct run_view *run)
 	return a;
 }
 
+/* counters_command's links: each direction's every numeric counter after the run less before it
+ * (null where it went backwards: a reset or a wrap; a link or counter missing before: as read). */
+static json_t *dut_links_json(const struct run_view *run)
+{
+	json_t *out = json_array(), *l, *b;
+	size_t i, k;
+
+	json_array_foreach(run->dut_links[1], i, l) {
+		json_t *o = json_pack("{s:O*}", "name", json_object_get(l, "name"));
+		const json_t *before = NULL;
+		json_array_foreach(run->dut_links[0], k, b)
+			if (json_equal(json_object_get(b, "name"), json_object_get(l, "name")))
+				before = b;
+		for (unsigned d = 0; d < 2; d++) {
+			const char *dir = d ? "b_to_a" : "a_to_b";
+			json_t *diff = json_object(), *v;
+			const char *key;
+			json_object_foreach(json_object_get(l, dir), key, v) {
+				const json_t *was = json_object_get(json_object_get(before, dir), key);
+				double delta = json_number_value(v) - json_number_value(was);
+				if (json_is_number(v))
+					json_object_set_new(diff, key, delta < 0 ? json_null() : json_integer((json_int_t)delta));
+			}
+			json_object_set_new(o, dir, diff);
+		}
+		json_array_append_new(out, o);
+	}
+	return out;
+}
+
 /* fabric.external: the NICs on their devices; the switches are outside, their counters the DUT's. */
 json_t *report_fabric_external_json(const struct run_view *run)
 {
@@ -576,8 +606,16 @@ json_t *report_fabric_external_json(const struct run_view *run)
 						   "device", p->device, "gateway_mac",
 						   fb->bridged ? json_null() : json_string(mac_str(fb->nic[n].gateway_mac, gw))));
 	}
-	return json_pack("{s:s,s:b,s:b,s:o,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "bridged", fb->bridged,
-			 "nics", a, "events", external_events_json(run));
+	json_t *o = json_pack("{s:s,s:b,s:b,s:o,s:o}", "kind", fabric_kind_name(fb->kind), "external", 1, "bridged",
+			      fb->bridged, "nics", a, "events", external_events_json(run));
+
+	if (fb->counters_command[0]) {
+		json_object_set_new(o, "counters_command", json_pack("{s:s,s:s*}", "command", fb->counters_command, "error",
+								     run->dut_error[0] ? run->dut_error : NULL));
+		if (run->dut_links[0] && run->dut_links[1])
+			json_object_set_new(o, "links", dut_links_json(run));
+	}
+	return o;
 }
 
 json_t *report_fabric_json(const struct run_view *run, double secs)

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -78,6 +79,8 @@ struct run_view {
 	bool finished;                 /* the lcores stopped: the numbers are final (run.http_linger_s) */
 	struct link_track link[CFG_MAX_PORTS]; /* link states and changes, per port */
 	struct link_command_rt link_cmd[CFG_FAB_MAX_EVENTS]; /* fabric.external's events, as they ran */
+	json_t *dut_links[2];          /* fabric.external.counters_command's links before and after the run */
+	char dut_error[512];           /* why one of its readings gave none */
 	/* phases: when each started (and when the last ended), and the counters then */
 	unsigned phases_started;
 	uint64_t phase_tsc[CFG_MAX_PHASE_LIST + 1];

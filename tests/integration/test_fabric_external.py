@@ -288,3 +288,56 @@ def test_a_link_command_still_going_at_the_end_is_killed(engine, tmp_path):
 def test_bad_link_events_are_refused(engine, external_extra, fabric_extra, message):
     rc, _, out = engine.run(null_fabric(external_extra, fabric_extra), "--check", report=False)
     assert rc != 0 and message in out, out
+
+
+# ---- the switches' own counters (external.counters_command) -----------------------------------------
+
+def test_counters_command_gives_the_linux_switches_counts(linux_fabric, tmp_path):
+    """2:1 into h1 through shaped Linux ports, the switches' counters read by linux-fabric.py
+    counters before and after: the report's links say what the kernel's ports sent and dropped,
+    and they agree with the NICs' own counts."""
+    lf = linux_fabric(gbps=0.1, extra_args=("--shape", "--queue-kb", "32"))
+    base = tmp_path / "fabric-base.cfg"
+    counters = '"%s %s counters %s --prefix %s"' % (sys.executable, SCRIPT, base, lf.prefix)
+    lf.external.write_text(lf.external.read_text().replace('external = {', 'external = { counters_command = %s;' % counters))
+    flows = ['{ name = "s%d"; port = "h%d"; dst = "h1"; transport = "uc"; ops = { write = 1; }; message_size = 65536; '
+             'mtu = 1024; qpn = 0x%x; dest_qpn = 0x%x; rate_gbps = 0.1; }' % (i, s, 0x100 * (i + 1), 0x100 * (i + 1) + 0x1000)
+             for i, s in enumerate((0, 2))]
+    rc, rep, out = lf.engine("cnt", lf.config("flows = ( %s );\nrun = { duration_s = 1.0; };\n" % ",\n".join(flows)))
+    assert rc == 0, out
+    fab = rep["fabric"]
+    assert "error" not in fab["counters_command"], fab["counters_command"]
+    links = {l["name"]: l for l in fab["links"]}
+    ports = {p["name"]: p for p in rep["ports"]}
+    assert links["h1-leaf0"]["a_to_b"]["frames"] == ports["h1"]["rx_packets"]
+    assert links["h0-leaf0"]["b_to_a"]["frames"] == ports["h0"]["tx_packets"]
+    assert links["h2-leaf1"]["b_to_a"]["frames"] == ports["h2"]["tx_packets"]
+    # h2's frames crossed the spines: leaf1's uplinks carried them all
+    assert links["leaf1-spine0"]["a_to_b"]["frames"] + links["leaf1-spine1"]["a_to_b"]["frames"] == ports["h2"]["tx_packets"]
+    dropped = sum(l[d]["dropped"] for l in links.values() for d in ("a_to_b", "b_to_a"))
+    sent = ports["h0"]["tx_packets"] + ports["h2"]["tx_packets"]
+    assert dropped > 0 and dropped == sent - ports["h1"]["rx_packets"]
+
+
+def test_counters_command_differences_and_failures(engine, tmp_path):
+    """A fake command (a counter file it bumps): the report's links are after - before per
+    counter, null where one went backwards; a command that fails or prints no JSON is said, and
+    the run still ends well."""
+    state = tmp_path / "n"
+    state.write_text("0")
+    fake = tmp_path / "fake.sh"
+    fake.write_text('#!/bin/sh\nn=$(cat %s); echo $((n + 1)) > %s\n'
+                    'printf \'{"links": [{"name": "leaf0-spine0", "a_to_b": {"frames": %%d, "dropped": 7, "wrap": %%d}, '
+                    '"b_to_a": {"frames": 5, "ecn_marked": %%d, "note": "x"}}]}\' $((100 + 40 * n)) $((9 - n)) $((3 * n))\n'
+                    % (state, state))
+    fake.chmod(0o755)
+    rc, rep, out = engine.run(null_fabric('counters_command = "%s";' % fake))
+    assert rc == 0, out
+    link = rep["fabric"]["links"][0]
+    assert link == {"name": "leaf0-spine0", "a_to_b": {"frames": 40, "dropped": 0, "wrap": None},
+                    "b_to_a": {"frames": 0, "ecn_marked": 3}}, link
+    for command, why in (("exit 3", "exit status 3"), ("echo nope", "its output is not JSON"),
+                         ("echo {}", 'no "links" list')):
+        rc, rep, out = engine.run(null_fabric('counters_command = "%s";' % command))
+        assert rc == 0, out
+        assert why in rep["fabric"]["counters_command"]["error"] and "links" not in rep["fabric"], rep["fabric"]

@@ -136,8 +136,10 @@ void aif_plan_free(struct aif_plan *p);
 /* The fabric's view of a trial: drops, pauses, marks, out-of-order frames, the JFI of its flows,
  * and the machine's share (fabric.machine). */
 struct aif_fabric_view {
-	bool external;                  /* fabric.external: the end hosts' view only (dropped and the
-					 * groups' MMR unknown; ecn_marked, pfc_xoff as the NICs received them) */
+	bool external;                  /* fabric.external: the end hosts' view (the groups' MMR unknown;
+					 * ecn_marked, pfc_xoff as the NICs received them) */
+	bool switch_drops;              /* dropped is known: the virtual fabric's, or on a real tier its
+					 * counters_command's (fabric.links) */
 	uint64_t dropped;               /* every link's receiving switch port, every reason */
 	uint64_t ecn_marked, pfc_xoff;  /* every link */
 	uint64_t out_of_order, retransmits;

@@ -419,6 +419,11 @@ static void external_view(const json_t *rep, struct aif_fabric_view *v)
 	}
 	json_array_foreach(json_object_get(rep, "lcores"), i, e)
 		held_ms = fmax(held_ms, jnum(e, "held_up_ms"));
+	/* the switches' own drops per link, where counters_command read them */
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, e) {
+		v->switch_drops = true;
+		v->dropped += ju64(json_object_get(e, "a_to_b"), "dropped") + ju64(json_object_get(e, "b_to_a"), "dropped");
+	}
 	v->jfi = jnum(json_object_get(rep, "fabric"), "jfi");
 	v->cpu_lost_share = secs > 0 ? held_ms / 1e3 / secs : 0;
 	v->machine_limited = v->cpu_lost_share > 0.01 || v->mbuf_alloc_failures;
@@ -441,6 +446,7 @@ void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 		external_view(rep, v);
 		return;
 	}
+	v->switch_drops = true;
 	json_array_foreach(json_object_get(fab, "links"), i, l)
 		for (unsigned d = 0; d < 2; d++) {
 			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
@@ -472,7 +478,7 @@ void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
 {
 	/* (on a real switch tier its drops and groups are its own counters: null) */
-	json_object_set_new(row, "fabric_dropped", v->external ? json_null() : json_integer((json_int_t)v->dropped));
+	json_object_set_new(row, "fabric_dropped", v->switch_drops ? json_integer((json_int_t)v->dropped) : json_null());
 	json_object_set_new(row, "ecn_marked", json_integer((json_int_t)v->ecn_marked));
 	json_object_set_new(row, "pfc_xoff", json_integer((json_int_t)v->pfc_xoff));
 	json_object_set_new(row, "out_of_order", json_integer((json_int_t)v->out_of_order));

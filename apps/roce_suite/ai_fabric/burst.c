@@ -29,7 +29,7 @@
 #include "verdict.h"
 
 struct burst_trial {
-	bool ran, lossless, machine_limited;
+	bool ran, lossless, machine_limited, switch_drops;
 	uint64_t lost, dropped;          /* the flows' losses; the switches' drops */
 	uint64_t dst_dropped;            /* of those, at the destination's port (its leaf's port to it) */
 	double dst_peak_bytes;           /* the peak of that port's queue of the burst's class */
@@ -107,6 +107,7 @@ static void burst_trial(struct aif_ctx *x, unsigned n, unsigned frames, struct b
 		b->ran = true;
 		b->lost = m.lost;
 		b->dropped = v.dropped;
+		b->switch_drops = v.switch_drops;
 		b->dst_dropped = dropped_toward(tr.report, dst_name);
 		b->dst_peak_bytes = json_number_value(json_array_get(json_object_get(p, "max_queue_bytes"), bc->priority));
 		b->threshold_bytes = threshold_of(sw);
@@ -176,7 +177,9 @@ static json_t *burst_row(struct aif_ctx *x, unsigned n, const struct burst_searc
 	if (x->c->external) /* (the switch tier's threshold and queues are its own) */
 		json_object_set_new(row, "threshold_bytes", json_null());
 	if (s->lossy_frames && x->c->external) /* (the switch tier's drops and queues are its own) */
-		json_object_set_new(row, "first_loss", json_pack("{s:I,s:n,s:n,s:n}", "lost", (json_int_t)lossy->lost, "dropped",
+		json_object_set_new(row, "first_loss", json_pack("{s:I,s:o,s:n,s:n}", "lost", (json_int_t)lossy->lost, "dropped",
+								 lossy->switch_drops ? json_integer((json_int_t)lossy->dropped)
+										     : json_null(),
 								 "dropped_at_destination_port", "peak_queue_bytes"));
 	else if (s->lossy_frames)
 		json_object_set_new(row, "first_loss", json_pack("{s:I,s:I,s:I,s:f}", "lost", (json_int_t)lossy->lost,

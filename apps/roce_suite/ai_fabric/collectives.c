@@ -366,15 +366,15 @@ static json_t *coll_row(struct aif_ctx *x, enum kpi_collective op, unsigned n, c
 		json_object_set_new(row, "algorithm", json_string(op_algorithm[op]));
 		/* (on a real switch tier, fabric.external, its links and drops are its own counters) */
 		json_object_set_new(row, "uplink_utilization_mean", r->v.external ? json_null() : json_real(r->util_mean));
-		json_object_set_new(row, "drop_ppm", r->v.external ? json_null() : json_real(r->drop_ppm));
+		json_object_set_new(row, "drop_ppm", r->v.switch_drops ? json_real(r->drop_ppm) : json_null());
 		json_object_set_new(row, "barriers", json_true());
 		json_object_set_new(row, "stragglers", json_string("none injected: only those the fabric makes"));
 		aif_fabric_to_json(&r->v, row);
 	}
 	if (!r->ran)
 		return row;
-	if (!r->across && !r->v.external) /* (a cluster job's or a real switch tier's RC retransmits what is
-					   * lost; its frames are not counted here) */
+	if (!r->across && r->v.switch_drops) /* (a cluster job's, or a real tier's without counters_command:
+					      * RC retransmits what is lost; its frames are not counted here) */
 		aif_threshold(x, AIF_COLLECTIVES, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, kpi_collective_names[op]);
 	suite_verdict(x->rn, r->iterations == cc->iterations, "collective_completes", "%s over %u %s: %u of %u iterations",
 		      kpi_collective_names[op], n, r->across ? "ranks" : "hosts", r->iterations, cc->iterations);
