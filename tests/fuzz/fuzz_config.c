@@ -355,6 +355,7 @@ static void check_config(const struct engine_config *c)
 			/* the switches outside: none of ours, no switch group; each NIC on a device of its own
 			 * (not one of the fabric's cables), a unicast gateway unless bridged */
 			REQUIRE(!c->fab.n_switches && !c->fab.n_links && !c->sw.present && c->fab.n_events <= CFG_FAB_MAX_EVENTS);
+			REQUIRE(TERMINATED(c->fab.counters_command));
 			for (unsigned k = 0; k < c->fab.n_events; k++) /* each event's command, filled in */
 				REQUIRE(c->fab.events[k].command[0] && TERMINATED(c->fab.events[k].command) &&
 					TERMINATED(c->fab.events[k].link_name) && !strstr(c->fab.events[k].command, "{link}") &&
