@@ -280,6 +280,8 @@ def test_a_link_command_still_going_at_the_end_is_killed(engine, tmp_path):
     ("", 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
      "fabric.events: with fabric.external, events need external.link_command"),
     ('link_command = "";', "", "fabric.external.link_command: is empty"),
+    ('counters_command = "";', "", "fabric.external.counters_command: is empty"),
+    ('counters_command = 3;', "", "fabric.external.counters_command"),
     ('link_command = "x";', 'events = ( { at_s = 0.1; link = "leaf0-spine9"; state = "down"; } );', "leaf0-spine9"),
     ('link_command = "x";', 'convergence_ms = 5;', "fabric.convergence_ms: not with fabric.external"),
     ('link_command = "%s";' % ("x{link}" * 30), 'events = ( { at_s = 0.1; link = "leaf0-spine0"; state = "down"; } );',
