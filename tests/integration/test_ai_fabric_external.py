@@ -87,7 +87,7 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     rep = json.loads((tmp_path / "res" / "report.json").read_text())
     sec = rep["ai_fabric"]["sections"]
     # what runs on a real switch tier, and only that
-    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "collectives", "jct", "link_failure", "soak"}
+    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "ecmp", "collectives", "jct", "link_failure", "soak"}
     assert "real switch tier" in sec["1_dut"]["kind"]
     assert sec["3_dut_configuration"]["external"]["gateway_mac"] == "02:dd:00:00:00:01"
     # the switches' drops are what counters_command read; what they keep to themselves is unknown, not zero
@@ -123,6 +123,19 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     assert 5 <= soak["sample_count"] <= 7 and soak["stalls"] == 0
     assert all(x["dropped"] is None and x["ecn_marked"] is None for x in soak["samples"])
     assert sum(x["iterations_allreduce"] + x["iterations_alltoall"] for x in soak["samples"]) > 0
+    # §8.1 with the switches' own hashing: each leaf's group over the spines, its members' bytes the
+    # kernel's counters of that trial (by hand from the kept report), their MMR; no BTH runs
+    ecmp = sec["5_results"]["ecmp"]["rows"]
+    assert [r["qps_per_pair"] for r in ecmp] == [1, 4] and not any(r["bth_aware"] for r in ecmp)
+    for r, t in zip(ecmp, [t for t in rep["trials"] if t.get("kind") == "load_balance"]):
+        links = {l["name"]: l for l in json.loads((tmp_path / "trials" / ("t%03d" % t["id"]) / "report.json")
+                                                  .read_text())["fabric"]["links"]}
+        assert {g["switch"] for g in r["ecmp_groups"]} == {"leaf0", "leaf1"} and r["worst_mmr_flows"] is None
+        for g in r["ecmp_groups"]:
+            by_hand = [links["%s-%s" % (g["switch"], m)]["a_to_b"]["bytes"] for m in g["members"]]
+            assert g["bytes"] == by_hand and g["members"] == ["spine0", "spine1"], g
+            assert abs(g["mmr"] - max(by_hand) / (sum(by_hand) / 2)) < 1e-9 if sum(by_hand) else g["mmr"] == 0
+        assert r["worst_mmr"] == max(g["mmr"] for g in r["ecmp_groups"])
     tp = sec["5_results"]["throughput"]["rows"][0]
     assert tp["loss_pct"] == 0 and 0 < tp["zero_loss_gbps"] <= tp["expected_gbps"] * 1.02
     # every frame of every trial crossed the kernel's switches: their NIC-facing ports counted
@@ -143,11 +156,11 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     assert nic_facing_counts(linux_switches, tmp_path) == (sent, received)
 
 
-@pytest.mark.parametrize("category", ["deadlock", "ecmp", "interference", "link_failure"])
+@pytest.mark.parametrize("category", ["deadlock", "flowlet", "interference", "link_failure"])
 def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     """Listed on a real switch tier, what needs the virtual switches is refused: link_failure too
     when no link_command can fail a link."""
-    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "collectives", "jct", "link_failure", "soak"];',
+    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "ecmp", "collectives", "jct", "link_failure", "soak"];',
                                      'categories = ["latency", "%s"];' % category)
     assert 'categories = ["latency", "%s"];' % category in text
     text = "\n".join(l for l in text.splitlines() if "link_command" not in l) + "\n"

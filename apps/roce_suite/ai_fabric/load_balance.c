@@ -16,6 +16,12 @@
  * members, its 0.5 % to 99.5 % quantiles: a hash doing worse than chance, or placing flows not by
  * their fields, falls outside. With one UDP source port for every QP (ecmp.udp_sport) and no BTH
  * hashing, a pair's QPs are one ball, not Q: the expectation counts pairs then.
+ *
+ * On a real switch tier (fabric.external) §8.1 runs with the switches' own hashing (the BTH-aware
+ * runs, §8.2 and §8.3 need balancing the suite sets: not run). The groups are roce-fabric's plan
+ * of the trial (each switch's equal-cost members) and, where external.counters_command reads the
+ * switches' counters, each member link's bytes in the trial and their MMR (worst_mmr); the flow
+ * counts per member are the switch's own (worst_mmr_flows null, no balls-into-bins verdict).
  */
 #include <math.h>
 #include <stdio.h>
@@ -67,6 +73,55 @@ static void uplink_utilisation(const json_t *rep, struct lb_result *r)
 		r->util_min = 0;
 }
 
+/* Bytes a real tier's counters (the report's fabric.links) say switch sw sent toward its neighbour
+ * m over every link between them ("sw-m", "sw-m.1", or "m-sw" the other way). */
+static double member_bytes(const json_t *rep, const char *sw, const char *m)
+{
+	const json_t *l;
+	double sum = 0;
+	size_t i, ls = strlen(sw), lm = strlen(m);
+
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l) {
+		const char *name = json_string_value(json_object_get(l, "name")) ?: "";
+		bool a_is_sw = !strncmp(name, sw, ls) && name[ls] == '-' && !strncmp(name + ls + 1, m, lm) &&
+			       (!name[ls + 1 + lm] || name[ls + 1 + lm] == '.');
+		bool b_is_sw = !strncmp(name, m, lm) && name[lm] == '-' && !strncmp(name + lm + 1, sw, ls) &&
+			       (!name[lm + 1 + ls] || name[lm + 1 + ls] == '.');
+		if (a_is_sw || b_is_sw)
+			sum += jnum(json_object_get(l, a_is_sw ? "a_to_b" : "b_to_a"), "bytes");
+	}
+	return sum;
+}
+
+/* A real tier's groups: the plan's, each member's bytes from the switches' counters and their
+ * MMR (the worst into *worst; 0 without counters). */
+static void external_groups(const json_t *plan_groups, const json_t *rep, json_t *out, double *worst)
+{
+	const json_t *g, *m;
+	size_t i, k;
+	bool counted = json_array_size(json_object_get(json_object_get(rep, "fabric"), "links")) > 0;
+
+	*worst = 0;
+	json_array_foreach(plan_groups, i, g) {
+		const char *sw = json_string_value(json_object_get(g, "switch")) ?: "";
+		json_t *bytes = json_array();
+		double per_member[64];
+		unsigned n = 0;
+
+		json_array_foreach(json_object_get(g, "members"), k, m)
+			if (n < 64) {
+				per_member[n] = member_bytes(rep, sw, json_string_value(m) ?: "");
+				json_array_append_new(bytes, json_real(per_member[n++]));
+			}
+		json_array_append_new(out, json_pack("{s:s,s:O,s:o,s:o,s:s}", "switch", sw, "members", json_object_get(g, "members"),
+						     "bytes", counted ? bytes : (json_decref(bytes), json_null()), "mmr",
+						     counted ? json_real(kpi_mmr(per_member, n)) : json_null(), "from",
+						     counted ? "external.counters_command" : "none: no counters_command"));
+		if (counted)
+			*worst = fmax(*worst, kpi_mmr(per_member, n));
+	}
+}
+
 /* Each ECMP group's flow MMR against balls into bins; the groups' table into `out`. */
 static void judge_groups(struct aif_ctx *x, const struct lb_run *run, const json_t *rep, json_t *out)
 {
@@ -115,7 +170,7 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 	struct aif_plan p;
 	struct trial tr;
 	struct metrics m;
-	json_t *row, *groups = json_array();
+	json_t *row, *groups = json_array(), *plan_groups = NULL;
 	char tag[64];
 
 	memset(r, 0, sizeof(*r));
@@ -123,9 +178,10 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 	aif_trial_balance(&t, run->mode, run->gap_us, run->bth_aware);
 	aif_trial_pattern(&t, x, "lb", "all_to_all", NULL, 0, -1, run->qps, &f);
 	snprintf(tag, sizeof(tag), "lb-%s-%u-%s-%g", run->mode, run->qps, run->bth_aware ? "bth" : "5t", run->gap_us);
-	if (aif_plan(x, &t, tag, &p) == 0)
+	if (aif_plan(x, &t, tag, &p) == 0) {
 		r->plan_gbps = p.aggregate_gbps;
-	else
+		plan_groups = json_incref(json_object_get(p.report, "ecmp_groups"));
+	} else
 		aif_anomaly(x, cat, "%s: no plan: %s", run->label, p.error);
 	aif_plan_free(&p);
 	trial_init(&tr, "load_balance", "%s", run->label);
@@ -133,12 +189,15 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 		aif_fabric_read(tr.report, &v);
 		aif_fabric_to_json(&v, tr.record);
 		uplink_utilisation(tr.report, r);
-		judge_groups(x, run, tr.report, groups);
 		r->ran = true;
 		r->goodput_gbps = m.goodput_gbps;
 		r->jfi = v.jfi;
 		r->worst_mmr = v.worst_mmr;
 		r->worst_mmr_flows = v.worst_mmr_flows;
+		if (v.external)
+			external_groups(plan_groups, tr.report, groups, &r->worst_mmr);
+		else
+			judge_groups(x, run, tr.report, groups);
 		r->ooo_rate = m.received ? (double)v.out_of_order / m.received : 0;
 		r->retransmit_rate = m.received ? (double)m.retransmits / m.received : 0;
 		r->drop_ppm = kpi_ppm((double)v.dropped, (double)m.sent);
@@ -147,6 +206,7 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 	}
 	trial_release(&tr);
 	aif_trial_free(&t);
+	json_decref(plan_groups);
 	printf("  %-28s  %9.3f  %9.3f  %6.3f  %6.3f  %6.3f  %5.2f..%4.2f  %9.2e  %9.2e\n", run->label, r->goodput_gbps,
 	       r->plan_gbps, r->jfi, r->worst_mmr, r->worst_mmr_flows, r->util_min, r->util_max, r->ooo_rate,
 	       r->retransmit_rate);
@@ -159,16 +219,26 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 			"machine_limited",
 			r->machine_limited, "ecmp_groups", groups);
 	aif_fabric_to_json(&v, row); /* (docs/ai-fabric.md: every row has its trial's fabric figures) */
+	if (v.external) { /* (a real tier: the groups' bytes are its counters', the rest its own) */
+		json_object_set_new(row, "worst_mmr", v.switch_drops ? json_real(r->worst_mmr) : json_null());
+		json_object_set_new(row, "worst_mmr_flows", json_null());
+		json_object_set_new(row, "uplink_utilization_min", json_null());
+		json_object_set_new(row, "uplink_utilization_mean", json_null());
+		json_object_set_new(row, "uplink_utilization_max", json_null());
+		json_object_set_new(row, "drop_ppm", v.switch_drops ? json_real(r->drop_ppm) : json_null());
+	}
 	json_array_append_new(rows, row);
 	if (!r->ran)
 		return;
-	aif_threshold(x, cat, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, run->label);
+	if (v.switch_drops)
+		aif_threshold(x, cat, "drop_ppm", r->drop_ppm, x->c->th.max_drop_ppm, true, run->label);
 	if (r->machine_limited) {
-		machine_limit(x->rn, row, "%s: machine-limited (the lab's lcore fell behind its links): its byte MMR and "
-			      "JFI are partly the CPU's", run->label);
+		machine_limit(x->rn, row, "%s: machine-limited (%s): its byte MMR and JFI are partly the CPU's", run->label,
+			      aif_machine_reason(x));
 		return;
 	}
-	aif_threshold(x, cat, "mmr", r->worst_mmr, x->c->th.max_mmr, true, run->label);
+	if (!v.external || v.switch_drops)
+		aif_threshold(x, cat, "mmr", r->worst_mmr, x->c->th.max_mmr, true, run->label);
 	aif_threshold(x, cat, "jfi", r->jfi, x->c->th.min_jfi, false, run->label);
 }
 
@@ -185,7 +255,8 @@ int aif_ecmp(struct aif_ctx *x)
 	double qs[AIF_MAX_LIST], mmr[2][AIF_MAX_LIST], jfi[2][AIF_MAX_LIST];
 
 	lb_header("§8.1 ECMP: an all-to-all, QPs per pair swept, 5-tuple and BTH-aware hashing");
-	for (unsigned b = 0; b < (lc->bth_aware ? 2u : 1u); b++)
+	/* (a real tier hashes as it is configured: no BTH-aware runs of the suite's making) */
+	for (unsigned b = 0; b < (lc->bth_aware && !x->c->external ? 2u : 1u); b++)
 		for (unsigned q = 0; q < lc->n_qps && !x->rn->stop; q++) {
 			struct lb_run run = { .mode = "ecmp", .qps = lc->qps[q], .bth_aware = b == 1 };
 			struct lb_result r;
@@ -194,17 +265,17 @@ int aif_ecmp(struct aif_ctx *x)
 				 run.qps == 1 ? "" : "s");
 			lb_trial(x, &run, AIF_ECMP, &r, rows);
 			qs[q] = run.qps;
-			mmr[b][q] = r.worst_mmr_flows;
+			mmr[b][q] = x->c->external ? r.worst_mmr : r.worst_mmr_flows; /* (a real tier's: its bytes) */
 			jfi[b][q] = r.jfi;
 		}
 	g = aif_graph(x, "ecmp_mmr.png", "lines", "§8.1 ECMP imbalance against QPs per pair", "QPs per pair",
-		      "worst uplink MMR (flows)");
+		      x->c->external ? "worst uplink MMR (bytes, the switches' counters)" : "worst uplink MMR (flows)");
 	aif_series(g, "5-tuple", qs, mmr[0], lc->n_qps);
-	if (lc->bth_aware)
+	if (lc->bth_aware && !x->c->external)
 		aif_series(g, "BTH-aware", qs, mmr[1], lc->n_qps);
 	g = aif_graph(x, "ecmp_jfi.png", "lines", "§8.1 flows' JFI against QPs per pair", "QPs per pair", "JFI");
 	aif_series(g, "5-tuple", qs, jfi[0], lc->n_qps);
-	if (lc->bth_aware)
+	if (lc->bth_aware && !x->c->external)
 		aif_series(g, "BTH-aware", qs, jfi[1], lc->n_qps);
 	json_object_set_new(x->results, "ecmp", json_pack("{s:s,s:o,s:i,s:i}", "section", "8.1", "rows", rows, "message_size",
 							  (int)lc->message_size, "udp_sport", (int)lc->udp_sport));
