@@ -164,27 +164,34 @@ def link(args):
     sys.exit("linux-fabric: no link %s in %s" % (args.link, args.file))
 
 
-def port_counters(ns, dev):
-    """An interface's TX and RX frames and bytes, and what it dropped on the way out: its egress
-    FIFO's tail drops and the device's own (sent while it was down)."""
-    st = json.loads(sh("ip", "-s", "-j", "link", "show", dev, ns=ns))[0]["stats64"]
-    dropped = sum(q.get("drops", 0) for q in json.loads(sh("tc", "-s", "-j", "qdisc", "show", "dev", dev, ns=ns) or "[]")
-                  if q.get("kind") == "bfifo")
-    return st["tx"], st["rx"], dropped + st["tx"].get("dropped", 0)
+def namespace_counters(ns):
+    """Every interface of namespace ns: its TX and RX frames and bytes, and what it dropped on the
+    way out (its egress FIFO's tail drops and the device's own, sent while it was down); one
+    `ip` and one `tc` call for the namespace."""
+    fifo = {}
+    for q in json.loads(sh("tc", "-s", "-j", "qdisc", "show", ns=ns) or "[]"):
+        if q.get("kind") == "bfifo":
+            fifo[q["dev"]] = fifo.get(q["dev"], 0) + q.get("drops", 0)
+    out = {}
+    for d in json.loads(sh("ip", "-s", "-j", "link", "show", ns=ns)):
+        st = d["stats64"]
+        out[d["ifname"]] = (st["tx"], st["rx"], fifo.get(d["ifname"], 0) + st["tx"].get("dropped", 0))
+    return out
 
 
 def counters(args):
     fab = plan(args)
     nics = {n["name"] for n in fab["nic_list"]}
+    ns = {s["name"]: namespace_counters("%s-%s" % (args.prefix, s["name"])) for s in fab["switches"]}
     links = []
     for k, l in enumerate(fab["links"]):
         dev = "l%d" % k
-        tx, rx, dropped = port_counters("%s-%s" % (args.prefix, l["a"]), dev)
+        tx, rx, dropped = ns[l["a"]][dev]
         a_to_b = {"frames": tx["packets"], "bytes": tx["bytes"], "dropped": dropped}
         if l["b"] in nics:      # the NIC's end is no switch: what its switch received of it
             b_to_a = {"frames": rx["packets"], "bytes": rx["bytes"], "dropped": 0}
         else:
-            tx_b, _, dropped_b = port_counters("%s-%s" % (args.prefix, l["b"]), dev)
+            tx_b, _, dropped_b = ns[l["b"]][dev]
             b_to_a = {"frames": tx_b["packets"], "bytes": tx_b["bytes"], "dropped": dropped_b}
         links.append({"name": l["name"], "a": l["a"], "b": l["b"], "a_to_b": a_to_b, "b_to_a": b_to_a})
     print(json.dumps({"links": links}))
