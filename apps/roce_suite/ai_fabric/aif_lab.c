@@ -397,9 +397,29 @@ int aif_engine_accepts(const char *engine, const struct suite_cfg *s, char *err,
 
 /* ---- the report's fabric figures ------------------------------------------------------------------------ */
 
-/* The end hosts' view of a trial on a real switch tier: CE marks and XOFF frames as the NICs
- * received them; the switches' drops and ECMP groups are the DUT's counters (unknown here). The
- * machine's share: the NICs' lcores held up (off their CPUs) over 1 % of the run, or a pool run dry. */
+/* What every trial's hosts report: reordering and RC retransmissions, their pools, the flows' JFI;
+ * and the drops per link of fabric.links (the virtual fabric's, or a real tier's counters_command's). */
+static void host_view(const json_t *rep, struct aif_fabric_view *v)
+{
+	const json_t *fab = json_object_get(rep, "fabric"), *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "flows"), i, e) {
+		v->out_of_order += ju64(e, "out_of_order");
+		v->retransmits += ju64(e, "retransmits");
+	}
+	json_array_foreach(json_object_get(rep, "ports"), i, e)
+		v->mbuf_alloc_failures += ju64(e, "mbuf_alloc_failures");
+	json_array_foreach(json_object_get(fab, "links"), i, e) {
+		v->switch_drops = true;
+		v->dropped += ju64(json_object_get(e, "a_to_b"), "dropped") + ju64(json_object_get(e, "b_to_a"), "dropped");
+	}
+	v->jfi = jnum(fab, "jfi");
+}
+
+/* A real switch tier's: CE marks and XOFF frames as the NICs received them; its drops only where
+ * counters_command read them, its ECMP groups unknown. The machine's share: the NICs' lcores held
+ * up (off their CPUs) over 1 % of the run, or a pool run dry. */
 static void external_view(const json_t *rep, struct aif_fabric_view *v)
 {
 	const json_t *e;
@@ -409,25 +429,41 @@ static void external_view(const json_t *rep, struct aif_fabric_view *v)
 	v->external = true;
 	json_array_foreach(json_object_get(rep, "rx_qps"), i, e)
 		v->ecn_marked += ju64(e, "ecn_ce");
-	json_array_foreach(json_object_get(rep, "ports"), i, e) {
+	json_array_foreach(json_object_get(rep, "ports"), i, e)
 		v->pfc_xoff += (uint64_t)jsum(e, "pfc_rx_xoff");
-		v->mbuf_alloc_failures += ju64(e, "mbuf_alloc_failures");
-	}
-	json_array_foreach(json_object_get(rep, "flows"), i, e) {
-		v->out_of_order += ju64(e, "out_of_order");
-		v->retransmits += ju64(e, "retransmits");
-	}
 	json_array_foreach(json_object_get(rep, "lcores"), i, e)
 		held_ms = fmax(held_ms, jnum(e, "held_up_ms"));
-	/* the switches' own drops per link, where counters_command read them */
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, e) {
-		v->switch_drops = true;
-		v->dropped += ju64(json_object_get(e, "a_to_b"), "dropped") + ju64(json_object_get(e, "b_to_a"), "dropped");
-	}
-	v->jfi = jnum(json_object_get(rep, "fabric"), "jfi");
 	v->cpu_lost_share = secs > 0 ? held_ms / 1e3 / secs : 0;
 	v->machine_limited = v->cpu_lost_share > 0.01 || v->mbuf_alloc_failures;
 	v->limited_by = v->mbuf_alloc_failures ? "nic_mbufs" : v->machine_limited ? "cpu_lost" : NULL;
+}
+
+/* The virtual fabric's: every link's marks and XOFF, the ECMP groups, the machine's share as the
+ * engine judged it. */
+static void virtual_view(const json_t *rep, struct aif_fabric_view *v)
+{
+	const json_t *fab = json_object_get(rep, "fabric"), *l, *g, *m = json_object_get(fab, "machine");
+	size_t i;
+
+	v->switch_drops = true;
+	json_array_foreach(json_object_get(fab, "links"), i, l)
+		for (unsigned d = 0; d < 2; d++) {
+			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
+			v->ecn_marked += ju64(dir, "ecn_marked");
+			v->pfc_xoff += (uint64_t)jsum(dir, "pfc_xoff_sent");
+		}
+	json_array_foreach(json_object_get(fab, "ecmp_groups"), i, g) {
+		v->worst_mmr = fmax(v->worst_mmr, jnum(g, "mmr"));
+		v->worst_mmr_flows = fmax(v->worst_mmr_flows, jnum(g, "mmr_flows"));
+	}
+	v->machine_limited = json_is_true(json_object_get(m, "machine_limited"));
+	v->cpu_lost_share = jnum(m, "worst_cpu_lost_share");
+	v->limited_by = json_string_value(json_object_get(m, "limited_by"));
+	if (v->mbuf_alloc_failures && !v->machine_limited) { /* a NIC's frames held in the switches ran
+							       * its pool dry: it sent less than asked */
+		v->machine_limited = true;
+		v->limited_by = "nic_mbufs";
+	}
 }
 
 const char *aif_machine_reason(const struct aif_ctx *x)
@@ -438,41 +474,12 @@ const char *aif_machine_reason(const struct aif_ctx *x)
 
 void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v)
 {
-	const json_t *fab = json_object_get(rep, "fabric"), *l, *g, *f, *m = json_object_get(fab, "machine");
-	size_t i;
-
 	memset(v, 0, sizeof(*v));
-	if (json_is_true(json_object_get(fab, "external"))) {
+	host_view(rep, v);
+	if (json_is_true(json_object_get(json_object_get(rep, "fabric"), "external")))
 		external_view(rep, v);
-		return;
-	}
-	v->switch_drops = true;
-	json_array_foreach(json_object_get(fab, "links"), i, l)
-		for (unsigned d = 0; d < 2; d++) {
-			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
-			v->dropped += ju64(dir, "dropped");
-			v->ecn_marked += ju64(dir, "ecn_marked");
-			v->pfc_xoff += (uint64_t)jsum(dir, "pfc_xoff_sent");
-		}
-	json_array_foreach(json_object_get(fab, "ecmp_groups"), i, g) {
-		v->worst_mmr = fmax(v->worst_mmr, jnum(g, "mmr"));
-		v->worst_mmr_flows = fmax(v->worst_mmr_flows, jnum(g, "mmr_flows"));
-	}
-	json_array_foreach(json_object_get(rep, "flows"), i, f) {
-		v->out_of_order += ju64(f, "out_of_order");
-		v->retransmits += ju64(f, "retransmits");
-	}
-	json_array_foreach(json_object_get(rep, "ports"), i, f)
-		v->mbuf_alloc_failures += ju64(f, "mbuf_alloc_failures");
-	v->jfi = jnum(fab, "jfi");
-	v->machine_limited = json_is_true(json_object_get(m, "machine_limited"));
-	v->cpu_lost_share = jnum(m, "worst_cpu_lost_share");
-	v->limited_by = json_string_value(json_object_get(m, "limited_by"));
-	if (v->mbuf_alloc_failures && !v->machine_limited) { /* a NIC's frames held in the switches ran
-							       * its pool dry: it sent less than asked */
-		v->machine_limited = true;
-		v->limited_by = "nic_mbufs";
-	}
+	else
+		virtual_view(rep, v);
 }
 
 void aif_fabric_to_json(const struct aif_fabric_view *v, json_t *row)
