@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,11 @@
 #define DUT_COUNTERS_TIMEOUT_S 30
 #define DUT_COUNTERS_MAX_BYTES (4u << 20)
 
-extern char **environ;
-
 /* The command's standard output into a malloc'ed string (*out), within the timeout. Its exit
  * status, or -1 with why. */
 static int run_command(const char *cmd, char **out, char *why, size_t len)
 {
-	char *argv[] = { "sh", "-c", (char *)cmd, NULL }, *buf = malloc(DUT_COUNTERS_MAX_BYTES + 1);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
+	char *buf = malloc(DUT_COUNTERS_MAX_BYTES + 1);
 	uint64_t until = rte_rdtsc() + DUT_COUNTERS_TIMEOUT_S * rte_get_tsc_hz();
 	size_t n = 0;
 	int fd[2], st = 0, rc;
@@ -48,14 +43,7 @@ static int run_command(const char *cmd, char **out, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(errno));
 		return -1;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	rc = engine_shell_spawn(cmd, fd[1], fd[0], &pid);
 	close(fd[1]);
 	if (rc) {
 		close(fd[0]);
@@ -84,7 +72,7 @@ static int run_command(const char *cmd, char **out, char *why, size_t len)
 	*out = buf;
 	if (rc)
 		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return engine_shell_status(st);
 }
 
 /* One reading into snap (0: before, 1: after): its `links`, or the reason there are none. */

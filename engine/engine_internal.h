@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "engine.h"
 #include "engine_state.h"
@@ -32,6 +33,13 @@ void engine_poll_links(struct engine *e, uint64_t now);
 void engine_supervise(struct engine *e, const struct engine_options *opt);
 /* run.http_linger_s after the report. */
 void engine_linger(struct engine *e);
+
+/* A shell command (/bin/sh -c cmd) in a process group of its own, so that it and what it starts
+ * can be killed together; its standard output to out_fd (-1: the engine's), close_fd closed in
+ * it (-1: none). 0, or the errno of posix_spawn (link_commands.c). */
+int engine_shell_spawn(const char *cmd, int out_fd, int close_fd, pid_t *pid);
+/* A waitpid status as a shell gives it: the exit status, or 128 + N when killed by signal N. */
+int engine_shell_status(int wait_status);
 
 /* link_commands.c: fabric.external's link events. Each tick starts the commands whose time came
  * and reaps those that ended; pending: one has not ended; finish: after the run, a grace, then

@@ -22,20 +22,38 @@
 
 extern char **environ;
 
-static void start(struct run_view *run, unsigned k, uint64_t now)
+int engine_shell_spawn(const char *cmd, int out_fd, int close_fd, pid_t *pid)
 {
-	struct link_command_rt *c = &run->link_cmd[k];
-	char *argv[] = { "sh", "-c", (char *)run->cfg->fab.events[k].command, NULL };
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
-	pid_t pid;
 	int rc;
 
+	posix_spawn_file_actions_init(&fa);
+	if (out_fd >= 0)
+		posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	if (close_fd >= 0)
+		posix_spawn_file_actions_addclose(&fa, close_fd);
 	/* its own process group: what the command starts goes with it if it must be killed */
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
 	posix_spawnattr_setpgroup(&attr, 0);
-	rc = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	rc = posix_spawn(pid, "/bin/sh", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
+	return rc;
+}
+
+int engine_shell_status(int wait_status)
+{
+	return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+}
+
+static void start(struct run_view *run, unsigned k, uint64_t now)
+{
+	struct link_command_rt *c = &run->link_cmd[k];
+	pid_t pid;
+	int rc = engine_shell_spawn(run->cfg->fab.events[k].command, -1, -1, &pid);
 
 	c->started = true;
 	c->started_tsc = now;
@@ -57,7 +75,7 @@ static void reap(struct link_command_rt *c, bool wait, uint64_t now)
 		return;
 	c->ended = true;
 	c->ended_tsc = now;
-	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	c->status = engine_shell_status(st);
 }
 
 void link_commands_tick(struct engine *e, uint64_t now)
