@@ -580,9 +580,13 @@ static json_t *dut_links_json(const struct run_view *run)
 			const char *key;
 			json_object_foreach(json_object_get(l, dir), key, v) {
 				const json_t *was = json_object_get(json_object_get(before, dir), key);
-				double delta = json_number_value(v) - json_number_value(was);
+				/* integers exactly (a byte counter passes 2^53 on a long run at 400G) */
+				bool whole = json_is_integer(v) && (!was || json_is_integer(was));
+				json_int_t di = json_integer_value(v) - json_integer_value(was);
+				double dd = json_number_value(v) - json_number_value(was);
 				if (json_is_number(v))
-					json_object_set_new(diff, key, delta < 0 ? json_null() : json_integer((json_int_t)delta));
+					json_object_set_new(diff, key, (whole ? di < 0 : dd < 0) ? json_null()
+									 : json_integer(whole ? di : (json_int_t)dd));
 			}
 			json_object_set_new(o, dir, diff);
 		}
