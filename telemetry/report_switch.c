@@ -561,8 +561,31 @@ static json_t *external_events_json(const struct run_view *run)
 	return a;
 }
 
-/* counters_command's links: each direction's every numeric counter after the run less before it
- * (null where it went backwards: a reset or a wrap; a link or counter missing before: as read). */
+/* One counter's difference, after less before: null where it went backwards (a reset or a wrap),
+ * as read where it was missing before. Integers exactly (a byte counter passes 2^53 on a long run
+ * at 400G). */
+static json_t *counter_diff(const json_t *v, const json_t *was)
+{
+	bool whole = json_is_integer(v) && (!was || json_is_integer(was));
+	json_int_t di = json_integer_value(v) - json_integer_value(was);
+	double dd = json_number_value(v) - json_number_value(was);
+
+	return (whole ? di < 0 : dd < 0) ? json_null() : json_integer(whole ? di : (json_int_t)dd);
+}
+
+/* A counter per priority (a list of numbers, PFC's): each element's difference. */
+static json_t *counter_list_diff(const json_t *v, const json_t *was)
+{
+	json_t *a = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(v, i, e)
+		json_array_append_new(a, json_is_number(e) ? counter_diff(e, json_array_get(was, i)) : json_null());
+	return a;
+}
+
+/* counters_command's links: each direction's every numeric counter (or list of them, one per
+ * priority) after the run less before it (a link or counter missing before: as read). */
 static json_t *dut_links_json(const struct run_view *run)
 {
 	json_t *out = json_array(), *l, *b;
@@ -580,13 +603,10 @@ static json_t *dut_links_json(const struct run_view *run)
 			const char *key;
 			json_object_foreach(json_object_get(l, dir), key, v) {
 				const json_t *was = json_object_get(json_object_get(before, dir), key);
-				/* integers exactly (a byte counter passes 2^53 on a long run at 400G) */
-				bool whole = json_is_integer(v) && (!was || json_is_integer(was));
-				json_int_t di = json_integer_value(v) - json_integer_value(was);
-				double dd = json_number_value(v) - json_number_value(was);
 				if (json_is_number(v))
-					json_object_set_new(diff, key, (whole ? di < 0 : dd < 0) ? json_null()
-									 : json_integer(whole ? di : (json_int_t)dd));
+					json_object_set_new(diff, key, counter_diff(v, was));
+				else if (json_is_array(v))
+					json_object_set_new(diff, key, counter_list_diff(v, json_is_array(was) ? was : NULL));
 			}
 			json_object_set_new(o, dir, diff);
 		}

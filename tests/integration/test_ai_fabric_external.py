@@ -10,12 +10,13 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+import linux_tier
 from conftest import ROOT, engine_path
+from linux_tier import need_netns
 from test_fabric import fabric_path
 
 SUITE = ROOT / "configs" / "suites" / "ai-fabric-external.cfg"
@@ -23,7 +24,6 @@ SUITE = ROOT / "configs" / "suites" / "ai-fabric-external.cfg"
 # the release build only (CI's time), as the suite's other tests: the engine's side of
 # fabric.external runs under ASan in test_fabric_external.py
 pytestmark = pytest.mark.release_only
-SCRIPT = ROOT / "scripts" / "linux-fabric.py"
 
 
 def suite_path():
@@ -32,28 +32,17 @@ def suite_path():
 
 @pytest.fixture
 def linux_switches():
-    if os.geteuid() != 0 or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
-        pytest.skip("needs root and ip netns (network namespaces)")
+    need_netns()
     prefix = "sx%d" % (os.getpid() % 10000)
-    r = subprocess.run([sys.executable, str(SCRIPT), "up", str(SUITE), "--prefix", prefix, "--shape",
-                        "--roce-fabric", str(fabric_path())], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    yield json.loads(r.stdout)
-    subprocess.run([sys.executable, str(SCRIPT), "down", "--prefix", prefix], capture_output=True, timeout=60)
+    yield linux_tier.up(SUITE, prefix, "--shape")
+    linux_tier.down(prefix)
 
 
 def nic_facing_counts(info, tmp):
-    """Frames the switches' NIC-facing ports received (the NICs sent) and sent (the NICs received):
-    interface l<K> of the switch at end a of each NIC's link K in roce-fabric's plan."""
-    plan = tmp / "plan.json"
-    subprocess.run([str(fabric_path()), "-q", "-r", str(plan), str(SUITE)], check=True)
+    """Frames the switches' NIC-facing ports received (the NICs sent) and sent (the NICs received)."""
     rx = tx = 0
-    for k, link in enumerate(json.loads(plan.read_text())["fabric"]["links"]):
-        if link["b"] not in info["nics"]:
-            continue
-        ns = info["hosts_namespace"].replace("-hosts", "-" + link["a"])
-        st = json.loads(subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "l%d" % k], capture_output=True,
-                                       text=True, check=True).stdout)[0]["stats64"]
+    for sw, dev, _ in linux_tier.nic_facing(linux_tier.plan_links(SUITE, tmp), info["nics"]):
+        st = linux_tier.link_stats(info["hosts_namespace"].replace("-hosts", "-" + sw), dev)
         rx, tx = rx + st["rx"]["packets"], tx + st["tx"]["packets"]
     return rx, tx
 
@@ -62,10 +51,8 @@ def link_carrier_downs(info, tmp):
     """How often each switch-to-switch link's far end (b) lost its carrier (sysfs carrier_down_count
     in its namespace): a link taken down at end a and up again counts one more. Every link must
     be up."""
-    plan = tmp / "plan.json"
-    subprocess.run([str(fabric_path()), "-q", "-r", str(plan), str(SUITE)], check=True)
     out = {}
-    for k, link in enumerate(json.loads(plan.read_text())["fabric"]["links"]):
+    for k, link in enumerate(linux_tier.plan_links(SUITE, tmp)):
         if link["b"] in info["nics"]:
             continue
         ns = info["hosts_namespace"].replace("-hosts", "-" + link["b"])
@@ -87,7 +74,8 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     rep = json.loads((tmp_path / "res" / "report.json").read_text())
     sec = rep["ai_fabric"]["sections"]
     # what runs on a real switch tier, and only that
-    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "ecmp", "collectives", "jct", "link_failure", "soak"}
+    assert set(sec["5_results"]) == {"throughput", "latency", "burst", "ecmp", "collectives", "jct", "interference",
+                                     "link_failure", "soak"}
     assert "real switch tier" in sec["1_dut"]["kind"]
     assert sec["3_dut_configuration"]["external"]["gateway_mac"] == "02:dd:00:00:00:01"
     # the switches' drops are what counters_command read; what they keep to themselves is unknown, not zero
@@ -136,6 +124,25 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
             assert g["bytes"] == by_hand and g["members"] == ["spine0", "spine1"], g
             assert abs(g["mmr"] - max(by_hand) / (sum(by_hand) / 2)) < 1e-9 if sum(by_hand) else g["mmr"] == 0
         assert r["worst_mmr"] == max(g["mmr"] for g in r["ecmp_groups"])
+    # §10.3 with the switches' own hashing: each row a draw of B's source ports, its overlap the
+    # share of B's spine-tier bytes (its trial alone) on the links that carried A's, by hand from
+    # the kernel's counters of those two trials
+    itf = sec["5_results"]["interference"]
+    trials = [t for t in rep["trials"] if t.get("kind") == "interference"]
+    assert len(itf["rows"]) == 2 and len(trials) == 5 and "measured" in itf["overlap_from"]
+
+    def spine_tier_bytes(trial):
+        links = json.loads((tmp_path / "trials" / ("t%03d" % trial["id"]) / "report.json").read_text())["fabric"]["links"]
+        return {(l["name"], d): l[d]["bytes"] for l in links for d in ("a_to_b", "b_to_a") if "spine" in l["name"]}
+    alone_a = spine_tier_bytes(trials[0])
+    for k, row in enumerate(itf["rows"]):
+        alone_b = spine_tier_bytes(trials[1 + 2 * k])
+        used = {key for key, v in alone_a.items() if v >= 0.01 * max(alone_a.values())}
+        assert row["overlap"] == pytest.approx(sum(v for key, v in alone_b.items() if key in used)
+                                               / sum(alone_b.values()), abs=1e-9), row
+        assert row["overlap_wanted"] is None and row["plan_factor_a"] is None and row["udp_sport_first_b"] == 49152 + 8 * (k + 1)
+        for j in "ab":
+            assert row["interference_factor_" + j] == pytest.approx(row["jct_together_s_" + j] / row["jct_alone_s_" + j])
     tp = sec["5_results"]["throughput"]["rows"][0]
     assert tp["loss_pct"] == 0 and 0 < tp["zero_loss_gbps"] <= tp["expected_gbps"] * 1.02
     # every frame of every trial crossed the kernel's switches: their NIC-facing ports counted
@@ -156,11 +163,11 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     assert nic_facing_counts(linux_switches, tmp_path) == (sent, received)
 
 
-@pytest.mark.parametrize("category", ["deadlock", "flowlet", "interference", "link_failure"])
+@pytest.mark.parametrize("category", ["deadlock", "flowlet", "spray", "link_failure"])
 def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     """Listed on a real switch tier, what needs the virtual switches is refused: link_failure too
     when no link_command can fail a link."""
-    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "ecmp", "collectives", "jct", "link_failure", "soak"];',
+    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "ecmp", "collectives", "jct", "interference", "link_failure", "soak"];',
                                      'categories = ["latency", "%s"];' % category)
     assert 'categories = ["latency", "%s"];' % category in text
     text = "\n".join(l for l in text.splitlines() if "link_command" not in l) + "\n"
@@ -177,6 +184,7 @@ def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
 L2_SUITE = """suite = { name = "ai-fabric-l2"; type = "ai_fabric"; };
 fabric = { kind = "leaf-spine"; leaves = 1; spines = 0; hosts_per_leaf = 4; host_gbps = 0.1;
   external = { bridged = true;
+    counters_command = "%s";
     nics = ( %s ); };
 };
 trial = { duration_s = 0.6; };
@@ -200,8 +208,7 @@ def lab_switch_dut(tmp_path):
     """Four NICs' veths in P-hosts, their peers the ports of a roce-engine lab switch (ECN on class
     3, PFC on 3, a fdb of the NICs' MACs) running in P-sw until the test ends; yields the suite
     file and a function that stops the switch and returns its report."""
-    if os.geteuid() != 0 or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
-        pytest.skip("needs root and ip netns (network namespaces)")
+    need_netns()
     prefix = "dx%d" % (os.getpid() % 10000)
     hosts, sw = prefix + "-hosts", prefix + "-sw"
     macs = ["02:fa:00:00:00:%02x" % i for i in range(4)]     # the fabric's NIC MACs (docs/fabric.md)
@@ -210,6 +217,7 @@ def lab_switch_dut(tmp_path):
         subprocess.run(["ip", "netns", "add", ns], check=True)
         subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"], check=True)
         subprocess.run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1"], check=True)
+        subprocess.run(["ip", "-n", ns, "link", "set", "lo", "up"], check=True)   # the switch's /metrics
     for i in range(4):
         subprocess.run(["ip", "link", "add", "h%d" % i, "netns", hosts, "type", "veth", "peer", "name", "s%d" % i,
                         "netns", sw], check=True)
@@ -223,12 +231,16 @@ def lab_switch_dut(tmp_path):
         'eal = { lcores = "0@0,1@0"; memory_mb = 256; file_prefix = "%s"; };\nports = (\n  %s\n);\nlcores = ( %s );\n'
         'switch = { buffer_kb = %d; pfc = %s; ecn = %s; fdb = ( %s ); };\n'
         % (prefix, ports, roles, DUT_SWITCH["buffer_kb"], DUT_SWITCH["pfc"], DUT_SWITCH["ecn"], fdb))
+    http = "127.0.0.1:%d" % (19000 + os.getpid() % 1000)  # its /metrics, in its own namespace
     dut = subprocess.Popen(["ip", "netns", "exec", sw, str(engine_path().resolve()), "-f", "dut.cfg", "-d", "900", "-q",
-                            "-r", "dut.json"], cwd=str(tmp_path), stdout=open(tmp_path / "dut.log", "w"),
+                            "-r", "dut.json", "--http", http], cwd=str(tmp_path), stdout=open(tmp_path / "dut.log", "w"),
                            stderr=subprocess.STDOUT)
     nics = ", ".join('{ nic = "h%d"; device = "net_af_packet%d"; vdev_args = "iface=h%d"; }' % (i, i, i) for i in range(4))
+    # the switch's own counters per link, as a lab's script would scrape them
+    counters = "ip netns exec %s /usr/bin/python3 %s %s %s" % (
+        sw, Path(__file__).parent / "lab_switch_counters.py", http, " ".join("s%d=h%d-leaf0" % (i, i) for i in range(4)))
     suite = tmp_path / "l2.cfg"
-    suite.write_text(L2_SUITE % nics)
+    suite.write_text(L2_SUITE % (counters, nics))
 
     def stop():
         if dut.poll() is None:
@@ -247,9 +259,11 @@ def lab_switch_dut(tmp_path):
 
 
 def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
-    """§5.3, §7.1 and §7.2 judged from the NICs alone, against a switch in another process: the CE
+    """§5.3, §7.1 and §7.2 judged from the NICs, against a switch in another process: the CE
     marks the NICs received over every trial are the ones the switch made, the XOFF frames the
-    NICs received are the ones it sent, and its drops are the frames the flows lost."""
+    NICs received are the ones it sent, and its drops are the frames the flows lost. Its counters,
+    scraped from its /metrics by counters_command, give each trial its drops and §7.2 the
+    switch's own hop ("leaf->nic"), which must count the XOFF frames the NICs received."""
     import time
     time.sleep(1.0)                                      # the switch's ports up
     env = dict(os.environ, ROCE_ENGINE=str(engine_path().resolve()), ROCE_FABRIC=str(fabric_path()))
@@ -266,7 +280,11 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
         xoff += sum(sum(port["pfc_rx_xoff"]) for port in r["ports"])
         sent = sum(port["tx_packets"] for port in r["ports"])
         # (a NIC also receives the switch's PFC frames, XOFF and XON, which no NIC sent)
-        lost += sent - sum(port["rx_packets"] - sum(port["pfc_rx"]) for port in r["ports"])
+        lost_here = sent - sum(port["rx_packets"] - sum(port["pfc_rx"]) for port in r["ports"])
+        lost += lost_here
+        # the trial's own reading of the switch's counters: its drops are what the flows lost
+        assert "error" not in r["fabric"]["counters_command"], r["fabric"]["counters_command"]
+        assert sum(l["b_to_a"]["dropped"] for l in r["fabric"]["links"]) == lost_here, t
     sw_ports = dut["switch"]["ports"]
     assert ce > 0 and ce == sum(sum(port["ecn_marked"]) for port in sw_ports)
     assert xoff > 0 and xoff == sum(sum(port["pfc_xoff_tx"]) for port in sw_ports)
@@ -275,7 +293,12 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
     ecn = res["ecn"]["rows"]
     assert [r["offered_load"] for r in ecn] == [2, 3] and all(r["ce_ratio"] > 0 for r in ecn)
     inc = res["pfc_incast"]["rows"][0]
-    assert inc["hops"][0]["hop"] == "switch->nic" and inc["hops"][0]["xoff"] > 0
+    hops = {h["hop"]: h for h in inc["hops"]}
+    assert set(hops) == {"switch->nic", "leaf->nic"} and hops["switch->nic"]["xoff"] > 0, hops
+    # the switch's counters say it paused the NICs as often as they were paused, on as many links
+    assert hops["leaf->nic"]["xoff"] == hops["switch->nic"]["xoff"], hops
+    assert hops["leaf->nic"]["links_paused"] == hops["switch->nic"]["links_paused"] > 0, hops
+    assert inc["fabric_dropped"] == inc["dropped"], inc
     assert inc["watchdog_storms"] is None and inc["received_gbps"] <= 0.1 * 1.02
     # §7.3 from the senders' own DCQCN rates; no simulator stands for a real switch
     conv = res["convergence"]["rows"][0]
@@ -288,4 +311,4 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
     expected = 512 * 1024 / (2 * 1102)
     assert burst["absorbed_frames"] <= expected * 1.05 + 1, burst
     assert burst["first_loss_frames"] >= expected * 0.95 - 1, burst
-    assert burst["first_loss"]["lost"] > 0 and burst["first_loss"]["dropped"] is None, burst
+    assert burst["first_loss"]["lost"] == burst["first_loss"]["dropped"] > 0, burst

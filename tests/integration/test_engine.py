@@ -579,27 +579,45 @@ def test_repeating_collectives_take_turns_in_their_windows(engine, tmp_path):
     # one iteration: 2 QPs x 4 KiB at 0.5 Gb/s each, paced: about 70 us
     assert cx["iteration_us_mean"] > 60 and cx["iteration_us_max"] >= cx["iteration_us_mean"]
     frames = rdpcap(str(pcap))
+    # an iteration that starts at a window's end spills over by its length: the longest one's (a
+    # slow syscall of net_pcap's writes, say), of which twice the mean is the usual
     spill = max(cx["iteration_us_max"], cy["iteration_us_max"]) / 1e6
+    usual_spill = 2 * max(cx["iteration_us_mean"], cy["iteration_us_mean"]) / 1e6
+    # The capture times are taken on the sending lcore: a hold-up of the lcore (a busy machine)
+    # delays a turn's start, lengthens its last iteration or opens a gap inside a turn, by as much
+    # as it lasted. Turns are judged with that much slack, and with 0.5 ms for the two clocks.
+    held = max(l["longest_held_up_ms"] for l in rep["lcores"]) / 1e3
+    held_all = sum(l["held_up_ms"] for l in rep["lcores"]) / 1e3
+    gap = 0.002 + held      # silence that ends a turn: more than a hold-up inside a turn
+    if gap >= 0.01 - usual_spill - 5e-4:
+        pytest.skip("the lcore was held up %.1f ms at once: longer than the silent half window" % (held * 1e3))
 
-    def bursts(times):     # runs of one collective's frames, split where it was silent for 2 ms
+    def bursts(times):     # runs of one collective's frames, split where it was silent for `gap`
         times = sorted(times)
         out = [[times[0], times[0]]]
         for t in times[1:]:
-            if t - out[-1][1] > 0.002:
+            if t - out[-1][1] > gap:
                 out.append([t, t])
             out[-1][1] = t
         return out
 
     bx = bursts([float(fr.time) for fr in frames if fr[BTH].dqpn < 0x30])
     by = bursts([float(fr.time) for fr in frames if fr[BTH].dqpn >= 0x30])
-    assert len(bx) >= 9 and len(by) >= 9
-    for b in bx + by:      # each turn lasts the window, and a spilled iteration
-        assert b[1] - b[0] < 0.01 + spill + 2e-4, b
-    for a, b in zip(bx, bx[1:]):                                                # x's turns 20 ms apart
-        assert b[0] - a[0] == pytest.approx(0.02, abs=5e-4)
-    for y in by:           # y's turn starts 10 ms after x's
-        x = max((b for b in bx if b[0] < y[0]), key=lambda b: b[0])
-        assert y[0] - x[0] == pytest.approx(0.01, abs=5e-4 + spill), (y[0] - x[0])
+    turns_missed = int(held_all / 0.01)     # a hold-up can swallow a whole turn, no more per 10 ms
+    assert len(bx) >= 9 - turns_missed and len(by) >= 9 - turns_missed, (len(bx), len(by), held_all)
+    for b in bx + by:      # each turn lasts the window, a spilled iteration, a hold-up
+        assert b[1] - b[0] < 0.01 + spill + 2e-4 + held, (b, held)
+
+    def off_beat(t, beat, tol):   # how far t is from beat + k * 20 ms, beyond tol
+        d = (t - beat) % 0.02
+        return min(d, 0.02 - d) > tol
+
+    x0 = bx[0][0]          # x's first turn starts with the run; late by at most one hold-up
+    tol = 5e-4 + 2 * held
+    for b in bx:                                                                # x's turns 20 ms apart
+        assert not off_beat(b[0], x0, tol), (b[0] - x0, held)
+    for b in by:           # y's turns start 10 ms after x's
+        assert not off_beat(b[0], x0 + 0.01, tol + spill), (b[0] - x0, held)
 
 
 def test_rc_collective_resends_a_lost_tail_while_its_next_phase_waits(engine):

@@ -622,11 +622,12 @@ static int check_fabric(struct config_reader *r, const config_setting_t *root)
 
 /* fabric.external: the switch tier is a real one (docs/ai-fabric.md, "Real ports and a real
  * switch"). The categories judged from end-host figures alone run on it; the others need the
- * virtual switches' own counters or settings (queue traces, XOFF per hop, the ECMP groups, link
- * events, the watchdog, the balancing each trial sets): listed, they are refused; by default, not run. */
+ * virtual switches' own settings (the watchdog, the balancing each trial sets; link events without
+ * external.link_command): listed, they are refused; by default, not run. */
 static const bool runs_external[AIF_CATEGORIES] = { [AIF_THROUGHPUT] = true, [AIF_LATENCY] = true, [AIF_BURST] = true,
 						   [AIF_ECN] = true, [AIF_PFC_INCAST] = true, [AIF_COLLECTIVES] = true,
-						   [AIF_CONVERGENCE] = true, [AIF_ECMP] = true, [AIF_JCT] = true, [AIF_SOAK] = true };
+						   [AIF_CONVERGENCE] = true, [AIF_ECMP] = true, [AIF_JCT] = true, [AIF_SOAK] = true,
+						   [AIF_INTERFERENCE] = true };
 
 static int external_categories(struct config_reader *r, const config_setting_t *g, const config_setting_t *ext,
 			       struct aif_cfg *c)
@@ -650,7 +651,7 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is not run with fabric.external: "
 					       "it judges from the virtual switches' own counters or settings (on a real "
 					       "switch tier: throughput, latency, burst, ecn, pfc_incast, convergence, ecmp, "
-					       "collectives, jct, soak; link_failure with external.link_command)", aif_category_names[k]);
+					       "collectives, jct, interference, soak; link_failure with external.link_command)", aif_category_names[k]);
 	}
 	return 0;
 }

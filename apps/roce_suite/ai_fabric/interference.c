@@ -25,6 +25,16 @@
  * least 0.7 of it (interference_as_the_plan), and with no shared link the jobs must not slow each
  * other beyond that noise (interference_apart_none). thresholds.max_interference_factor is the
  * user's.
+ *
+ * On a real switch tier (fabric.external) the switches hash as they do: nothing is steered. The
+ * jobs are placed on the same hosts; each row is a draw of job B's UDP source ports (row k: its
+ * edges from FIRST_SPORT + JOB_MAX x (k + 1)), so a suite file's `overlaps` list gives as many
+ * draws of the tier's own hashing. The overlap of a row is then measured, where
+ * external.counters_command reads the switches' counters: the share of B's spine-tier bytes (its
+ * trial alone) on the directed links that carried A's (A's trial alone; a link carried a job's
+ * traffic when it counted 1 % of that job's busiest link or more), null without counters. No
+ * plan: the factors are the measured ones, judged by the user's threshold, and with no shared link
+ * by interference_apart_none.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +49,7 @@
 #define NOISE 0.10              /* a run's JCT against another's: the lab lcore's jitter */
 #define LEAST_OF_PLAN 0.7       /* unaligned phases and edges that finish first: measured 0.91-1.0 of the plan */
 #define FIRST_SPORT 49152       /* the dynamic ports: where the steering looks for a UDP source port */
+#define USED_SHARE 0.01         /* a real tier's link carried a job's traffic: 1 % of its busiest link */
 
 struct job {
 	const char *tag;        /* "ja", "jb": its traffic entries, flows and collective */
@@ -50,8 +61,11 @@ struct job {
 
 struct placement {
 	struct job job[2];
-	double overlap;               /* the plan's: B's spine-tier hops on A's links */
-	double plan_min[2][2];        /* [job][alone, together]: its slowest edge's fluid rate, Gb/s */
+	double overlap;               /* the plan's: B's spine-tier hops on A's links; on a real tier
+				       * measured (NAN: no counters) */
+	double plan_min[2][2];        /* [job][alone, together]: its slowest edge's fluid rate, Gb/s
+				       * (a real tier: NAN) */
+	unsigned draw;                /* a real tier: the row's draw of B's source ports */
 };
 
 struct jobs_run {
@@ -60,6 +74,7 @@ struct jobs_run {
 	double jct_s[2];
 	double iter_s[2][AIF_MAX_ITER];
 	struct aif_fabric_view v;
+	json_t *links;                /* a real tier: the report's fabric.links (counters_command's) */
 };
 
 /* ---- the placement ----------------------------------------------------------------------------- */
@@ -300,6 +315,60 @@ static int place(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigne
 	return rc;
 }
 
+/* A real tier's placement: the same hosts, draw k of B's source ports, nothing steered. */
+static void place_external(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigned draw)
+{
+	memset(p, 0, sizeof(*p));
+	p->draw = draw;
+	p->overlap = NAN;
+	for (unsigned b = 0; b < 2; b++) {
+		struct job *j = &p->job[b];
+
+		j->tag = b ? "jb" : "ja";
+		j->n = job_hosts(x, b, ranks, j->hosts);
+		for (unsigned i = 0; i < j->n; i++) {
+			j->qpn[i] = 0x100 + 0x10000 * (b * JOB_MAX + i);
+			j->spine[i] = -1;
+			j->sport[i] = (uint16_t)(FIRST_SPORT + (b ? JOB_MAX * (draw + 1) : 0) + i);
+		}
+		for (unsigned t = 0; t < 2; t++)
+			p->plan_min[b][t] = NAN;
+	}
+}
+
+/* Bytes a real tier's counters (fabric.links) gave directed link dl (2 l: from its switch end). */
+static double counted_bytes(const struct aif_ctx *x, const json_t *links, unsigned dl)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(links, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "name")) ?: "", x->fab.links[dl / 2].name))
+			return jnum(json_object_get(e, dl % 2 ? "b_to_a" : "a_to_b"), "bytes");
+	return 0;
+}
+
+/* The share of B's spine-tier bytes (its trial alone) on the directed links that carried A's
+ * (A's alone); NAN without counters or spine-tier bytes. */
+static double measured_overlap(const struct aif_ctx *x, const json_t *links_a, const json_t *links_b)
+{
+	unsigned n_dl = 2 * x->fab.n_links;
+	double a[n_dl], most_a = 0, shared = 0, all = 0;
+
+	if (!json_array_size(links_a) || !json_array_size(links_b))
+		return NAN;
+	for (unsigned dl = 0; dl < n_dl; dl++) {
+		a[dl] = x->fab.links[dl / 2].tier == FAB_TIER_HOST ? 0 : counted_bytes(x, links_a, dl);
+		most_a = fmax(most_a, a[dl]);
+	}
+	for (unsigned dl = 0; dl < n_dl; dl++) {
+		double b = x->fab.links[dl / 2].tier == FAB_TIER_HOST ? 0 : counted_bytes(x, links_b, dl);
+		all += b;
+		shared += a[dl] >= USED_SHARE * most_a && most_a > 0 ? b : 0;
+	}
+	return all > 0 ? shared / all : NAN;
+}
+
 /* ---- a trial of one job or both ---------------------------------------------------------------------------- */
 
 static void add_job(struct aif_trial *t, const struct aif_ctx *x, const struct job *j, const struct aif_flow *tmpl,
@@ -356,13 +425,19 @@ static int run_jobs(struct aif_ctx *x, const struct placement *p, unsigned mask,
 			add_job(&t, x, &p->job[b], &f, ic->iterations);
 		}
 	cfg_set_float(cfg_group(config_root_setting(&t.cfg), "run"), "duration_s", cap_s);
-	trial_init(&tr, "interference", "%s, overlap %.0f %%: allreduce of %u bytes, %u iterations", what,
-		   100 * p->overlap, ic->message_size, ic->iterations);
+	if (x->c->external)
+		trial_init(&tr, "interference", "%s, draw %u of B's source ports: allreduce of %u bytes, %u iterations", what,
+			   p->draw, ic->message_size, ic->iterations);
+	else
+		trial_init(&tr, "interference", "%s, overlap %.0f %%: allreduce of %u bytes, %u iterations", what,
+			   100 * p->overlap, ic->message_size, ic->iterations);
 	tr.duration_s = 0;
-	json_object_set_new(tr.params, "overlap", json_real(p->overlap));
+	json_object_set_new(tr.params, x->c->external ? "draw" : "overlap",
+			    x->c->external ? json_integer(p->draw) : json_real(p->overlap));
 	if (trial_measure(x->rn, &t.cfg, &tr, &fs, &m) == 0) {
 		aif_fabric_read(tr.report, &r->v);
 		aif_fabric_to_json(&r->v, tr.record);
+		r->links = json_incref(json_object_get(json_object_get(tr.report, "fabric"), "links"));
 		for (unsigned b = 0; b < 2; b++)
 			if (mask >> b & 1)
 				read_job(tr.report, &p->job[b], kpi_collective_phases(KPI_ALLREDUCE, p->job[b].n), b, r);
@@ -385,7 +460,7 @@ static const char *unplaceable(const struct aif_ctx *x, unsigned *ranks)
 		return "hosts with one NIC each";
 	if (spines_of(x, spine, 64) < 2 || x->fab.kind != FAB_LEAF_SPINE)
 		return "a leaf-spine fabric with two spines or more";
-	for (unsigned s = 0; s < x->fab.n_switches; s++)
+	for (unsigned s = 0; s < x->fab.n_switches && !x->c->external; s++) /* (a real tier's are its own) */
 		if (x->fab.switches[s].tier == FAB_TIER_LEAF && x->fab.switches[s].lb.lb != FAB_LB_ECMP)
 			return "ECMP at the leaves (the steering picks each QP's path by its hash)";
 	if (leaves_of(x, leaf, AIF_MAX_HOSTS) < 2)
@@ -399,61 +474,126 @@ static double factor(const struct jobs_run *alone, const struct jobs_run *both, 
 	return alone->jct_s[b] > 0 ? both->jct_s[b] / alone->jct_s[b] : NAN;
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* What a row is called in messages: its overlap (the plan's or, measured, a real tier's), or its draw. */
+static const char *row_name(const struct aif_ctx *x, const struct placement *p, char *buf, size_t len)
+{
+	if (!x->c->external)
+		text_printf(buf, len, "overlap %.0f %%", 100 * p->overlap);
+	else if (isfinite(p->overlap))
+		text_printf(buf, len, "draw %u (overlap %.0f %%, measured)", p->draw, 100 * p->overlap);
+	else
+		text_printf(buf, len, "draw %u", p->draw);
+	return buf;
+}
+
+static void job_columns(json_t *row, unsigned j, const struct jobs_run *alone, const struct jobs_run *both, double f,
+			double plan)
+{
+	static const char *const keys[] = { "jct_alone_s_%s", "jct_together_s_%s", "interference_factor_%s",
+					    "plan_factor_%s" };
+	double v[] = { alone->jct_s[j], both->jct_s[j], f, plan };
+	char key[48];
+
+	for (unsigned k = 0; k < 4; k++) {
+		text_printf(key, sizeof(key), keys[k], j ? "b" : "a");
+		json_object_set_new(row, key, real_or_null(v[k]));
+	}
+}
+
+static void judge_row(struct aif_ctx *x, const struct placement *p, const char *name, const double *f, const double *plan)
+{
+	for (unsigned j = 0; j < 2; j++) {
+		if (!x->c->external) /* (a real tier has no plan) */
+			suite_verdict(x->rn, f[j] <= plan[j] * (1 + NOISE) && f[j] >= plan[j] * LEAST_OF_PLAN,
+				      "interference_as_the_plan", "%s: job %c's factor %.3f, the plan's %.3f (its slowest edge "
+				      "%.3f Gb/s alone, %.3f together)", name, 'A' + j, f[j], plan[j], p->plan_min[j][0],
+				      p->plan_min[j][1]);
+		if (p->overlap == 0)
+			suite_verdict(x->rn, f[j] <= 1 + NOISE, "interference_apart_none",
+				      "no spine link shared (%s): job %c's factor %.3f", name, 'A' + j, f[j]);
+		aif_threshold(x, AIF_INTERFERENCE, "interference_factor", f[j], x->c->th.max_interference_factor, true,
+			      j ? "job B" : "job A");
+	}
+}
+
 static json_t *overlap_row(struct aif_ctx *x, double want, const struct placement *p, const struct jobs_run *a,
 			   const struct jobs_run *b, const struct jobs_run *both)
 {
 	const struct aif_interference_cfg *ic = &x->c->interference;
 	double plan[2], f[2];
 	bool limited = a->v.machine_limited || b->v.machine_limited || both->v.machine_limited;
-	json_t *row = json_pack("{s:f,s:f,s:i,s:b}", "overlap_wanted", want, "overlap", p->overlap, "ranks_per_job",
-				(int)p->job[0].n, "ran", a->ran && b->ran && both->ran);
+	char name[64];
+	json_t *row = json_pack("{s:o,s:o,s:i,s:b}", "overlap_wanted", x->c->external ? json_null() : json_real(want),
+				"overlap", real_or_null(p->overlap), "ranks_per_job", (int)p->job[0].n, "ran",
+				a->ran && b->ran && both->ran);
 
+	row_name(x, p, name, sizeof(name));
+	if (x->c->external)
+		json_object_set_new(row, "udp_sport_first_b", json_integer(p->job[1].sport[0]));
 	if (!(a->ran && b->ran && both->ran))
 		return row;
 	for (unsigned j = 0; j < 2; j++) {
 		const struct jobs_run *alone = j ? b : a;
-		char key[48];
 
 		plan[j] = p->plan_min[j][0] / p->plan_min[j][1];
 		f[j] = factor(alone, both, j);
-		text_printf(key, sizeof(key), "jct_alone_s_%s", j ? "b" : "a");
-		json_object_set_new(row, key, json_real(alone->jct_s[j]));
-		text_printf(key, sizeof(key), "jct_together_s_%s", j ? "b" : "a");
-		json_object_set_new(row, key, json_real(both->jct_s[j]));
-		text_printf(key, sizeof(key), "interference_factor_%s", j ? "b" : "a");
-		json_object_set_new(row, key, json_real(f[j]));
-		text_printf(key, sizeof(key), "plan_factor_%s", j ? "b" : "a");
-		json_object_set_new(row, key, json_real(plan[j]));
+		job_columns(row, j, alone, both, f[j], plan[j]);
 		suite_verdict(x->rn, alone->iterations[j] == ic->iterations && both->iterations[j] == ic->iterations,
-			      "interference_jobs_complete", "overlap %.0f %%: job %c %u and %u of %u iterations (alone, together)",
-			      100 * p->overlap, 'A' + j, alone->iterations[j], both->iterations[j], ic->iterations);
+			      "interference_jobs_complete", "%s: job %c %u and %u of %u iterations (alone, together)", name,
+			      'A' + j, alone->iterations[j], both->iterations[j], ic->iterations);
 	}
-	json_object_set_new(row, "plan_slowest_gbps", json_pack("[[f,f],[f,f]]", p->plan_min[0][0], p->plan_min[0][1],
-								 p->plan_min[1][0], p->plan_min[1][1]));
+	if (!x->c->external)
+		json_object_set_new(row, "plan_slowest_gbps", json_pack("[[f,f],[f,f]]", p->plan_min[0][0], p->plan_min[0][1],
+									 p->plan_min[1][0], p->plan_min[1][1]));
 	aif_fabric_to_json(&both->v, row);
-	printf("  %6.0f %%  %9.4f  %9.4f  %6.3f  %9.4f  %9.4f  %6.3f  %6.3f %6.3f%s\n", 100 * p->overlap, a->jct_s[0],
-	       both->jct_s[0], f[0], b->jct_s[1], both->jct_s[1], f[1], plan[0], plan[1], limited ? "  !" : "");
+	if (x->c->external) /* (no plan; the overlap measured, or unknown) */
+		printf("  %6.0f %%  %9.4f  %9.4f  %6.3f  %9.4f  %9.4f  %6.3f  %13s%s\n", 100 * p->overlap, a->jct_s[0],
+		       both->jct_s[0], f[0], b->jct_s[1], both->jct_s[1], f[1], "-", limited ? "  !" : "");
+	else
+		printf("  %6.0f %%  %9.4f  %9.4f  %6.3f  %9.4f  %9.4f  %6.3f  %6.3f %6.3f%s\n", 100 * p->overlap, a->jct_s[0],
+		       both->jct_s[0], f[0], b->jct_s[1], both->jct_s[1], f[1], plan[0], plan[1], limited ? "  !" : "");
 	if (both->iterations[1] > 1) {
 		char kpi[48];
-		text_printf(kpi, sizeof(kpi), "iteration_s_a_overlap_%.0f", 100 * p->overlap);
+		if (x->c->external)
+			text_printf(kpi, sizeof(kpi), "iteration_s_a_draw_%u", p->draw);
+		else
+			text_printf(kpi, sizeof(kpi), "iteration_s_a_overlap_%.0f", 100 * p->overlap);
 		aif_repeatability(x, AIF_INTERFERENCE, kpi, "s", both->iter_s[0], both->iterations[0]);
 	}
 	if (limited) {
-		machine_limit(x->rn, row, "overlap %.0f %%: machine-limited (the lab's lcore fell behind its links): a slowdown "
-			      "may be the CPU's", 100 * p->overlap);
+		machine_limit(x->rn, row, "%s: machine-limited (%s): a slowdown may be the CPU's", name, aif_machine_reason(x));
 		return row;
 	}
-	for (unsigned j = 0; j < 2; j++) {
-		suite_verdict(x->rn, f[j] <= plan[j] * (1 + NOISE) && f[j] >= plan[j] * LEAST_OF_PLAN, "interference_as_the_plan",
-			      "overlap %.0f %%: job %c's factor %.3f, the plan's %.3f (its slowest edge %.3f Gb/s alone, %.3f "
-			      "together)", 100 * p->overlap, 'A' + j, f[j], plan[j], p->plan_min[j][0], p->plan_min[j][1]);
-		if (p->overlap == 0)
-			suite_verdict(x->rn, f[j] <= 1 + NOISE, "interference_apart_none",
-				      "no spine link shared: job %c's factor %.3f", 'A' + j, f[j]);
-		aif_threshold(x, AIF_INTERFERENCE, "interference_factor", f[j], x->c->th.max_interference_factor, true,
-			      j ? "job B" : "job A");
-	}
+	judge_row(x, p, name, f, plan);
 	return row;
+}
+
+static void release_run(struct jobs_run *r)
+{
+	json_decref(r->links);
+	r->links = NULL;
+}
+
+/* Row k's placement: B sharing k's overlap of its spine-crossing edges with A, steered; on a real
+ * tier, draw k of B's source ports. 0, or -1 with why in err. */
+static int place_row(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigned k, char *err, size_t len)
+{
+	unsigned crossing = 0;
+
+	if (x->c->external) {
+		place_external(x, p, ranks, k);
+		return 0;
+	}
+	/* B's spine-crossing edges: every edge of its ring, a host of each leaf in turn */
+	if (place(x, p, ranks, 0, err, len) == 0)
+		for (unsigned i = 0; i < p->job[1].n; i++)
+			crossing += p->job[1].spine[i] >= 0;
+	return place(x, p, ranks, (unsigned)lround(x->c->interference.overlaps[k] * crossing), err, len);
 }
 
 int aif_interference(struct aif_ctx *x)
@@ -478,31 +618,32 @@ int aif_interference(struct aif_ctx *x)
 	for (unsigned k = 0; k < ic->n_overlaps && !x->rn->stop; k++) {
 		struct placement p;
 		struct jobs_run b, both;
-		unsigned crossing = 0;
 
-		/* B's spine-crossing edges: every edge of its ring, a host of each leaf in turn */
-		if (place(x, &p, ranks, 0, err, sizeof(err)) == 0) {
-			for (unsigned i = 0; i < p.job[1].n; i++)
-				crossing += p.job[1].spine[i] >= 0;
-		}
-		if (place(x, &p, ranks, (unsigned)lround(ic->overlaps[k] * crossing), err, sizeof(err))) {
+		if (place_row(x, &p, ranks, k, err, sizeof(err))) {
 			aif_anomaly(x, AIF_INTERFERENCE, "overlap %.0f %%: not placed: %s", 100 * ic->overlaps[k], err);
 			continue;
 		}
-		/* A's ports do not depend on the overlap: its run alone is the baseline of every row */
+		/* A's ports do not depend on the row: its run alone is the baseline of every row */
 		if (!alone_a.ran && run_jobs(x, &p, 1, "job A alone", &alone_a))
 			break;
 		if (run_jobs(x, &p, 2, "job B alone", &b) || run_jobs(x, &p, 3, "both jobs", &both)) {
 			json_array_append_new(rows, overlap_row(x, ic->overlaps[k], &p, &alone_a, &b, &both));
+			release_run(&b);
+			release_run(&both);
 			continue;
 		}
+		if (x->c->external)
+			p.overlap = measured_overlap(x, alone_a.links, b.links);
 		json_array_append_new(rows, overlap_row(x, ic->overlaps[k], &p, &alone_a, &b, &both));
+		release_run(&b);
+		release_run(&both);
 		xs[done] = 100 * p.overlap;
 		fa[done] = factor(&alone_a, &both, 0);
 		fb[done] = factor(&b, &both, 1);
 		pa[done] = p.plan_min[0][0] / p.plan_min[0][1];
 		pb[done++] = p.plan_min[1][0] / p.plan_min[1][1];
 	}
+	release_run(&alone_a);
 	g = aif_graph(x, "interference.png", "lines", "§10.3 interference factor against the spine links shared",
 		      "overlap (% of job B's spine hops on job A's links)", "JCT together / JCT alone");
 	aif_series(g, "job A", xs, fa, done);
@@ -510,8 +651,10 @@ int aif_interference(struct aif_ctx *x)
 	aif_series(g, "job A, the fluid plan", xs, pa, done);
 	aif_series(g, "job B, the fluid plan", xs, pb, done);
 	json_object_set_new(x->results, "interference",
-			    json_pack("{s:s,s:s,s:i,s:i,s:i,s:o}", "section", "10.3", "collective", "allreduce (ring), per job",
+			    json_pack("{s:s,s:s,s:i,s:i,s:i,s:s,s:o}", "section", "10.3", "collective", "allreduce (ring), per job",
 				      "ranks_per_job", (int)ranks, "message_size", (int)ic->message_size, "iterations",
-				      (int)ic->iterations, "rows", rows));
+				      (int)ic->iterations, "overlap_from",
+				      x->c->external ? "measured: B's spine-tier bytes on A's links (external.counters_command)"
+						     : "the plan: each QP steered by its UDP source port", "rows", rows));
 	return x->rn->stop ? -1 : 0;
 }

@@ -15,10 +15,13 @@
  * where the switches have one. The storm onset is the smallest N whose trial saw a storm, and the
  * spread the number of hops that paused.
  *
- * On a real switch tier (fabric.external) the hops inside it are its own counters: the one hop
- * seen is the switches' pausing of the NICs ("switch->nic"), from the NICs' ports (the XOFF frames
- * each received, the time each was paused); the frames lost are the flows' (sent, never
- * received); the watchdog's storms are the switches' (null).
+ * On a real switch tier (fabric.external) the hops inside it are its own counters. Always seen:
+ * the switches' pausing of the NICs ("switch->nic"), from the NICs' ports (the XOFF frames each
+ * received, the time each was paused). Where external.counters_command gives a link direction's
+ * `pfc_xoff_sent` (a list per priority, as the virtual fabric's links: the XOFF frames the
+ * direction's receiving end sent) the tier's own hops are read from it as on the virtual fabric
+ * ("spine->leaf", "leaf->nic", ...; `paused_ns` where it has one). The frames lost are the
+ * flows' (sent, never received); the watchdog's storms are the switches' (null).
  *
  * What the settings imply, and is judged: the destination receives at most its link's rate; and
  * nothing is dropped, unless the machine could not keep pace (the lab's PFC is lossless only
@@ -119,6 +122,48 @@ static void read_nic_pauses(const json_t *rep, unsigned prio, struct incast_resu
 	}
 }
 
+/* A link's end names (a: its switch; b: a switch or a NIC) by the link's name; false if unknown. */
+static bool link_ends(const struct aif_ctx *x, const char *name, const char **a, const char **b)
+{
+	int k = name ? fabric_link_by_name(&x->fab, name) : -1;
+	const struct fab_link *l;
+
+	if (k < 0)
+		return false;
+	l = &x->fab.links[k];
+	*a = x->fab.switches[l->sw].name;
+	*b = l->to_nic ? x->fab.nics[l->b].name : x->fab.switches[l->b].name;
+	return true;
+}
+
+/* A real tier's own hops, from counters_command's link directions that carry pfc_xoff_sent. */
+static void read_tier_pauses(const struct aif_ctx *x, const json_t *rep, unsigned prio, struct incast_result *r)
+{
+	const json_t *l;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l) {
+		const char *a, *b;
+		if (!link_ends(x, json_string_value(json_object_get(l, "name")), &a, &b))
+			continue;
+		for (unsigned d = 0; d < 2; d++) {
+			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
+			const json_t *sent = json_object_get(dir, "pfc_xoff_sent");
+			uint64_t xoff = (uint64_t)json_number_value(json_array_get(sent, prio));
+			double paused_ms = json_number_value(json_array_get(json_object_get(dir, "paused_ns"), prio)) / 1e6;
+			char name[24];
+			struct hop *h;
+
+			if (!json_is_array(sent) || (!ju64(dir, "frames") && !ju64(dir, "bytes") && !xoff))
+				continue;
+			/* (the receiving end pauses the sending one) */
+			snprintf(name, sizeof(name), "%s->%s", end_tier(x, d ? a : b), end_tier(x, d ? b : a));
+			if ((h = hop_of(r, name)))
+				hop_add(h, xoff, paused_ms);
+		}
+	}
+}
+
 /* The PFC watchdog's storms, every switch port and priority (0 without a watchdog). */
 static uint64_t storms(const json_t *rep)
 {
@@ -151,6 +196,7 @@ static void incast_trial(struct aif_ctx *x, unsigned n, struct incast_result *r)
 		aif_fabric_to_json(&r->v, tr.record);
 		if (r->v.external) {
 			read_nic_pauses(tr.report, pc->priority, r);
+			read_tier_pauses(x, tr.report, pc->priority, r);
 			r->dropped = m.lost;
 		} else {
 			read_hops(x, tr.report, pc->priority, r);
