@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_engine import MAC_B, cfg, flow, pair_ports, role
+from test_engine import MAC_B, cfg, flow, pair_ports, port, role
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,3 +53,20 @@ def test_unwritable_timeseries_path_stops_first(engine, tmp_path):
     rc, rep, out = engine.run(cfg(ports, [role(1, "a", "txrx")], [],
                                   run='run = { timeseries = "%s"; };' % (tmp_path / "no" / "ts.csv")))
     assert rc == 5 and "run.timeseries: cannot write" in out and rep is None, out
+
+
+def test_the_drain_ends_when_the_runs_own_frames_stop(engine, tmp_path):
+    """After TX stops, RX goes on until the run's frames in flight have arrived (50 ms quiet, 2 s
+    at most). net_null makes a frame at every poll, none of them RoCE, PFC or ARP: they must not
+    keep the drain open (before, every run on net_null ended 2 s late). The last time-series row
+    is written after the drain, so its time less the traffic's duration is the drain's length."""
+    ts = tmp_path / "ts.csv"
+    p = port("n", "net_null0", "02:00:00:00:00:01", "192.168.3.1")
+    f = flow("f", "n", MAC_B, "192.168.3.2", transport='"uc"', message_size=1024, qpn=2, dest_qpn=3, rate_gbps=0.1)
+    rc, rep, out = engine.run(cfg([p], [role(1, "n", "txrx")], [f], run='run = { timeseries = "%s"; };' % ts),
+                              "-d", "0.2")
+    assert rc == 0, out
+    assert rep["ports"][0]["rx_other"] > 1000          # net_null's frames went on through the drain
+    last = max(float(r["time_s"]) for r in csv.DictReader(ts.open()))
+    # 50 ms of quiet, checked every 5 ms; a busy machine adds its hold-ups of the main lcore
+    assert last - rep["duration_s"] < 0.5, (last, rep["duration_s"])
