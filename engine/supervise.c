@@ -67,8 +67,8 @@ static bool collectives_received_all(const struct engine *e)
 	return true;
 }
 
-/* Frames received that belong to the run: not the "other" kind (no RoCE, CNP, PFC or ARP), which
- * a port may receive without end (net_null makes frames at every poll; a real port hears LLDP and
+/* Frames received that belong to the run: not the "other" kind (no RoCE, CNP, PFC or PAUSE), which
+ * a port may receive without end (net_null makes frames at every poll; a real port hears ARP, LLDP and
  * its neighbours): the drain waits for the run's own frames in flight, not for those. */
 static uint64_t rx_frames_total(const struct engine *e)
 {
