@@ -82,30 +82,6 @@ static void hop_add(struct hop *h, uint64_t xoff, double paused_ms)
 	h->paused_sum_ms += paused_ms;
 }
 
-/* Every direction of every link: its receiving end's XOFF at `prio`, its sender's paused time. */
-static void read_hops(const struct aif_ctx *x, const json_t *rep, unsigned prio, struct incast_result *r)
-{
-	const json_t *l;
-	size_t i;
-
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l)
-		for (unsigned d = 0; d < 2; d++) {
-			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
-			const char *from = json_string_value(json_object_get(dir, "from"));
-			const char *to = json_string_value(json_object_get(dir, "to"));
-			uint64_t xoff = (uint64_t)json_number_value(json_array_get(json_object_get(dir, "pfc_xoff_sent"), prio));
-			double paused_ms = json_number_value(json_array_get(json_object_get(dir, "paused_ns"), prio)) / 1e6;
-			char name[24];
-			struct hop *h;
-
-			if (!ju64(dir, "frames") && !xoff)
-				continue;
-			snprintf(name, sizeof(name), "%s->%s", end_tier(x, to), end_tier(x, from));
-			if ((h = hop_of(r, name)))
-				hop_add(h, xoff, paused_ms);
-		}
-}
-
 /* A real switch tier's pauses as the NICs saw them: each port's XOFF frames received at `prio`
  * and its paused time, one hop "switch->nic". */
 static void read_nic_pauses(const json_t *rep, unsigned prio, struct incast_result *r)
@@ -122,46 +98,54 @@ static void read_nic_pauses(const json_t *rep, unsigned prio, struct incast_resu
 	}
 }
 
-/* A link's end names (a: its switch; b: a switch or a NIC) by the link's name; false if unknown. */
-static bool link_ends(const struct aif_ctx *x, const char *name, const char **a, const char **b)
+/* Direction d of link l (fabric.links): its sending end (from) and receiving end (to), as the
+ * virtual fabric names them, or on a real tier from the link's name (a: its switch); false if
+ * unknown. */
+static bool direction_ends(const struct aif_ctx *x, const json_t *l, unsigned d, const char **from, const char **to)
 {
+	const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
+	const char *name = json_string_value(json_object_get(l, "name"));
 	int k = name ? fabric_link_by_name(&x->fab, name) : -1;
-	const struct fab_link *l;
+	const char *a, *b;
 
+	*from = json_string_value(json_object_get(dir, "from"));
+	*to = json_string_value(json_object_get(dir, "to"));
+	if (*from && *to)
+		return true;
 	if (k < 0)
 		return false;
-	l = &x->fab.links[k];
-	*a = x->fab.switches[l->sw].name;
-	*b = l->to_nic ? x->fab.nics[l->b].name : x->fab.switches[l->b].name;
+	a = x->fab.switches[x->fab.links[k].sw].name;
+	b = x->fab.links[k].to_nic ? x->fab.nics[x->fab.links[k].b].name : x->fab.switches[x->fab.links[k].b].name;
+	*from = d ? b : a;
+	*to = d ? a : b;
 	return true;
 }
 
-/* A real tier's own hops, from counters_command's link directions that carry pfc_xoff_sent. */
-static void read_tier_pauses(const struct aif_ctx *x, const json_t *rep, unsigned prio, struct incast_result *r)
+/* Every direction of every link (the virtual fabric's; a real tier's, counted, where
+ * counters_command gives pfc_xoff_sent): its receiving end's XOFF at `prio`, its sender's paused
+ * time; the hop named by the pausing end's tier, then the paused one's. */
+static void read_hops(const struct aif_ctx *x, const json_t *rep, unsigned prio, bool counted, struct incast_result *r)
 {
 	const json_t *l;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l) {
-		const char *a, *b;
-		if (!link_ends(x, json_string_value(json_object_get(l, "name")), &a, &b))
-			continue;
+	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l)
 		for (unsigned d = 0; d < 2; d++) {
 			const json_t *dir = json_object_get(l, d ? "b_to_a" : "a_to_b");
 			const json_t *sent = json_object_get(dir, "pfc_xoff_sent");
 			uint64_t xoff = (uint64_t)json_number_value(json_array_get(sent, prio));
 			double paused_ms = json_number_value(json_array_get(json_object_get(dir, "paused_ns"), prio)) / 1e6;
+			const char *from, *to;
 			char name[24];
 			struct hop *h;
 
-			if (!json_is_array(sent) || (!ju64(dir, "frames") && !ju64(dir, "bytes") && !xoff))
+			if ((counted && !json_is_array(sent)) || (!ju64(dir, "frames") && !ju64(dir, "bytes") && !xoff) ||
+			    !direction_ends(x, l, d, &from, &to))
 				continue;
-			/* (the receiving end pauses the sending one) */
-			snprintf(name, sizeof(name), "%s->%s", end_tier(x, d ? a : b), end_tier(x, d ? b : a));
+			snprintf(name, sizeof(name), "%s->%s", end_tier(x, to), end_tier(x, from));
 			if ((h = hop_of(r, name)))
 				hop_add(h, xoff, paused_ms);
 		}
-	}
 }
 
 /* The PFC watchdog's storms, every switch port and priority (0 without a watchdog). */
@@ -196,10 +180,10 @@ static void incast_trial(struct aif_ctx *x, unsigned n, struct incast_result *r)
 		aif_fabric_to_json(&r->v, tr.record);
 		if (r->v.external) {
 			read_nic_pauses(tr.report, pc->priority, r);
-			read_tier_pauses(x, tr.report, pc->priority, r);
+			read_hops(x, tr.report, pc->priority, true, r);
 			r->dropped = m.lost;
 		} else {
-			read_hops(x, tr.report, pc->priority, r);
+			read_hops(x, tr.report, pc->priority, false, r);
 			r->storms = storms(tr.report);
 			r->dropped = r->v.dropped;
 		}
