@@ -28,7 +28,11 @@ engine's own switches use) and builds it with the kernel's IPv4 forwarding:
     (`@include "F"`): every NIC's device (net_af_packet on its veth) and the router MAC.
 `link` takes fabric link LINK (its name in the plan: leaf0-spine1, h3-leaf1) down or up at its
 switch end, as a failed port (the veth's peer loses its carrier): the routes over it are dropped
-on both ends (net.ipv4.conf.*.ignore_routes_with_linkdown), so ECMP hashes over the others. It is
+on both ends (net.ipv4.conf.*.ignore_routes_with_linkdown), so ECMP hashes over the others. Then
+it does what the fabric's routing protocol would: every switch's routes are computed again over
+the switch links that are up (equal-cost shortest paths in hops, as roce-fabric computes them)
+and replaced, so that a leaf no longer sends toward a spine that lost its way to the destination
+(static routes alone would black-hole those flows for good). It is
 what fabric.external.link_command runs here:
     link_command = "/path/to/scripts/linux-fabric.py link /path/to/FILE {link} {state} --prefix P";
 `counters` prints the switches' cumulative counters per fabric link as JSON, what
@@ -110,8 +114,6 @@ def up(args):
     for ns in sw_ns.values():
         namespace(ns)
     nics = {n["link"]: n for n in fab["nic_list"]}
-    addr = {}    # (switch, link index) -> this end's address; link index -> (a, b)
-    ends = {}
     for k, l in enumerate(fab["links"]):
         dev = "l%d" % k
         if l["name"] in nics:
@@ -132,18 +134,10 @@ def up(args):
             sh("ip", "link", "set", dev, "address", args.router_mac, "up", ns=ns)
             sh("ip", "addr", "add", ip + "/31", "dev", dev, ns=ns)
             port_queue(ns, dev, l["gbps"], args)
-        addr[(l["a"], k)], addr[(l["b"], k)] = "10.255.%d.1" % k, "10.255.%d.0" % k
-        for ns, peer in ((a, "10.255.%d.1" % k), (b, "10.255.%d.0" % k)):   # no ARP on the links: every
-            sh("ip", "neigh", "replace", peer, "lladdr", args.router_mac, "dev", dev, "nud", "permanent", ns=ns)  # frame is data
-        ends[k] = (l["a"], l["b"])
-    for sw, routes in fab.get("routes", {}).items():
-        for r in routes:
-            hops = []
-            for k, (a, b) in ends.items():
-                if (a == sw and b in r["via"]) or (b == sw and a in r["via"]):
-                    hops += ["nexthop", "via", addr[(sw, k)], "dev", "l%d" % k]
-            if hops:
-                sh("ip", "route", "add", r["prefix"], *hops, ns=sw_ns[sw])
+        for ns, end in ((a, "a"), (b, "b")):   # no ARP on the links: every frame is data
+            sh("ip", "neigh", "replace", next_hop(k, end), "lladdr", args.router_mac, "dev", dev, "nud", "permanent",
+               ns=ns)
+    converge(fab, args)
     if args.external_out:
         with open(args.external_out, "w") as f:
             f.write("# written by scripts/linux-fabric.py up: the NICs on their veths in namespace %s\n" % hosts)
@@ -155,11 +149,61 @@ def up(args):
                       "router_mac": args.router_mac, "nics": [n["name"] for n in fab["nic_list"]]}))
 
 
+def next_hop(k, end):
+    """The address switch link k's `end` ("a" or "b") routes to: the other end's (a is .0, b .1)."""
+    return "10.255.%d.%d" % (k, 1 if end == "a" else 0)
+
+
+def up_switch_links(fab, prefix):
+    """The switch-to-switch links up at both ends, by index: (a, b)."""
+    names = {s["name"] for s in fab["switches"]}
+    state = {sw: {d["ifname"]: d.get("operstate") for d in json.loads(sh("ip", "-j", "link", "show", ns="%s-%s" % (prefix, sw)))}
+             for sw in names}
+    return {k: (l["a"], l["b"]) for k, l in enumerate(fab["links"])
+            if l["b"] in names and state[l["a"]].get("l%d" % k) == "UP" and state[l["b"]].get("l%d" % k) == "UP"}
+
+
+def hops_to(dst, links):
+    """Every switch's distance in hops to switch dst over `links` (those unreachable absent)."""
+    dist, todo = {dst: 0}, [dst]
+    while todo:
+        here = todo.pop(0)
+        for a, b in links.values():
+            for near, far in ((a, b), (b, a)):
+                if near == here and far not in dist:
+                    dist[far] = dist[here] + 1
+                    todo.append(far)
+    return dist
+
+
+def converge(fab, args):
+    """Every switch's route to each destination prefix of the plan: a multipath route over its links
+    (up at both ends) to the neighbours one hop nearer the destination's switch; none when it has
+    no way there. One `ip -batch` per switch."""
+    links = up_switch_links(fab, args.prefix)
+    dist = {}
+    for sw, routes in fab.get("routes", {}).items():
+        batch = []
+        for r in routes:
+            d = dist.setdefault(r["switch"], hops_to(r["switch"], links))
+            hops = []
+            for k, (a, b) in sorted(links.items()):
+                end, far = ("a", b) if a == sw else ("b", a) if b == sw else (None, None)
+                if end and sw in d and d.get(far) == d[sw] - 1:
+                    hops += ["nexthop", "via", next_hop(k, end), "dev", "l%d" % k]
+            batch.append(" ".join(["route", "replace", r["prefix"]] + hops) if hops else "route flush exact " + r["prefix"])
+        r = subprocess.run(["ip", "netns", "exec", "%s-%s" % (args.prefix, sw), "ip", "-batch", "-"],
+                           input="\n".join(batch) + "\n", capture_output=True, text=True)
+        if r.returncode:
+            sys.exit("linux-fabric: routes of %s: %s" % (sw, r.stderr.strip()))
+
+
 def link(args):
     fab = plan(args)
     for k, l in enumerate(fab["links"]):
         if l["name"] == args.link:
             sh("ip", "link", "set", "l%d" % k, args.state, ns="%s-%s" % (args.prefix, l["a"]))
+            converge(fab, args)
             return
     sys.exit("linux-fabric: no link %s in %s" % (args.link, args.file))
 

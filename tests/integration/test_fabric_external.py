@@ -131,6 +131,43 @@ def test_frames_cross_a_linux_leaf_spine(linux_fabric, tmp_path):
     assert seen >= 300 * 4                                      # 4 packets a message, retries aside
 
 
+def route_devices(ns, prefix):
+    """The interfaces the kernel's route to prefix in namespace ns leaves by (its next hops)."""
+    (r,) = json.loads(subprocess.run(["ip", "-n", ns, "-j", "route", "show", prefix], capture_output=True, text=True,
+                                     check=True).stdout)
+    return sorted(h["dev"] for h in r["nexthops"]) if "nexthops" in r else [r["dev"]]
+
+
+def test_a_failed_leaf_uplink_is_routed_around(linux_fabric, tmp_path):
+    """linux-fabric.py link does what a routing protocol would after a failure: leaf1 stops sending
+    toward spine0, which lost its link to leaf0, so no flow is black-holed (the kernel's routes and
+    RC's completions say so); after the link comes back, both spines again."""
+    lf = linux_fabric()
+    links = plan_links(tmp_path)
+    idx = {l["name"]: k for k, l in enumerate(links)}
+    both = sorted("l%d" % idx[n] for n in ("leaf1-spine0", "leaf1-spine1"))
+    leaf1 = lf.prefix + "-leaf1"
+    assert route_devices(leaf1, "198.18.0.0/24") == both
+
+    def link(state):
+        subprocess.run([sys.executable, str(SCRIPT), "link", str(tmp_path / "fabric-base.cfg"), "leaf0-spine0", state,
+                        "--prefix", lf.prefix, "--roce-fabric", str(linux_tier.fabric_path())], check=True, timeout=60)
+    link("down")
+    assert route_devices(leaf1, "198.18.0.0/24") == ["l%d" % idx["leaf1-spine1"]]
+    # eight QPs from leaf1's hosts to leaf0's: their UDP source ports spread over both spines' hash
+    # buckets at leaf1; every message completes
+    flows = ",\n ".join(rc_flow("q%d" % i, "h%d" % (2 + i % 2), "h%d" % (i % 2), 0x100 + 0x10 * i, messages=50)
+                        for i in range(8))
+    rc, rep, out = lf.engine("around", lf.config("flows = ( %s );\nrun = { duration_s = 1.5; };\n" % flows))
+    assert rc == 0, out
+    done = {q["group"]: 0 for q in rep["flows"]}
+    for q in rep["flows"]:
+        done[q["group"]] += q["rc"]["completions"]
+    assert done == {"q%d" % i: 50 for i in range(8)}, done
+    link("up")
+    assert route_devices(leaf1, "198.18.0.0/24") == both
+
+
 @pytest.mark.release_only  # (CI's time: the engine's side runs under ASan in the others)
 def test_a_shaped_linux_port_drops_what_the_receiver_misses(linux_fabric, tmp_path):
     """2:1 into h1 at line rate through HTB-shaped ports with tail-drop FIFOs: what the senders
