@@ -154,6 +154,9 @@ struct aif_fabric_view {
 };
 
 void aif_fabric_read(const json_t *rep, struct aif_fabric_view *v);
+/* The bytes a report's fabric.links (`links`: the virtual fabric's, or a real tier's from its
+ * counters_command) gave link `name` in one direction (b_to_a: from its b end); 0 when absent. */
+double aif_counted_bytes(const json_t *links, const char *name, bool b_to_a);
 /* Why a trial of this suite is machine-limited, for its message: the lab's lcore behind its links,
  * or on a real switch tier (fabric.external) the NICs' lcore held up off its CPU. */
 const char *aif_machine_reason(const struct aif_ctx *x);

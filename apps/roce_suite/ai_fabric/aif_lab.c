@@ -438,6 +438,17 @@ static void external_view(const json_t *rep, struct aif_fabric_view *v)
 	v->limited_by = v->mbuf_alloc_failures ? "nic_mbufs" : v->machine_limited ? "cpu_lost" : NULL;
 }
 
+double aif_counted_bytes(const json_t *links, const char *name, bool b_to_a)
+{
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(links, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "name")) ?: "", name))
+			return jnum(json_object_get(e, b_to_a ? "b_to_a" : "a_to_b"), "bytes");
+	return 0;
+}
+
 /* The virtual fabric's: every link's marks and XOFF, the ECMP groups, the machine's share as the
  * engine judged it. */
 static void virtual_view(const json_t *rep, struct aif_fabric_view *v)

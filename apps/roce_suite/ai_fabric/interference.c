@@ -267,6 +267,18 @@ static double plan_overlap(struct fab_tracer *t, const struct aif_ctx *x, const 
 	return all ? (double)shared / all : 0;
 }
 
+/* Job b's hosts and QPs, every edge from UDP source port FIRST_SPORT, none steered yet. */
+static void init_job(struct aif_ctx *x, struct job *j, unsigned b, unsigned ranks)
+{
+	j->tag = b ? "jb" : "ja";
+	j->n = job_hosts(x, b, ranks, j->hosts);
+	for (unsigned i = 0; i < j->n; i++) {
+		j->qpn[i] = 0x100 + 0x10000 * (b * JOB_MAX + i);
+		j->spine[i] = -1;
+		j->sport[i] = FIRST_SPORT;
+	}
+}
+
 /* Both jobs' ports for B sharing k of its spine-crossing edges with A; 0, or -1 with why in err. */
 static int place(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigned k, char *err, size_t len)
 {
@@ -281,16 +293,12 @@ static int place(struct aif_ctx *x, struct placement *p, unsigned ranks, unsigne
 		struct job *j = &p->job[b];
 		unsigned crossing = 0;
 
-		j->tag = b ? "jb" : "ja";
-		j->n = job_hosts(x, b, ranks, j->hosts);
+		init_job(x, j, b, ranks);
 		for (unsigned i = 0; i < j->n && rc == 0; i++) {
 			bool cross = crosses(x, j, i);
 			bool in_a = b == 0 || shares(x, j, i, k);
 			unsigned set = in_a ? crossing % na : na + crossing % (ns - na);
 
-			j->qpn[i] = 0x100 + 0x10000 * (b * JOB_MAX + i);
-			j->spine[i] = -1;
-			j->sport[i] = FIRST_SPORT;
 			if (cross && steer(&t, x, j, i, spine[set]) < 0) {
 				text_printf(err, len, "no UDP source port takes %s -> %s over %s", x->fab.hosts[j->hosts[i]].name,
 					    x->fab.hosts[j->hosts[(i + 1) % j->n]].name, x->fab.switches[spine[set]].name);
@@ -324,13 +332,9 @@ static void place_external(struct aif_ctx *x, struct placement *p, unsigned rank
 	for (unsigned b = 0; b < 2; b++) {
 		struct job *j = &p->job[b];
 
-		j->tag = b ? "jb" : "ja";
-		j->n = job_hosts(x, b, ranks, j->hosts);
-		for (unsigned i = 0; i < j->n; i++) {
-			j->qpn[i] = 0x100 + 0x10000 * (b * JOB_MAX + i);
-			j->spine[i] = -1;
-			j->sport[i] = (uint16_t)(FIRST_SPORT + (b ? JOB_MAX * (draw + 1) : 0) + i);
-		}
+		init_job(x, j, b, ranks);
+		for (unsigned i = 0; i < j->n; i++)
+			j->sport[i] += (uint16_t)((b ? JOB_MAX * (draw + 1) : 0) + i);
 		for (unsigned t = 0; t < 2; t++)
 			p->plan_min[b][t] = NAN;
 	}
@@ -339,13 +343,7 @@ static void place_external(struct aif_ctx *x, struct placement *p, unsigned rank
 /* Bytes a real tier's counters (fabric.links) gave directed link dl (2 l: from its switch end). */
 static double counted_bytes(const struct aif_ctx *x, const json_t *links, unsigned dl)
 {
-	const json_t *e;
-	size_t i;
-
-	json_array_foreach(links, i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "name")) ?: "", x->fab.links[dl / 2].name))
-			return jnum(json_object_get(e, dl % 2 ? "b_to_a" : "a_to_b"), "bytes");
-	return 0;
+	return aif_counted_bytes(links, x->fab.links[dl / 2].name, dl % 2);
 }
 
 /* The share of B's spine-tier bytes (its trial alone) on the directed links that carried A's

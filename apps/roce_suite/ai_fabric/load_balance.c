@@ -73,33 +73,30 @@ static void uplink_utilisation(const json_t *rep, struct lb_result *r)
 		r->util_min = 0;
 }
 
-/* Bytes a real tier's counters (the report's fabric.links) say switch sw sent toward its neighbour
- * m over every link between them ("sw-m", "sw-m.1", or "m-sw" the other way). */
-static double member_bytes(const json_t *rep, const char *sw, const char *m)
+/* Bytes a real tier's counters (a report's fabric.links) say switch sw sent toward its neighbour
+ * m over every link between them. */
+static double member_bytes(const struct aif_ctx *x, const json_t *links, const char *sw, const char *m)
 {
-	const json_t *l;
+	int s = fabric_switch_by_name(&x->fab, sw), b = fabric_switch_by_name(&x->fab, m);
 	double sum = 0;
-	size_t i, ls = strlen(sw), lm = strlen(m);
 
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l) {
-		const char *name = json_string_value(json_object_get(l, "name")) ?: "";
-		bool a_is_sw = !strncmp(name, sw, ls) && name[ls] == '-' && !strncmp(name + ls + 1, m, lm) &&
-			       (!name[ls + 1 + lm] || name[ls + 1 + lm] == '.');
-		bool b_is_sw = !strncmp(name, m, lm) && name[lm] == '-' && !strncmp(name + lm + 1, sw, ls) &&
-			       (!name[lm + 1 + ls] || name[lm + 1 + ls] == '.');
-		if (a_is_sw || b_is_sw)
-			sum += jnum(json_object_get(l, a_is_sw ? "a_to_b" : "b_to_a"), "bytes");
+	for (unsigned k = 0; k < x->fab.n_links && s >= 0 && b >= 0; k++) {
+		const struct fab_link *l = &x->fab.links[k];
+		bool from_a = l->sw == (unsigned)s && l->b == (unsigned)b, from_b = l->sw == (unsigned)b && l->b == (unsigned)s;
+		if (!l->to_nic && (from_a || from_b))
+			sum += aif_counted_bytes(links, l->name, from_b);
 	}
 	return sum;
 }
 
 /* A real tier's groups: the plan's, each member's bytes from the switches' counters and their
  * MMR (the worst into *worst; 0 without counters). */
-static void external_groups(const json_t *plan_groups, const json_t *rep, json_t *out, double *worst)
+static void external_groups(const struct aif_ctx *x, const json_t *plan_groups, const json_t *rep, json_t *out,
+			    double *worst)
 {
-	const json_t *g, *m;
+	const json_t *g, *m, *links = json_object_get(json_object_get(rep, "fabric"), "links");
 	size_t i, k;
-	bool counted = json_array_size(json_object_get(json_object_get(rep, "fabric"), "links")) > 0;
+	bool counted = json_array_size(links) > 0;
 
 	*worst = 0;
 	json_array_foreach(plan_groups, i, g) {
@@ -110,7 +107,7 @@ static void external_groups(const json_t *plan_groups, const json_t *rep, json_t
 
 		json_array_foreach(json_object_get(g, "members"), k, m)
 			if (n < 64) {
-				per_member[n] = member_bytes(rep, sw, json_string_value(m) ?: "");
+				per_member[n] = member_bytes(x, links, sw, json_string_value(m) ?: "");
 				json_array_append_new(bytes, json_real(per_member[n++]));
 			}
 		json_array_append_new(out, json_pack("{s:s,s:O,s:o,s:o,s:s}", "switch", sw, "members", json_object_get(g, "members"),
@@ -195,7 +192,7 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 		r->worst_mmr = v.worst_mmr;
 		r->worst_mmr_flows = v.worst_mmr_flows;
 		if (v.external)
-			external_groups(plan_groups, tr.report, groups, &r->worst_mmr);
+			external_groups(x, plan_groups, tr.report, groups, &r->worst_mmr);
 		else
 			judge_groups(x, run, tr.report, groups);
 		r->ooo_rate = m.received ? (double)v.out_of_order / m.received : 0;
