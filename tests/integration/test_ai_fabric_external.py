@@ -102,6 +102,16 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
         assert row["iterations_completed"] == 6 and row["reroute_ms"] is None
         failed |= set(row["links"])
     assert "leaf0-spine0" in failed or "leaf0-spine1" in failed
+    # the leaf uplink failed is the one the kernel's counters (counters_command) counted most bytes
+    # on in the steady run, by hand from that trial's kept report, not the plan's guess of it
+    lf = sec["5_results"]["link_failure"]
+    assert lf["busiest_uplink_from"] == "external.counters_command"
+    first_failure = min(t["id"] for t in rep["trials"] if t.get("kind") == "link_failure")
+    steady = max(t["id"] for t in rep["trials"] if t.get("kind") == "collective" and t["id"] < first_failure)
+    counted = json.loads((tmp_path / "trials" / ("t%03d" % steady) / "report.json").read_text())["fabric"]["links"]
+    uplinks = {l["name"]: l["a_to_b"]["bytes"] + l["b_to_a"]["bytes"] for l in counted
+               if l["name"].startswith("leaf") and "spine" in l["name"]}
+    assert [r["links"] for r in lf["rows"] if r["failure"] == "leaf_uplink"] == [[max(uplinks, key=uplinks.get)]], uplinks
     after = link_carrier_downs(linux_switches, tmp_path)
     downs = {name: after[name] - carrier_before[name] for name in after}
     assert downs == {name: sum(name in row["links"] for row in sec["5_results"]["link_failure"]["rows"])

@@ -216,6 +216,7 @@ struct aif_coll_run {
 	double total_s;
 	double drop_ppm, util_mean;     /* frames dropped per million sent; the uplinks' mean utilisation */
 	int busiest_uplink;             /* the leaf-tier link that carried the most bytes (-1: none) */
+	const char *busiest_from;       /* who counted them: the fabric, the tier's counters or the plan */
 	struct aif_fabric_view v;
 };
 

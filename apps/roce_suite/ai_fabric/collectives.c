@@ -119,21 +119,22 @@ static double mean_uplink_utilisation(const json_t *rep)
 	return n ? sum / n : 0;
 }
 
+/* The leaf-tier link that carried the most bytes, both directions, as trial rep's fabric.links
+ * counted them (the virtual fabric's, or a real tier's counters_command). -1: none counted. */
 static int busiest_uplink(const struct aif_ctx *x, const json_t *rep)
 {
-	const json_t *l;
+	const json_t *links = json_object_get(json_object_get(rep, "fabric"), "links");
 	double most = 0;
 	int best = -1;
-	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "links"), i, l)
-		if (!strcmp(json_string_value(json_object_get(l, "tier")) ?: "", "leaf")) {
-			double b = jnum(json_object_get(l, "a_to_b"), "bytes") + jnum(json_object_get(l, "b_to_a"), "bytes");
-			if (b > most) {
-				most = b;
-				best = fabric_link_by_name(&x->fab, json_string_value(json_object_get(l, "name")) ?: "");
-			}
+	for (unsigned k = 0; k < x->fab.n_links; k++) {
+		const struct fab_link *l = &x->fab.links[k];
+		double b = aif_counted_bytes(links, l->name, false) + aif_counted_bytes(links, l->name, true);
+		if (l->tier == FAB_TIER_LEAF && b > most) {
+			most = b;
+			best = (int)k;
 		}
+	}
 	return best;
 }
 
@@ -194,8 +195,8 @@ static void read_failure(const json_t *rep, struct aif_link_failure *f)
 	}
 }
 
-/* A real switch tier's busiest leaf uplink, as roce-fabric's plan of trial t hashes the flows (the
- * switches hash their own way: the link the plan loads most is the one failed). -1: none. */
+/* A real switch tier's busiest leaf uplink without its counters: as roce-fabric's plan of trial t
+ * hashes the flows (the switches hash their own way: it may carry less). -1: none. */
 static int plan_busiest_uplink(const struct aif_ctx *x, struct aif_trial *t)
 {
 	struct aif_plan p;
@@ -264,7 +265,12 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 		r->util_mean = mean_uplink_utilisation(tr.report);
 		r->drop_ppm = kpi_ppm((double)r->v.dropped, (double)m.sent);
 		r->iterations = aif_iteration_times(coll, phases, r->iter_s, &r->total_s);
-		r->busiest_uplink = !x->c->external ? busiest_uplink(x, tr.report) : fail ? -1 : plan_busiest_uplink(x, &t);
+		r->busiest_uplink = busiest_uplink(x, tr.report);
+		r->busiest_from = !x->c->external ? "fabric" : "external.counters_command";
+		if (r->busiest_uplink < 0 && x->c->external && !fail) {
+			r->busiest_uplink = plan_busiest_uplink(x, &t);
+			r->busiest_from = "plan: roce-fabric's hashing (no leaf-tier bytes counted)";
+		}
 		if (fail)
 			read_failure(tr.report, fail);
 		r->ran = true;

@@ -19,8 +19,9 @@
  *
  * On a real switch tier (fabric.external with link_command) the links fail through the lab's own
  * command at the same moment, and come back up through it after each trial. The link is the
- * leaf uplink roce-fabric's plan of the steady run loads most (the switches hash their own way:
- * it may carry less). What the end hosts see is judged: the collective completes, the failure
+ * leaf uplink the switches' counters (counters_command) counted most bytes on in the steady run;
+ * without them, the one roce-fabric's plan of it loads most (the switches hash their own way: it
+ * may carry less). What the end hosts see is judged: the collective completes, the failure
  * iteration's extra time, zero impact, RC's retransmissions; the commands must succeed. The loss
  * window, frames lost, flows hit and reroute time are the switches' own (null).
  */
@@ -208,8 +209,9 @@ int aif_link_failure(struct aif_ctx *x)
 		fail_it = st.run.iterations - 1;
 	for (unsigned i = 0; i < fail_it; i++)
 		before += st.run.iter_s[i];
-	printf("  steady: median %.2f ms, p99 %.2f ms an iteration; the failure in iteration %u\n"
-	       "  %-20s %8s %9s %8s %8s %6s %4s %9s %9s %s\n", st.median_s * 1e3, st.p99_s * 1e3, fail_it, "down", "at s",
+	printf("  steady: median %.2f ms, p99 %.2f ms an iteration; the failure in iteration %u; the busiest uplink "
+	       "from the %s\n"
+	       "  %-20s %8s %9s %8s %8s %6s %4s %9s %9s %s\n", st.median_s * 1e3, st.p99_s * 1e3, fail_it, st.run.busiest_from ?: "-", "down", "at s",
 	       "lost", "loss ms", "reroute", "flows", "iter", "extra ms", "JCT+ ms", "zero impact");
 	g = aif_graph(x, "link_failure.png", "lines", "§11.2 iteration times with a link failure", "iteration",
 		      "iteration time (ms)");
@@ -238,9 +240,9 @@ int aif_link_failure(struct aif_ctx *x)
 			iteration_series(g, label, &r);
 	}
 	json_object_set_new(x->results, "link_failure",
-			    json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:f,s:o}", "section", "11.2", "collective", "allreduce (ring)",
-				      "ranks", (int)n, "message_size", (int)lc->message_size, "iterations", (int)lc->iterations,
-				      "fail_iteration", (int)fail_it, "steady_median_ms", st.median_s * 1e3, "steady_p99_ms",
-				      st.p99_s * 1e3, "rows", rows));
+			    json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:f,s:f,s:s?,s:o}", "section", "11.2", "collective",
+				      "allreduce (ring)", "ranks", (int)n, "message_size", (int)lc->message_size, "iterations",
+				      (int)lc->iterations, "fail_iteration", (int)fail_it, "steady_median_ms", st.median_s * 1e3,
+				      "steady_p99_ms", st.p99_s * 1e3, "busiest_uplink_from", st.run.busiest_from, "rows", rows));
 	return x->rn->stop ? -1 : 0;
 }
