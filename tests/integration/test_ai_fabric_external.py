@@ -112,6 +112,17 @@ def test_the_suite_runs_on_a_linux_switch_tier(linux_switches, tmp_path):
     uplinks = {l["name"]: l["a_to_b"]["bytes"] + l["b_to_a"]["bytes"] for l in counted
                if l["name"].startswith("leaf") and "spine" in l["name"]}
     assert [r["links"] for r in lf["rows"] if r["failure"] == "leaf_uplink"] == [[max(uplinks, key=uplinks.get)]], uplinks
+    # a real tier's link is down by the time its command ended: the failure fell in the slowest
+    # iteration in progress while the command ran, by hand from each trial's phase ends (a ring
+    # AllReduce over 4 ranks: 6 phases an iteration)
+    for row, t in zip(lf["rows"], [t for t in rep["trials"] if t.get("kind") == "link_failure"]):
+        assert 0 < row["command_ms"] < 5000 and row["down_by_s"] == pytest.approx(row["applied_s"] + row["command_ms"] / 1e3)
+        coll = json.loads((tmp_path / "trials" / ("t%03d" % t["id"]) / "report.json").read_text())["collectives"][0]
+        ends = [e / 1e6 for e in coll["phase_end_us"][5::6]]
+        times = [b - a for a, b in zip([0] + ends, ends)]
+        first, last = (next((i for i, e in enumerate(ends) if e > s), len(ends)) for s in (row["applied_s"], row["down_by_s"]))
+        during = range(first, min(last, len(ends) - 1) + 1)
+        assert row["failure_iteration"] == (max(during, key=lambda i: (times[i], -i)) if during else len(ends)), (row, times)
     after = link_carrier_downs(linux_switches, tmp_path)
     downs = {name: after[name] - carrier_before[name] for name in after}
     assert downs == {name: sum(name in row["links"] for row in sec["5_results"]["link_failure"]["rows"])

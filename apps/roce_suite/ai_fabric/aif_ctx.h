@@ -202,6 +202,8 @@ struct aif_link_failure {
 	int command_status;             /* fabric.external: the worst exit status of the link commands
 					 * (-1: one did not run); frames_lost, flows_hit and the
 					 * convergence are then the switches' own (unknown) */
+	double command_s;               /* fabric.external: the longest link command's run, the links
+					 * down by its end (NAN: one had not ended) */
 };
 
 /* fabric.external: every link of f brought back up through external.link_command, after its

@@ -185,13 +185,18 @@ static void read_failure(const json_t *rep, struct aif_link_failure *f)
 	if (!json_is_true(json_object_get(json_object_get(rep, "fabric"), "external")))
 		return;
 	f->converged_s = f->applied_s; /* (a real tier's convergence is its own) */
+	f->command_s = 0;
 	json_array_foreach(json_object_get(json_object_get(rep, "fabric"), "events"), i, e) {
-		const json_t *st = json_object_get(e, "exit_status");
+		const json_t *st = json_object_get(e, "exit_status"), *ms = json_object_get(e, "command_ms");
 		int s = json_is_true(json_object_get(e, "applied")) && json_is_integer(st) ? (int)json_integer_value(st) : -1;
 		if (s < 0)
 			f->command_status = -1;
 		else if (f->command_status >= 0 && s > f->command_status)
 			f->command_status = s;
+		if (!json_is_number(ms)) /* (still going at the run's end) */
+			f->command_s = NAN;
+		else if (!isnan(f->command_s))
+			f->command_s = fmax(f->command_s, json_number_value(ms) / 1e3);
 	}
 }
 
@@ -234,7 +239,7 @@ int aif_collective_trial(struct aif_ctx *x, enum kpi_collective op, unsigned n, 
 	r->busiest_uplink = -1;
 	if (fail) {
 		fail->applied = false;
-		fail->applied_s = fail->converged_s = fail->loss_duration_s = 0;
+		fail->applied_s = fail->converged_s = fail->loss_duration_s = fail->command_s = 0;
 		fail->frames_lost = 0;
 		fail->flows_hit = 0;
 	}

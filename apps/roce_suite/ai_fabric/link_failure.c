@@ -18,7 +18,8 @@
  * thresholds.max_failure_extra_ms bounds the failure iteration's extra time.
  *
  * On a real switch tier (fabric.external with link_command) the links fail through the lab's own
- * command at the same moment, and come back up through it after each trial. The link is the
+ * command at the same moment, and come back up through it after each trial; the failure fell in
+ * the slowest iteration in progress while the command ran (hit_iteration). The link is the
  * leaf uplink the switches' counters (counters_command) counted most bytes on in the steady run;
  * without them, the one roce-fabric's plan of it loads most (the switches hash their own way: it
  * may carry less). What the end hosts see is judged: the collective completes, the failure
@@ -75,24 +76,40 @@ static int failure_links(const struct aif_ctx *x, enum aif_fail_kind kind, int u
 	return 0;
 }
 
-/* The iteration the failure fell in: the first to end after it took effect. */
-static unsigned hit_iteration(const struct aif_coll_run *r, double applied_s)
+/* The first iteration to end after time t (iterations: none did). */
+static unsigned iteration_at(const struct aif_coll_run *r, double t)
 {
 	double end = 0;
 
 	for (unsigned i = 0; i < r->iterations; i++) {
 		end += r->iter_s[i];
-		if (end > applied_s)
+		if (end > t)
 			return i;
 	}
 	return r->iterations;
+}
+
+/* The iteration the failure fell in: the one in progress when the links went down. On the
+ * virtual fabric that is when the events applied; a real tier's links went down at some moment
+ * of the command's run [applied_s, down_s], so of the iterations in progress then, the slowest
+ * (the one whose frames died, stalled until RC resent them). */
+static unsigned hit_iteration(const struct aif_coll_run *r, double applied_s, double down_s)
+{
+	unsigned first = iteration_at(r, applied_s), last = iteration_at(r, down_s), k = first;
+
+	for (unsigned i = first + 1; i <= last && i < r->iterations; i++)
+		if (r->iter_s[i] > r->iter_s[k])
+			k = i;
+	return k;
 }
 
 static json_t *failure_row(struct aif_ctx *x, enum aif_fail_kind kind, const struct steady *st,
 			   const struct aif_link_failure *f, const struct aif_coll_run *r)
 {
 	const struct aif_link_failure_cfg *lc = &x->c->link_failure;
-	unsigned k = hit_iteration(r, f->applied_s);
+	/* a real tier's links are down by the time the command that fails them ends */
+	double down_s = x->c->external && isfinite(f->command_s) ? f->applied_s + f->command_s : f->applied_s;
+	unsigned k = hit_iteration(r, f->applied_s, down_s);
 	double extra = k < r->iterations ? r->iter_s[k] - st->median_s : NAN;
 	double reroute = f->converged_s - f->applied_s;
 	bool zero = k < r->iterations && r->iter_s[k] <= st->p99_s;
@@ -112,6 +129,8 @@ static json_t *failure_row(struct aif_ctx *x, enum aif_fail_kind kind, const str
 		json_object_set_new(row, "loss_duration_ms", json_null());
 		json_object_set_new(row, "flows_hit", json_null());
 		json_object_set_new(row, "link_command_status", json_integer(f->command_status));
+		json_object_set_new(row, "command_ms", isfinite(f->command_s) ? json_real(f->command_s * 1e3) : json_null());
+		json_object_set_new(row, "down_by_s", json_real(down_s));
 		json_object_set_new(row, "rc_retransmits", json_integer((json_int_t)r->v.retransmits));
 	} else {
 		json_object_set_new(row, "reroute_ms", json_real(reroute * 1e3));
