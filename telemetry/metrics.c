@@ -551,7 +551,8 @@ static void switch_tc_family(struct metrics_text *t, const struct run_view *run,
 		const struct sw_port *p = &s->port[i];
 		for (unsigned tc = 0; tc < SW_TCS; tc++) {
 			uint64_t v = what == 0 ? rd(&s->mmu.queue[i][tc]) : what == 1 ? rd(&p->c.ecn_marked[tc])
-				   : what == 2 ? rd(&p->c.pfc_xoff_tx[tc]) : rd(&s->mmu.max_queue[i][tc]);
+				   : what == 2 ? rd(&p->c.pfc_xoff_tx[tc]) : what == 3 ? rd(&s->mmu.max_queue[i][tc])
+				   : what == 4 ? rd(&p->wd.storms[tc]) : rd(&p->wd.dropped[tc]);
 			put(t, "%s{port=\"%s\",tc=\"%u\"} %" PRIu64 "\n", name, run->cfg->ports[p->cfg_port].name, tc, v);
 		}
 	}
@@ -573,6 +574,12 @@ static void write_switch(struct metrics_text *t, const struct run_view *run)
 			 "Frames the switch marked CE as it sent them (at dequeue).", 1);
 	switch_tc_family(t, run, "roce_switch_tx_pfc_xoff_packets_total", "counter",
 			 "XOFF frames the switch sent toward the port.", 2);
+	if (s->wd.action != PFC_WD_OFF) {
+		switch_tc_family(t, run, "roce_switch_watchdog_storms_total", "counter",
+				 "PFC storms the port's watchdog found on its egress queue (paused past detect_ms).", 4);
+		switch_tc_family(t, run, "roce_switch_watchdog_dropped_packets_total", "counter",
+				 "Frames the port's watchdog dropped from its stormed egress queue (action drop).", 5);
+	}
 	family(t, "roce_switch_tx_bytes_total", "counter", "Bytes the switch sent out of the port.");
 	for (unsigned i = 0; i < s->n_ports; i++)
 		put(t, "roce_switch_tx_bytes_total{port=\"%s\"} %" PRIu64 "\n", run->cfg->ports[s->port[i].cfg_port].name,

@@ -9,7 +9,7 @@
  *    ("DIR/suite.cfg:LINE: ..." or, for the cluster file, "DIR/suite.cfg:LINE: ...: DIR/cluster.cfg:LINE: ...");
  *  - on success the suite has a name and a type, and an AI-fabric suite's settings are in their
  *    documented ranges: lists within their bounds, a fabric unless every category goes across a
- *    cluster, and every collective a cluster job would run fits roce-cluster's limits for its
+ *    cluster, §7.4 on a real tier only as its PFC storm, and every collective a cluster job would run fits roce-cluster's limits for its
  *    ranks (what --check promises: a suite it accepts starts).
  * Every violated invariant prints itself and traps.
  *
@@ -76,6 +76,11 @@ static void check_aif(const struct aif_cfg *c)
 	REQUIRE(c->soak.interval_s > 0 && c->soak.duration_s >= 2 * c->soak.interval_s);
 	for (unsigned i = 0; i < c->interference.n_overlaps; i++)
 		REQUIRE(c->interference.overlaps[i] >= 0 && c->interference.overlaps[i] <= 1);
+	/* §7.4's storm in its ranges; on a real tier §7.4 runs only as its storm */
+	if (c->deadlock.storm.on)
+		REQUIRE(c->deadlock.storm.start_s > 0 && c->deadlock.storm.start_s <= 60 && c->deadlock.storm.duration_s > 0 &&
+			c->deadlock.storm.duration_s <= 3600 && c->deadlock.storm.rate_pps >= 0 && c->deadlock.storm.rate_pps <= 1e6);
+	REQUIRE(!c->external || !c->run[AIF_DEADLOCK] || c->deadlock.storm.on);
 	if (!k->file[0])
 		return;
 	REQUIRE(k->ranks >= 2 && k->ranks <= CL_MAX_RANKS && (!k->lab || k->ranks <= CL_LAB_MAX_RANKS));

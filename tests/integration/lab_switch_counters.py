@@ -5,7 +5,8 @@ and prints fabric.external's counters JSON (docs/fabric.md), one link per switch
 
     lab_switch_counters.py HOST:PORT SWITCH_PORT=LINK ...
 
-a_to_b is the switch toward the NIC (what the port sent, the CE marks it made), b_to_a the NIC
+a_to_b is the switch toward the NIC (what the port sent, the CE marks it made, what its PFC
+watchdog dropped from the egress queue and the storms it found there, per class), b_to_a the NIC
 toward the switch (what the port received, what it dropped there, the XOFF frames the switch sent
 to pause the NIC, per class)."""
 import json
@@ -38,9 +39,12 @@ def main():
     for arg in sys.argv[2:]:
         port, link = arg.split("=")
         xoff = by_label("roce_switch_tx_pfc_xoff_packets_total", port)
+        storms = by_label("roce_switch_watchdog_storms_total", port)
         links.append({"name": link,
                       "a_to_b": {"frames": v("roce_port_tx_packets_total", port), "bytes": v("roce_port_tx_bytes_total", port),
-                                 "ecn_marked": sum(by_label("roce_switch_tx_ecn_marked_packets_total", port).values())},
+                                 "ecn_marked": sum(by_label("roce_switch_tx_ecn_marked_packets_total", port).values()),
+                                 "dropped": sum(by_label("roce_switch_watchdog_dropped_packets_total", port).values()),
+                                 "watchdog_storms": [storms.get(str(tc), 0) for tc in range(8)]},
                       "b_to_a": {"frames": v("roce_port_rx_packets_total", port), "bytes": v("roce_port_rx_bytes_total", port),
                                  "dropped": sum(by_label("roce_switch_rx_dropped_packets_total", port).values()),
                                  "pfc_xoff_sent": [xoff.get(str(tc), 0) for tc in range(8)]}})

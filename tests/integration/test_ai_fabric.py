@@ -261,6 +261,10 @@ def test_repeatability_is_the_sample_cv(ci):
     ('ai_fabric = { ecn = { cc = "timely"; }; };', 3, "ai_fabric.ecn.cc"),
     ('ai_fabric = { deadlock = { patterns = ["shift", "shift"]; }; };', 3, "ai_fabric.deadlock.patterns.[1]"),
     ('thresholds = { max_deadlock_ms = -1; };', 3, "thresholds.max_deadlock_ms"),
+    ('ai_fabric = { deadlock = { storm = { start_s = 0.1;\n duration_s = 0; }; }; };', 4,
+     "ai_fabric.deadlock.storm.duration_s"),
+    ('ai_fabric = { deadlock = { storm = { period_s = 1.0; }; }; };', 3, "ai_fabric.deadlock.storm.period_s"),
+    ('thresholds = { max_storm_paused_ms = -5; };', 3, "thresholds.max_storm_paused_ms"),
     ('ai_fabric = { jct = { ranks = [8, 1]; }; };', 3, "ai_fabric.jct.ranks.[1]"),
     ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
     ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),
@@ -573,6 +577,64 @@ def test_the_ring_deadlocks_and_the_watchdog_breaks_each_deadlock(tmp_path):
     assert any("lasted to the end" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
     (t,) = rep["ai_fabric"]["thresholds"]
     assert t["kpi"] == "longest_deadlock_ms" and not t["pass"]
+
+
+def storm_suite(tmp, watchdog):
+    """The CI suite's fabric, §7.4 alone with a 300 ms PFC storm from 0.1 s; its switches' PFC with a
+    30 ms watchdog or none."""
+    text = CI_SUITE.read_text().replace("ai_fabric = {\n", 'ai_fabric = {\n  categories = ["deadlock"];\n', 1)
+    text = text.replace('deadlock = { patterns = ["all_to_all"]; };',
+                        'deadlock = { patterns = ["all_to_all"]; storm = { start_s = 0.1; duration_s = 0.3; }; };')
+    if watchdog:
+        text = text.replace("headroom_kb = 192; };", 'headroom_kb = 192;\n          watchdog = { action = "drop"; '
+                            'detect_ms = 30; restore_ms = 50; }; };')
+    assert "storm = {" in text and ("detect_ms = 30" in text) == watchdog
+    cfg = tmp / "storm.cfg"
+    cfg.write_text(text)
+    p = run_suite(cfg, tmp, "-k", str(tmp / "trials"), "-q")
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = json.loads((tmp / "res" / "report.json").read_text())
+    (er,) = trial_report(tmp, rep, "PFC storm from h1")
+    return rep, results(rep, "deadlock")["storm"], er
+
+
+# 64 KB of XOFF threshold filled by h0's QP toward h1 at 0.45 of 1 Gb/s of link, in frames of a
+# 64 KiB WRITE (64 packets of 1,024 bytes with 62 bytes of headers each, its RETH; 20 bytes of
+# preamble and gap each on the wire)
+STORM_FILL_S = 64 * 1024 * 8 / (0.45 * 1e9 * (65536 + 64 * 62 + 16) / (65536 + 64 * 62 + 16 + 64 * 20))
+
+
+def test_a_pfc_storm_spreads_and_the_watchdog_contains_it(tmp_path):
+    """§7.4's storm on the virtual fabric: h1's NIC pauses its leaf port on class 3 for 300 ms while
+    h0 writes to h1 and to h2. Without a watchdog the leaf pauses h0 (its frames for h1 fill its
+    XOFF threshold) for the whole storm, and the victim h0 -> h2 waits with it; with a 30 ms
+    watchdog on h1's port, h0 is let go within the detection time. Read by hand from the engine's
+    report: h0's paused time, the XOFF it received, the watchdog's storms on leaf0's port to h1."""
+    for watchdog in (False, True):
+        tmp = tmp_path / ("wd" if watchdog else "bare")
+        tmp.mkdir()
+        rep, storm, er = storm_suite(tmp, watchdog)
+        ports = {p["name"]: p for p in er["ports"]}
+        assert (storm["sender"], storm["stormer"], storm["victim_receiver"]) == ("h0", "h1", "h2")
+        assert storm["sender_paused_ms"] == pytest.approx(ports["h0"]["paused_ns"][3] / 1e6)
+        assert storm["sender_xoff_rx"] == ports["h0"]["pfc_rx_xoff"][3] > 0
+        assert storm["storm_frames"] == ports["h1"]["pfc_tx"][3] == 300          # 1,000 a second for 0.3 s
+        assert storm["fill_ms"] == pytest.approx(STORM_FILL_S * 1e3, rel=1e-6)
+        held = max(l.get("longest_held_up_ms", 0) for l in er["lcores"])
+        checks = {v["check"]: v["verdict"] for v in rep["verdicts"]}
+        leaf0 = {p["port"]: p for s in er["fabric"]["switches"] if s["name"] == "leaf0" for p in s["ports"]}
+        if watchdog:
+            to_h1 = [p for name, p in leaf0.items() if name.endswith("h1")]
+            assert len(to_h1) == 1 and to_h1[0]["watchdog"]["storms"][3] == 1 and to_h1[0]["watchdog"]["dropped"][3] > 0
+            assert storm["watchdog_storms"] == 1 and storm["protection"] == "watchdog"
+            assert storm["sender_paused_ms"] <= STORM_FILL_S * 1e3 + 30 + 10 + held, (storm, held)
+            assert checks["storm_contained_by_the_watchdog"] == "pass" and "storm_spreads_without_a_watchdog" not in checks
+        else:
+            assert storm["watchdog_storms"] is None and storm["protection"] == "none"
+            assert storm["sender_paused_ms"] >= 300 - STORM_FILL_S * 1e3 - 10 - held, (storm, held)
+            assert storm["victim_received_gbps"] < 0.75 * storm["victim_offered_gbps"]   # held half the run
+            assert checks["storm_spreads_without_a_watchdog"] == "pass"
+            assert any("no protection" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
 
 
 def test_jct_from_the_phase_times_against_the_roofline(ci):

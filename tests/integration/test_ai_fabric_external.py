@@ -200,6 +200,21 @@ def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     assert "s.cfg:%d: ai_fabric.categories.[1]: '%s' is not run with fabric.external" % (line, category) in p.stderr, p.stderr
 
 
+def test_deadlock_runs_its_storm_alone_on_a_real_tier(tmp_path):
+    """§7.4 on a real switch tier is its PFC storm (seen from the NICs): accepted with
+    deadlock.storm; the deadlock patterns, which only the virtual switches can see, are refused."""
+    base = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "ecmp", "collectives", "jct", "interference", "link_failure", "soak"];',
+                                     'categories = ["latency", "deadlock"];\n  deadlock = { %s storm = { start_s = 0.1; duration_s = 0.2; }; };')
+    assert "%s storm" in base
+    for patterns, rc in (("", 0), ('patterns = ["shift"];', 3)):
+        cfg = tmp_path / "s.cfg"
+        cfg.write_text(base % patterns)
+        p = subprocess.run([str(suite_path()), "--check", str(cfg)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == rc, p.stdout + p.stderr
+    line = (base % "").splitlines().index("  deadlock = {  storm = { start_s = 0.1; duration_s = 0.2; }; };") + 1
+    assert "s.cfg:%d: ai_fabric.deadlock.patterns: not with fabric.external" % line in p.stderr, p.stderr
+
+
 # ---- an L2 switch with ECN and PFC: the engine's lab switch in its own process --------------------
 
 L2_SUITE = """suite = { name = "ai-fabric-l2"; type = "ai_fabric"; };
@@ -210,17 +225,19 @@ fabric = { kind = "leaf-spine"; leaves = 1; spines = 0; hosts_per_leaf = 4; host
 };
 trial = { duration_s = 0.6; };
 ai_fabric = {
-  categories = ["burst", "ecn", "pfc_incast", "convergence"];
+  categories = ["burst", "ecn", "pfc_incast", "convergence", "deadlock"];
   memory_mb = 256;
   repeats = 1;
   burst = { ratios = [3]; max_frames = 1000; max_trials = 7; };
   ecn = { ratios = [2, 3]; };
   pfc_incast = { ratios = [3]; };
   convergence = { flows = [1]; runs = 2; join_s = 0.2; settle_s = 0.4; };
+  deadlock = { storm = { start_s = 0.1; duration_s = 0.3; }; };
 };
 """
 
-DUT_SWITCH = {"buffer_kb": 512, "pfc": "{ priorities = [3]; xoff_kb = 48; xon_kb = 32; headroom_kb = 96; }",
+DUT_SWITCH = {"buffer_kb": 512, "pfc": "{ priorities = [3]; xoff_kb = 48; xon_kb = 32; headroom_kb = 96; "
+                                      "watchdog = { action = \"drop\"; detect_ms = 50; restore_ms = 100; }; }",
               "ecn": "( { tc = 3; kmin_kb = 8; kmax_kb = 40; pmax = 0.2; } )"}
 
 
@@ -299,13 +316,15 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
         r = json.loads((t / "report.json").read_text())
         ce += sum(q["ecn_ce"] for q in r["rx_qps"])
         xoff += sum(sum(port["pfc_rx_xoff"]) for port in r["ports"])
-        sent = sum(port["tx_packets"] for port in r["ports"])
-        # (a NIC also receives the switch's PFC frames, XOFF and XON, which no NIC sent)
+        # (a NIC also receives the switch's PFC frames, XOFF and XON, which no NIC sent; the storm's
+        # PFC frames stop at the switch)
+        sent = sum(port["tx_packets"] - sum(port["pfc_tx"]) for port in r["ports"])
         lost_here = sent - sum(port["rx_packets"] - sum(port["pfc_rx"]) for port in r["ports"])
         lost += lost_here
-        # the trial's own reading of the switch's counters: its drops are what the flows lost
+        # the trial's own reading of the switch's counters: its drops (at ingress, and the watchdog's
+        # at egress) are what the flows lost
         assert "error" not in r["fabric"]["counters_command"], r["fabric"]["counters_command"]
-        assert sum(l["b_to_a"]["dropped"] for l in r["fabric"]["links"]) == lost_here, t
+        assert sum(l[d]["dropped"] for l in r["fabric"]["links"] for d in ("a_to_b", "b_to_a")) == lost_here, t
     sw_ports = dut["switch"]["ports"]
     assert ce > 0 and ce == sum(sum(port["ecn_marked"]) for port in sw_ports)
     assert xoff > 0 and xoff == sum(sum(port["pfc_xoff_tx"]) for port in sw_ports)
@@ -325,6 +344,20 @@ def test_burst_ecn_and_pfc_on_a_real_l2_switch(lab_switch_dut, tmp_path):
     conv = res["convergence"]["rows"][0]
     assert conv["m"] == 1 and conv["flows"] == 2 and conv["runs"] + conv["machine_limited_runs"] == 2, conv
     assert "ccsim_convergence_ms" not in conv and conv["cnps"] > 0, conv
+    # §7.4's storm from h1: it spread to h0 (the switch paused it) until the switch's watchdog (50 ms)
+    # dropped the stormed queue; the storm the suite read from the switch's counters is the one
+    # the switch's own report counts, on h1's port
+    storm = res["deadlock"]["storm"]
+    assert (storm["sender"], storm["stormer"], storm["victim_receiver"]) == ("h0", "h1", "h2")
+    assert res["deadlock"]["rows"] == [] and storm["storm_frames"] == 300 and storm["sender_xoff_rx"] > 0
+    wd = {p["port"]: p["watchdog"] for p in sw_ports}
+    assert storm["watchdog_storms"] == sum(wd["s1"]["storms"]) == sum(sum(w["storms"]) for w in wd.values()) == 1, wd
+    assert wd["s1"]["dropped"][3] > 0
+    if not storm.get("machine_limited"):
+        # paused once its frames for h1 filled 48 KB, until the watchdog let it go: 50 ms, and the
+        # switch's lcore's and the NICs' hold-ups
+        held = max(l.get("longest_held_up_ms", 0) for l in dut["lcores"]) + 20
+        assert storm["protection"] == "watchdog" and storm["sender_paused_ms"] <= 50 + held, storm
     burst = res["burst"]["rows"][0]
     assert burst["expected_frames"] is None and burst["threshold_bytes"] is None
     # the search's bracket [absorbed, first loss) holds what the switch's buffer implies, by hand:

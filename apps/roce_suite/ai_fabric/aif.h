@@ -113,6 +113,14 @@ struct aif_convergence_cfg {
 	double ccsim_tolerance;                  /* the engine's mean within this share of ccsim's */
 };
 
+/* §7.4's PFC storm (storm.c): a NIC pausing its switch port for duration_s from start_s. */
+struct aif_storm_cfg {
+	bool on;
+	double start_s, duration_s;
+	double tail_s;                           /* the run goes on this long after it */
+	double rate_pps;                         /* its XOFF frames a second (0: from the link's rate) */
+};
+
 struct aif_deadlock_cfg {
 	bool patterns[2]; unsigned n_patterns;   /* each: false all_to_all, true shift */
 	unsigned shift;                          /* shift: host i writes to host i + shift */
@@ -121,6 +129,7 @@ struct aif_deadlock_cfg {
 	double deadlock_ms;                      /* the fabric's deadlock detector, unless the suite's sets it */
 	unsigned message_size;
 	unsigned priority;                       /* 3: the lossless class */
+	struct aif_storm_cfg storm;
 };
 
 struct aif_lb_cfg {
@@ -197,6 +206,7 @@ struct aif_thresholds {
 	double min_jfi;                          /* the flows' JFI, every balancing */
 	double max_drop_ppm;                     /* frames lost, every trial */
 	double max_deadlock_ms;                  /* §7.4: the longest PFC deadlock */
+	double max_storm_paused_ms;              /* §7.4: the sender paused by a PFC storm */
 	double max_jct_ratio;                    /* §10.1: JCT / roofline */
 	double max_interference_factor;          /* §10.3: JCT with the other job / alone */
 	double max_failure_extra_ms;             /* §11.2: the failure iteration over the steady median */

@@ -40,7 +40,8 @@ static void defaults(struct aif_cfg *c)
 			  .hold_ms = 20, .runs = 10, .message_size = 65536, .priority = 3, .ccsim = true, .ccsim_seeds = 20,
 			  .ccsim_tolerance = 0.2 },
 		.deadlock = { .patterns = { false }, .n_patterns = 1, .shift = 1, .load = 0.9, .deadlock_ms = 10,
-			      .message_size = 65536, .priority = 3 },
+			      .message_size = 65536, .priority = 3,
+			      .storm = { .start_s = 0.2, .duration_s = 0.5, .tail_s = 0.2 } },
 		.lb = { .qps = { 1, 4, 8 }, .n_qps = 3, .bth_aware = true, .gaps_us = { 10, 50, 200 }, .n_gaps = 3,
 			.flowlet_qps = 4, .message_size = 65536 },
 		.coll = { .ops = { KPI_ALLREDUCE, KPI_ALLGATHER, KPI_ALLTOALL }, .n_ops = 3, .message_size = 1u << 20,
@@ -52,7 +53,7 @@ static void defaults(struct aif_cfg *c)
 		.link_failure = { .failures = { AIF_FAIL_LEAF_UPLINK, AIF_FAIL_SPINE }, .n_failures = 2,
 				  .message_size = 1u << 20, .iterations = 20 },
 		.soak = { .duration_s = 600, .interval_s = 10, .message_size = 1u << 20, .leak_mb_per_h = 1, .tolerance = 0.2 },
-		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
+		.th = { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN },
 	};
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++)
 		c->run[k] = true;
@@ -257,10 +258,27 @@ static int load_convergence(struct config_reader *r, const config_setting_t *g, 
 	return 0;
 }
 
+/* storm = { start_s; duration_s; rate_pps; }: §7.4's PFC storm trial (storm.c). */
+static int load_storm(struct config_reader *r, const config_setting_t *g, struct aif_storm_cfg *s)
+{
+	static const char *const keys[] = { "start_s", "duration_s", "rate_pps", NULL };
+	const config_setting_t *st;
+	int rc = cr_opt_group(r, g, "storm", &st);
+
+	if (rc <= 0)
+		return rc;
+	s->on = true;
+	return cr_known_keys(r, st, keys) || cr_opt_float(r, st, "start_s", 0, true, 60, &s->start_s) < 0 ||
+			       cr_opt_float(r, st, "duration_s", 0, true, 3600, &s->duration_s) < 0 ||
+			       cr_opt_float(r, st, "rate_pps", 0, true, 1e6, &s->rate_pps) < 0
+		       ? -1
+		       : 0;
+}
+
 static int load_deadlock(struct config_reader *r, const config_setting_t *g, struct aif_deadlock_cfg *d)
 {
 	static const char *const keys[] = { "patterns", "shift", "load", "duration_s", "deadlock_ms", "message_size",
-					    "priority", NULL };
+					    "priority", "storm", NULL };
 	static const char *const names[] = { "all_to_all", "shift", NULL };
 	const config_setting_t *a;
 	int n;
@@ -271,7 +289,8 @@ static int load_deadlock(struct config_reader *r, const config_setting_t *g, str
 	    cr_opt_float(r, g, "load", 0, true, 1, &d->load) < 0 || cr_opt_float(r, g, "duration_s", 0, true, 86400, &d->duration_s) < 0 ||
 	    cr_opt_float(r, g, "deadlock_ms", 0, true, 60000, &d->deadlock_ms) < 0 ||
 	    cr_opt_u32(r, g, "message_size", 64, AIF_MAX_MESSAGE, &d->message_size) < 0 ||
-	    cr_opt_u32(r, g, "priority", 0, 7, &d->priority) < 0 || (n = suite_opt_array(r, g, "patterns", 1, 2, &a)) < 0)
+	    cr_opt_u32(r, g, "priority", 0, 7, &d->priority) < 0 || load_storm(r, g, &d->storm) < 0 ||
+	    (n = suite_opt_array(r, g, "patterns", 1, 2, &a)) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		int k = cr_pick(r, config_setting_get_elem(a, (unsigned)i), names, NULL);
@@ -557,7 +576,7 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 {
 	static const char *const keys[] = { "min_throughput_efficiency", "max_latency_p99_us", "max_latency_factor",
 					    "min_busbw_gbps", "min_busbw_efficiency", "max_mmr", "min_jfi", "max_drop_ppm", "max_deadlock_ms", "max_jct_ratio",
-					    "max_interference_factor", "max_failure_extra_ms",
+					    "max_interference_factor", "max_failure_extra_ms", "max_storm_paused_ms",
 					    NULL };
 	const config_setting_t *g;
 	int rc = cr_opt_group(r, root, "thresholds", &g);
@@ -576,7 +595,8 @@ static int load_thresholds(struct config_reader *r, const config_setting_t *root
 			       cr_opt_float(r, g, "max_deadlock_ms", 0, false, 1e9, &t->max_deadlock_ms) < 0 ||
 			       cr_opt_float(r, g, "max_jct_ratio", 1, false, 1e6, &t->max_jct_ratio) < 0 ||
 			       cr_opt_float(r, g, "max_interference_factor", 1, false, 1e6, &t->max_interference_factor) < 0 ||
-			       cr_opt_float(r, g, "max_failure_extra_ms", 0, false, 1e9, &t->max_failure_extra_ms) < 0
+			       cr_opt_float(r, g, "max_failure_extra_ms", 0, false, 1e9, &t->max_failure_extra_ms) < 0 ||
+			       cr_opt_float(r, g, "max_storm_paused_ms", 0, false, 1e9, &t->max_storm_paused_ms) < 0
 		       ? -1
 		       : 0;
 }
@@ -638,10 +658,18 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 
 	if (c->run[AIF_LINK_FAILURE] && link_command && lf && config_setting_get_member(lf, "convergence_ms"))
 		return cr_fail_member(r, lf, "convergence_ms", "not with fabric.external: the switches converge as they do");
+	const config_setting_t *dl = g ? config_setting_get_member(g, "deadlock") : NULL;
+
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++) {
-		/* §11.2 on a real tier: its links fail through the lab's own command */
+		/* §11.2 on a real tier: its links fail through the lab's own command; §7.4: its PFC storm */
 		if (!c->run[k] || runs_external[k] || c->cluster.across[k] || (k == AIF_LINK_FAILURE && link_command))
 			continue;
+		if (k == AIF_DEADLOCK && c->deadlock.storm.on) {
+			if (config_setting_get_member(dl, "patterns"))
+				return cr_fail_member(r, dl, "patterns", "not with fabric.external: a real tier's deadlocks are "
+						      "seen only inside its switches (deadlock.storm runs there)");
+			continue;
+		}
 		if (!a) {
 			c->run[k] = false;
 			continue;
@@ -651,7 +679,8 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 				return cr_fail(r, config_setting_get_elem(a, (unsigned)i), "'%s' is not run with fabric.external: "
 					       "it judges from the virtual switches' own counters or settings (on a real "
 					       "switch tier: throughput, latency, burst, ecn, pfc_incast, convergence, ecmp, "
-					       "collectives, jct, interference, soak; link_failure with external.link_command)", aif_category_names[k]);
+					       "collectives, jct, interference, soak; link_failure with external.link_command; "
+					       "deadlock with deadlock.storm)", aif_category_names[k]);
 	}
 	return 0;
 }

@@ -294,6 +294,10 @@ int aif_ecn(struct aif_ctx *x);
 int aif_pfc_incast(struct aif_ctx *x);
 int aif_convergence(struct aif_ctx *x);
 int aif_deadlock(struct aif_ctx *x);
+/* §7.4's PFC storm trial (storm.c): its result. */
+json_t *aif_storm(struct aif_ctx *x);
+/* The PFC watchdog's detection time from the suite's switch group (the leaf tier's over it), or -1. */
+double aif_watchdog_detect_s(const struct aif_ctx *x);
 int aif_ecmp(struct aif_ctx *x);
 int aif_flowlet(struct aif_ctx *x);
 int aif_spray(struct aif_ctx *x);

@@ -128,8 +128,7 @@ static void pattern_trial(struct aif_ctx *x, const char *pattern, struct deadloc
 	aif_trial_free(&t);
 }
 
-/* The watchdog's detection time from the suite's switch group (the leaf tier's over it), or -1. */
-static double watchdog_detect_s(const struct aif_ctx *x)
+double aif_watchdog_detect_s(const struct aif_ctx *x)
 {
 	const config_setting_t *w = config_lookup(&x->s->text, "switch.leaf.pfc.watchdog");
 	double ms = 0;
@@ -150,7 +149,7 @@ static json_t *pattern_row(struct aif_ctx *x, const char *pattern, const struct 
 {
 	/* a deadlock is seen deadlock_ms after its last frame and the watchdog acts detect_ms after the
 	 * pause began: within detect_ms, a look of the watchdog (0.1 ms) and the machine's hold-up */
-	double detect_s = watchdog_detect_s(x), slack = detect_s > 0 ? detect_s + 0.005 + r->held_up_s : 0;
+	double detect_s = aif_watchdog_detect_s(x), slack = detect_s > 0 ? detect_s + 0.005 + r->held_up_s : 0;
 	const char *prot = protection(r, slack, detect_s > 0);
 	bool lasted = !strcmp(prot, "none"), clos = x->fab.kind == FAB_LEAF_SPINE || x->fab.kind == FAB_RAIL || x->fab.kind == FAB_FAT_TREE;
 	json_t *row = json_pack("{s:s,s:b}", "pattern", pattern, "ran", r->ran);
@@ -196,7 +195,8 @@ int aif_deadlock(struct aif_ctx *x)
 	printf("\n§7.4 PFC storm and deadlock at %.0f %% of every link, lossless class %u\n  %-10s  %9s  %10s  %9s  "
 	       "%-8s  %7s  %12s\n", 100 * dc->load, dc->priority, "pattern", "deadlocks", "longest ms", "stuck",
 	       "protect", "storms", "recv Gb/s");
-	for (unsigned k = 0; k < dc->n_patterns && !x->rn->stop; k++) {
+	/* (a real tier's deadlocks are seen only inside its switches: its storm alone) */
+	for (unsigned k = 0; k < dc->n_patterns && !x->c->external && !x->rn->stop; k++) {
 		struct deadlock_result r;
 		const char *pattern = dc->patterns[k] ? "shift" : "all_to_all";
 
@@ -206,7 +206,9 @@ int aif_deadlock(struct aif_ctx *x)
 	res = json_pack("{s:s,s:i,s:f,s:i,s:f,s:o}", "section", "7.4", "priority", (int)dc->priority, "load", dc->load,
 			"shift", (int)dc->shift, "deadlock_ms", dc->deadlock_ms, "rows", rows);
 	json_object_set_new(res, "watchdog_detect_ms",
-			    watchdog_detect_s(x) > 0 ? json_real(watchdog_detect_s(x) * 1e3) : json_null());
+			    aif_watchdog_detect_s(x) > 0 && !x->c->external ? json_real(aif_watchdog_detect_s(x) * 1e3) : json_null());
+	if (dc->storm.on && !x->rn->stop)
+		json_object_set_new(res, "storm", aif_storm(x));
 	json_object_set_new(x->results, "deadlock", res);
 	return x->rn->stop ? -1 : 0;
 }

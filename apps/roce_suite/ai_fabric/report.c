@@ -287,8 +287,8 @@ static void md_graphs_of(FILE *o, const json_t *graphs, const char *prefix)
 	}
 }
 
-/* A category's other tables (arrays of objects beside its rows, e.g. §7.2's per-hop pauses), each
- * under its name. */
+/* A category's other tables (arrays of objects beside its rows, e.g. §7.2's per-hop pauses) and
+ * results (objects, e.g. §7.4's storm), each under its name. */
 static void md_tables_besides_rows(FILE *o, const json_t *r)
 {
 	const char *key;
@@ -298,6 +298,9 @@ static void md_tables_besides_rows(FILE *o, const json_t *r)
 		if (strcmp(key, "rows") && json_is_array(v) && json_is_object(json_array_get(v, 0))) {
 			fprintf(o, "**%s**\n\n", key);
 			md_table(o, v);
+		} else if (json_is_object(v)) {
+			fprintf(o, "**%s**\n\n", key);
+			md_object(o, v);
 		}
 }
 
