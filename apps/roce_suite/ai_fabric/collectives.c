@@ -129,8 +129,8 @@ static int busiest_uplink(const struct aif_ctx *x, const json_t *rep)
 
 	for (unsigned k = 0; k < x->fab.n_links; k++) {
 		const struct fab_link *l = &x->fab.links[k];
-		double b = aif_counted_bytes(links, l->name, false) + aif_counted_bytes(links, l->name, true);
-		if (l->tier == FAB_TIER_LEAF && b > most) {
+		double b = l->tier != FAB_TIER_LEAF ? 0 : aif_counted_bytes(links, l->name, false) + aif_counted_bytes(links, l->name, true);
+		if (b > most) {
 			most = b;
 			best = (int)k;
 		}
