@@ -613,20 +613,34 @@ int cfab_events(struct config_reader *r, const config_setting_t *g, const struct
 	return n;
 }
 
-int cfab_link_command(const char *template, const char *link, const char *state, char *out, size_t len)
+int cfab_fill(const char *template, const char *const *names, const char *const *values, unsigned n, char *out,
+	      size_t len)
 {
-	size_t n = 0;
+	size_t used = 0;
 
 	for (const char *c = template; *c; c++) {
-		const char *put = !strncmp(c, "{link}", 6) ? link : !strncmp(c, "{state}", 7) ? state : NULL;
-		size_t k = put ? strlen(put) : 1;
-		if (n + k >= len)
+		const char *put = NULL;
+		size_t skip = 0, k;
+		for (unsigned i = 0; i < n && !put; i++) {
+			size_t l = strlen(names[i]);
+			if (c[0] == '{' && !strncmp(c + 1, names[i], l) && c[1 + l] == '}')
+				put = values[i], skip = l + 1;
+		}
+		k = put ? strlen(put) : 1;
+		if (used + k >= len)
 			return -1;
-		memcpy(out + n, put ? put : c, k);
-		n += k;
-		if (put)
-			c += put == link ? 5 : 6;
+		memcpy(out + used, put ? put : c, k);
+		used += k;
+		c += skip;
 	}
-	out[n] = 0;
+	out[used] = 0;
 	return 0;
+}
+
+int cfab_link_command(const char *template, const char *link, const char *state, char *out, size_t len)
+{
+	static const char *const names[] = { "link", "state" };
+	const char *const values[] = { link, state };
+
+	return cfab_fill(template, names, values, 2, out, len);
 }

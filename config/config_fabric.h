@@ -62,6 +62,10 @@ int cfab_events(struct config_reader *r, const config_setting_t *g, const struct
  * filled in, into out: 0, or -1 when it does not fit in len (the engine runs it at a link event's
  * time; roce-suite to bring a link back up after a failure trial). */
 int cfab_link_command(const char *template, const char *link, const char *state, char *out, size_t len);
+/* A command's template with each "{names[i]}" replaced by values[i] (n of them), into out: 0, or
+ * -1 when it does not fit in len. */
+int cfab_fill(const char *template, const char *const *names, const char *const *values, unsigned n, char *out,
+	      size_t len);
 
 /* The keys each program adds to a traffic entry (docs/fabric.md#traffic-patterns): the engine's
  * (`flow`: the engine flow settings of its flows), roce-ccsim's (congestion control, sizes,

@@ -9,7 +9,8 @@
  *    ("DIR/suite.cfg:LINE: ..." or, for the cluster file, "DIR/suite.cfg:LINE: ...: DIR/cluster.cfg:LINE: ...");
  *  - on success the suite has a name and a type, and an AI-fabric suite's settings are in their
  *    documented ranges: lists within their bounds, a fabric unless every category goes across a
- *    cluster, §7.4 on a real tier only as its PFC storm, and every collective a cluster job would run fits roce-cluster's limits for its
+ *    cluster, §7.4 on a real tier only as its PFC storm, §8.2 and §8.3 there only with a balance_command
+ *    (and one only there), and every collective a cluster job would run fits roce-cluster's limits for its
  *    ranks (what --check promises: a suite it accepts starts).
  * Every violated invariant prints itself and traps.
  *
@@ -81,6 +82,9 @@ static void check_aif(const struct aif_cfg *c)
 		REQUIRE(c->deadlock.storm.start_s > 0 && c->deadlock.storm.start_s <= 60 && c->deadlock.storm.duration_s > 0 &&
 			c->deadlock.storm.duration_s <= 3600 && c->deadlock.storm.rate_pps >= 0 && c->deadlock.storm.rate_pps <= 1e6);
 	REQUIRE(!c->external || !c->run[AIF_DEADLOCK] || c->deadlock.storm.on);
+	/* a real tier's flowlets and spraying only through the lab's command, which only a real tier has */
+	REQUIRE(!c->external || !(c->run[AIF_FLOWLET] || c->run[AIF_SPRAY]) || c->lb.balance_command[0]);
+	REQUIRE(c->external || !c->lb.balance_command[0]);
 	if (!k->file[0])
 		return;
 	REQUIRE(k->ranks >= 2 && k->ranks <= CL_MAX_RANKS && (!k->lab || k->ranks <= CL_LAB_MAX_RANKS));

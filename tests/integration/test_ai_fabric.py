@@ -265,6 +265,8 @@ def test_repeatability_is_the_sample_cv(ci):
      "ai_fabric.deadlock.storm.duration_s"),
     ('ai_fabric = { deadlock = { storm = { period_s = 1.0; }; }; };', 3, "ai_fabric.deadlock.storm.period_s"),
     ('thresholds = { max_storm_paused_ms = -5; };', 3, "thresholds.max_storm_paused_ms"),
+    ('ai_fabric = { balance_command = "set-lb {mode} {gap_us}"; };', 3, "ai_fabric.balance_command"),
+    ('ai_fabric = { balance_command = "%s"; };' % ("{mode}" * 20 + "x" * 130), 3, "ai_fabric.balance_command"),
     ('ai_fabric = { jct = { ranks = [8, 1]; }; };', 3, "ai_fabric.jct.ranks.[1]"),
     ('ai_fabric = { interference = { overlaps = [1.5]; }; };', 3, "ai_fabric.interference.overlaps.[0]"),
     ('thresholds = { max_interference_factor = 0.5; };', 3, "thresholds.max_interference_factor"),

@@ -200,6 +200,42 @@ def test_categories_of_the_virtual_switches_are_refused(tmp_path, category):
     assert "s.cfg:%d: ai_fabric.categories.[1]: '%s' is not run with fabric.external" % (line, category) in p.stderr, p.stderr
 
 
+def test_flowlets_and_spraying_through_the_labs_balance_command(linux_switches, tmp_path):
+    """§8.2 and §8.3 on a real tier: ai_fabric.balance_command sets the switches' balancing before
+    each trial ({mode}, {gap_us}) and restores it after each category. The Linux switches go on
+    hashing as they do; the command logs what it was asked and fails for spray: that verdict
+    fails and the suite says so, and the next category still gets its restore. Each row's
+    members' bytes are the kernel's counters of its trial."""
+    log = tmp_path / "balance.log"
+    text = SUITE.read_text().replace('categories = ["throughput", "latency", "burst", "ecmp", "collectives", "jct", "interference", "link_failure", "soak"];',
+                                     'categories = ["flowlet", "spray"];\n  flowlet = { gaps_us = [50, 200]; qps_per_pair = 2; };\n'
+                                     '  balance_command = "echo {mode} {gap_us} >> %s; test {mode} != spray";' % log)
+    text = text.replace("repeats = 2;", "repeats = 1;").replace("$ROCE_SUITE_FILE_DIR", str(SUITE.parent))
+    assert "balance_command" in text
+    cfg = tmp_path / "lb.cfg"
+    cfg.write_text(text)
+    env = dict(os.environ, ROCE_ENGINE=str(engine_path().resolve()), ROCE_FABRIC=str(fabric_path()),
+               LINUX_FABRIC_PREFIX=linux_switches["hosts_namespace"][:-len("-hosts")])
+    p = subprocess.run(["ip", "netns", "exec", linux_switches["hosts_namespace"], str(suite_path()), str(cfg),
+                        "-o", str(tmp_path / "res"), "-k", str(tmp_path / "trials")],
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(tmp_path))
+    assert p.returncode == 6, p.stdout[-3000:] + p.stderr          # a verdict failed: spray's command
+    assert log.read_text().split("\n") == ["flowlet 50", "flowlet 200", "restore 0", "spray 0", "restore 0", ""]
+    rep = json.loads((tmp_path / "res" / "report.json").read_text())
+    res = rep["ai_fabric"]["sections"]["5_results"]
+    rows = res["flowlet"]["rows"] + res["spray"]["rows"]
+    assert [(r["mode"], r["flowlet_gap_us"], r["balance_command_status"]) for r in rows] == [
+        ("flowlet", 50, 0), ("flowlet", 200, 0), ("spray", 0, 1)]
+    verdicts = [v["verdict"] for v in rep["verdicts"] if v["check"] == "balance_command_succeeds"]
+    assert verdicts == ["pass", "pass", "fail"] and not [v for v in rep["verdicts"] if v["check"] == "spray_every_member"]
+    for r, t in zip(rows, [t for t in rep["trials"] if t.get("kind") == "load_balance"]):
+        links = {l["name"]: l for l in json.loads((tmp_path / "trials" / ("t%03d" % t["id"]) / "report.json")
+                                                  .read_text())["fabric"]["links"]}
+        for g in r["ecmp_groups"]:
+            assert g["bytes"] == [links["%s-%s" % (g["switch"], m)]["a_to_b"]["bytes"] for m in g["members"]], g
+        assert r["worst_mmr_flows"] is None and r["out_of_order_rate"] >= 0
+
+
 def test_deadlock_runs_its_storm_alone_on_a_real_tier(tmp_path):
     """§7.4 on a real switch tier is its PFC storm (seen from the NICs): accepted with
     deadlock.storm; the deadlock patterns, which only the virtual switches can see, are refused."""

@@ -201,11 +201,27 @@ static void test_link_command(void)
 	CHECK(cfab_link_command("", "l", "up", out, 1) == 0 && !out[0]);
 }
 
+/* Any command template's placeholders (roce-suite's balance_command: {mode}, {gap_us}): each
+ * named one, however often; an unnamed one, a brace left open, a name's prefix untouched. */
+static void test_fill(void)
+{
+	static const char *const names[] = { "mode", "gap_us" };
+	const char *const values[] = { "flowlet", "50" };
+	char out[64];
+
+	CHECK(cfab_fill("sw {mode} {gap_us} {gap} {mode}{ {gap_us", names, values, 2, out, sizeof(out)) == 0);
+	CHECK(!strcmp(out, "sw flowlet 50 {gap} flowlet{ {gap_us"));
+	CHECK(cfab_fill("{mode}", names, values, 2, out, 8) == 0 && !strcmp(out, "flowlet"));
+	CHECK(cfab_fill("{mode}", names, values, 2, out, 7) == -1);        /* 7 characters and the NUL */
+	CHECK(cfab_fill("{mode}", names, values, 0, out, sizeof(out)) == 0 && !strcmp(out, "{mode}"));
+}
+
 int main(void)
 {
 	RUN(test_kinds);
 	RUN(test_patterns);
 	RUN(test_broken);
 	RUN(test_link_command);
+	RUN(test_fill);
 	return testlib_finish("test_config_fabric");
 }

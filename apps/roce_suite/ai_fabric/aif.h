@@ -139,6 +139,8 @@ struct aif_lb_cfg {
 	double gaps_us[AIF_MAX_LIST]; unsigned n_gaps; /* flowlet: the gap timers swept */
 	unsigned flowlet_qps;                    /* flowlet and spray: QPs per pair (the draft: 4) */
 	unsigned message_size;
+	char balance_command[256];               /* fabric.external: sets the real switches' balancing
+						  * ({mode}, {gap_us}) for §8.2's and §8.3's trials */
 };
 
 struct aif_collectives_cfg {
@@ -236,6 +238,10 @@ struct aif_cfg {
 	struct aif_cluster_cfg cluster;
 	struct aif_thresholds th;
 };
+
+/* ai_fabric.balance_command with {mode} ("flowlet", "spray", "restore") and {gap_us} (the
+ * flowlet gap, 0 otherwise) filled in: 0, or -1 when it does not fit in len. */
+int aif_balance_command(const char *template, const char *mode, double gap_us, char *out, size_t len);
 
 struct suite_cfg;
 struct loader;

@@ -307,6 +307,35 @@ static int load_deadlock(struct config_reader *r, const config_setting_t *g, str
 
 /* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
  * spray = { qps_per_pair; }: one struct, the groups' own keys. */
+static int opt_text(struct config_reader *r, const config_setting_t *g, const char *key, const char *what, char *out,
+		    size_t len);
+
+int aif_balance_command(const char *template, const char *mode, double gap_us, char *out, size_t len)
+{
+	static const char *const names[] = { "mode", "gap_us" };
+	char gap[32];
+	const char *const values[] = { mode, gap };
+
+	snprintf(gap, sizeof(gap), "%.10g", gap_us);
+	return cfab_fill(template, names, values, 2, out, len);
+}
+
+/* balance_command: its longest filling must fit the 255 characters a command may have. */
+static int load_balance_command(struct config_reader *r, const config_setting_t *g, struct aif_lb_cfg *b)
+{
+	char filled[sizeof(b->balance_command)];
+	int rc = opt_text(r, g, "balance_command", "a shell command with {mode} and {gap_us}", b->balance_command,
+			  sizeof(b->balance_command));
+
+	if (rc <= 0)
+		return rc;
+	/* (the longest mode, and a gap as long as %.10g prints one of 0.1..1e6 us) */
+	if (aif_balance_command(b->balance_command, "restore", 0.1234567891, filled, sizeof(filled)))
+		return cr_fail_member(r, g, "balance_command", "is longer than %zu characters once {mode} and {gap_us} are "
+				      "filled in", sizeof(filled) - 1);
+	return 0;
+}
+
 static int load_lb(struct config_reader *r, const config_setting_t *root, struct aif_lb_cfg *b)
 {
 	static const char *const ecmp_keys[] = { "qps_per_pair", "bth_aware", "message_size", "udp_sport", NULL };
@@ -315,7 +344,7 @@ static int load_lb(struct config_reader *r, const config_setting_t *root, struct
 	const config_setting_t *e, *f, *s;
 
 	if (cr_opt_group(r, root, "ecmp", &e) < 0 || cr_opt_group(r, root, "flowlet", &f) < 0 ||
-	    cr_opt_group(r, root, "spray", &s) < 0)
+	    cr_opt_group(r, root, "spray", &s) < 0 || load_balance_command(r, root, b) < 0)
 		return -1;
 	if (e && (cr_known_keys(r, e, ecmp_keys) ||
 		  suite_opt_uint_list(r, e, "qps_per_pair", 1, 256, AIF_MAX_LIST, b->qps, &b->n_qps) < 0 ||
@@ -664,6 +693,8 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 		/* §11.2 on a real tier: its links fail through the lab's own command; §7.4: its PFC storm */
 		if (!c->run[k] || runs_external[k] || c->cluster.across[k] || (k == AIF_LINK_FAILURE && link_command))
 			continue;
+		if ((k == AIF_FLOWLET || k == AIF_SPRAY) && c->lb.balance_command[0])
+			continue; /* (its balancing set through the lab's command) */
 		if (k == AIF_DEADLOCK && c->deadlock.storm.on) {
 			if (config_setting_get_member(dl, "patterns"))
 				return cr_fail_member(r, dl, "patterns", "not with fabric.external: a real tier's deadlocks are "
@@ -680,7 +711,8 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 					       "it judges from the virtual switches' own counters or settings (on a real "
 					       "switch tier: throughput, latency, burst, ecn, pfc_incast, convergence, ecmp, "
 					       "collectives, jct, interference, soak; link_failure with external.link_command; "
-					       "deadlock with deadlock.storm)", aif_category_names[k]);
+					       "deadlock with deadlock.storm; flowlet and spray with ai_fabric.balance_command)",
+					       aif_category_names[k]);
 	}
 	return 0;
 }
@@ -688,7 +720,7 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 int aif_config_load(struct config_reader *r, const config_setting_t *root, const config_setting_t *g,
 		    const char *suite_name, struct aif_cfg *c)
 {
-	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "cluster", "throughput", "latency",
+	static const char *const keys[] = { "categories", "repeats", "results", "memory_mb", "cluster", "balance_command", "throughput", "latency",
 					    "burst", "ecn", "pfc_incast", "convergence", "deadlock", "ecmp", "flowlet", "spray", "collectives", "jct", "interference", "link_failure", "soak",
 					    NULL };
 	const config_setting_t *tp = NULL, *lat = NULL, *bu = NULL, *ecn = NULL, *inc = NULL, *conv = NULL, *dl = NULL;
@@ -724,6 +756,9 @@ int aif_config_load(struct config_reader *r, const config_setting_t *root, const
 	if (c->external && external_categories(r, g, config_setting_get_member(config_setting_get_member(root, "fabric"),
 											       "external"), c))
 		return -1;
+	if (!c->external && c->lb.balance_command[0])
+		return cr_fail_member(r, g, "balance_command", "only with fabric.external: on the virtual fabric each trial "
+				      "sets its switches' balancing itself");
 	if (g && (res = config_setting_get_member(g, "results"))) {
 		if (cr_want_type(r, res, CONFIG_TYPE_STRING, "a folder's path"))
 			return -1;

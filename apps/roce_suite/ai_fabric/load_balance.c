@@ -17,8 +17,9 @@
  * their fields, falls outside. With one UDP source port for every QP (ecmp.udp_sport) and no BTH
  * hashing, a pair's QPs are one ball, not Q: the expectation counts pairs then.
  *
- * On a real switch tier (fabric.external) §8.1 runs with the switches' own hashing (the BTH-aware
- * runs, §8.2 and §8.3 need balancing the suite sets: not run). The groups are roce-fabric's plan
+ * On a real switch tier (fabric.external) §8.1 runs with the switches' own hashing (no BTH-aware
+ * runs), and §8.2 and §8.3 where ai_fabric.balance_command sets the switches' balancing: before
+ * each trial with {mode} flowlet (and {gap_us}) or spray, after the category with {mode} restore. The groups are roce-fabric's plan
  * of the trial (each switch's equal-cost members) and, where external.counters_command reads the
  * switches' counters, each member link's bytes in the trial and their MMR (worst_mmr); the flow
  * counts per member are the switch's own (worst_mmr_flows null, no balls-into-bins verdict).
@@ -119,6 +120,32 @@ static void external_groups(const struct aif_ctx *x, const json_t *plan_groups, 
 	}
 }
 
+/* A real tier's balancing set through ai_fabric.balance_command ({mode}, {gap_us}), its output in
+ * balance-MODE-GAP.log beside the trials: the command's exit status (-1: it did not run). */
+static int set_balance(struct aif_ctx *x, enum aif_category cat, const char *mode, double gap_us)
+{
+	char cmd[256], log[PATH_MAX + 64];
+	int st = -1;
+
+	text_printf(log, sizeof(log), "%s/balance-%s-%g.log", x->rn->dir, mode, gap_us);
+	if (aif_balance_command(x->c->lb.balance_command, mode, gap_us, cmd, sizeof(cmd)) == 0)
+		st = aif_run_tool("/bin/sh", log, "-c", cmd, NULL, NULL);
+	if (st != 0)
+		aif_anomaly(x, cat, "balance_command (%s, %g us) failed: exit status %d: %s", mode, gap_us, st, cmd);
+	return st;
+}
+
+/* After §8.2's or §8.3's trials on a real tier: the lab's own balancing back ({mode} "restore"); the
+ * suite stops if it cannot be, since the next categories would run on the wrong balancing. */
+static void restore_balance(struct aif_ctx *x, enum aif_category cat)
+{
+	if (!x->c->external || x->rn->stop || set_balance(x, cat, "restore", 0) == 0)
+		return;
+	x->rn->stop = true;
+	text_printf(x->rn->stop_reason, sizeof(x->rn->stop_reason), "balance_command could not restore the switches' "
+		    "balancing");
+}
+
 /* Each ECMP group's flow MMR against balls into bins; the groups' table into `out`. */
 static void judge_groups(struct aif_ctx *x, const struct lb_run *run, const json_t *rep, json_t *out)
 {
@@ -168,6 +195,8 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 	struct trial tr;
 	struct metrics m;
 	json_t *row, *groups = json_array(), *plan_groups = NULL;
+	/* a real tier's flowlets or spraying: set through the lab's command (-2: not run) */
+	int balance = x->c->external && strcmp(run->mode, "ecmp") ? set_balance(x, cat, run->mode, run->gap_us) : -2;
 	char tag[64];
 
 	memset(r, 0, sizeof(*r));
@@ -225,6 +254,11 @@ static void lb_trial(struct aif_ctx *x, const struct lb_run *run, enum aif_categ
 		json_object_set_new(row, "drop_ppm", v.switch_drops ? json_real(r->drop_ppm) : json_null());
 	}
 	json_array_append_new(rows, row);
+	if (balance != -2) {
+		json_object_set_new(row, "balance_command_status", json_integer(balance));
+		suite_verdict(x->rn, balance == 0, "balance_command_succeeds", "%s: ai_fabric.balance_command exit status %d "
+			      "(-1: not run)", run->label, balance);
+	}
 	if (!r->ran)
 		return;
 	if (v.switch_drops)
@@ -300,6 +334,7 @@ int aif_flowlet(struct aif_ctx *x)
 		      "value");
 	aif_series(g, "worst uplink MMR (bytes)", gaps, mmr, lc->n_gaps);
 	aif_series(g, "out-of-order frames per frame", gaps, ooo, lc->n_gaps);
+	restore_balance(x, AIF_FLOWLET);
 	json_object_set_new(x->results, "flowlet", json_pack("{s:s,s:o}", "section", "8.2", "rows", rows));
 	return x->rn->stop ? -1 : 0;
 }
@@ -337,7 +372,8 @@ int aif_spray(struct aif_ctx *x)
 	lb_header("§8.3 packet spraying");
 	snprintf(run.label, sizeof(run.label), "spray, %u QPs", run.qps);
 	lb_trial(x, &run, AIF_SPRAY, &r, rows);
-	if (r.ran)
+	restore_balance(x, AIF_SPRAY);
+	if (r.ran && !x->c->external) /* (a real tier's flows per member are its own) */
 		/* every frame to a random member: each flow shows on every member it used */
 		suite_verdict(x->rn, r.worst_mmr_flows <= 1.0 + 1e-9, "spray_every_member",
 			      "%s: each uplink group's flows counted on every member (flow MMR %.3f)", run.label,
