@@ -625,18 +625,24 @@ def test_a_pfc_storm_spreads_and_the_watchdog_contains_it(tmp_path):
         held = max(l.get("longest_held_up_ms", 0) for l in er["lcores"])
         checks = {v["check"]: v["verdict"] for v in rep["verdicts"]}
         leaf0 = {p["port"]: p for s in er["fabric"]["switches"] if s["name"] == "leaf0" for p in s["ports"]}
+        # (a trial the machine limited is shown, not judged: its bounds are the CPU's too)
+        judged = not storm.get("machine_limited")
         if watchdog:
             to_h1 = [p for name, p in leaf0.items() if name.endswith("h1")]
             assert len(to_h1) == 1 and to_h1[0]["watchdog"]["storms"][3] == 1 and to_h1[0]["watchdog"]["dropped"][3] > 0
             assert storm["watchdog_storms"] == 1 and storm["protection"] == "watchdog"
-            assert storm["sender_paused_ms"] <= STORM_FILL_S * 1e3 + 30 + 10 + held, (storm, held)
-            assert checks["storm_contained_by_the_watchdog"] == "pass" and "storm_spreads_without_a_watchdog" not in checks
+            assert "storm_spreads_without_a_watchdog" not in checks
+            if judged:
+                assert storm["sender_paused_ms"] <= STORM_FILL_S * 1e3 + 30 + 10 + held, (storm, held)
+                assert checks["storm_contained_by_the_watchdog"] == "pass"
         else:
             assert storm["watchdog_storms"] is None and storm["protection"] == "none"
-            assert storm["sender_paused_ms"] >= 300 - STORM_FILL_S * 1e3 - 10 - held, (storm, held)
             assert storm["victim_received_gbps"] < 0.75 * storm["victim_offered_gbps"]   # held half the run
-            assert checks["storm_spreads_without_a_watchdog"] == "pass"
             assert any("no protection" in a["what"] for a in rep["ai_fabric"]["sections"]["6_anomalies"])
+            if judged:
+                assert storm["sender_paused_ms"] >= 300 - STORM_FILL_S * 1e3 - 10 - held, (storm, held)
+                assert checks["storm_spreads_without_a_watchdog"] == "pass"
+        assert judged or "storm_contained_by_the_watchdog" not in checks and "storm_spreads_without_a_watchdog" not in checks
 
 
 def test_jct_from_the_phase_times_against_the_roofline(ci):
