@@ -305,8 +305,6 @@ static int load_deadlock(struct config_reader *r, const config_setting_t *g, str
 	return 0;
 }
 
-/* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
- * spray = { qps_per_pair; }: one struct, the groups' own keys. */
 static int opt_text(struct config_reader *r, const config_setting_t *g, const char *key, const char *what, char *out,
 		    size_t len);
 
@@ -336,6 +334,8 @@ static int load_balance_command(struct config_reader *r, const config_setting_t 
 	return 0;
 }
 
+/* ecmp = { qps_per_pair; bth_aware; message_size; }, flowlet = { gaps_us; qps_per_pair; },
+ * spray = { qps_per_pair; }: one struct, the groups' own keys; and balance_command. */
 static int load_lb(struct config_reader *r, const config_setting_t *root, struct aif_lb_cfg *b)
 {
 	static const char *const ecmp_keys[] = { "qps_per_pair", "bth_aware", "message_size", "udp_sport", NULL };
@@ -683,12 +683,11 @@ static int external_categories(struct config_reader *r, const config_setting_t *
 {
 	const config_setting_t *a = g ? config_setting_get_member(g, "categories") : NULL;
 	const config_setting_t *lf = g ? config_setting_get_member(g, "link_failure") : NULL;
+	const config_setting_t *dl = g ? config_setting_get_member(g, "deadlock") : NULL;
 	bool link_command = config_setting_get_member(ext, "link_command") != NULL;
 
 	if (c->run[AIF_LINK_FAILURE] && link_command && lf && config_setting_get_member(lf, "convergence_ms"))
 		return cr_fail_member(r, lf, "convergence_ms", "not with fabric.external: the switches converge as they do");
-	const config_setting_t *dl = g ? config_setting_get_member(g, "deadlock") : NULL;
-
 	for (unsigned k = 0; k < AIF_CATEGORIES; k++) {
 		/* §11.2 on a real tier: its links fail through the lab's own command; §7.4: its PFC storm */
 		if (!c->run[k] || runs_external[k] || c->cluster.across[k] || (k == AIF_LINK_FAILURE && link_command))

@@ -19,10 +19,11 @@
  *
  * On a real switch tier (fabric.external) §8.1 runs with the switches' own hashing (no BTH-aware
  * runs), and §8.2 and §8.3 where ai_fabric.balance_command sets the switches' balancing: before
- * each trial with {mode} flowlet (and {gap_us}) or spray, after the category with {mode} restore. The groups are roce-fabric's plan
- * of the trial (each switch's equal-cost members) and, where external.counters_command reads the
- * switches' counters, each member link's bytes in the trial and their MMR (worst_mmr); the flow
- * counts per member are the switch's own (worst_mmr_flows null, no balls-into-bins verdict).
+ * each trial with {mode} flowlet (and {gap_us}) or spray, after the category with {mode} restore.
+ * The groups are roce-fabric's plan of the trial (each switch's equal-cost members) and, where
+ * external.counters_command reads the switches' counters, each member link's bytes in the trial
+ * and their MMR (worst_mmr); the flow counts per member are the switch's own (worst_mmr_flows
+ * null, no balls-into-bins verdict).
  */
 #include <math.h>
 #include <stdio.h>
